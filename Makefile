@@ -1,0 +1,46 @@
+# Two commands set everything up on a fresh machine with Python 3.11:
+#   make run   - install and start the companion on the simulated table
+#   make test  - install and run every test
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+BIN    := $(VENV)/bin
+INSTANCE ?= instance
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test bench venv system-deps train clean
+
+# The stamp is remade when pyproject.toml changes, so a pulled dependency
+# change installs itself on the next run.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/elephants-bluff serve --simulate --host $(HOST) --port $(PORT) --instance $(INSTANCE) --init
+
+# Debian's Chromium drives the browser tests (never `playwright install`).
+system-deps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	fi
+
+test: $(VENV)/.installed system-deps
+	$(PY) -m pytest -q -p no:cacheprovider
+
+bench: $(VENV)/.installed
+	$(BIN)/elephants-bluff bench --full
+
+# Retrains the face classifier (CPU, PyTorch from the local wheel).
+train: $(VENV)/.installed
+	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
+	$(PY) -m models.training.train
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,1 @@
+"""The table's devices: buttons, lights and the capture loop, through gpiozero."""

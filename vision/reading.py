@@ -1,0 +1,77 @@
+"""What the reader says about one frame: the seam between vision and the referee.
+
+The referee decides a Bluff from ``Reading.tops()`` only when ``status == "ok"``;
+anything else sends it to the ``confirm`` phase (RULES.md R14), so the reader
+never has to guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+OK = "ok"
+UNCERTAIN = "uncertain"
+
+
+@dataclass(frozen=True)
+class DieReading:
+    """One die: the face the camera saw, the top face the game counts, and evidence."""
+
+    seen: int
+    top: int
+    confidence: float
+    box: tuple[int, int, int, int]  # x, y, w, h in frame pixels
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "seen": self.seen,
+            "top": self.top,
+            "confidence": round(float(self.confidence), 4),
+            "box": [int(v) for v in self.box],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "DieReading":
+        return cls(int(data["seen"]), int(data["top"]), float(data["confidence"]), tuple(int(v) for v in data["box"]))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The reader's verdict on one frame.
+
+    >>> r = Reading(OK, (DieReading(1, 6, 0.99, (0, 0, 10, 10)),) * 3, model_id="m")
+    >>> r.total
+    18
+    """
+
+    status: str
+    dice: tuple[DieReading, ...]
+    reason: str | None = None
+    model_id: str = "none"
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def total(self) -> int:
+        return sum(d.top for d in self.dice)
+
+    def tops(self) -> list[int]:
+        return [d.top for d in self.dice]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "reason": self.reason,
+            "dice": [d.to_json() for d in self.dice],
+            "total": self.total,
+            "model": self.model_id,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Reading":
+        return cls(
+            status=data["status"],
+            dice=tuple(DieReading.from_json(d) for d in data.get("dice", [])),
+            reason=data.get("reason"),
+            model_id=data.get("model", "none"),
+        )
