@@ -1,0 +1,57 @@
+"""Fixtures of the trust tests: the real app on a real instance folder, and real servers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.dice import DiceSource, ValuesDiceSource
+from companion.live_server import LiveServer
+from companion.referee import Referee
+from companion.services import Services
+from companion.settings import Settings
+from companion.store import GameStore
+from companion.web import create_app
+
+PIN = "4821"
+PIN_HEADERS = {"X-Table-Pin": PIN}
+
+
+def build_app(instance: Path, dice_source: DiceSource | None = None, *, simulate: bool = True, **overrides: Any):
+    """The real app on ``instance`` with ``dice_source`` behind the referee (the seam a camera uses)."""
+    settings = Settings.defaults().with_overrides(table__pin=PIN, **overrides)
+    instance.mkdir(parents=True, exist_ok=True)
+    source = dice_source or ValuesDiceSource()
+    store = GameStore(instance / settings["storage.database"])
+    referee = Referee(store, source, frames_dir=instance / settings["storage.frames_dir"])
+    services = Services(settings=settings, instance=instance, referee=referee, dice_source=source, simulate=simulate, sim_table=source if simulate and hasattr(source, "set_next_values") else None)
+    app = create_app(instance, simulate=simulate, settings=settings, test_config={"TESTING": True}, services=services)
+    return app
+
+
+@pytest.fixture
+def app(tmp_path):
+    app = build_app(tmp_path / "instance")
+    yield app
+    app.extensions["elephants_bluff"].close()
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def live_server(tmp_path):
+    server = LiveServer(tmp_path / "live", pin=PIN)
+    server.start()
+    yield server
+    server.stop()
+
+
+def start_game(client, players=("Ann", "Ben", "Cy"), **extra):
+    response = client.post("/api/games", json={"players": list(players), **extra}, headers=PIN_HEADERS)
+    assert response.status_code == 201, response.get_json()
+    return response.get_json()
