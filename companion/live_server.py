@@ -167,8 +167,10 @@ class ViewerPool:
     stream unchunked. Bounded: ``close`` ends the thread and every socket.
     """
 
-    def __init__(self, port: int, n: int, *, host: str = "127.0.0.1") -> None:
-        self.port, self.n, self.host = port, n, host
+    def __init__(self, port: int, n: int, *, host: str = "127.0.0.1", path: str = "/api/events", keep_text: int = 0) -> None:
+        self.port, self.n, self.host, self.path = port, n, host, path
+        self.keep_text = keep_text  # keep up to this many bytes of each stream (for content checks)
+        self.text: list[bytearray] = [bytearray() for _ in range(n)]
         self.received: list[dict[str, float]] = [{} for _ in range(n)]
         self.errors: list[str] = []
         self.connected = [False] * n
@@ -181,7 +183,7 @@ class ViewerPool:
     def open(self, timeout: float = 30.0) -> "ViewerPool":
         for i in range(self.n):
             s = socket.create_connection((self.host, self.port), timeout=timeout)
-            s.sendall(f"GET /api/events HTTP/1.0\r\nHost: {self.host}:{self.port}\r\nAccept: text/event-stream\r\n\r\n".encode())
+            s.sendall(f"GET {self.path} HTTP/1.0\r\nHost: {self.host}:{self.port}\r\nAccept: text/event-stream\r\n\r\n".encode())
             s.setblocking(False)
             self._socks.append(s)
             self._sel.register(s, selectors.EVENT_READ, i)
@@ -215,6 +217,8 @@ class ViewerPool:
                 self._feed(i, chunk, now)
 
     def _feed(self, i: int, chunk: bytes, now: float) -> None:
+        if len(self.text[i]) < self.keep_text:
+            self.text[i] += chunk[: self.keep_text - len(self.text[i])]
         buf = self._buffers[i] + chunk
         if not self.connected[i]:
             head, sep, rest = buf.partition(b"\r\n\r\n")
