@@ -21,7 +21,7 @@ PIN_HEADERS = {"X-Table-Pin": PIN}
 
 def build_app(instance: Path, dice_source: DiceSource | None = None, *, simulate: bool = True, **overrides: Any):
     """The real app on ``instance`` with ``dice_source`` behind the referee (the seam a camera uses)."""
-    settings = Settings.defaults().with_overrides(table__pin=PIN, **overrides)
+    settings = Settings.defaults().with_overrides(**{"table__pin": PIN, **overrides})
     instance.mkdir(parents=True, exist_ok=True)
     source = dice_source or ValuesDiceSource()
     store = GameStore(instance / settings["storage.database"])

@@ -1,0 +1,238 @@
+"""The table PIN and the web protections, through the real app and the real server.
+
+A spectator's phone may watch but never act: control routes need the PIN
+(compared in constant time, locked out per client after repeated failures),
+the session cookie cannot be read by scripts nor sent by another site, other
+sites' pages cannot drive the table, unknown host names are refused (DNS
+rebinding), every answer carries the security headers, and ``serve`` never
+runs in debug mode.
+"""
+
+from __future__ import annotations
+
+import hmac
+import http.client
+
+import pytest
+
+from companion.web import security
+from companion.web.security import LOCKOUT_S, MAX_FAILURES, PinGuard
+
+from .conftest import PIN, PIN_HEADERS, build_app, start_game
+
+EXPECTED_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+# --- the PIN --------------------------------------------------------------------------------
+
+def test_pins_are_compared_with_a_constant_time_compare(client, monkeypatch):
+    calls = []
+    real = hmac.compare_digest
+
+    def spy(a, b):  # noqa: ANN001, ANN202
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(security.hmac, "compare_digest", spy)
+    assert client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers={"X-Table-Pin": "0000"}).status_code == 401
+    assert client.post("/api/session", json={"pin": "1111"}).status_code == 401
+    assert client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS).status_code == 201
+    assert [a for a, _ in calls] == [b"0000", b"1111", PIN.encode()]
+    assert all(b == PIN.encode() for _, b in calls)
+
+
+def test_control_routes_refuse_a_missing_or_wrong_pin_and_change_nothing(client):
+    game = start_game(client)
+    gid = game["id"]
+    for headers in ({}, {"X-Table-Pin": ""}, {"X-Table-Pin": PIN + " "}, {"X-Table-Pin": PIN.lower() + "0"}):
+        response = client.post(f"/api/games/{gid}/claim", json={"amount": 9}, headers=headers)
+        assert response.status_code == 401
+        assert response.get_json()["error"] == "unauthorized" and "PIN" in response.get_json()["message"]
+    assert client.get(f"/api/games/{gid}").get_json() == game
+
+
+def test_wrong_pins_lock_out_that_client_only_and_the_lock_expires(app):
+    clock = FakeClock()
+    app.extensions["eb_pin_guard"] = PinGuard(clock=clock)
+    phone = app.test_client()
+    phone.environ_base["REMOTE_ADDR"] = "192.0.2.7"
+    tablet = app.test_client()
+    tablet.environ_base["REMOTE_ADDR"] = "192.0.2.8"
+    body = {"players": ["Ann", "Ben"]}
+    for _ in range(MAX_FAILURES):
+        assert phone.post("/api/games", json=body, headers={"X-Table-Pin": "0000"}).status_code == 401
+    # Locked: even the right PIN is refused from that client, by the header or the session route.
+    locked = phone.post("/api/games", json=body, headers=PIN_HEADERS)
+    assert locked.status_code == 429 and "wait" in locked.get_json()["message"]
+    assert phone.post("/api/session", json={"pin": PIN}).status_code == 429
+    # Another device at the table is not locked out.
+    assert tablet.post("/api/games", json=body, headers=PIN_HEADERS).status_code == 201
+    clock.now += LOCKOUT_S + 1
+    assert phone.post("/api/games", json=body, headers=PIN_HEADERS).status_code == 201
+
+
+def test_session_cookie_is_httponly_samesite_strict_and_gives_control(client):
+    assert client.post("/api/session", json={"pin": "0000"}).headers.get("Set-Cookie") is None
+    response = client.post("/api/session", json={"pin": PIN})
+    assert response.status_code == 200
+    cookie = response.headers["Set-Cookie"]
+    parts = [p.strip().lower() for p in cookie.split(";")]
+    assert parts[0].startswith("eb_session=")
+    assert "httponly" in parts and "samesite=strict" in parts and "path=/" in parts
+    assert client.get("/api/session").get_json() == {"control": True}
+    assert client.post("/api/games", json={"players": ["Ann", "Ben"]}).status_code == 201
+    client.delete("/api/session")
+    assert client.get("/api/session").get_json() == {"control": False}
+    assert client.post("/api/games", json={"players": ["Ann", "Ben"]}).status_code == 401
+
+
+def test_a_session_from_another_pin_gives_no_control(tmp_path):
+    first = build_app(tmp_path / "instance")
+    client = first.test_client()
+    client.post("/api/session", json={"pin": PIN})
+    first.extensions["elephants_bluff"].close()
+    # The table PIN changes; the old cookie (same secret key) must stop working.
+    second = build_app(tmp_path / "instance", table__pin="7777")
+    other = second.test_client()
+    other.set_cookie(client.get_cookie("eb_session").key, client.get_cookie("eb_session").value)
+    try:
+        assert other.get("/api/session").get_json() == {"control": False}
+        assert other.post("/api/games", json={"players": ["Ann", "Ben"]}).status_code == 401
+    finally:
+        second.extensions["elephants_bluff"].close()
+
+
+# --- other sites, host names, headers -------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Origin": "http://evil.example"},
+        {"Origin": "http://localhost:9999"},
+        {"Origin": "null"},
+        {"Sec-Fetch-Site": "cross-site"},
+    ],
+)
+def test_control_routes_refuse_requests_from_other_sites_even_with_the_pin(client, headers):
+    game = start_game(client)
+    response = client.post(f"/api/games/{game['id']}/claim", json={"amount": 9}, headers={**PIN_HEADERS, **headers})
+    assert response.status_code == 403
+    assert "another web site" in response.get_json()["message"]
+    assert client.get(f"/api/games/{game['id']}").get_json() == game
+
+
+def test_control_routes_accept_the_pages_own_origin(client):
+    game = start_game(client)
+    response = client.post(f"/api/games/{game['id']}/claim", json={"amount": 9}, headers={**PIN_HEADERS, "Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"})
+    assert response.status_code == 200
+
+
+def test_the_pin_session_refuses_other_sites_so_they_cannot_lock_the_tablet_out(client):
+    for _ in range(MAX_FAILURES + 1):
+        response = client.post("/api/session", json={"pin": "0000"}, headers={"Origin": "http://evil.example"})
+        assert response.status_code == 403
+    assert client.post("/api/session", json={"pin": PIN}).status_code == 200
+
+
+@pytest.mark.parametrize("host,allowed", [("evil.example", False), ("evil.example:8000", False), ("localhost:8000", True), ("127.0.0.1:8000", True), ("192.168.1.20:8000", True), ("[::1]:8000", True), ("elephants-bluff.local", True)])
+def test_only_trusted_host_names_or_ip_addresses_are_served(client, host, allowed):
+    for path in ("/", "/api/health", "/api/games"):
+        response = client.get(path, headers={"Host": host})
+        assert (response.status_code != 403) == allowed, (host, path, response.status_code)
+
+
+def test_a_wildcard_in_trusted_hosts_serves_any_name(tmp_path):
+    app = build_app(tmp_path / "instance", server__trusted_hosts=["*"])
+    try:
+        assert app.test_client().get("/api/health", headers={"Host": "anything.example"}).status_code == 200
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
+def test_every_answer_carries_the_security_headers(client):
+    game = start_game(client)
+    answers = [
+        client.get("/"),
+        client.get("/api/health"),
+        client.get("/api/nothing-here"),
+        client.get(f"/api/games/{game['id']}"),
+        client.post(f"/api/games/{game['id']}/claim", json={"amount": 1}, headers=PIN_HEADERS),
+        client.post("/api/games", json={}),
+        client.get("/api/health", headers={"Host": "evil.example"}),
+    ]
+    for response in answers:
+        for name, value in EXPECTED_HEADERS.items():
+            assert response.headers.get(name) == value, (response.request.path, name)
+        csp = response.headers.get("Content-Security-Policy", "")
+        assert "frame-ancestors 'none'" in csp and "default-src 'self'" in csp
+        if response.request.path.startswith("/api/"):
+            assert response.headers.get("Cache-Control") == "no-store"
+
+
+# --- serve: never debug ------------------------------------------------------------------------
+
+def test_serve_never_runs_in_debug_mode_even_when_flask_debug_is_set(tmp_path, monkeypatch):
+    import waitress
+
+    from companion import server as server_module
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_create_server(app, **kw):  # noqa: ANN001, ANN202
+        seen["app"], seen["kw"] = app, kw
+        raise Stop
+
+    monkeypatch.setenv("FLASK_DEBUG", "1")
+    monkeypatch.setenv("ELEPHANTS_BLUFF_PIN", PIN)
+    monkeypatch.setattr(waitress, "create_server", fake_create_server)
+    with pytest.raises(Stop):
+        server_module.serve(tmp_path / "instance", host="127.0.0.1", port=0, simulate=True, init=False)
+    app = seen["app"]
+    try:
+        assert app.debug is False and app.config["DEBUG"] is False
+        assert not seen["kw"].get("expose_tracebacks")
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
+@pytest.mark.slow
+def test_the_real_server_enforces_pin_lockout_hosts_origins_and_headers(tmp_path):
+    from companion.live_server import LiveServer
+
+    with LiveServer(tmp_path / "live", pin=PIN, env={"FLASK_DEBUG": "1"}) as s:
+        conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=10)
+
+        def ask(method, path, headers=None, body=b""):  # noqa: ANN001, ANN202
+            conn.request(method, path, body=body, headers={"Content-Type": "application/json", **(headers or {})})
+            response = conn.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+
+        try:
+            game = b'{"players": ["Ann", "Ben"]}'
+            status, headers, _ = ask("GET", "/api/health", {"Host": "evil.example"})
+            assert status == 403
+            status, headers, _ = ask("GET", "/api/health")
+            assert status == 200 and all(headers.get(k) == v for k, v in EXPECTED_HEADERS.items())
+            assert ask("POST", "/api/games", {"X-Table-Pin": PIN, "Origin": "http://evil.example"}, game)[0] == 403
+            for _ in range(MAX_FAILURES):
+                assert ask("POST", "/api/games", {"X-Table-Pin": "0000"}, game)[0] == 401
+            assert ask("POST", "/api/games", {"X-Table-Pin": PIN}, game)[0] == 429
+            assert ask("GET", "/console")[0] == 404  # no Werkzeug debugger, FLASK_DEBUG or not
+        finally:
+            conn.close()
+        assert "debug" not in s.log_text().lower()
