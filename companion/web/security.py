@@ -66,7 +66,12 @@ def pin_matches(given: Any) -> bool:
 
 
 def open_session(given: Any) -> None:
-    """``POST /api/session``: check the PIN once and remember this device."""
+    """``POST /api/session``: check the PIN once and remember this device.
+
+    Another site's page may not try PINs here: it would count failures against
+    the tablet's own address and lock the table out.
+    """
+    refuse_cross_site()
     guard: PinGuard = current_app.extensions["eb_pin_guard"]
     client = request.remote_addr or "?"
     guard.check_locked(client)
