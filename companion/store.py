@@ -53,23 +53,35 @@ class GameStore:
         self.path = path
         self._lock = threading.Lock()
         fresh = not path.exists() or path.stat().st_size == 0
+        self._db: sqlite3.Connection | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+            if not fresh:
+                # Check before any PRAGMA that writes (journal_mode=WAL rewrites the
+                # header): a file that is not ours is refused exactly as it was.
+                self._check()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             if fresh:
                 self._create()
-            else:
-                self._check()
         except sqlite3.DatabaseError as exc:
+            self._close_refused()
             raise StoreError(
                 f"The game log {path} is damaged or is not an Elephants Bluff game log ({exc}). "
                 "It was left as it is: move it away to start a fresh log, or restore a backup."
             ) from None
         except OSError as exc:
+            self._close_refused()
             raise StoreError(f"The game log {path} cannot be opened: {exc.strerror or exc}.") from None
+
+    def _close_refused(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
 
     def _create(self) -> None:
         self._db.executescript("BEGIN;" + _SCHEMA + f"PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
@@ -83,7 +95,9 @@ class GameStore:
             raise sqlite3.DatabaseError(f"it has format {version}, this version reads format {SCHEMA_VERSION}")
         result = self._db.execute("PRAGMA quick_check").fetchone()[0]
         if result != "ok":
-            raise sqlite3.DatabaseError(f"integrity check failed: {result}")
+            lines = result.splitlines()
+            first = "; ".join(line for line in lines[:3] if not line.startswith("***"))
+            raise sqlite3.DatabaseError(f"integrity check failed: {first}{' …' if len(lines) > 3 else ''}")
 
     def _transaction(self):  # noqa: ANN202 - a tiny context manager
         return _Tx(self._db)
