@@ -31,6 +31,7 @@ class Setting:
     default: Any
     doc: str
     check: Callable[[Any], str | None] | None = None  # returns why the value is wrong
+    secret: bool = False  # never repeat the value in an error (it may be shown on a page)
 
     @property
     def section(self) -> str:
@@ -45,7 +46,7 @@ class Setting:
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if self.default is not None and not isinstance(value, expected) or isinstance(value, bool) and expected is not bool:
-            return f"must be {_type_words(expected)}, not {value!r}"
+            return f"must be {_type_words(expected)}" if self.secret else f"must be {_type_words(expected)}, not {value!r}"
         return self.check(value) if self.check else None
 
 
@@ -68,7 +69,7 @@ def _pin_check(v: str) -> str | None:
 
 
 CORE_SETTINGS: list[Setting] = [
-    Setting("table.pin", "", "The table PIN that every control action needs. Empty: `serve --init` writes a random one. ELEPHANTS_BLUFF_PIN overrides it.", _pin_check),
+    Setting("table.pin", "", "The table PIN that every control action needs. Empty: `serve --init` writes a random one. ELEPHANTS_BLUFF_PIN overrides it.", _pin_check, secret=True),
     Setting("game.path_length", 7, "Squares on each elephant path; the last is the red square (RULES.md R2).", int_between(2, 30)),
     Setting("storage.frames_dir", "frames", "Where saved Bluff frames go, relative to the instance folder.", lambda v: None if v.strip() else "must name a folder"),
     Setting("storage.database", "game-log.sqlite3", "The game log's SQLite file, relative to the instance folder.", lambda v: None if v.strip() else "must name a file"),
