@@ -11,6 +11,7 @@ import os
 import sys
 from pathlib import Path
 
+from companion.errors import ElephantsBluffError, SettingsError, StoreError
 from companion.settings import CONFIG_NAME, PIN_ENV, Settings, init_config
 
 
@@ -21,7 +22,10 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
         path, created = init_config(instance)
         if created:
             print(f"Wrote the settings with a new random table PIN: {path}")
-    settings = Settings.load(instance / CONFIG_NAME)
+    try:
+        settings = Settings.load(instance / CONFIG_NAME)
+    except SettingsError as exc:
+        return _serve_safe_mode(exc, None, host=host, port=port)
     if not settings["table.pin"]:
         print(f"No table PIN is set: set table.pin in {instance / CONFIG_NAME}, or {PIN_ENV}, or start with --init.", file=sys.stderr)
         return 2
@@ -30,7 +34,11 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
 
     from companion.web import create_app
 
-    app = create_app(instance, simulate=simulate, settings=settings)
+    try:
+        app = create_app(instance, simulate=simulate, settings=settings)
+    except (SettingsError, StoreError) as exc:
+        where = str(instance / settings["storage.database"]) if isinstance(exc, StoreError) else None
+        return _serve_safe_mode(exc, where, host=host, port=port)
     app.debug = False
     server = create_server(app, host=host, port=port, threads=int(os.environ.get("ELEPHANTS_BLUFF_THREADS", "96")), channel_timeout=60, ident="elephants-bluff")
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host
@@ -44,3 +52,22 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     finally:
         app.extensions["elephants_bluff"].close()
     return 0
+
+
+def _serve_safe_mode(problem: ElephantsBluffError, file: str | None, *, host: str, port: int) -> int:
+    """The companion cannot start: serve a page that says why and where (``web/safe_mode.py``)."""
+    from waitress import create_server
+
+    from companion.web.safe_mode import create_safe_app
+
+    print(f"elephants-bluff: {problem.message}", file=sys.stderr, flush=True)
+    app = create_safe_app(problem, file)
+    app.debug = False
+    server = create_server(app, host=host, port=port, threads=4, channel_timeout=60, ident="elephants-bluff")
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    print(f"Elephants Bluff companion in SAFE MODE (nothing can be played until this is fixed): http://{shown_host}:{server.effective_port}/", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    return 2
