@@ -30,6 +30,9 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[dict[str, Any]], None]
 
+#: how long a Bluff waits for the camera before asking the table to type the dice
+CAPTURE_TIMEOUT_S = 10.0
+
 
 def _iso(t: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
@@ -47,8 +50,12 @@ class Referee:
     'decide'
     """
 
-    def __init__(self, store: GameStore, dice_source: DiceSource, *, frames_dir: Path, default_path_length: int = 7, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: GameStore, dice_source: DiceSource, *, frames_dir: Path, default_path_length: int = 7, clock: Callable[[], float] = time.time, capture_timeout_s: float = CAPTURE_TIMEOUT_S) -> None:
         self.store = store
+        self.capture_timeout_s = capture_timeout_s
+        self._stuck_capture: threading.Thread | None = None
+        #: what is wrong right now with the camera or the frames folder, for /api/health
+        self.problems: dict[str, str] = {}
         self.dice_source = dice_source
         self.frames_dir = frames_dir
         self.default_path_length = default_path_length
@@ -157,11 +164,35 @@ class Referee:
             return public, self.challenge(challenge_id)
 
     def _capture(self) -> Capture:
-        try:
-            return self.dice_source.capture()
-        except Exception as exc:  # a source must not raise; if one does, the game still goes on (R14)
-            log.exception("dice source failed")
-            return Capture(None, problem=f"The camera failed ({exc.__class__.__name__}): type the dice in.")
+        """The source's capture, bounded in time: a hung camera sends the Bluff to confirm (R14)."""
+        capture = self._bounded_capture()
+        if capture.reading is None:
+            self.problems["camera"] = capture.problem or "The camera gave no reading."
+        else:
+            self.problems.pop("camera", None)
+        return capture
+
+    def _bounded_capture(self) -> Capture:
+        if self._stuck_capture is not None and self._stuck_capture.is_alive():
+            return Capture(None, problem="The camera is still stuck on an earlier photo: type the dice in.")
+        result: dict[str, Any] = {}
+
+        def run() -> None:
+            try:
+                result["capture"] = self.dice_source.capture()
+            except Exception as exc:  # a source must not raise; if one does, the game still goes on (R14)
+                log.exception("dice source failed")
+                result["capture"] = Capture(None, problem=f"The camera failed ({exc.__class__.__name__}): type the dice in.")
+
+        worker = threading.Thread(target=run, name="dice-capture", daemon=True)
+        worker.start()
+        worker.join(self.capture_timeout_s)
+        if worker.is_alive():
+            self._stuck_capture = worker
+            log.error("the dice source did not answer within %.1f s", self.capture_timeout_s)
+            return Capture(None, problem=f"The camera did not answer within {self.capture_timeout_s:g} s: type the dice in.")
+        self._stuck_capture = None
+        return result["capture"]
 
     def _save_frames(self, challenge_id: str, capture: Capture) -> tuple[bool, str | None]:
         """Write the frames before the event that names them; a full disk loses only the photo."""
@@ -173,10 +204,12 @@ class Referee:
             _write_atomic(self.frames_dir / f"{challenge_id}.jpg", capture.frame_jpeg)
             if capture.annotated_jpeg is not None:
                 _write_atomic(self.frames_dir / f"{challenge_id}-annotated.jpg", capture.annotated_jpeg)
+            self.problems.pop("frames", None)
             return True, problem
         except OSError as exc:
             log.error("could not save the frames of %s: %s", challenge_id, exc)
             note = f"The photo could not be saved ({exc.strerror or exc})."
+            self.problems["frames"] = f"The photos of Bluffs cannot be saved in {self.frames_dir} ({exc.strerror or exc})."
             return False, f"{problem} {note}" if problem else note
 
     def _commit(self, state: GameState, event: dict[str, Any]) -> dict[str, Any]:

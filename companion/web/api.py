@@ -45,7 +45,7 @@ def _with_urls(challenge: dict[str, Any]) -> dict[str, Any]:
 def health():  # noqa: ANN201
     s = services()
     camera_status = s.dice_source.health()
-    problems = list(s.problems) + ([camera_status] if camera_status != "ok" else [])
+    problems = list(s.problems) + ([camera_status] if camera_status != "ok" else []) + [p for p in s.referee.problems.values() if p != camera_status]
     return jsonify(
         {
             "status": "ok" if not problems else "degraded",

@@ -1,0 +1,149 @@
+"""The camera or the frames disk fails mid-game: the Bluff still ends, health says why, the log stays whole.
+
+The faults enter where a real camera's would, through the dice source seam
+(``companion/dice.py``): a source that raises, one that reports no reading, one
+that never answers. The frames folder fails for real: a folder that cannot be
+created (its parent is a regular file) and a disk that is full (the frame's
+temporary file is the kernel's ``/dev/full``, which answers every write with
+ENOSPC).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from companion.dice import Capture, ValuesDiceSource
+from companion.rules import fold
+from companion.rules.views import public_state
+
+from .conftest import PIN_HEADERS, build_app
+from .test_image_routes import FramingSource
+
+
+class FlakySource(ValuesDiceSource):
+    """Fails in a chosen way for the next capture, then works again."""
+
+    name = "flaky"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mode: str | None = None
+        self.release = threading.Event()
+
+    def capture(self):  # noqa: ANN201
+        mode, self.mode = self.mode, None
+        if mode == "raise":
+            raise OSError(19, "No such device: the camera was unplugged")
+        if mode == "none":
+            return Capture(None, problem="The camera is not connected: type the dice in.")
+        if mode == "hang":
+            self.release.wait(60)  # a driver stuck in a capture; bounded so no thread outlives the test run
+        return super().capture()
+
+
+def _to_bluff(client, gid):  # noqa: ANN001, ANN202
+    state = client.get(f"/api/games/{gid}").get_json()
+    if state["phase"] == "claim":
+        assert client.post(f"/api/games/{gid}/claim", json={"amount": state["min_claim"]}, headers=PIN_HEADERS).status_code == 200
+    return client.post(f"/api/games/{gid}/bluff", json={}, headers=PIN_HEADERS)
+
+
+def _log_is_whole(app, gid) -> None:  # noqa: ANN001
+    referee = app.extensions["elephants_bluff"].referee
+    assert public_state(fold(referee.store.events(gid))) == referee.game_state(gid)
+
+
+@pytest.fixture
+def flaky(tmp_path):
+    source = FlakySource()
+    app = build_app(tmp_path / "instance", source)
+    app.extensions["elephants_bluff"].referee.capture_timeout_s = 0.3
+    yield app, app.test_client(), source
+    source.release.set()
+    app.extensions["elephants_bluff"].close()
+
+
+@pytest.mark.parametrize("mode,words", [("raise", "The camera failed"), ("none", "not connected"), ("hang", "did not answer within 0.3 s")])
+def test_a_camera_fault_sends_the_bluff_to_confirm_and_health_says_why(flaky, mode, words):
+    app, client, source = flaky
+    gid = client.post("/api/games", json={"players": ["Ann", "Ben", "Cy"]}, headers=PIN_HEADERS).get_json()["id"]
+    source.mode = mode
+    response = _to_bluff(client, gid)
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["phase"] == "confirm" and body["to_act"] is None
+    assert words in body["challenge"]["problem"] and body["challenge"]["reading"] is None
+    health = client.get("/api/health").get_json()
+    assert health["status"] == "degraded" and any(words in p for p in health["problems"])
+    # The table types the dice; the game goes on and the log is the fold of every step.
+    confirmed = client.post(f"/api/games/{gid}/confirm", json={"dice": [2, 3, 4]}, headers=PIN_HEADERS)
+    assert confirmed.status_code == 200 and confirmed.get_json()["phase"] == "claim"
+    _log_is_whole(app, gid)
+    if mode == "hang":
+        # Still stuck: the next Bluff does not wait again, and does not pile up captures.
+        second = _to_bluff(client, gid).get_json()
+        assert "still stuck" in second["challenge"]["problem"]
+        client.post(f"/api/games/{gid}/confirm", json={"dice": [1, 1, 1]}, headers=PIN_HEADERS)
+        source.release.set()
+        for thread in threading.enumerate():
+            if thread.name == "dice-capture":
+                thread.join(10)
+    # The camera is back: the next Bluff is read, and health is ok again.
+    source.set_next_values([6, 6, 6])
+    back = _to_bluff(client, gid).get_json()
+    assert back["challenge"]["dice"] == [6, 6, 6] and back["challenge"]["source"] == "camera"
+    assert client.get("/api/health").get_json()["status"] == "ok"
+    _log_is_whole(app, gid)
+
+
+def test_a_frames_folder_that_cannot_be_created_loses_only_the_photo(tmp_path):
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / "blocker").write_text("a file where the frames folder should go")
+    app = build_app(instance, FramingSource(), storage__frames_dir="blocker/frames")
+    client = app.test_client()
+    try:
+        gid = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS).get_json()["id"]
+        app.extensions["elephants_bluff"].dice_source.set_next_values([5, 5, 5])
+        body = _to_bluff(client, gid).get_json()
+        challenge = body["challenge"]
+        assert challenge["status"] == "decided" and challenge["dice"] == [5, 5, 5]  # the verdict did not need the photo
+        assert challenge["has_images"] is False and challenge["image_url"] is None
+        assert "photo could not be saved" in challenge["problem"]
+        health = client.get("/api/health").get_json()
+        assert health["status"] == "degraded" and any("cannot be saved" in p and "blocker" in p for p in health["problems"])
+        missing = client.get(f"/api/challenges/{challenge['id']}/image")
+        assert missing.status_code == 404 and "no saved photo" in missing.get_json()["message"]
+        assert client.post(f"/api/games/{gid}/claim", json={"amount": 4}, headers=PIN_HEADERS).status_code == 200
+        _log_is_whole(app, gid)
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
+def test_a_full_disk_for_frames_loses_only_the_photo_and_leaves_no_partial_file(tmp_path):
+    instance = tmp_path / "instance"
+    app = build_app(instance, FramingSource())
+    client = app.test_client()
+    try:
+        gid = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS).get_json()["id"]
+        frames = instance / "frames"
+        frames.mkdir()
+        # The frame's temporary file is /dev/full: every write to it fails with ENOSPC.
+        (frames / f"c-{gid[2:]}-1.jpg.part").symlink_to("/dev/full")
+        body = _to_bluff(client, gid).get_json()
+        challenge = body["challenge"]
+        assert challenge["status"] == "decided" and challenge["has_images"] is False
+        assert "No space left on device" in challenge["problem"]
+        assert list(frames.iterdir()) == [], "a partial photo was left behind"
+        assert any("No space left" in p for p in client.get("/api/health").get_json()["problems"])
+        _log_is_whole(app, gid)
+        # Space again: the next Bluff's photo is saved and served, and health clears.
+        nxt = _to_bluff(client, gid).get_json()["challenge"]
+        photo = client.get(nxt["image_url"])
+        assert nxt["has_images"] is True and photo.status_code == 200 and photo.data[:2] == b"\xff\xd8"
+        photo.close()
+        assert client.get("/api/health").get_json()["status"] == "ok"
+    finally:
+        app.extensions["elephants_bluff"].close()
