@@ -23,7 +23,10 @@ def json_body(*allowed: str) -> dict[str, Any]:
     if request.content_length == 0 or not request.get_data():
         data: Any = {}
     else:
-        data = request.get_json(silent=True, force=True)
+        try:
+            data = request.get_json(silent=True, force=True)
+        except RecursionError:  # "[[[[…]]]]" nested deeper than Python's stack: not a ValueError
+            raise BadRequest("The request body is nested too deeply to be a request of this API.") from None
         if data is None:
             raise BadRequest("The request body is not valid JSON.")
     if not isinstance(data, dict):
