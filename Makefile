@@ -35,7 +35,7 @@ test: $(VENV)/.installed system-deps
 	$(PY) -m pytest -q -p no:cacheprovider
 
 bench: $(VENV)/.installed
-	$(BIN)/elephants-bluff bench --full
+	$(BIN)/elephants-bluff bench --full --output docs/bench-latest.json --readme README.md
 
 # Retrains the face classifier (CPU, PyTorch from the local wheel).
 train: $(VENV)/.installed

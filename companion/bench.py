@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 BENCHES: dict[str, Callable[[bool], dict[str, Any]]] = {}
@@ -21,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--full", action="store_true", help="the long forms (make bench)")
     p.add_argument("--only", action="append", default=[], help="run only this bench (repeatable)")
     p.add_argument("--output", help="also write the report to this file")
+    p.add_argument("--readme", help="also rewrite the 'Latest figures' section of this README from the report")
     p.set_defaults(func=run)
 
 
@@ -39,8 +42,9 @@ def _load_benches() -> None:
 def run(args: argparse.Namespace) -> int:
     _load_benches()
     report: dict[str, Any] = {
-        "machine": {"python": platform.python_version(), "platform": platform.platform(), "processor": platform.machine(), "cpus": __import__("os").cpu_count()},
+        "machine": machine(),
         "taken_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "form": "full" if args.full else "short",
     }
     for name, bench in BENCHES.items():
         if args.only and name not in args.only:
@@ -50,6 +54,76 @@ def run(args: argparse.Namespace) -> int:
     text = json.dumps(report, indent=2)
     print(text)
     if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         with open(args.output, "w", encoding="utf-8") as f:
             f.write(text + "\n")
+    if args.readme:
+        update_readme(Path(args.readme), report)
     return 0
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were taken on, including how busy it was (a shared machine skews them)."""
+    info: dict[str, Any] = {"python": platform.python_version(), "platform": platform.platform(), "processor": platform.machine(), "cpus": os.cpu_count()}
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith(("model name", "hardware")) and ":" in line:  # x86, then a Pi's SoC
+                info["cpu_model"] = line.split(":", 1)[1].strip()
+                break
+        mem_kib = int(Path("/proc/meminfo").read_text().split()[1])
+        info["memory_gib"] = round(mem_kib / 2**20, 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        info["load_average_at_start"] = [round(v, 2) for v in os.getloadavg()]
+    except OSError:
+        pass
+    return info
+
+
+START, END = "<!-- latest-figures:start -->", "<!-- latest-figures:end -->"
+
+
+def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(value, dict):
+        out: list[tuple[str, Any]] = []
+        for k, v in value.items():
+            out += _flatten(v, f"{prefix}.{k}" if prefix else str(k))
+        return out
+    if isinstance(value, list) and len(value) > 6:
+        return [(prefix, f"{len(value)} items (see the JSON)")]
+    return [(prefix, value)]
+
+
+def render_figures(report: dict[str, Any]) -> str:
+    """The README section: the machine, then one table per bench, from the JSON report."""
+    m = report.get("machine", {})
+    lines = [
+        START,
+        f"Taken {report.get('taken_at', '?')} by `make bench` ({report.get('form', '?')} form) on "
+        f"{m.get('cpu_model', m.get('processor', '?'))}, {m.get('cpus', '?')} CPUs, {m.get('memory_gib', '?')} GiB, "
+        f"{m.get('platform', '?')}, Python {m.get('python', '?')}; load average at start {m.get('load_average_at_start', '?')}. "
+        "The whole report is `docs/bench-latest.json`.",
+    ]
+    for name, figures in report.items():
+        if name in ("machine", "taken_at", "form") or not isinstance(figures, dict):
+            continue
+        lines += ["", f"**{name}**", "", "| figure | value |", "| --- | --- |"]
+        for key, value in _flatten(figures):
+            shown = json.dumps(value) if not isinstance(value, str) else value
+            lines.append(f"| {key} | {shown.replace('|', '/')} |")
+    lines.append(END)
+    return "\n".join(lines)
+
+
+def update_readme(path: Path, report: dict[str, Any]) -> None:
+    """Replace the figures between the markers (or add a 'Latest figures' section)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    section = render_figures(report)
+    if START in text and END in text:
+        before, rest = text.split(START, 1)
+        after = rest.split(END, 1)[1]
+        text = before + section + after
+    else:
+        text = text.rstrip("\n") + "\n\n## Latest figures\n\n" + section + "\n"
+    path.write_text(text, encoding="utf-8")

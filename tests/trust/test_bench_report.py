@@ -1,0 +1,37 @@
+"""``make bench``: the referee's benches are registered, and the report lands in the README."""
+
+from __future__ import annotations
+
+import json
+
+from companion import bench
+
+
+def test_the_load_and_durability_benches_are_registered():
+    bench._load_benches()
+    assert {"load", "durability"} <= set(bench.BENCHES)
+
+
+def test_the_readme_section_shows_the_machine_and_every_figure_and_is_replaced_in_place(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# Elephants Bluff\n\nIntro.\n\n## Install\n\nSteps.\n")
+    report = {
+        "machine": {"cpu_model": "Test CPU 9000", "cpus": 2, "memory_gib": 24.0, "platform": "Linux", "python": "3.11.7", "load_average_at_start": [1.0, 1.0, 1.0]},
+        "taken_at": "2026-11-21T15:00:00Z",
+        "form": "full",
+        "load": {"viewers": 50, "event_delay_ms": {"p50": 1.5, "p95": 7.25}, "errors": 0, "error_samples": []},
+        "reader": {"accuracy": 0.991, "per_image_ms": {"p50": 40}},
+    }
+    bench.update_readme(readme, report)
+    text = readme.read_text()
+    assert text.startswith("# Elephants Bluff\n\nIntro.\n\n## Install\n\nSteps.\n\n## Latest figures\n")
+    for shown in ("Test CPU 9000", "2 CPUs", "2026-11-21T15:00:00Z", "**load**", "| event_delay_ms.p95 | 7.25 |", "| errors | 0 |", "**reader**", "| accuracy | 0.991 |"):
+        assert shown in text, shown
+    # A second run replaces the figures, and keeps what follows the section.
+    readme.write_text(text + "\n## After\n\nMore.\n")
+    report["load"]["event_delay_ms"]["p95"] = 9.5
+    bench.update_readme(readme, report)
+    again = readme.read_text()
+    assert again.count("## Latest figures") == 1 and "| event_delay_ms.p95 | 9.5 |" in again and "7.25" not in again
+    assert again.rstrip().endswith("## After\n\nMore.")
+    json.dumps(report)  # the report itself is plain JSON
