@@ -72,11 +72,20 @@ def test_rendered_config_reads_back_to_the_same_values(tmp_path):
     assert s["table.pin"] == "98765" and s["game.path_length"] == 9
 
 
-def test_serve_refuses_to_start_on_a_bad_setting_and_says_where(tmp_path):
+def test_serve_on_a_bad_setting_says_where_and_only_serves_the_safe_mode_page(tmp_path):
+    # Issue 6: a bad config no longer leaves a dead tablet; serve says what is wrong
+    # on stderr and serves a safe-mode page and 503 API naming the file and the key.
+    from companion.live_server import LiveServer
+
     (tmp_path / "config.toml").write_text("[game]\npath_length = 99\n")
-    result = subprocess.run([sys.executable, "-m", "companion.cli", "serve", "--instance", str(tmp_path), "--port", "0"], capture_output=True, text=True, cwd=ROOT, timeout=60, env={"PATH": "/usr/bin:/bin", "ELEPHANTS_BLUFF_PIN": "4321"})
-    assert result.returncode != 0
-    assert "config.toml: game.path_length: must be between 2 and 30" in result.stderr
+    server = LiveServer(tmp_path, pin="4321", simulate=False)
+    with server:
+        health = server.get("/api/health")
+        refused = server.post("/api/games", json={"players": ["Ann", "Ben"]})
+    assert health.status_code == 503 and health.json()["setting"] == "game.path_length"
+    assert refused.status_code == 503
+    assert server.proc.returncode == 2
+    assert "config.toml: game.path_length: must be between 2 and 30" in server.log_text()
 
 
 def test_serve_without_any_pin_says_how_to_set_one(tmp_path):
