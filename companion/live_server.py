@@ -174,6 +174,7 @@ class ViewerPool:
         self.received: list[dict[str, float]] = [{} for _ in range(n)]
         self.errors: list[str] = []
         self.connected = [False] * n
+        self.status: list[int | None] = [None] * n
         self._socks: list[socket.socket] = []
         self._buffers: list[bytes] = [b""] * n
         self._sel = selectors.DefaultSelector()
@@ -190,7 +191,7 @@ class ViewerPool:
         self._thread = threading.Thread(target=self._run, name="sse-viewers", daemon=True)
         self._thread.start()
         deadline = time.monotonic() + timeout
-        while not all(self.connected) and time.monotonic() < deadline and not self.errors:
+        while not all(self.connected) and time.monotonic() < deadline:
             time.sleep(0.01)
         if not all(self.connected):
             self.errors.append(f"{self.connected.count(False)} viewers got no stream within {timeout:.0f} s")
@@ -210,7 +211,7 @@ class ViewerPool:
                     continue
                 now = time.monotonic()
                 if not chunk:
-                    if not self._stop.is_set():
+                    if not self._stop.is_set() and self.status[i] == 200:
                         self.errors.append(f"viewer {i}: the server closed the stream")
                     self._sel.unregister(key.fileobj)
                     continue
@@ -226,7 +227,11 @@ class ViewerPool:
                 self._buffers[i] = buf
                 return
             status = head.split(b"\r\n", 1)[0]
-            if b" 200 " not in status + b" ":
+            try:
+                self.status[i] = int(status.split()[1])
+            except (IndexError, ValueError):
+                self.status[i] = 0
+            if self.status[i] != 200:
                 self.errors.append(f"viewer {i}: {status.decode('latin-1')}")
             self.connected[i] = True
             buf = rest

@@ -240,9 +240,12 @@ class Referee:
         """``fn(public_state)`` after every change, in the acting thread; it must not block."""
         self._listeners.append(fn)
 
-    def subscribe(self, maxsize: int = 64) -> queue.Queue:
+    def subscribe(self, maxsize: int = 64, limit: int | None = None) -> queue.Queue | None:
+        """A queue of every announced state; None when ``limit`` viewers already watch."""
         q: queue.Queue = queue.Queue(maxsize=maxsize)
         with self._sub_lock:
+            if limit is not None and len(self._subscribers) >= limit:
+                return None
             self._subscribers.append(q)
         return q
 

@@ -112,7 +112,7 @@ def openapi_spec() -> dict[str, Any]:
             "/api/challenges/{challenge_id}/image": {"get": {**_op("The saved frame", {"type": "string", "format": "binary"}, 404, content="image/jpeg"), "parameters": chal}},
             "/api/challenges/{challenge_id}/annotated": {"get": {**_op("The frame with boxes and values drawn", {"type": "string", "format": "binary"}, 404, content="image/jpeg"), "parameters": chal}},
             "/api/challenges/{challenge_id}/correct": {"post": {**_op("Correct a Bluff's dice; re-decides it (R15)", None, 400, 404, 409, 422, control=True, body=_obj(["dice"], dice=_DICE, by={"type": "string"})), "parameters": chal}},
-            "/api/events": {"get": _op("Server-Sent Events: a `state` event with the public state on every change", {"type": "string"}, content="text/event-stream")},
+            "/api/events": {"get": _op("Server-Sent Events: a `state` event with the public state on every change (503 when too many viewers already watch)", {"type": "string"}, 503, content="text/event-stream")},
             "/api/sim/dice": {"post": _op("Simulation: the top faces of the next capture", None, 400, 404, 422, control=True, body=_obj(["values"], values={"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}, "minItems": 1, "maxItems": 6}))},
             "/api/sim/press": {"post": _op("Simulation: press a table button through its mock pin", None, 400, 404, 409, control=True, body=_obj(["button"], button={"type": "string"}))},
         },
