@@ -60,8 +60,9 @@ def _next_action(state: dict[str, Any] | None, rng: random.Random) -> tuple[str,
 def load_run(*, viewers: int = 50, rate: float = 20.0, seconds: float = 60.0, workdir: Path | None = None, seed: int = 1, drain_s: float = 5.0, settle_s: float = 0.0, threads: int | None = None) -> dict[str, Any]:
     """``viewers`` SSE viewers, actions at ``rate``/s for ``seconds``; returns the figures.
 
-    ``settle_s`` > 0 waits that long after the viewers leave and reports how
-    many the server still counts (it frees a stream at its next keep-alive).
+    ``settle_s`` > 0 waits up to that long after the viewers leave for the
+    server to free them (at its next keep-alives), and reports how many it
+    still counts. The RSS is sampled before, every 10 s, at the end and after.
     """
     rng = random.Random(seed)
     own_tmp = None
@@ -76,6 +77,7 @@ def load_run(*, viewers: int = 50, rate: float = 20.0, seconds: float = 60.0, wo
     from_request: list[float] = []
     early = 0
     missing = 0
+    rss_timeline: list[float] = []  # every 10 s of load
     try:
         server.start()
         rss_before = _rss_mib(server.pid)
@@ -92,6 +94,8 @@ def load_run(*, viewers: int = 50, rate: float = 20.0, seconds: float = 60.0, wo
                     time.sleep(wait)
                 else:
                     late = max(late, -wait)
+                if i % int(rate * 10) == 0:
+                    rss_timeline.append(_rss_mib(server.pid))
                 path, body = _next_action(state, rng)
                 t_sent = time.monotonic()
                 try:
@@ -162,14 +166,14 @@ def load_run(*, viewers: int = 50, rate: float = 20.0, seconds: float = 60.0, wo
             "share_before_the_response": round(early / len(ms), 3) if ms else None,
         },
         "event_delay_from_request_sent_ms": {"p50": round(_percentile(req_ms, 50), 2) if req_ms else None, "p95": round(_percentile(req_ms, 95), 2) if req_ms else None},
-        "server_rss_mib": {"before": rss_before, "end_of_load": rss_end, "after_viewers_left": rss_after},
+        "server_rss_mib": {"before": rss_before, "every_10_s": rss_timeline, "end_of_load": rss_end, "after_viewers_left": rss_after},
         "viewers_still_counted_after_leaving": still_counted,
     }
 
 
 def bench_load(full: bool) -> dict[str, Any]:
     if full:
-        return load_run(viewers=50, rate=20, seconds=60, settle_s=20)
+        return load_run(viewers=50, rate=20, seconds=60, settle_s=30)
     return load_run(viewers=10, rate=20, seconds=5)
 
 

@@ -43,7 +43,9 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     threads = max(2, int(os.environ.get("ELEPHANTS_BLUFF_THREADS", "96")))
     # Each live viewer holds a thread: keep some for the table's actions.
     app.config["EB_MAX_VIEWERS"] = threads - max(1, min(16, threads // 4))
-    server = create_server(app, host=host, port=port, threads=threads, channel_timeout=60, ident="elephants-bluff")
+    # The lookahead keeps waitress reading a streaming client's socket, so a viewer
+    # who left is noticed (waitress.client_disconnected) and its thread freed.
+    server = create_server(app, host=host, port=port, threads=threads, channel_timeout=60, channel_request_lookahead=1, ident="elephants-bluff")
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host
     mode = "the simulated table" if simulate else "the real table"
     print(f"Elephants Bluff companion on {mode}: http://{shown_host}:{server.effective_port}/", flush=True)

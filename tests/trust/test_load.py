@@ -18,11 +18,12 @@ from .conftest import PIN
 
 @pytest.mark.slow
 def test_every_viewer_gets_every_event_while_the_table_plays(tmp_path):
-    figures = load_run(viewers=10, rate=20, seconds=5, workdir=tmp_path)
+    figures = load_run(viewers=10, rate=20, seconds=5, workdir=tmp_path, settle_s=10)
     print(figures)
     assert figures["actions_acknowledged"] == figures["actions_sent"] == 100
     assert figures["deliveries_missing"] == 0
     assert figures["errors"] == 0, figures["error_samples"]
+    assert figures["viewers_still_counted_after_leaving"] == 0, "viewers who left still hold server threads"
 
 
 @pytest.mark.slow
