@@ -1,0 +1,313 @@
+"""Commands in, events out; events folded into state (RULES.md R1-R15).
+
+``decide_*`` functions check an action against the state and return the event
+to append, or raise (``BadRequest`` 400 for wrong types, ``NotAllowed`` 409 for
+the wrong phase or seat, ``RuleRefused`` 422 for a value the rules refuse).
+They never change the state: the caller appends the event to the durable log
+first, and only then folds it in with ``apply``. So a refused action leaves the
+log untouched, and the state is always exactly the fold of the log.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable
+
+from companion.errors import BadRequest, NotAllowed, NotFound, RuleRefused
+from companion.rules.state import (
+    PHASE_CLAIM,
+    PHASE_CONFIRM,
+    PHASE_DECIDE,
+    PHASE_OVER,
+    Challenge,
+    GameState,
+    Move,
+)
+from companion.rules.verdict import MAX_CLAIM, bluff_verdict
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 10  # R1
+MAX_NAME = 30
+MIN_PATH, MAX_PATH = 2, 30
+MIN_CLAIM = 3  # R4
+
+Event = dict[str, Any]
+
+
+# --- type checks shared by the commands -------------------------------------------------
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(f"The {what} must be a whole number.")
+    return value
+
+
+def _dice(values: Any) -> list[int]:
+    if not isinstance(values, list) or len(values) != 3:
+        raise BadRequest("Give the three dice as a list of three numbers, like [6, 2, 5].")
+    dice = [_int(v, "value of each die") for v in values]
+    if any(not 1 <= v <= 6 for v in dice):
+        raise RuleRefused("Each die shows 1 to 6 elephants.")
+    return dice
+
+
+def _name(state: GameState, seat: int | None) -> str:
+    return state.players[seat] if seat is not None else "nobody"
+
+
+def _check_turn(state: GameState, seat: Any, phase: str, doing: str) -> int:
+    """The action must come in ``phase`` from the seat whose turn it is."""
+    if state.phase == PHASE_OVER:
+        raise NotAllowed(f"The game is over: {_name(state, state.loser)} lost.")
+    if state.phase != phase:
+        raise NotAllowed(f"You cannot {doing} now: {_waiting_for(state)}")
+    assert state.to_act is not None
+    if seat is not None:
+        seat = _int(seat, "seat")
+        if not 0 <= seat < state.seats:
+            raise BadRequest(f"There is no seat {seat} at this table.")
+        if seat != state.to_act:
+            raise NotAllowed(f"It is {_name(state, state.to_act)}'s turn, not {_name(state, seat)}'s.")
+    return state.to_act
+
+
+def _waiting_for(state: GameState) -> str:
+    who = _name(state, state.to_act)
+    if state.phase == PHASE_CLAIM:
+        return f"{who} must pass a claim."
+    if state.phase == PHASE_DECIDE:
+        return f"{who} must believe the claim or call Bluff."
+    if state.phase == PHASE_CONFIRM:
+        return "the table must confirm the dice of the Bluff."
+    return "the game is over."
+
+
+# --- commands ---------------------------------------------------------------------------
+
+def decide_start(game_id: str, players: Any, path_length: Any = 7, starter: Any = None, ages: Any = None) -> Event:
+    """Start a game (R1-R3): 2-10 named players in seating order.
+
+    The starter is ``starter`` if given, else the youngest by ``ages`` (the first
+    in seating order among equals), else seat 0.
+    """
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise BadRequest("Give the players as a list of names in seating order.")
+    names = [p.strip() for p in players]
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise RuleRefused(f"Elephants Bluff is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}.")
+    for name in names:
+        if not name:
+            raise RuleRefused("Every player needs a name.")
+        if len(name) > MAX_NAME:
+            raise RuleRefused(f"A name can be at most {MAX_NAME} characters: '{name[:12]}…' is too long.")
+        if not name.isprintable():
+            raise RuleRefused("A name cannot contain control characters.")
+    if len({n.casefold() for n in names}) != len(names):
+        raise RuleRefused("Two players have the same name: give each player a different one.")
+    path_length = _int(path_length, "path length")
+    if not MIN_PATH <= path_length <= MAX_PATH:
+        raise RuleRefused(f"The path must be {MIN_PATH} to {MAX_PATH} squares long.")
+    if starter is not None:
+        starter = _int(starter, "starter")
+        if not 0 <= starter < len(names):
+            raise RuleRefused(f"The starter must be one of the seats 0 to {len(names) - 1}.")
+    elif ages is not None:
+        if not isinstance(ages, list) or len(ages) != len(names):
+            raise BadRequest("Give one age for each player, in seating order.")
+        ages = [_int(a, "age") for a in ages]
+        if any(not 1 <= a <= 130 for a in ages):
+            raise RuleRefused("Ages must be between 1 and 130.")
+        starter = ages.index(min(ages))  # R3: the youngest starts
+    else:
+        starter = 0
+    return {"type": "game_started", "id": game_id, "players": names, "path_length": path_length, "starter": starter}
+
+
+def decide_claim(state: GameState, amount: Any, seat: Any = None) -> Event:
+    """R4, R7: a claim from 3 to 18, at least one more than the claim received."""
+    amount = _int(amount, "claim")
+    seat = _check_turn(state, seat, PHASE_CLAIM, "make a claim")
+    low = state.min_claim
+    assert low is not None  # phase claim never follows an 18
+    if amount > MAX_CLAIM:
+        raise RuleRefused("A claim can be at most 18: three dice show 18 elephants at most.")
+    if amount < low:
+        if state.claim is None:
+            raise RuleRefused(f"A claim must be at least {MIN_CLAIM}: three dice show 3 elephants at least.")
+        raise RuleRefused(f"You received {state.claim[0]}: your claim must be at least {low}.")
+    return {"type": "claimed", "seat": seat, "amount": amount}
+
+
+def decide_believe(state: GameState, peeked: Any = False, seat: Any = None) -> Event:
+    """R6-R8: believe the claim received (the believer may peek, then must re-roll)."""
+    if not isinstance(peeked, bool):
+        raise BadRequest("'peeked' must be true or false.")
+    seat = _check_turn(state, seat, PHASE_DECIDE, "believe")
+    return {"type": "believed", "seat": seat, "peeked": peeked}
+
+
+def decide_bluff(state: GameState, seat: Any = None) -> int:
+    """R9: check that a Bluff may be called now; returns the caller's seat.
+
+    The event itself (``bluff_event``) needs the dice, which the shell reads only
+    after this check passes, so an illegal Bluff never moves the camera (R13).
+    """
+    return _check_turn(state, seat, PHASE_DECIDE, "call Bluff")
+
+
+def bluff_event(caller: int, challenge_id: str, reading: dict[str, Any] | None, problem: str | None, has_images: bool) -> Event:
+    """The event of a Bluff whose reading (or lack of one) is known."""
+    return {"type": "bluff_called", "seat": caller, "challenge": challenge_id, "reading": reading, "problem": problem, "images": has_images}
+
+
+def decide_confirm(state: GameState, dice: Any) -> Event:
+    """R14: the table types the top faces when the reading was uncertain."""
+    dice = _dice(dice)
+    if state.phase == PHASE_OVER:
+        raise NotAllowed(f"The game is over: {_name(state, state.loser)} lost.")
+    if state.phase != PHASE_CONFIRM:
+        raise NotAllowed(f"There are no dice to confirm now: {_waiting_for(state)}")
+    return {"type": "confirmed", "challenge": state.last_challenge, "dice": dice}
+
+
+def decide_correction(state: GameState, challenge_id: str, dice: Any, by: Any, at: str) -> Event:
+    """R15: re-decide one Bluff with corrected top faces; keeps who, when, old and new."""
+    dice = _dice(dice)
+    if not isinstance(by, str) or not by.strip() or len(by) > 60:
+        raise BadRequest("Say who makes the correction (a name of up to 60 characters).")
+    challenge = state.challenges.get(challenge_id)
+    if challenge is None:
+        raise NotFound("There is no such Bluff in this game.")
+    if not challenge.decided:
+        raise NotAllowed("This Bluff's dice have not been confirmed yet: confirm them first.")
+    if state.phase == PHASE_CONFIRM:
+        raise NotAllowed("Confirm the dice of the current Bluff before correcting another one.")
+    if dice == challenge.dice:
+        raise RuleRefused("Those are already the dice of this Bluff: nothing to correct.")
+    return {"type": "corrected", "challenge": challenge_id, "dice": dice, "old_dice": list(challenge.dice or []), "by": by.strip(), "at": at}
+
+
+# --- folding events into state -----------------------------------------------------------
+
+def fold(events: Iterable[Event]) -> GameState:
+    """The state of a game is the fold of its whole log, from its first event."""
+    state: GameState | None = None
+    for event in events:
+        state = _apply(state, event)
+    if state is None:
+        raise ValueError("a game's log starts with game_started")
+    return state
+
+
+def apply(state: GameState, event: Event) -> GameState:
+    """A new state: ``state`` with one more event; ``state`` itself is not changed."""
+    return _apply(copy.deepcopy(state), event)
+
+
+def _apply(state: GameState | None, event: Event) -> GameState:
+    kind = event["type"]
+    if kind == "game_started":
+        if state is not None:
+            raise ValueError("game_started must be the first event")
+        state = GameState(id=event["id"], players=list(event["players"]), path_length=event["path_length"], starter=event["starter"], to_act=event["starter"])
+    elif state is None:
+        raise ValueError("a game's log starts with game_started")
+    elif kind == "claimed":
+        state.claim = (event["amount"], event["seat"])
+        state.phase, state.to_act = PHASE_DECIDE, state.left_of(event["seat"])
+    elif kind == "believed":
+        _apply_believe(state, event)
+    elif kind == "bluff_called":
+        _apply_bluff(state, event)
+    elif kind == "confirmed":
+        challenge = state.challenges[event["challenge"]]
+        _decide(state, challenge, list(event["dice"]), "table")
+    elif kind == "corrected":
+        _apply_correction(state, event)
+    else:
+        raise ValueError(f"unknown event type {kind!r}")
+    state.events += 1
+    return state
+
+
+def _apply_believe(state: GameState, event: Event) -> None:
+    seat = event["seat"]
+    state.peeked = event["peeked"]
+    assert state.claim is not None
+    if state.claim[0] == MAX_CLAIM:
+        # R8: believing 18 costs the believer one step; they start the next round (R11).
+        _move(state, Move(seat, 1, "R8"))
+    else:
+        # R7: the believer now passes a higher claim to the left.
+        state.phase, state.to_act = PHASE_CLAIM, seat
+
+
+def _apply_bluff(state: GameState, event: Event) -> None:
+    assert state.claim is not None
+    amount, claimer = state.claim
+    challenge = Challenge(
+        id=event["challenge"],
+        round=state.round,
+        claim=amount,
+        claimer=claimer,
+        caller=event["seat"],
+        reading=event["reading"],
+        problem=event["problem"],
+        has_images=event["images"],
+    )
+    state.challenges[challenge.id] = challenge
+    state.last_challenge = challenge.id
+    reading = event["reading"]
+    if reading is not None and reading.get("status") == "ok" and len(reading.get("dice", [])) == 3:
+        _decide(state, challenge, [d["top"] for d in reading["dice"]], "camera")
+    else:
+        # R14: no guessing; the table confirms the dice before anyone moves.
+        state.phase, state.to_act = PHASE_CONFIRM, None
+
+
+def _decide(state: GameState, challenge: Challenge, dice: list[int], source: str) -> None:
+    challenge.dice, challenge.source = dice, source
+    verdict = bluff_verdict(challenge.claim, sum(dice))
+    challenge.mover = challenge.claimer if verdict.mover == "claimer" else challenge.caller
+    challenge.steps, challenge.rule = verdict.steps, verdict.rule
+    _move(state, Move(challenge.mover, verdict.steps, verdict.rule, challenge.id))
+
+
+def _move(state: GameState, move: Move) -> None:
+    """A step is taken; the game ends on the red square (R12), else the mover starts (R11)."""
+    state.moves.append(move)
+    state.claim, state.peeked = None, False
+    if state.first_to_finish() is not None:
+        state.loser = state.first_to_finish()
+        state.phase, state.to_act = PHASE_OVER, None
+    else:
+        state.round += 1
+        state.phase, state.to_act, state.starter = PHASE_CLAIM, move.seat, move.seat
+
+
+def _apply_correction(state: GameState, event: Event) -> None:
+    """R15: the corrected Bluff's move is re-decided; positions follow from all moves.
+
+    Rounds played since stay as they were played. Only when nothing has happened
+    since that Bluff (no claim yet in the round it started) does its new mover
+    start that round; if the correction puts an elephant on the red square the
+    game ends, and if it takes back the move that ended the game, play resumes.
+    """
+    challenge = state.challenges[event["challenge"]]
+    challenge.corrections.append({"by": event["by"], "at": event["at"], "old": list(event["old_dice"]), "new": list(event["dice"])})
+    challenge.dice, challenge.source = list(event["dice"]), "correction"
+    verdict = bluff_verdict(challenge.claim, sum(challenge.dice))
+    challenge.mover = challenge.claimer if verdict.mover == "claimer" else challenge.caller
+    challenge.steps, challenge.rule = verdict.steps, verdict.rule
+    index = next(i for i, m in enumerate(state.moves) if m.challenge == challenge.id)
+    state.moves[index] = Move(challenge.mover, challenge.steps, challenge.rule, challenge.id)
+    is_last_move = index == len(state.moves) - 1
+    was_over = state.phase == PHASE_OVER
+    state.loser = state.first_to_finish()
+    if state.loser is not None:
+        state.phase, state.to_act, state.claim = PHASE_OVER, None, None
+    elif was_over:
+        # The move that ended the game was taken back: its new mover starts a new round.
+        state.round += 1
+        state.phase, state.to_act, state.starter, state.claim = PHASE_CLAIM, challenge.mover, challenge.mover, None
+    elif is_last_move and state.phase == PHASE_CLAIM and state.claim is None:
+        state.to_act = state.starter = challenge.mover

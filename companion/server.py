@@ -1,0 +1,46 @@
+"""``elephants-bluff serve``: the companion behind waitress, a production WSGI server.
+
+Never Flask's development server, never debug mode. One waitress thread per
+live viewer is needed by the SSE stream, so the thread count is a setting.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+
+from companion.settings import CONFIG_NAME, PIN_ENV, Settings, init_config
+
+
+def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    instance = instance.resolve()
+    if init:
+        path, created = init_config(instance)
+        if created:
+            print(f"Wrote the settings with a new random table PIN: {path}")
+    settings = Settings.load(instance / CONFIG_NAME)
+    if not settings["table.pin"]:
+        print(f"No table PIN is set: set table.pin in {instance / CONFIG_NAME}, or {PIN_ENV}, or start with --init.", file=sys.stderr)
+        return 2
+
+    from waitress import create_server
+
+    from companion.web import create_app
+
+    app = create_app(instance, simulate=simulate, settings=settings)
+    app.debug = False
+    server = create_server(app, host=host, port=port, threads=int(os.environ.get("ELEPHANTS_BLUFF_THREADS", "96")), channel_timeout=60, ident="elephants-bluff")
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    mode = "the simulated table" if simulate else "the real table"
+    print(f"Elephants Bluff companion on {mode}: http://{shown_host}:{server.effective_port}/", flush=True)
+    print(f"Table PIN: {settings['table.pin']}", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        app.extensions["elephants_bluff"].close()
+    return 0

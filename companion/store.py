@@ -1,0 +1,141 @@
+"""The durable game log: every event of every game, in SQLite.
+
+One transaction per event, WAL mode and ``synchronous=FULL``: once ``append``
+returns, the event survives a kill -9 or a power cut, and a restart folds the
+log back into the same state. Nothing but events is stored; a game's state is
+always recomputed from them (``companion.rules.fold``).
+
+A file that is not a game log, or is damaged, is refused with a clear message
+and never replaced: it may hold the only record of a game.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from companion.errors import NotAllowed, StoreError
+
+SCHEMA_VERSION = 1
+APPLICATION_ID = 0x45424C46  # "EBLF": marks the file as ours
+
+_SCHEMA = """
+CREATE TABLE games (
+    id TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL,
+    phase TEXT NOT NULL
+);
+CREATE TABLE events (
+    game_id TEXT NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    at TEXT NOT NULL,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+"""
+
+
+class GameStore:
+    """An append-only event log per game.
+
+    >>> import tempfile, pathlib
+    >>> store = GameStore(pathlib.Path(tempfile.mkdtemp()) / "log.sqlite3")
+    >>> store.create_game("g-1", {"type": "game_started"}, at="2026-01-01T00:00:00Z", phase="claim")
+    >>> [e["type"] for e in store.events("g-1")]
+    ['game_started']
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        fresh = not path.exists() or path.stat().st_size == 0
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            if fresh:
+                self._create()
+            else:
+                self._check()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"The game log {path} is damaged or is not an Elephants Bluff game log ({exc}). "
+                "It was left as it is: move it away to start a fresh log, or restore a backup."
+            ) from None
+        except OSError as exc:
+            raise StoreError(f"The game log {path} cannot be opened: {exc.strerror or exc}.") from None
+
+    def _create(self) -> None:
+        self._db.executescript("BEGIN;" + _SCHEMA + f"PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+
+    def _check(self) -> None:
+        app_id = self._db.execute("PRAGMA application_id").fetchone()[0]
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if app_id != APPLICATION_ID:
+            raise sqlite3.DatabaseError("it belongs to another program")
+        if version != SCHEMA_VERSION:
+            raise sqlite3.DatabaseError(f"it has format {version}, this version reads format {SCHEMA_VERSION}")
+        result = self._db.execute("PRAGMA quick_check").fetchone()[0]
+        if result != "ok":
+            raise sqlite3.DatabaseError(f"integrity check failed: {result}")
+
+    def _transaction(self):  # noqa: ANN202 - a tiny context manager
+        return _Tx(self._db)
+
+    def create_game(self, game_id: str, event: dict[str, Any], *, at: str, phase: str) -> None:
+        with self._lock, self._transaction():
+            self._db.execute("INSERT INTO games (id, created_at, phase) VALUES (?, ?, ?)", (game_id, at, phase))
+            self._db.execute("INSERT INTO events (game_id, seq, at, type, data) VALUES (?, 0, ?, ?, ?)", (game_id, at, event["type"], json.dumps(event)))
+
+    def append(self, game_id: str, seq: int, event: dict[str, Any], *, at: str, phase: str) -> None:
+        """Append event number ``seq``; a second writer of the same seq is refused."""
+        with self._lock:
+            try:
+                with self._transaction():
+                    self._db.execute("INSERT INTO events (game_id, seq, at, type, data) VALUES (?, ?, ?, ?, ?)", (game_id, seq, at, event["type"], json.dumps(event)))
+                    self._db.execute("UPDATE games SET phase = ? WHERE id = ?", (phase, game_id))
+            except sqlite3.IntegrityError:
+                raise NotAllowed("Someone else acted at the same moment: look at the table again and retry.") from None
+            except sqlite3.OperationalError as exc:
+                raise StoreError(f"The game log could not be written ({exc}); nothing was changed.") from None
+
+    def events(self, game_id: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute("SELECT data FROM events WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
+        return [json.loads(r[0]) for r in rows]
+
+    def game_ids(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT id FROM games ORDER BY created_at, rowid")]
+
+    def current_game_id(self) -> str | None:
+        """The newest game that is not over, if any."""
+        with self._lock:
+            row = self._db.execute("SELECT id FROM games WHERE phase != 'over' ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
+        return row[0] if row else None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class _Tx:
+    """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any error: all or nothing."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type, exc, tb) -> None:  # noqa: ANN001
+        if exc_type is None:
+            self.db.execute("COMMIT")
+        else:
+            self.db.execute("ROLLBACK")

@@ -1,0 +1,100 @@
+"""The Flask application factory (flaskr's ``create_app``) and its blueprints."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from companion import __version__
+from companion.errors import ElephantsBluffError
+from companion.settings import CONFIG_NAME, Settings
+
+
+def create_app(instance_path: str | Path | None = None, *, simulate: bool = False, settings: Settings | None = None, test_config: dict[str, Any] | None = None, services: Any = None) -> Flask:
+    """Build the companion's app on an instance folder (settings, game log, frames).
+
+    >>> import tempfile
+    >>> app = create_app(tempfile.mkdtemp(), simulate=True, test_config={"TESTING": True})
+    >>> app.test_client().get("/api/health").json["status"]
+    'ok'
+    """
+    instance = Path(instance_path or "instance").resolve()
+    instance.mkdir(parents=True, exist_ok=True)
+    app = Flask(__name__, instance_path=str(instance), instance_relative_config=True)
+    if settings is None:
+        settings = Settings.load(instance / CONFIG_NAME)
+    app.config.update(
+        SECRET_KEY=_secret_key(instance),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        SESSION_COOKIE_NAME="eb_session",
+        MAX_CONTENT_LENGTH=64 * 1024,
+        EB_TRUSTED_HOSTS=_trusted_hosts(settings["server.trusted_hosts"]),
+        VERSION=__version__,
+    )
+    app.json.sort_keys = False  # keep the documented field order
+    if test_config:
+        app.config.update(test_config)
+    if services is None:
+        from companion.services import build_services
+
+        services = build_services(instance, settings, simulate=simulate)
+    app.extensions["elephants_bluff"] = services
+
+    from companion.web import api, events, pages, sim
+    from companion.web.security import install_security
+
+    install_security(app)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(events.bp)
+    app.register_blueprint(sim.bp)
+    app.register_blueprint(pages.bp)
+
+    @app.errorhandler(ElephantsBluffError)
+    def _our_error(exc: ElephantsBluffError):  # noqa: ANN202
+        response = jsonify(exc.to_json())
+        response.status_code = exc.status
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):  # noqa: ANN202
+        if not request.path.startswith("/api/"):
+            return exc
+        words = {404: "There is nothing at this address.", 405: "This address does not take that kind of request.", 413: "The request is too large.", 400: "The request could not be understood."}
+        response = jsonify({"error": (exc.name or "error").lower().replace(" ", "_"), "message": words.get(exc.code or 0, exc.description or "The request failed.")})
+        response.status_code = exc.code or 500
+        return response
+
+    return app
+
+
+def _secret_key(instance: Path) -> bytes:
+    """A random key kept in the instance folder, so sessions survive a restart."""
+    path = instance / "secret_key"
+    if not path.exists():
+        tmp = path.with_suffix(".part")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(secrets.token_bytes(32))
+        os.replace(tmp, path)
+    return path.read_bytes()
+
+
+def _trusted_hosts(configured: list[str]) -> list[str] | None:
+    """The configured names plus this machine's own name, so a tablet can use either."""
+    if "*" in configured:
+        return None
+    hosts = set(configured) | {"localhost", "127.0.0.1", "[::1]"}
+    name = socket.gethostname()
+    hosts |= {name, f"{name}.local"}
+    try:
+        hosts |= {info[4][0] for info in socket.getaddrinfo(name, None)}
+    except OSError:
+        pass
+    return sorted(hosts)

@@ -1,0 +1,186 @@
+"""The JSON API of ``shared/API.md``: health, session, games, challenges and their images."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, current_app, jsonify, request, send_file
+
+from companion import __version__
+from companion.errors import BadRequest, NotFound
+from companion.web.openapi import openapi_spec
+from companion.web.security import has_control, open_session, require_pin
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def services() -> Any:
+    return current_app.extensions["elephants_bluff"]
+
+
+def json_body(*allowed: str) -> dict[str, Any]:
+    """The request's JSON object; malformed JSON, another type or an unknown field is a 400."""
+    if request.content_length == 0 or not request.get_data():
+        data: Any = {}
+    else:
+        data = request.get_json(silent=True, force=True)
+        if data is None:
+            raise BadRequest("The request body is not valid JSON.")
+    if not isinstance(data, dict):
+        raise BadRequest("The request body must be a JSON object, like {\"amount\": 12}.")
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise BadRequest(f"Unknown field {unknown[0]!r}: this request takes {', '.join(allowed) or 'no fields'}.")
+    return data
+
+
+def _with_urls(challenge: dict[str, Any]) -> dict[str, Any]:
+    cid = challenge["id"]
+    challenge["image_url"] = f"/api/challenges/{cid}/image" if challenge["has_images"] else None
+    challenge["annotated_url"] = f"/api/challenges/{cid}/annotated" if challenge["has_images"] else None
+    return challenge
+
+
+@bp.get("/health")
+def health():  # noqa: ANN201
+    s = services()
+    camera_status = s.dice_source.health()
+    problems = list(s.problems) + ([camera_status] if camera_status != "ok" else [])
+    return jsonify(
+        {
+            "status": "ok" if not problems else "degraded",
+            "version": __version__,
+            "camera": s.dice_source.name,
+            "camera_status": camera_status,
+            "gpio": s.gpio_name,
+            "model": s.model_id,
+            "simulate": s.simulate,
+            "problems": problems,
+            "viewers": s.referee.viewer_count,
+        }
+    )
+
+
+@bp.get("/openapi.json")
+def openapi():  # noqa: ANN201
+    return jsonify(openapi_spec())
+
+
+@bp.get("/session")
+def session_status():  # noqa: ANN201
+    return jsonify({"control": has_control()})
+
+
+@bp.post("/session")
+def session_open():  # noqa: ANN201
+    body = json_body("pin")
+    open_session(body.get("pin"))
+    return jsonify({"control": True})
+
+
+@bp.delete("/session")
+def session_close():  # noqa: ANN201
+    from flask import session
+
+    session.clear()
+    return jsonify({"control": False})
+
+
+@bp.post("/games")
+@require_pin
+def new_game():  # noqa: ANN201
+    body = json_body("players", "path_length", "starter", "ages")
+    if "players" not in body:
+        raise BadRequest("Give the players, in seating order: {\"players\": [\"Ann\", \"Ben\"]}.")
+    state = services().referee.new_game(body["players"], body.get("path_length"), body.get("starter"), body.get("ages"))
+    return jsonify(state), 201
+
+
+@bp.get("/games")
+def list_games():  # noqa: ANN201
+    referee = services().referee
+    return jsonify({"games": [referee.game_state(g) for g in reversed(referee.game_ids()[-50:])], "current": referee.current_game_id()})
+
+
+@bp.get("/games/current")
+def current_game():  # noqa: ANN201
+    referee = services().referee
+    game_id = referee.current_game_id()
+    if game_id is None:
+        raise NotFound("No game is in progress: start one.")
+    return jsonify(referee.game_state(game_id))
+
+
+@bp.get("/games/<game_id>")
+def game(game_id: str):  # noqa: ANN201
+    return jsonify(services().referee.game_state(game_id))
+
+
+@bp.post("/games/<game_id>/claim")
+@require_pin
+def claim(game_id: str):  # noqa: ANN201
+    body = json_body("amount", "seat")
+    if "amount" not in body:
+        raise BadRequest("Say how many elephants you claim: {\"amount\": 12}.")
+    return jsonify(services().referee.claim(game_id, body["amount"], body.get("seat")))
+
+
+@bp.post("/games/<game_id>/believe")
+@require_pin
+def believe(game_id: str):  # noqa: ANN201
+    body = json_body("peeked", "seat")
+    return jsonify(services().referee.believe(game_id, body.get("peeked", False), body.get("seat")))
+
+
+@bp.post("/games/<game_id>/bluff")
+@require_pin
+def bluff(game_id: str):  # noqa: ANN201
+    body = json_body("seat")
+    state, challenge = services().referee.bluff(game_id, body.get("seat"))
+    return jsonify({**state, "state": state, "challenge": _with_urls(challenge)})
+
+
+@bp.post("/games/<game_id>/confirm")
+@require_pin
+def confirm(game_id: str):  # noqa: ANN201
+    body = json_body("dice")
+    if "dice" not in body:
+        raise BadRequest("Give the three top faces: {\"dice\": [6, 2, 5]}.")
+    return jsonify(services().referee.confirm(game_id, body["dice"]))
+
+
+@bp.get("/games/<game_id>/challenges")
+def game_challenges(game_id: str):  # noqa: ANN201
+    return jsonify({"challenges": [_with_urls(c) for c in services().referee.challenges(game_id)]})
+
+
+@bp.get("/challenges/<challenge_id>")
+def challenge(challenge_id: str):  # noqa: ANN201
+    return jsonify(_with_urls(services().referee.challenge(challenge_id)))
+
+
+@bp.get("/challenges/<challenge_id>/image")
+def challenge_image(challenge_id: str):  # noqa: ANN201
+    return _frame(challenge_id, "image")
+
+
+@bp.get("/challenges/<challenge_id>/annotated")
+def challenge_annotated(challenge_id: str):  # noqa: ANN201
+    return _frame(challenge_id, "annotated")
+
+
+def _frame(challenge_id: str, kind: str):  # noqa: ANN202
+    path = services().referee.frame_path(challenge_id, kind)
+    if not path.is_file():
+        raise NotFound("This Bluff's photo is missing from the frames folder.")
+    return send_file(path, mimetype="image/jpeg", max_age=3600)
+
+
+@bp.post("/challenges/<challenge_id>/correct")
+@require_pin
+def correct(challenge_id: str):  # noqa: ANN201
+    body = json_body("dice", "by")
+    if "dice" not in body:
+        raise BadRequest("Give the corrected three top faces: {\"dice\": [6, 2, 5]}.")
+    state, challenge = services().referee.correct(challenge_id, body["dice"], body.get("by", "table"))
+    return jsonify({"state": state, "challenge": _with_urls(challenge)})

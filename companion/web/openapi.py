@@ -1,0 +1,123 @@
+"""The whole API as OpenAPI 3.0 (``GET /api/openapi.json``), written by hand.
+
+Kept beside the routes so a new route and its description change together;
+a test checks every route of the app appears here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion import __version__
+
+_ERROR = {"type": "object", "required": ["error", "message"], "properties": {"error": {"type": "string"}, "message": {"type": "string"}}}
+_INT = {"type": "integer"}
+_NULL_INT = {"type": "integer", "nullable": True}
+_DICE = {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}, "minItems": 3, "maxItems": 3}
+
+_STATE = {
+    "type": "object",
+    "required": ["id", "players", "path_length", "round", "phase", "to_act", "claim", "min_claim", "last_challenge", "loser"],
+    "properties": {
+        "id": {"type": "string"},
+        "players": {"type": "array", "items": {"type": "object", "properties": {"seat": _INT, "name": {"type": "string"}, "position": _INT}}},
+        "path_length": _INT,
+        "round": _INT,
+        "phase": {"type": "string", "enum": ["claim", "decide", "confirm", "over"]},
+        "to_act": _NULL_INT,
+        "starter": _INT,
+        "claim": {"type": "object", "nullable": True, "properties": {"amount": _INT, "by": _INT}},
+        "min_claim": {**_NULL_INT, "description": "what the next claim must reach; null when the claim is 18 (R8)"},
+        "eighteen": {"type": "boolean"},
+        "peeked": {"type": "boolean"},
+        "last_challenge": {"type": "string", "nullable": True},
+        "last_move": {"type": "object", "nullable": True},
+        "loser": _NULL_INT,
+        "events": _INT,
+    },
+}
+_DIE = {"type": "object", "properties": {"seen": _INT, "top": _INT, "confidence": {"type": "number"}, "box": {"type": "array", "items": _INT}}}
+_CHALLENGE = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "game": {"type": "string"},
+        "round": _INT,
+        "claim": _INT,
+        "claimer": _INT,
+        "caller": _INT,
+        "reading": {"type": "object", "nullable": True, "properties": {"status": {"type": "string"}, "reason": {"type": "string", "nullable": True}, "dice": {"type": "array", "items": _DIE}, "total": _INT, "model": {"type": "string"}}},
+        "problem": {"type": "string", "nullable": True},
+        "status": {"type": "string", "enum": ["decided", "awaiting_confirm"]},
+        "dice": {"type": "array", "items": _INT, "nullable": True},
+        "total": _NULL_INT,
+        "verdict": {"type": "object", "nullable": True},
+        "image_url": {"type": "string", "nullable": True},
+        "annotated_url": {"type": "string", "nullable": True},
+        "corrections": {"type": "array", "items": {"type": "object"}},
+    },
+}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    return {str(c): {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}} for c in codes}
+
+
+def _op(summary: str, ok: dict[str, Any] | None, *errors: int, body: dict[str, Any] | None = None, control: bool = False, status: str = "200", content: str = "application/json") -> dict[str, Any]:
+    op: dict[str, Any] = {"summary": summary, "responses": {status: {"description": "ok", "content": {content: {"schema": ok or {"type": "object"}}}}, **_errors(*errors)}}
+    if body is not None:
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    if control:
+        op["security"] = [{"tablePin": []}, {"session": []}]
+        op["responses"].update(_errors(401, 403, 429))
+    return op
+
+
+def _obj(required: list[str], **props: Any) -> dict[str, Any]:
+    return {"type": "object", "required": required, "properties": props, "additionalProperties": False}
+
+
+def _path_param(name: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+
+
+def openapi_spec() -> dict[str, Any]:
+    state = {"$ref": "#/components/schemas/GameState"}
+    challenge = {"$ref": "#/components/schemas/Challenge"}
+    game = [_path_param("game_id")]
+    chal = [_path_param("challenge_id")]
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Elephants Bluff companion", "version": __version__, "description": "The referee of a real Elephants Bluff table. Control routes need the table PIN (X-Table-Pin header or the session cookie)."},
+        "paths": {
+            "/api/health": {"get": _op("Health of the companion, its camera, GPIO and model", None)},
+            "/api/openapi.json": {"get": _op("This document", None)},
+            "/api/session": {
+                "get": _op("Whether this device may act", None),
+                "post": _op("Enter the table PIN once; sets the session cookie", None, 400, 401, 429, body=_obj(["pin"], pin={"type": "string"})),
+                "delete": _op("Forget this device's PIN", None),
+            },
+            "/api/games": {
+                "get": _op("The latest games and the current one", None),
+                "post": _op("Start a game", state, 400, 422, control=True, status="201", body=_obj(["players"], players={"type": "array", "items": {"type": "string"}}, path_length=_INT, starter=_INT, ages={"type": "array", "items": _INT})),
+            },
+            "/api/games/current": {"get": _op("The game in progress", state, 404)},
+            "/api/games/{game_id}": {"get": {**_op("Any game's state", state, 404), "parameters": game}},
+            "/api/games/{game_id}/claim": {"post": {**_op("Pass a claim (R4, R7)", state, 400, 404, 409, 422, control=True, body=_obj(["amount"], amount=_INT, seat=_INT)), "parameters": game}},
+            "/api/games/{game_id}/believe": {"post": {**_op("Believe the claim (R6-R8)", state, 400, 404, 409, control=True, body=_obj([], peeked={"type": "boolean"}, seat=_INT)), "parameters": game}},
+            "/api/games/{game_id}/bluff": {"post": {**_op("Call Bluff: the camera reads the dice (R9, R10)", None, 400, 404, 409, control=True, body=_obj([], seat=_INT)), "parameters": game}},
+            "/api/games/{game_id}/confirm": {"post": {**_op("Confirm the dice of an uncertain reading (R14)", state, 400, 404, 409, 422, control=True, body=_obj(["dice"], dice=_DICE)), "parameters": game}},
+            "/api/games/{game_id}/challenges": {"get": {**_op("Every Bluff of a game", None, 404), "parameters": game}},
+            "/api/challenges/{challenge_id}": {"get": {**_op("A saved Bluff", challenge, 404), "parameters": chal}},
+            "/api/challenges/{challenge_id}/image": {"get": {**_op("The saved frame", {"type": "string", "format": "binary"}, 404, content="image/jpeg"), "parameters": chal}},
+            "/api/challenges/{challenge_id}/annotated": {"get": {**_op("The frame with boxes and values drawn", {"type": "string", "format": "binary"}, 404, content="image/jpeg"), "parameters": chal}},
+            "/api/challenges/{challenge_id}/correct": {"post": {**_op("Correct a Bluff's dice; re-decides it (R15)", None, 400, 404, 409, 422, control=True, body=_obj(["dice"], dice=_DICE, by={"type": "string"})), "parameters": chal}},
+            "/api/events": {"get": _op("Server-Sent Events: a `state` event with the public state on every change", {"type": "string"}, content="text/event-stream")},
+            "/api/sim/dice": {"post": _op("Simulation: the top faces of the next capture", None, 400, 404, 422, control=True, body=_obj(["values"], values={"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}, "minItems": 1, "maxItems": 6}))},
+            "/api/sim/press": {"post": _op("Simulation: press a table button through its mock pin", None, 400, 404, 409, control=True, body=_obj(["button"], button={"type": "string"}))},
+        },
+        "components": {
+            "schemas": {"Error": _ERROR, "GameState": _STATE, "Challenge": _CHALLENGE},
+            "securitySchemes": {"tablePin": {"type": "apiKey", "in": "header", "name": "X-Table-Pin"}, "session": {"type": "apiKey", "in": "cookie", "name": "eb_session"}},
+        },
+    }
