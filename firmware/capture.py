@@ -176,6 +176,11 @@ class CaptureLoop:
         except Exception as exc:
             return f"The camera cannot report its health ({exc})."
 
+    def close(self) -> None:
+        """Switch the light off and release the camera."""
+        self._light(0.0)
+        self.frame_source.close()
+
     # -- private reading for the lid's peek check (RULES.md R6, R13) -------------
 
     def snapshot(self) -> Reading | None:

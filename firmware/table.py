@@ -77,8 +77,11 @@ class TableController:
         refusal_flash_s: float = 0.9,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        simulated: bool | None = None,
     ) -> None:
         self.referee = referee
+        #: buttons may be pressed through ``press`` (mock pins of the simulated table)
+        self.simulated = devices.is_simulated if simulated is None else bool(simulated and devices.is_simulated)
         self.devices = devices
         self.dice_source = dice_source
         self.peek_watch = peek_watch
@@ -142,7 +145,7 @@ class TableController:
         Raises ``NotAllowed`` off the simulated table and ``BadRequest`` for an
         unknown or unfitted button.
         """
-        if not self.devices.is_simulated:
+        if not self.simulated:
             raise NotAllowed("The table's buttons can be pressed from the page only on the simulated table (serve --simulate).")
         if not isinstance(button, str) or button not in BUTTONS:
             raise BadRequest(f"There is no button called {button!r}; the table's buttons are {', '.join(BUTTONS)}.")
@@ -152,7 +155,7 @@ class TableController:
         with self._press_lock:
             wait = self._debouncer.quiet_in(button)
             if wait:
-                self._sleep(wait)  # a program does not bounce: let the window pass so this press counts
+                self._sleep(wait + 0.001)  # a program does not bounce: let the window pass so this press counts
             with self._lock:
                 first = self._seq + 1
             if button == "lid":
@@ -198,7 +201,7 @@ class TableController:
                 button.when_pressed = self._callback(name, True)
                 button.when_released = self._callback(name, False)
         if d.lid_switch is not None:
-            if d.is_simulated:
+            if self.simulated:
                 d.lid_switch.pin.drive_low()  # the simulated lid starts closed (magnet on the reed)
             d.lid_switch.when_released = self._callback("lid", True)  # reed opens: lid lifted
             d.lid_switch.when_pressed = self._callback("lid", False)
@@ -468,6 +471,7 @@ def build_table(
             debounce_s=settings["gpio.debounce_ms"] / 1000.0,
             clock=clock,
             sleep=sleep,
+            simulated=simulate or name == "mock",
         )
     except Exception:
         devices.close()
