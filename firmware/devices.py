@@ -4,7 +4,9 @@ Every device is created with an explicit ``pin_factory``, as gpiozero's own
 devices allow, so the same code drives lgpio pins on the Pi and ``MockFactory``
 pins in the simulated table and the tests. Buttons and the lid's reed switch
 are wired to ground and use the internal pull-up; gpiozero's ``bounce_time`` is
-left off because ``firmware.debounce`` does that job on every backend.
+left off because ``firmware.debounce`` does that job on every backend. They are
+``DigitalInputDevice``s rather than ``Button``s: the table has no use for
+"held" events, and a ``Button`` keeps a hold-watching thread per input.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
-from gpiozero import LED, Button, Buzzer, Device, PWMLED
+from gpiozero import LED, Buzzer, Device, DigitalInputDevice, PWMLED
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion.errors import HardwareError
@@ -61,14 +63,14 @@ class TableDevices:
 
     pins: PinMap
     pin_factory: Any
-    believe_button: Button
-    bluff_button: Button
+    believe_button: DigitalInputDevice
+    bluff_button: DigitalInputDevice
     believe_light: LED
     bluff_light: LED
     status_light: LED
     tray_light: PWMLED
-    lid_switch: Button | None = None
-    confirm_button: Button | None = None
+    lid_switch: DigitalInputDevice | None = None
+    confirm_button: DigitalInputDevice | None = None
     buzzer: Buzzer | None = None
     _opened: list[Device] = field(default_factory=list, repr=False)
 
@@ -92,14 +94,14 @@ class TableDevices:
         devices = cls(
             pins=pins,
             pin_factory=pin_factory,
-            believe_button=add(Button, pins.believe_button, "Believe button", pull_up=True, bounce_time=None),
-            bluff_button=add(Button, pins.bluff_button, "Bluff button", pull_up=True, bounce_time=None),
+            believe_button=add(DigitalInputDevice, pins.believe_button, "Believe button", pull_up=True, bounce_time=None),
+            bluff_button=add(DigitalInputDevice, pins.bluff_button, "Bluff button", pull_up=True, bounce_time=None),
             believe_light=add(LED, pins.believe_light, "Believe button's light"),
             bluff_light=add(LED, pins.bluff_light, "Bluff button's light"),
             status_light=add(LED, pins.status_light, "status light"),
             tray_light=add(PWMLED, pins.tray_light, "tray's LED ring", frequency=500),
-            lid_switch=add(Button, pins.lid_switch, "lid switch", pull_up=True, bounce_time=None),
-            confirm_button=add(Button, pins.confirm_button, "Confirm button", pull_up=True, bounce_time=None),
+            lid_switch=add(DigitalInputDevice, pins.lid_switch, "lid switch", pull_up=True, bounce_time=None),
+            confirm_button=add(DigitalInputDevice, pins.confirm_button, "Confirm button", pull_up=True, bounce_time=None),
             buzzer=add(Buzzer, pins.buzzer, "buzzer"),
         )
         devices._opened = opened
@@ -109,7 +111,7 @@ class TableDevices:
     def is_simulated(self) -> bool:
         return isinstance(self.pin_factory, MockFactory)
 
-    def inputs(self) -> dict[str, Button]:
+    def inputs(self) -> dict[str, DigitalInputDevice]:
         """The fitted inputs by the name the page and ``press`` use."""
         named = {"believe": self.believe_button, "bluff": self.bluff_button, "lid": self.lid_switch, "confirm": self.confirm_button}
         return {k: v for k, v in named.items() if v is not None}

@@ -131,7 +131,7 @@ class TableController:
                 "status": self._status,
                 "tray": float(d.tray_light.value),
                 "buzzer": bool(d.buzzer.is_active) if d.buzzer else None,
-                "lid": ("closed" if d.lid_switch.is_pressed else "open") if d.lid_switch else None,
+                "lid": ("closed" if d.lid_switch.is_active else "open") if d.lid_switch else None,
                 "last_refusal": self.last_refusal,
                 "peek_warning": self.peek_warning,
             }
@@ -198,13 +198,13 @@ class TableController:
         for name in ("believe", "bluff", "confirm"):
             button = d.inputs().get(name)
             if button is not None:
-                button.when_pressed = self._callback(name, True)
-                button.when_released = self._callback(name, False)
+                button.when_activated = self._callback(name, True)
+                button.when_deactivated = self._callback(name, False)
         if d.lid_switch is not None:
             if self.simulated:
                 d.lid_switch.pin.drive_low()  # the simulated lid starts closed (magnet on the reed)
-            d.lid_switch.when_released = self._callback("lid", True)  # reed opens: lid lifted
-            d.lid_switch.when_pressed = self._callback("lid", False)
+            d.lid_switch.when_deactivated = self._callback("lid", True)  # reed opens: lid lifted
+            d.lid_switch.when_activated = self._callback("lid", False)
 
     def _callback(self, name: str, active: bool) -> Callable[[], None]:
         def on_edge() -> None:
