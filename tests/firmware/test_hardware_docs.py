@@ -1,0 +1,65 @@
+"""The hardware documents agree with the default pin map in ``firmware/settings.py``."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from firmware.settings import REQUIRED_PINS, SUGGESTED_PINS
+
+HW = Path(__file__).resolve().parents[2] / "hardware"
+SVG = "{http://www.w3.org/2000/svg}"
+
+#: BCM -> physical header pin, from the Raspberry Pi pinout (40-pin models).
+HEADER = {2: 3, 3: 5, 4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 5: 29, 6: 31, 13: 33, 19: 35, 26: 37,
+          14: 8, 15: 10, 18: 12, 23: 16, 24: 18, 25: 22, 8: 24, 7: 26, 12: 32, 16: 36, 20: 38, 21: 40}
+EXPECTED = {**REQUIRED_PINS, **SUGGESTED_PINS}
+
+
+def pins_md_rows() -> dict[str, tuple[int, int]]:
+    rows = {}
+    for line in (HW / "PINS.md").read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\|\s*`(gpio\.[a-z_]+)`[^|]*\|\s*(\d+)\s*\|\s*(\d+)\s*\|", line)
+        if m:
+            rows[m.group(1)] = (int(m.group(2)), int(m.group(3)))
+    return rows
+
+
+def svg_connections() -> dict[str, tuple[int, int, str]]:
+    root = ET.parse(HW / "wiring.svg").getroot()
+    found = {}
+    for g in root.iter(f"{SVG}g"):
+        if g.get("class") == "connection":
+            text = " ".join("".join(t.itertext()) for t in g.iter(f"{SVG}text"))
+            found[g.get("data-key")] = (int(g.get("data-bcm")), int(g.get("data-header-pin")), text)
+    return found
+
+
+def test_pins_md_lists_every_pin_setting_with_its_default_and_header_pin():
+    rows = pins_md_rows()
+    assert set(rows) == set(EXPECTED)
+    for key, bcm in EXPECTED.items():
+        assert rows[key] == (bcm, HEADER[bcm]), key
+
+
+def test_wiring_svg_draws_every_pin_setting_where_the_settings_put_it():
+    conns = svg_connections()
+    assert set(conns) == set(EXPECTED)
+    for key, bcm in EXPECTED.items():
+        svg_bcm, svg_pin, text = conns[key]
+        assert (svg_bcm, svg_pin) == (bcm, HEADER[bcm]), key
+        assert f"GPIO{bcm} (pin {HEADER[bcm]})" in text, key  # what a person reads agrees too
+
+
+def test_pins_md_marks_the_optional_parts_as_optional():
+    text = (HW / "PINS.md").read_text(encoding="utf-8")
+    for key in SUGGESTED_PINS:
+        assert f"`{key}` (optional)" in text
+
+
+@pytest.mark.parametrize("name", ["BOM.md", "LIGHTING.md", "BUILD.md", "tray-mount.scad", "tray-mount.png"])
+def test_the_build_documents_exist(name):
+    assert (HW / name).stat().st_size > 500
