@@ -62,10 +62,16 @@ reed_pocket = [4, 21, 4];       // MDSR-7 style glass reed in the rim
 
 // --- the LED ring (12 V COB ring, 72 mm outer, 50 mm inner) and the hood ---
 ring_od = 72; ring_id = 50;
-hood_od = 24; hood_h = 22;
+hood_od = 30;                   // 1.5 mm wall: 27 mm inside
+hood_h = lens_height + 8;       // from the board's face: 8 mm above the lens front
+// The hood must not cut into the view: from the lens front its rim is at
+// atan(13.5 / 8) = 59 degrees off axis, outside the 51 degrees of half the horizontal FoV.
+hood_clear_angle = atan(((hood_od - 3) / 2) / (hood_h - lens_height));
+assert(hood_clear_angle > hfov / 2 + 3, "the lens hood would show in the corners of the picture");
 
 echo(str("minimum lens-to-tray distance: ", min_distance, " mm; using ", lens_to_tray, " mm"));
 echo(str("plane seen at that distance: ", 2 * lens_to_tray * tan(hfov / 2), " x ", 2 * lens_to_tray * tan(vfov / 2), " mm"));
+echo(str("lens hood rim at ", hood_clear_angle, " degrees off axis (half FoV ", hfov / 2, ")"));
 echo(str("lens position: ", 1000 / lens_to_tray, " dioptres; box height to the tray top: ", tray_z + acrylic_t, " mm"));
 
 $fn = 64;
@@ -91,8 +97,8 @@ module camera_cradle() {
 }
 
 module lens_hood() {
-    // Matte black tube around the lens, standing above the LED ring: the lens sees neither the ring
-    // nor its reflection in the underside of the acrylic.
+    // Matte black tube around the lens, rising above the LED ring: the lens sees neither the ring's
+    // edge nor light spilling sideways from it; low enough to stay out of the picture (see hood_h).
     difference() {
         cylinder(d = hood_od, h = hood_h);
         translate([0, 0, -1]) cylinder(d = hood_od - 3, h = hood_h + 2);
