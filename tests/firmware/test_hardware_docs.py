@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -63,3 +65,17 @@ def test_pins_md_marks_the_optional_parts_as_optional():
 @pytest.mark.parametrize("name", ["BOM.md", "LIGHTING.md", "BUILD.md", "tray-mount.scad", "tray-mount.png"])
 def test_the_build_documents_exist(name):
     assert (HW / name).stat().st_size > 500
+
+
+@pytest.mark.skipif(shutil.which("openscad") is None, reason="openscad is not installed (apt-get install openscad)")
+def test_the_tray_mount_keeps_the_whole_window_in_frame_and_the_hood_out_of_it(tmp_path):
+    out = tmp_path / "echo.echo"
+    run = subprocess.run(["openscad", "-o", str(out), str(HW / "tray-mount.scad")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    echo = out.read_text(encoding="utf-8")
+    minimum, used = map(float, re.search(r"minimum lens-to-tray distance: ([\d.]+) mm; using ([\d.]+) mm", echo).groups())
+    seen_w, seen_d = map(float, re.search(r"plane seen at that distance: ([\d.]+) x ([\d.]+) mm", echo).groups())
+    assert round(minimum, 1) == 120.9 and used == 135  # the numbers BUILD.md and LIGHTING.md quote
+    assert seen_w >= 240 and seen_d >= 160  # the whole tray window is in the picture
+    hood = float(re.search(r"lens hood rim at ([\d.]+) degrees", echo).group(1))
+    assert hood > 51  # the hood stays outside the lens's half field of view
