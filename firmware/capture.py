@@ -117,6 +117,7 @@ class CaptureLoop:
         self._sleep = sleep
         self._lock = threading.Lock()
         self._hung: threading.Event | None = None  # set when a grab that timed out finally returns
+        self._busy_listeners: list[Callable[[bool], None]] = []
         self.busy = False
 
     @classmethod
@@ -140,6 +141,22 @@ class CaptureLoop:
         """The camera backend's name, for ``/api/health``."""
         return getattr(self.frame_source, "name", "unknown")
 
+    def add_busy_listener(self, fn: Callable[[bool], None]) -> None:
+        """``fn(True)`` when a capture starts and ``fn(False)`` when it ends (the table's status light)."""
+        self._busy_listeners.append(fn)
+
+    def remove_busy_listener(self, fn: Callable[[bool], None]) -> None:
+        if fn in self._busy_listeners:
+            self._busy_listeners.remove(fn)
+
+    def _set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        for fn in list(self._busy_listeners):
+            try:
+                fn(busy)
+            except Exception:  # a light must never break a capture
+                log.exception("a capture busy listener failed")
+
     def attach_light(self, tray_light: Any) -> None:
         """Use ``tray_light`` (a ``PWMLED``) from the next capture on; None detaches it."""
         with self._lock:
@@ -150,7 +167,7 @@ class CaptureLoop:
     def capture(self) -> Capture:
         """Light, settle, grab, read. Never raises for the camera: see the module docstring."""
         with self._lock:
-            self.busy = True
+            self._set_busy(True)
             try:
                 try:
                     frame = self._still_frame()
@@ -165,7 +182,7 @@ class CaptureLoop:
                     return Capture(reading=None, problem=f"{exc.message} Type the dice on the tablet.")
                 return self._read(frame)
             finally:
-                self.busy = False
+                self._set_busy(False)
 
     def health(self) -> str:
         """"ok", or what is wrong with the camera."""
@@ -190,7 +207,7 @@ class CaptureLoop:
         logged with its values, or shown (RULES.md R13).
         """
         with self._lock:
-            self.busy = True
+            self._set_busy(True)
             try:
                 frame = self._still_frame()
                 reading = self.reader.read(frame)
@@ -200,7 +217,7 @@ class CaptureLoop:
                 log.warning("peek check could not read the tray: %s", getattr(exc, "message", exc))
                 return None
             finally:
-                self.busy = False
+                self._set_busy(False)
         return reading
 
     # -- the steps ---------------------------------------------------------------

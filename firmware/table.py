@@ -145,6 +145,8 @@ class TableController:
         Raises ``NotAllowed`` off the simulated table and ``BadRequest`` for an
         unknown or unfitted button.
         """
+        if self._closed:
+            raise NotAllowed("The table has been shut down.")
         if not self.simulated:
             raise NotAllowed("The table's buttons can be pressed from the page only on the simulated table (serve --simulate).")
         if not isinstance(button, str) or button not in BUTTONS:
@@ -173,6 +175,29 @@ class TableController:
                     return {"button": button, "result": "pending", "message": "The table is still busy with this press."}
                 return dict(self._outcomes[last])
 
+    def health(self) -> str:
+        """"ok", or a sentence saying why the buttons do not work (for ``/api/health``)."""
+        if self._closed:
+            return "The table's buttons are shut down."
+        if not self._worker.is_alive():
+            return "The table's button worker has stopped; restart the companion."
+        return "ok"
+
+    def capture_busy(self, busy: bool) -> None:
+        """A ``CaptureLoop`` busy listener: blink fast while the camera reads, whoever asked for it."""
+        if self._closed:
+            return
+        try:
+            if busy:
+                self._set_lights(False, False, "busy")
+            else:
+                # only the status light: Believe and Bluff stay dark until the state that follows the
+                # capture (a verdict, or the end of the lid check) says what may be pressed
+                self._set_status(_status_for(self._last_state))
+        except Exception:
+            self._count("errors")
+            log.exception("showing the capture on the lights failed")
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until every queued event has been handled; False if ``timeout`` passed first."""
         q = self._queue
@@ -189,6 +214,8 @@ class TableController:
             self._worker.join(timeout=10)
         if self.dice_source is not None and getattr(self.dice_source, "tray_light", None) is self.devices.tray_light:
             self.dice_source.attach_light(None)
+        if self.dice_source is not None and hasattr(self.dice_source, "remove_busy_listener"):
+            self.dice_source.remove_busy_listener(self.capture_busy)
         self.devices.close()
 
     # -- gpiozero callbacks: debounce, enqueue, never block, never raise -----
@@ -262,8 +289,8 @@ class TableController:
     def _handle(self, event: _Event) -> None:
         if event.kind == "state":
             assert event.state is not None
-            if self.peek_watch is not None:
-                self.peek_watch.state_changed(event.state)
+            if self.peek_watch is not None and self.peek_watch.state_changed(event.state) is not None:
+                self._show_current()  # the check's private reading darkened the buttons
             return
         if event.kind == "lid":
             self._handle_lid(event)
@@ -362,11 +389,10 @@ class TableController:
 
     def _show(self, state: dict[str, Any] | None) -> None:
         phase = state.get("phase") if state else None
-        status = {None: "off", "over": "off", "confirm": "blink"}.get(phase, "on")
         with self._lock:
             previous = self._last_state
             self._last_state = state
-            self._set_lights(phase == "decide", phase == "decide", status)
+            self._set_lights(phase == "decide", phase == "decide", _status_for(state))
         self._beep_for(previous, state)
 
     def _beep_for(self, previous: dict[str, Any] | None, state: dict[str, Any] | None) -> None:
@@ -428,6 +454,12 @@ class TableController:
             self._apply_status()
 
 
+def _status_for(state: dict[str, Any] | None) -> str:
+    """The status light for a game state: off with no game or a finished one, slow blink in confirm."""
+    phase = state.get("phase") if state else None
+    return {None: "off", "over": "off", "confirm": "blink"}.get(phase, "on")
+
+
 def build_table(
     settings: Any,
     referee: Any,
@@ -478,4 +510,6 @@ def build_table(
         raise
     if capture is not None and hasattr(capture, "attach_light"):
         capture.attach_light(devices.tray_light)
+    if capture is not None and hasattr(capture, "add_busy_listener"):
+        capture.add_busy_listener(table.capture_busy)
     return table

@@ -273,3 +273,34 @@ def test_a_bluff_with_a_failing_camera_goes_to_confirm_and_switches_the_light_of
     assert "camera is not connected" in str(challenge)
     assert camera.light_during_grabs == [0.8]  # the ring was on for the grab
     assert table.lights_state()["tray"] == 0.0 and table.lights_state()["status"] == "blink"
+
+
+def test_a_bluff_from_the_tablet_blinks_the_status_light_while_the_camera_reads(referee, make_table, clock):
+    camera = TrayCamera()
+    loop = CaptureLoop(camera, ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+    referee.dice_source = loop
+    gid = start_deciding(referee)
+    table = make_table(referee, capture=loop)
+    camera.gate = threading.Event()
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(referee.bluff(gid)))  # the tablet's request thread
+    worker.start()
+    try:
+        assert camera.grabbing.wait(10)
+        lights = table.lights_state()
+        assert (lights["status"], lights["believe"], lights["bluff"], lights["tray"]) == ("busy", False, False, 0.8)
+    finally:
+        camera.gate.set()
+        worker.join(10)
+    lights = table.lights_state()
+    assert (lights["status"], lights["believe"], lights["bluff"], lights["tray"]) == ("on", False, False, 0.0)
+    assert seen and seen[0][0]["round"] == 2
+
+
+def test_health_says_when_the_table_is_shut_down(referee, make_table):
+    table = make_table(referee)
+    assert table.health() == "ok"
+    table.close()
+    assert "shut down" in table.health()
+    with pytest.raises(NotAllowed, match="shut down"):
+        table.press("bluff")
