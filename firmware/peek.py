@@ -98,12 +98,16 @@ class PeekWatch:
 
     def __init__(self, snapshot: Callable[[], Reading | None], on_warning: Callable[[dict | None], None] | None = None) -> None:
         self._snapshot = snapshot
-        self._on_warning = on_warning
+        self._listeners: list[Callable[[dict | None], None]] = [on_warning] if on_warning else []
         self._peek: _Peek | None = None
         self._claim_key: tuple | None = None
         self._lock = threading.Lock()
         self.warning: dict[str, Any] | None = None
         self.last_result: dict[str, Any] | None = None
+
+    def add_listener(self, fn: Callable[[dict | None], None]) -> None:
+        """``fn(warning or None)`` whenever the warning appears or clears."""
+        self._listeners.append(fn)
 
     def lid_opened(self, state: dict[str, Any] | None) -> bool:
         """The lid was lifted; True when it counts as a peek (the receiver's turn)."""
@@ -174,8 +178,10 @@ class PeekWatch:
         with self._lock:
             changed = warning != self.warning
             self.warning = warning
-        if changed and self._on_warning is not None:
+        if not changed:
+            return
+        for fn in list(self._listeners):
             try:
-                self._on_warning(warning)
+                fn(warning)
             except Exception:
                 log.exception("a peek-warning listener failed")

@@ -121,6 +121,14 @@ class TableController:
         """The lid check's current warning (seat and rule, never a value), or None."""
         return self.peek_watch.warning if self.peek_watch else None
 
+    def add_warning_listener(self, fn: Callable[[dict[str, Any] | None], None]) -> None:
+        """``fn(warning or None)`` whenever the lid check's warning appears or clears (for the page's stream).
+
+        Called from the table's worker thread; without a lid switch it is never called.
+        """
+        if self.peek_watch is not None:
+            self.peek_watch.add_listener(fn)
+
     def lights_state(self) -> dict[str, Any]:
         """What the tray shows now: for the page and the tests."""
         d = self.devices
@@ -319,8 +327,11 @@ class TableController:
             self._accept(event, "Believed" + (" (the lid was lifted: re-roll at least one die)." if peeked else "."))
         elif event.name == "bluff":
             self._set_lights(False, False, "busy")
-            _, challenge = self.referee.bluff(game_id)
-            self._accept(event, "Bluff called: the dice were read." if challenge else "Bluff called.")
+            state, _ = self.referee.bluff(game_id)
+            if state.get("phase") == "confirm":
+                self._accept(event, "Bluff called: the camera could not read the dice for sure; check them on the tablet.")
+            else:
+                self._accept(event, "Bluff called: the dice were read and the Bluff decided.")
         elif event.name == "confirm":
             self._confirm(event, game_id)
 

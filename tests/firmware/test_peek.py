@@ -22,6 +22,8 @@ def lid_table(referee, make_table, clock, *readings):
 def test_a_peek_without_a_reroll_raises_a_warning_without_any_value(referee, make_table, clock):
     gid = start_deciding(referee)
     table, reader = lid_table(referee, make_table, clock, die_row([2, 3, 5]))
+    heard = []
+    table.add_warning_listener(heard.append)
     assert table.press("lid")["message"] == "The lid was lifted: a peek."
     assert table.press("believe")["message"].startswith("Believed (the lid was lifted")
     assert referee.game_state(gid)["peeked"] is True  # Believe took peeked from the lid switch
@@ -33,6 +35,7 @@ def test_a_peek_without_a_reroll_raises_a_warning_without_any_value(referee, mak
     assert set(warning) == {"game", "round", "seat", "rule", "message"}
     assert not any(d in warning["message"] for d in "235")  # no value of the dice, ever
     assert table.lights_state()["peek_warning"] == warning
+    assert heard == [warning]  # the page's stream hears it once
     assert reader.frames_read == 2  # once at the peek, once at the claim
 
 

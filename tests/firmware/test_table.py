@@ -204,7 +204,9 @@ def test_press_drives_the_real_button_code_and_reports_the_outcome(referee, make
     table = make_table(referee)
     out = table.press("believe")
     assert out == {"button": "believe", "result": "done", "message": "Believed."}
-    assert referee.game_state(gid)["phase"] == "claim"
+    referee.claim(gid, 10)
+    assert table.press("bluff")["message"] == "Bluff called: the dice were read and the Bluff decided."
+    assert referee.game_state(gid)["phase"] == "claim"  # a new round after the Bluff
     out = table.press("believe")
     assert out["result"] == "refused" and "not" in out["message"].lower()
 
@@ -267,7 +269,8 @@ def test_a_bluff_with_a_failing_camera_goes_to_confirm_and_switches_the_light_of
     table = make_table(referee, capture=loop)
     camera.light = table.tray_light
 
-    assert table.press("bluff")["result"] == "done"
+    out = table.press("bluff")
+    assert out["result"] == "done" and "could not read the dice for sure" in out["message"]
     assert referee.game_state(gid)["phase"] == "confirm"
     challenge = referee.challenges(gid)[0]
     assert "camera is not connected" in str(challenge)
