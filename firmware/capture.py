@@ -96,6 +96,7 @@ class CaptureLoop:
         grab_timeout_s: float | None = 5.0,
         jpeg_quality: int = 90,
         frame_interval_s: float = 0.03,
+        wait_for_still: bool = True,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -113,6 +114,8 @@ class CaptureLoop:
         self.grab_timeout_s = grab_timeout_s
         self.jpeg_quality = int(jpeg_quality)
         self.frame_interval_s = frame_interval_s
+        #: False: one frame, no waiting (a source whose every frame is a new scene, or a still image)
+        self.wait_for_still = bool(wait_for_still)
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.Lock()
@@ -226,6 +229,8 @@ class CaptureLoop:
         """Light on, grab until ``still_frames`` comparisons in a row are still, light off."""
         self._light(self.light_level)
         try:
+            if not self.wait_for_still:
+                return self._grab()
             deadline = self._clock() + self.still_timeout_s
             previous = self._grab()
             calm = 0

@@ -147,3 +147,10 @@ def test_bad_loop_arguments_are_refused_in_words():
 
 def test_frame_change_ignores_size_mismatch_by_calling_it_a_change():
     assert frame_change(np.zeros((10, 10, 3), np.uint8), np.zeros((20, 10, 3), np.uint8)) == float("inf")
+
+
+def test_without_waiting_for_stillness_one_frame_is_read(clock, ring):
+    camera = ShakenTray(light=ring)  # every frame a new scene, like a renderer that rolls on each grab
+    capture = loop_for(camera, clock, ring=ring, wait_for_still=False, grab_timeout_s=None).capture()
+    assert capture.reading is not None and camera.grabs == 1
+    assert camera.light_during_grabs == [0.8] and ring.value == 0
