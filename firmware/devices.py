@@ -24,6 +24,11 @@ from firmware.pins import PinMap
 
 log = logging.getLogger(__name__)
 
+#: PWM frequency of the tray's LED ring. gpiozero's default (100 Hz) puts dark bands
+#: across a rolling-shutter picture whenever the exposure is not a whole number of
+#: periods; at 2 kHz a period is 0.5 ms, shorter than any exposure the dim box uses.
+RING_PWM_HZ = 2000
+
 
 def make_pin_factory(name: str) -> Any:
     """The gpiozero pin factory called ``name`` ("lgpio", "mock", ...).
@@ -99,7 +104,7 @@ class TableDevices:
             believe_light=add(LED, pins.believe_light, "Believe button's light"),
             bluff_light=add(LED, pins.bluff_light, "Bluff button's light"),
             status_light=add(LED, pins.status_light, "status light"),
-            tray_light=add(PWMLED, pins.tray_light, "tray's LED ring", frequency=500),
+            tray_light=add(PWMLED, pins.tray_light, "tray's LED ring", frequency=RING_PWM_HZ),
             lid_switch=add(DigitalInputDevice, pins.lid_switch, "lid switch", pull_up=True, bounce_time=None),
             confirm_button=add(DigitalInputDevice, pins.confirm_button, "Confirm button", pull_up=True, bounce_time=None),
             buzzer=add(Buzzer, pins.buzzer, "buzzer"),
