@@ -98,9 +98,21 @@ install -d -m 0755 "$PREFIX"
 # --system-site-packages: picamera2 and libcamera come from apt, not from PyPI.
 python3 -m venv --system-site-packages "$PREFIX/venv"
 "$PREFIX/venv/bin/pip" install --quiet --upgrade pip
-"$PREFIX/venv/bin/pip" install --quiet --upgrade "$SRC"
+# picamera2's compiled helpers (simplejpeg) are built against the system's numpy;
+# a newer numpy from PyPI in the venv breaks them ("numpy.dtype size changed").
+# Keep the system's numpy when the project accepts it.
+SYSTEM_NUMPY="$(python3 -c 'import numpy; print(numpy.__version__)' 2>/dev/null || true)"
+CONSTRAINTS="$(mktemp)"
+trap 'rm -f "$CONSTRAINTS"' EXIT
+if [ -n "$SYSTEM_NUMPY" ]; then
+  echo "numpy==$SYSTEM_NUMPY" >"$CONSTRAINTS"
+fi
+if ! "$PREFIX/venv/bin/pip" install --quiet --upgrade --constraint "$CONSTRAINTS" "$SRC"; then
+  echo "install-pi: warning: the project does not accept the system's numpy $SYSTEM_NUMPY; installing its own" >&2
+  "$PREFIX/venv/bin/pip" install --quiet --upgrade "$SRC"
+fi
 "$PREFIX/venv/bin/python" -c "import picamera2, gpiozero, companion" \
-  || die "the companion is installed but cannot import picamera2/gpiozero; see the messages above"
+  || die "the companion is installed but cannot import picamera2/gpiozero (see above; a numpy mismatch shows as 'numpy.dtype size changed')"
 
 # --- the settings (first install only) --------------------------------------------
 install -d -o "$APP_USER" -g "$APP_USER" -m 0750 "$INSTANCE"

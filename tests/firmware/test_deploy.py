@@ -74,3 +74,32 @@ def test_the_unit_runs_the_companion_as_the_issue_asks():
     assert lines["User"] != "root" and set(lines["SupplementaryGroups"].split()) == {"gpio", "video"}
     assert "GPIOZERO_PIN_FACTORY=lgpio" in text
     assert lines["ExecStart"].endswith("elephants-bluff serve --host 0.0.0.0 --port 8000 --instance /var/lib/elephants-bluff")
+
+
+def _python_blocks() -> list[str]:
+    """The Python programs the install script feeds to the venv's python (its ``<<'PY'`` blocks)."""
+    text = SCRIPT.read_text(encoding="utf-8")
+    # each block starts on the line after its ``<<'PY'`` and ends at a line that is just ``PY``
+    return [part.split("\n", 1)[1].split("\nPY\n", 1)[0] for part in text.split("<<'PY'")[1:]]
+
+
+def test_the_settings_the_installer_writes_load_and_pass_the_pin_check(tmp_path: Path):
+    write, check = _python_blocks()
+    env = {"EB_INSTANCE": str(tmp_path), "EB_HOST": "elephants-bluff", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-"], input=write, capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    from companion.settings import Settings
+
+    settings = Settings.load(tmp_path / "config.toml", environ={})
+    assert settings["camera.backend"] == "picamera2" and settings["gpio.pin_factory"] == "lgpio"
+    assert len(settings["table.pin"]) == 6 and "elephants-bluff.local" in settings["server.trusted_hosts"]
+    ok = subprocess.run([sys.executable, "-", str(tmp_path / "config.toml")], input=check, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+
+
+def test_the_installers_pin_check_stops_on_a_double_used_pin(tmp_path: Path):
+    _, check = _python_blocks()
+    config = tmp_path / "config.toml"
+    config.write_text("[gpio]\nbuzzer = 18\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-", str(config)], input=check, capture_output=True, text=True)
+    assert out.returncode == 1 and "gpio.buzzer: uses BCM pin 18, which gpio.tray_light already uses" in out.stderr
