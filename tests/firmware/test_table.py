@@ -307,3 +307,38 @@ def test_health_says_when_the_table_is_shut_down(referee, make_table):
     assert "shut down" in table.health()
     with pytest.raises(NotAllowed, match="shut down"):
         table.press("bluff")
+
+
+@pytest.mark.parametrize("phase", ["none", "claim", "decide", "over"])
+def test_confirm_is_refused_outside_phase_confirm(referee, dice, make_table, clock, phase):
+    loop = CaptureLoop(TrayCamera(), ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+    gid = game_in_phase(referee, dice, phase)
+    before = referee.game_state(gid) if gid else None
+    table = make_table(referee, capture=loop, gpio__confirm_button=CONFIRM)
+    out = table.press("confirm")
+    assert out["result"] == "refused"
+    if gid:
+        assert referee.game_state(gid) == before
+
+
+def test_a_bluff_whose_dice_never_settle_goes_to_confirm(referee, make_table, clock):
+    from tests.firmware.conftest import ShakenTray
+
+    camera = ShakenTray()
+    loop = CaptureLoop(camera, ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None, still_timeout_s=2.0)
+    referee.dice_source = loop
+    gid = start_deciding(referee)
+    table = make_table(referee, capture=loop)
+    camera.light = table.tray_light
+    out = table.press("bluff")
+    assert "check them on the tablet" in out["message"]
+    state = referee.game_state(gid)
+    assert state["phase"] == "confirm" and state["round"] == 1
+    assert "did not lie still" in str(referee.challenges(gid)[0])
+    assert set(camera.light_during_grabs) == {0.8} and table.lights_state()["tray"] == 0.0
+
+
+def test_press_refuses_a_button_that_is_not_a_name(referee, make_table):
+    table = make_table(referee)
+    with pytest.raises(BadRequest, match="no button called 7"):
+        table.press(7)
