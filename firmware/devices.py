@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
-from gpiozero import LED, Buzzer, Device, DigitalInputDevice, PWMLED
+from gpiozero import LED, PWMLED, Buzzer, Device, DigitalInputDevice
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from companion.errors import HardwareError

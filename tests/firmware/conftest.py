@@ -102,7 +102,7 @@ def start_deciding(referee: Referee, amount: int = 9, **kw: Any) -> str:
 
 
 def die_row(tops: list[int], xs: tuple[int, ...] = (40, 120, 200)) -> Reading:
-    return Reading(OK, tuple(DieReading(7 - t, t, 0.99, (x, 60, 40, 40)) for t, x in zip(tops, xs)), model_id="test")
+    return Reading(OK, tuple(DieReading(7 - t, t, 0.99, (x, 60, 40, 40)) for t, x in zip(tops, xs, strict=True)), model_id="test")
 
 
 class TrayCamera(FrameSource):
