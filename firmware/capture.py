@@ -183,6 +183,9 @@ class CaptureLoop:
                 except HardwareError as exc:
                     log.warning("capture failed: %s", exc.message)
                     return Capture(reading=None, problem=f"{exc.message} Type the dice on the tablet.")
+                except Exception as exc:  # a DiceSource never raises: whatever broke, the game goes to confirm
+                    log.exception("capture failed unexpectedly")
+                    return Capture(reading=None, problem=f"The camera failed ({exc}). Type the dice on the tablet.")
                 return self._read(frame)
             finally:
                 self._set_busy(False)

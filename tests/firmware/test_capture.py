@@ -154,3 +154,11 @@ def test_without_waiting_for_stillness_one_frame_is_read(clock, ring):
     capture = loop_for(camera, clock, ring=ring, wait_for_still=False, grab_timeout_s=None).capture()
     assert capture.reading is not None and camera.grabs == 1
     assert camera.light_during_grabs == [0.8] and ring.value == 0
+
+
+def test_an_unguarded_camera_that_raises_anything_still_returns_a_problem(clock, ring):
+    camera = TrayCamera(light=ring)
+    camera.fail = OSError("device busy")
+    capture = loop_for(camera, clock, ring=ring, grab_timeout_s=None).capture()
+    assert capture.reading is None and capture.problem == "The camera failed (device busy). Type the dice on the tablet."
+    assert ring.value == 0
