@@ -121,6 +121,7 @@ class CaptureLoop:
         self._lock = threading.Lock()
         self._hung: threading.Event | None = None  # set when a grab that timed out finally returns
         self._busy_listeners: list[Callable[[bool], None]] = []
+        self._opened = False
         self.busy = False
 
     @classmethod
@@ -199,9 +200,18 @@ class CaptureLoop:
         except Exception as exc:
             return f"The camera cannot report its health ({exc})."
 
+    def open(self) -> None:
+        """Open the camera now (at start-up), so a missing camera shows at once; raises ``HardwareError``.
+
+        Optional: a capture opens it itself when needed, and reports a failure as a problem.
+        """
+        self.frame_source.open()
+        self._opened = True
+
     def close(self) -> None:
         """Switch the light off and release the camera."""
         self._light(0.0)
+        self._opened = False
         self.frame_source.close()
 
     # -- private reading for the lid's peek check (RULES.md R6, R13) -------------
@@ -230,6 +240,8 @@ class CaptureLoop:
 
     def _still_frame(self) -> np.ndarray:
         """Light on, grab until ``still_frames`` comparisons in a row are still, light off."""
+        if not self._opened:
+            self.open()  # a HardwareError here becomes the capture's problem
         self._light(self.light_level)
         try:
             if not self.wait_for_still:

@@ -162,3 +162,25 @@ def test_an_unguarded_camera_that_raises_anything_still_returns_a_problem(clock,
     capture = loop_for(camera, clock, ring=ring, grab_timeout_s=None).capture()
     assert capture.reading is None and capture.problem == "The camera failed (device busy). Type the dice on the tablet."
     assert ring.value == 0
+
+
+def test_a_camera_that_cannot_open_is_a_problem_and_the_next_capture_tries_again(clock):
+    class Unplugged(TrayCamera):
+        def __init__(self):
+            super().__init__()
+            self.plugged = False
+            self.opens = 0
+
+        def open(self):
+            self.opens += 1
+            if not self.plugged:
+                raise HardwareError("No camera is connected to the CSI port.")
+
+    camera = Unplugged()
+    loop = loop_for(camera, clock, grab_timeout_s=None)
+    first = loop.capture()
+    assert first.reading is None and first.problem.startswith("No camera is connected") and camera.grabs == 0
+    camera.plugged = True
+    assert loop.capture().reading is not None and camera.opens == 2
+    loop.capture()
+    assert camera.opens == 2  # opened once, then kept open
