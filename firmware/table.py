@@ -82,6 +82,7 @@ class TableController:
         self.referee = referee
         #: buttons may be pressed through ``press`` (mock pins of the simulated table)
         self.simulated = devices.is_simulated if simulated is None else bool(simulated and devices.is_simulated)
+        self.pin_factory_name = type(devices.pin_factory).__name__
         self.devices = devices
         self.dice_source = dice_source
         self.peek_watch = peek_watch
@@ -519,6 +520,8 @@ def build_table(
     except Exception:
         devices.close()
         raise
+    #: for /api/health's "gpio" field
+    table.pin_factory_name = "mock" if simulate else name
     if capture is not None and hasattr(capture, "attach_light"):
         capture.attach_light(devices.tray_light)
     if capture is not None and hasattr(capture, "add_busy_listener"):

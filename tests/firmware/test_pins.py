@@ -77,6 +77,7 @@ def test_simulate_uses_mock_pins_whatever_the_setting(referee):
     table = build_table(settings(gpio__pin_factory="lgpio"), referee, simulate=True, environ={})
     try:
         assert table.simulated and type(table.devices.pin_factory).__name__ == "MockFactory"
+        assert table.pin_factory_name == "mock"
         referee.new_game(["Ann", "Ben"])
         assert table.press("bluff")["result"] == "refused"
     finally:
