@@ -352,8 +352,11 @@ class TableController:
 
     def _handle_lid(self, event: _Event) -> None:
         game_id = self.referee.current_game_id()
-        if game_id is None or self.peek_watch is None:
+        if game_id is None:
             self._finish(event, "done", "The lid was lifted (no game in progress).")
+            return
+        if self.peek_watch is None:
+            self._finish(event, "done", "The lid was lifted (this table does not check peeks).")
             return
         state = self.referee.game_state(game_id)
         self._set_status("busy")
