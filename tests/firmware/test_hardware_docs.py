@@ -79,3 +79,16 @@ def test_the_tray_mount_keeps_the_whole_window_in_frame_and_the_hood_out_of_it(t
     assert seen_w >= 240 and seen_d >= 160  # the whole tray window is in the picture
     hood = float(re.search(r"lens hood rim at ([\d.]+) degrees", echo).group(1))
     assert hood > 51  # the hood stays outside the lens's half field of view
+
+
+@pytest.mark.parametrize("doc", ["BOM.md", "LIGHTING.md", "BUILD.md", "PINS.md", "../deploy/README.md"])
+def test_every_picture_and_file_a_document_links_to_exists(doc):
+    path = HW / doc
+    links = re.findall(r"\]\(([^)#\s]+)\)", path.read_text(encoding="utf-8"))
+    for link in links:
+        if "://" not in link:
+            assert (path.parent / link).exists(), f"{doc} links to {link}, which is missing"
+
+
+def test_the_rendered_tray_picture_is_a_png():
+    assert (HW / "tray-mount.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
