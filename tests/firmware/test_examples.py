@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["firmware.pins", "firmware.debounce", "firmware.devices", "firmware.capture", "firmware.peek", "firmware.table"]
+MODULES = ["firmware.pins", "firmware.debounce", "firmware.devices", "firmware.capture", "firmware.peek", "firmware.table", "firmware.check"]
 
 
 @pytest.mark.parametrize("name", MODULES)
