@@ -8,8 +8,10 @@ wire on the wrong pin (``hardware/PINS.md``). Stop the service first: two
 programs cannot hold the same pins.
 
     sudo systemctl stop elephants-bluff
-    sudo -u elephants /opt/elephants-bluff/venv/bin/python -m firmware.check \\
-        --config /var/lib/elephants-bluff/config.toml
+    sudo -u elephants sh -c 'cd /var/lib/elephants-bluff &&
+        exec /opt/elephants-bluff/venv/bin/python -m firmware.check --config config.toml'
+
+(lgpio writes its notification pipes in the working directory, hence the ``cd``.)
 """
 
 from __future__ import annotations
