@@ -45,7 +45,10 @@ def frame_change(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def _small_grey(frame: np.ndarray) -> np.ndarray:
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    # Take every n-th pixel first: converting and averaging a full 2304-pixel frame
+    # costs tens of milliseconds on a Pi, several times per capture (firmware/bench.py).
+    step = max(1, frame.shape[1] // (2 * _COMPARE_WIDTH))
+    grey = cv2.cvtColor(np.ascontiguousarray(frame[::step, ::step]), cv2.COLOR_BGR2GRAY)
     h, w = grey.shape
     if w > _COMPARE_WIDTH:
         grey = cv2.resize(grey, (_COMPARE_WIDTH, max(1, round(h * _COMPARE_WIDTH / w))), interpolation=cv2.INTER_AREA)
