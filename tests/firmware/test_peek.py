@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from firmware.capture import CaptureLoop
 from firmware.peek import MOVED, NOT_MOVED, UNKNOWN, PeekWatch, dice_moved
 from tests.firmware.conftest import ScriptedReader, TrayCamera, die_row, start_deciding
@@ -133,3 +135,28 @@ def test_a_snapshot_that_raises_counts_as_unknown():
     watch.state_changed(state)
     assert watch.state_changed({**state, "to_act": 2, "claim": {"amount": 10, "by": 1}}) == UNKNOWN
     assert watch.warning is None
+
+
+@pytest.mark.parametrize(
+    "phase,is_peek",
+    [("none", False), ("opening claim", False), ("decide", True), ("claim after believe", True), ("confirm", False), ("over", False)],
+)
+def test_a_lid_lift_counts_as_a_peek_only_in_the_receivers_turn(referee, dice, make_table, clock, phase, is_peek):
+    table, _ = lid_table(referee, make_table, clock, die_row([2, 3, 5]))
+    referee.dice_source = dice
+    if phase != "none":
+        gid = referee.new_game(["Ann", "Ben"], path_length=2)["id"]
+        if phase == "over":
+            referee.claim(gid, 18)
+            dice.set_next_values([1, 1, 1])
+            referee.bluff(gid)
+        elif phase != "opening claim":
+            referee.claim(gid, 9)
+            if phase == "claim after believe":
+                referee.believe(gid)
+            elif phase == "confirm":
+                dice.uncertain_next = True
+                referee.bluff(gid)
+    table.wait_idle(10)
+    message = table.press("lid")["message"]
+    assert message.endswith("a peek.") is is_peek, message
