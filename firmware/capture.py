@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from companion.dice import Capture
-from companion.errors import HardwareError
+from companion.errors import HardwareError, NotFound
 from vision.reading import Reading
 
 log = logging.getLogger(__name__)
@@ -202,6 +202,13 @@ class CaptureLoop:
             return self.frame_source.health()
         except Exception as exc:
             return f"The camera cannot report its health ({exc})."
+
+    def set_next_values(self, values: list[int]) -> None:
+        """Pass the next top faces to a simulated table (``POST /api/sim/dice``); ``NotFound`` for a real camera."""
+        setter = getattr(self.frame_source, "set_next_values", None)
+        if setter is None:
+            raise NotFound(f"The {self.name} camera shows real dice; only the simulated table takes values.")
+        setter(values)
 
     def open(self) -> None:
         """Open the camera now (at start-up), so a missing camera shows at once; raises ``HardwareError``.

@@ -184,3 +184,20 @@ def test_a_camera_that_cannot_open_is_a_problem_and_the_next_capture_tries_again
     assert loop.capture().reading is not None and camera.opens == 2
     loop.capture()
     assert camera.opens == 2  # opened once, then kept open
+
+
+def test_next_values_go_to_a_simulated_table_and_are_refused_for_a_real_camera(clock):
+    from companion.errors import NotFound
+
+    class SimTray(TrayCamera):
+        name = "simulated"
+        values = None
+
+        def set_next_values(self, values):
+            self.values = values
+
+    sim = SimTray()
+    loop_for(sim, clock).set_next_values([6, 2, 5])
+    assert sim.values == [6, 2, 5]
+    with pytest.raises(NotFound, match="The test tray camera shows real dice"):
+        loop_for(TrayCamera(), clock).set_next_values([6, 2, 5])
