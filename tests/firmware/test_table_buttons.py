@@ -9,7 +9,7 @@ import pytest
 
 from companion.errors import BadRequest, HardwareError, NotAllowed
 from firmware.capture import CaptureLoop
-from tests.firmware.conftest import ScriptedReader, TrayCamera, die_row, press, settings, start_deciding
+from tests.firmware.helpers import ScriptedReader, TrayCamera, die_row, press, settings, start_deciding
 
 BELIEVE, BLUFF, CONFIRM, LID = 17, 27, 6, 5
 
@@ -322,7 +322,7 @@ def test_confirm_is_refused_outside_phase_confirm(referee, dice, make_table, clo
 
 
 def test_a_bluff_whose_dice_never_settle_goes_to_confirm(referee, make_table, clock):
-    from tests.firmware.conftest import ShakenTray
+    from tests.firmware.helpers import ShakenTray
 
     camera = ShakenTray()
     loop = CaptureLoop(camera, ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None, still_timeout_s=2.0)

@@ -13,7 +13,7 @@ from firmware.debounce import Debouncer
 from firmware.devices import make_pin_factory
 from firmware.pins import PinMap, check_pin_map, pin_factory_name
 from firmware.table import build_table
-from tests.firmware.conftest import settings
+from tests.firmware.helpers import settings
 
 
 def test_the_default_pin_map_is_valid_and_leaves_optional_parts_unfitted():

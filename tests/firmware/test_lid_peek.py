@@ -8,7 +8,7 @@ import pytest
 
 from firmware.capture import CaptureLoop
 from firmware.peek import MOVED, NOT_MOVED, UNKNOWN, PeekWatch, dice_moved
-from tests.firmware.conftest import ScriptedReader, TrayCamera, die_row, start_deciding
+from tests.firmware.helpers import ScriptedReader, TrayCamera, die_row, start_deciding
 from vision.reading import Reading
 
 LID = 5

@@ -11,7 +11,7 @@ from gpiozero import PWMLED
 
 from companion.errors import HardwareError
 from firmware.capture import CaptureLoop, frame_change
-from tests.firmware.conftest import ScriptedReader, ShakenTray, TrayCamera, die_row
+from tests.firmware.helpers import ScriptedReader, ShakenTray, TrayCamera, die_row
 from vision.reading import Reading
 
 
