@@ -1,5 +1,7 @@
 """``GET /api/events``: Server-Sent Events, one ``state`` event per change.
 
+The table's lid check adds ``warning`` events (a seat and a rule, never a value).
+
 Each viewer gets its own bounded queue (``Referee.subscribe``). A viewer that
 leaves is freed within a second: ``serve`` runs waitress with a request
 lookahead, so it keeps reading the socket and ``waitress.client_disconnected``
@@ -35,6 +37,11 @@ def _event(state: dict[str, Any]) -> str:
     return f"event: state\nid: {state['id']}:{state['events']}\ndata: {json.dumps(state, separators=(',', ':'))}\n\n"
 
 
+def _note(kind: str, payload: Any) -> str:
+    """A side note, e.g. ``warning`` from the table's lid check (never a die value, R13)."""
+    return f"event: {kind}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
+
+
 @bp.get("/api/events")
 def events() -> Response:
     referee = current_app.extensions["elephants_bluff"].referee
@@ -63,7 +70,7 @@ def events() -> Response:
             quiet_since = time.monotonic()
             while True:
                 try:
-                    state = q.get(timeout=POLL_S)
+                    kind, payload = q.get(timeout=POLL_S)
                 except queue.Empty:
                     if gone():
                         return
@@ -72,7 +79,7 @@ def events() -> Response:
                         yield ": keep-alive\n\n"
                     continue
                 quiet_since = time.monotonic()
-                yield _event(state)
+                yield _event(payload) if kind == "state" else _note(kind, payload)
         finally:
             referee.unsubscribe(q)
 

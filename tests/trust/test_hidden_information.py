@@ -27,7 +27,7 @@ import pytest
 
 from companion.dice import ValuesDiceSource
 from companion.live_server import ViewerPool
-from companion.web.events import _event
+from companion.web.events import _event, _note
 
 from .conftest import PIN_HEADERS, build_app
 
@@ -167,7 +167,8 @@ def test_no_route_stream_page_or_error_shows_the_dice_before_the_bluff(tmp_path)
         # The stream: every state announced during the round, as /api/events frames it.
         frames = []
         while not stream.empty():
-            frames.append(_event(stream.get_nowait()))
+            kind, payload = stream.get_nowait()
+            frames.append(_event(payload) if kind == "state" else _note(kind, payload))
         assert frames, "the round announced its states"
         seen["/api/events"] = "".join(frames)
 
