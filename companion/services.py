@@ -46,11 +46,13 @@ class Services:
         self.referee.store.close()
 
 
-def build_services(instance: Path, settings: Settings, *, simulate: bool) -> Services:
+def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_source: DiceSource | None = None) -> Services:
+    """``dice_source`` replaces the configured one (tests put a failing or spying camera there)."""
     instance.mkdir(parents=True, exist_ok=True)
     store = GameStore(instance / settings["storage.database"])
     frames_dir = instance / settings["storage.frames_dir"]
-    dice_source: DiceSource = ValuesDiceSource()
+    if dice_source is None:
+        dice_source = ValuesDiceSource()
     referee = Referee(store, dice_source, frames_dir=frames_dir, default_path_length=settings["game.path_length"])
     problems: list[str] = []
     table = _build_table(settings, referee, dice_source, simulate, problems)

@@ -9,10 +9,8 @@ import pytest
 
 from companion.dice import DiceSource, ValuesDiceSource
 from companion.live_server import LiveServer
-from companion.referee import Referee
-from companion.services import Services
+from companion.services import build_services
 from companion.settings import Settings
-from companion.store import GameStore
 from companion.web import create_app
 
 PIN = "4821"
@@ -20,13 +18,9 @@ PIN_HEADERS = {"X-Table-Pin": PIN}
 
 
 def build_app(instance: Path, dice_source: DiceSource | None = None, *, simulate: bool = True, **overrides: Any):
-    """The real app on ``instance`` with ``dice_source`` behind the referee (the seam a camera uses)."""
+    """The real app on ``instance`` (services, table and all) with ``dice_source`` as its camera."""
     settings = Settings.defaults().with_overrides(**{"table__pin": PIN, **overrides})
-    instance.mkdir(parents=True, exist_ok=True)
-    source = dice_source or ValuesDiceSource()
-    store = GameStore(instance / settings["storage.database"])
-    referee = Referee(store, source, frames_dir=instance / settings["storage.frames_dir"])
-    services = Services(settings=settings, instance=instance, referee=referee, dice_source=source, simulate=simulate, sim_table=source if simulate and hasattr(source, "set_next_values") else None)
+    services = build_services(instance, settings, simulate=simulate, dice_source=dice_source or ValuesDiceSource())
     app = create_app(instance, simulate=simulate, settings=settings, test_config={"TESTING": True}, services=services)
     return app
 

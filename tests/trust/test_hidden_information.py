@@ -118,9 +118,12 @@ def _play_to_a_round_with_secret_dice(client, spy):  # noqa: ANN001, ANN202
     state = client.get(f"/api/games/{gid}").get_json()
     claimer = state["to_act"]
     assert client.post(f"/api/games/{gid}/claim", json={"amount": 10}, headers=PIN_HEADERS).status_code == 200
+    # The receiver lifts the lid (the table's lid switch, R6's private peek check).
+    lid = client.post("/api/sim/press", json={"button": "lid"}, headers=PIN_HEADERS)
+    assert lid.status_code < 500
     assert client.post(f"/api/games/{gid}/believe", json={"peeked": True}, headers=PIN_HEADERS).status_code == 200
     assert client.post(f"/api/games/{gid}/claim", json={"amount": 13}, headers=PIN_HEADERS).status_code == 200
-    return gid, first["challenge"]["id"], claimer
+    return gid, first["challenge"]["id"], claimer, lid
 
 
 def test_no_route_stream_page_or_error_shows_the_dice_before_the_bluff(tmp_path):
@@ -130,14 +133,14 @@ def test_no_route_stream_page_or_error_shows_the_dice_before_the_bluff(tmp_path)
     referee = app.extensions["elephants_bluff"].referee
     stream = referee.subscribe()  # what /api/events sends, before its HTTP framing
     try:
-        gid, earlier_cid, _ = _play_to_a_round_with_secret_dice(client, spy)
+        gid, earlier_cid, _, lid = _play_to_a_round_with_secret_dice(client, spy)
         next_cid = f"c-{gid[2:]}-2"
         values = {
             "game_id": [gid, "g-000000000000", "../../config.toml"],
             "challenge_id": [earlier_cid, next_cid, "c-x", "..%2f..%2fconfig.toml"],
             "filename": ["../config.toml", "app.js"],
         }
-        seen: dict[str, Any] = {}
+        seen: dict[str, Any] = {"POST /api/sim/press lid": lid.get_json()}
         walked_rules = set()
         for rule in app.url_map.iter_rules():
             if "GET" not in rule.methods or rule.rule == "/api/events":
@@ -221,9 +224,12 @@ def test_the_real_servers_stream_and_reads_hold_no_dice_before_the_bluff(live_se
     with ViewerPool(s.port, 2, keep_text=1_000_000) as viewers, ViewerPool(s.port, 1, path=f"/api/events?game={gid}", keep_text=1_000_000) as game_viewer:
         assert s.post("/api/sim/dice", json={"values": SECRET}).status_code == 200
         before = s.get(f"/api/games/{gid}").json()["events"]
-        for path, body in [(f"/api/games/{gid}/claim", {"amount": 10}), (f"/api/games/{gid}/believe", {"peeked": True}), (f"/api/games/{gid}/claim", {"amount": 12})]:
-            assert s.post(path, json=body).status_code == 200
-        want = f"{gid}:{before + 3}"
+        answers = []
+        for path, body in [(f"/api/games/{gid}/claim", {"amount": 10}), ("/api/sim/press", {"button": "lid"}), (f"/api/games/{gid}/believe", {"peeked": True}), (f"/api/games/{gid}/claim", {"amount": 12})]:
+            answer = s.post(path, json=body)
+            assert answer.status_code == 200 or (path == "/api/sim/press" and answer.status_code < 500), answer.text
+            answers.append(answer.json())
+        want = f"{gid}:{before + 3}"  # the lid lift is not a game event
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and not all(want in r for r in viewers.received + game_viewer.received):
             time.sleep(0.02)
@@ -231,6 +237,7 @@ def test_the_real_servers_stream_and_reads_hold_no_dice_before_the_bluff(live_se
         pages = {p: s.get(p) for p in ("/", "/api/health", "/api/games", "/api/games/current", f"/api/games/{gid}", f"/api/games/{gid}/challenges", f"/api/challenges/c-{gid[2:]}-2", f"/api/challenges/c-{gid[2:]}-2/image")}
         texts: dict[str, Any] = {p: (r.json() if r.headers.get("Content-Type", "").startswith("application/json") else r.text) for p, r in pages.items() if not r.headers.get("Content-Type", "").startswith("image/")}
         texts.update({f"viewer {i}": bytes(t).decode() for i, t in enumerate(viewers.text + game_viewer.text)})
+        texts.update({f"answer {i}": a for i, a in enumerate(answers)})
         assert pages[f"/api/challenges/c-{gid[2:]}-2"].status_code == 404
         assert pages[f"/api/challenges/c-{gid[2:]}-2/image"].status_code == 404
         leaks = {p: hits for p, t in texts.items() if (hits := find_dice(t, SECRET))}
