@@ -1,0 +1,287 @@
+"""The tablet page in a real Chromium against a real ``serve --simulate``.
+
+Dice are set through ``/api/sim/dice`` (with the PIN header) just before each
+Bluff, as a person would put them under the camera; everything else is clicks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from pagehelpers import PIN, Server, shot, unlock
+
+pytestmark = pytest.mark.browser
+
+
+def claim(page: Any, amount: int, next_name: str) -> None:
+    """The player holding the cup taps an amount and confirms passing the cup."""
+    page.click(f'#claim-grid button[data-amount="{amount}"]')
+    expect(page.locator("#pass-dialog")).to_be_visible()
+    expect(page.locator("#pass-ok")).to_have_text(f"Pass the cup to {next_name}")
+    page.click("#pass-ok")
+    expect(page.locator("#pass-dialog")).to_be_hidden()
+
+
+def turn(page: Any, name: str) -> None:
+    expect(page.locator("#turn-name")).to_have_text(f"{name}'s turn")
+
+
+def position(page: Any, seat: int) -> Any:
+    return page.locator(f'.path-row[data-seat="{seat}"] .elephant')
+
+
+def next_round(page: Any) -> None:
+    page.click("#verdict-close")
+    expect(page.locator("#verdict")).to_be_hidden()
+
+
+def test_whole_game_played_by_clicks_to_a_loser(server: Server, new_context: Any) -> None:
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page)
+    expect(page.locator("body")).to_have_attribute("data-control", "yes")
+    # Set-up: three players in seating order; Ben is the youngest, so he starts (R3).
+    if page.locator("#setup").is_hidden():
+        page.click("#new-game")
+        page.click("#new-ok")
+    rows = page.locator("#seat-list .seat")
+    expect(rows).to_have_count(3)
+    for i, (name, age) in enumerate([("Ann", "9"), ("Ben", "7"), ("Cy", "12")]):
+        rows.nth(i).locator(".seat-name").fill(name)
+        rows.nth(i).locator(".seat-age").fill(age)
+    page.fill("#path-length", "3")
+    shot(page, "01-setup")
+    page.click("#start-game")
+    turn(page, "Ben")
+    expect(page.locator(".path-row")).to_have_count(3)
+    expect(page.locator(".path-row .cell-first")).to_have_count(3)
+    expect(page.locator(".path-row .cell-last")).to_have_count(3)
+    expect(page.locator("#round")).to_have_text("Round 1")
+    expect(page.locator("#claim-min")).to_have_text("3")
+    # Only legal claims are offered: 3..18 at a round's start.
+    expect(page.locator("#claim-grid button")).to_have_count(16)
+    shot(page, "02-score-claim")
+
+    # Round 1: Ben claims 10, Cy calls Bluff, there are 15: Cy moves 1 step (R9).
+    page.click('#claim-grid button[data-amount="10"]')
+    expect(page.locator("#pass-body")).to_contain_text("Ben claims at least 10 elephants")
+    shot(page, "03-pass-the-cup")
+    page.click("#pass-ok")
+    turn(page, "Cy")
+    expect(page.locator("#claim-amount")).to_have_text("10")
+    expect(page.locator("#claim-min")).to_have_text("11")
+    shot(page, "04-score-decide")
+    server.set_dice([6, 5, 4])
+    page.click("#bluff")
+    expect(page.locator("#verdict")).to_be_visible()
+    expect(page.locator("#verdict-total")).to_have_text("15")
+    expect(page.locator("#verdict-claim")).to_have_text("10")
+    expect(page.locator("#verdict-move")).to_have_text("Cy moves 1 step (R9)")
+    expect(page.locator("#verdict-next")).to_have_text("Cy starts round 2.")
+    expect(position(page, 2)).to_have_attribute("data-position", "1")
+    expect(page.locator("#verdict-frame .die")).to_have_count(3)
+    shot(page, "05-verdict")
+    next_round(page)
+
+    # Round 2: Cy claims 8, Ann peeks and believes, then claims 18; Ben believes 18 (R8).
+    turn(page, "Cy")
+    claim(page, 8, "Ann")
+    turn(page, "Ann")
+    page.check("#peeked")
+    page.click("#believe")
+    turn(page, "Ann")
+    expect(page.locator("#prompt-peek")).to_be_visible()
+    expect(page.locator("#claim-grid button")).to_have_count(18 - 9 + 1)  # 9..18
+    claim(page, 18, "Ben")
+    turn(page, "Ben")
+    expect(page.locator("#prompt-18")).to_be_visible()
+    expect(page.locator("#claim-min")).to_have_text("18 is the top")
+    shot(page, "06-eighteen")
+    page.click("#believe")
+    expect(page.locator("#verdict-move")).to_have_text("Ben moves 1 step (R8)")
+    expect(position(page, 1)).to_have_attribute("data-position", "1")
+    next_round(page)
+
+    # Round 3: Ben claims 12, Cy calls Bluff, only 6: Ben moves 1 step.
+    turn(page, "Ben")
+    claim(page, 12, "Cy")
+    server.set_dice([1, 2, 3])
+    page.click("#bluff")
+    expect(page.locator("#verdict-move")).to_have_text("Ben moves 1 step (R9)")
+    expect(position(page, 1)).to_have_attribute("data-position", "2")
+    next_round(page)
+
+    # Round 4: Ben 17, Cy believes and says 18, Ann calls Bluff on 18 and it is there: Ann 2 steps (R10).
+    claim(page, 17, "Cy")
+    page.click("#believe")
+    expect(page.locator("#claim-grid button")).to_have_count(1)
+    claim(page, 18, "Ann")
+    server.set_dice([6, 6, 6])
+    page.click("#bluff")
+    expect(page.locator("#verdict-move")).to_have_text("Ann moves 2 steps (R10)")
+    expect(position(page, 0)).to_have_attribute("data-position", "2")
+    next_round(page)
+
+    # Round 5: Ann claims 5, Ben calls Bluff, 3 elephants: Ann reaches the red square and loses (R12).
+    turn(page, "Ann")
+    claim(page, 5, "Ben")
+    server.set_dice([1, 1, 1])
+    page.click("#bluff")
+    expect(page.locator("#over")).to_be_visible()
+    expect(page.locator("#over-title")).to_have_text("Ann loses!")
+    expect(page.locator("#turn-name")).to_have_text("Ann loses!")
+    expect(position(page, 0)).to_have_attribute("data-position", "3")
+    expect(page.locator('.path-row[data-seat="0"]')).to_have_class(re.compile(r"\bis-loser\b"))
+    expect(page.locator("#act-claim")).to_be_hidden()
+    shot(page, "07-game-over")
+    game_id = page.locator("#over-bluffs").get_attribute("href").split("game=")[1]
+    state = server.api("GET", f"/api/games/{game_id}").json()
+    assert state["phase"] == "over" and state["loser"] == 0
+    assert [p["position"] for p in state["players"]] == [3, 2, 1]
+
+
+def test_uncertain_reading_is_confirmed_by_tapping_the_dice(server: Server, new_context: Any) -> None:
+    """R14: with only two dice under the camera the reading is not sure; the table taps three faces."""
+    game = server.new_game(["Dee", "Eve"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page)
+    turn(page, "Eve")
+    server.set_dice([6, 4])  # a die missing from the frame
+    page.click("#bluff")
+    state = server.api("GET", f"/api/games/{game['id']}").json()
+    if state["phase"] != "confirm":
+        pytest.skip(f"two dice under the camera did not make the reading uncertain here (phase {state['phase']!r}); R14 cannot be shown")
+    expect(page.locator("#act-confirm")).to_be_visible()
+    expect(page.locator("#turn-name")).to_have_text("Check the dice")
+    expect(page.locator("#confirm-button")).to_be_disabled()
+    shot(page, "08-uncertain-reading")
+    for die, value in enumerate([6, 4, 2]):
+        page.click(f'#confirm-pickers .pick[data-die="{die}"][data-value="{value}"]')
+    expect(page.locator("#confirm-total")).to_have_text("Total: 12")
+    page.click("#confirm-button")
+    # 12 >= 9: the claim held, Eve (the caller) moves 1 step.
+    expect(page.locator("#verdict-total")).to_have_text("12")
+    expect(page.locator("#verdict-move")).to_have_text("Eve moves 1 step (R9)")
+    expect(position(page, 1)).to_have_attribute("data-position", "1")
+    challenge = server.api("GET", f"/api/challenges/{state['last_challenge']}").json()
+    assert challenge["dice"] == [6, 4, 2] and challenge["source"] == "table"
+
+
+def _bluffed_game(server: Server) -> tuple[dict[str, Any], str]:
+    """A game with one Bluff decided by the camera: Fay claimed 14, Gus called, 13 were there."""
+    game = server.new_game(["Fay", "Gus", "Hal"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 14}).status_code == 200
+    server.set_dice([6, 4, 3])
+    response = server.api("POST", f"/api/games/{game['id']}/bluff")
+    assert response.status_code == 200, response.text
+    return game, response.json()["challenge"]["id"]
+
+
+def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context: Any) -> None:
+    game, cid = _bluffed_game(server)
+    page = new_context()
+    page.goto(server.url + f"/bluffs?game={game['id']}")
+    row = page.locator(f'#bluff-rows tr[data-challenge="{cid}"]')
+    expect(row).to_be_visible()
+    expect(row).to_contain_text("Fay claimed, Gus called Bluff")
+    expect(row).to_contain_text("Fay moves 1 step (R9)")
+    expect(row.locator(".die")).to_have_count(3)
+    shot(page, "09-disputed-list")
+    row.locator("a.btn").click()
+    expect(page).to_have_url(re.compile(f"/bluffs/{cid}$"))
+    expect(page.locator("#bluff-total")).to_have_text("13")
+    expect(page.locator("#bluff-crops .crop-item")).to_have_count(3)
+    expect(page.locator("#bluff-crops .confidence").first).to_have_text("sure at 100%")
+    expect(page.locator("#history-none")).to_be_visible()
+    # A spectator sees the form's hint, not its button.
+    expect(page.locator("#correct-submit")).to_be_hidden()
+    unlock(page)
+    expect(page.locator("#correct-submit")).to_be_visible()
+    # The table says the third die was really a 4: 14 elephants, the claim held, Gus moves instead.
+    page.click('#correct-pickers .pick[data-die="2"][data-value="4"]')
+    expect(page.locator("#correct-total")).to_have_text("Total: 14")
+    page.fill("#correct-by", "Hal")
+    page.click("#correct-submit")
+    expect(page.locator("#history li")).to_have_count(1)
+    expect(page.locator("#history li")).to_contain_text("Hal changed the dice from 6 + 4 + 3 to 6 + 4 + 4")
+    expect(page.locator("#bluff-move")).to_have_text("Gus moves 1 step (R9)")
+    expect(page.locator("#bluff-source")).to_contain_text("Corrected")
+    shot(page, "10-disputed-detail-corrected")
+    state = server.api("GET", f"/api/games/{game['id']}").json()
+    assert [p["position"] for p in state["players"]] == [0, 1, 0]
+    assert state["to_act"] == 1  # nothing was played since: the new mover starts (R11, R15)
+
+
+def test_a_second_browser_watches_live_and_cannot_act(server: Server, new_context: Any) -> None:
+    game = server.new_game(["Ida", "Jo"], starter=1)
+    player = new_context()
+    player.goto(server.url + "/")
+    unlock(player)
+    watcher = new_context(viewport={"width": 412, "height": 915})  # a phone at the next chair
+    watcher.goto(server.url + "/")
+    turn(watcher, "Jo")
+    expect(watcher.locator("#live")).to_have_attribute("data-state", "on")
+    expect(watcher.locator("body")).to_have_attribute("data-control", "no")
+    expect(watcher.locator("#spectator-note")).to_be_visible()
+    expect(watcher.locator("#claim-grid button").first).to_be_hidden()
+    claim(player, 11, "Ida")
+    # The watcher's page follows without a reload.
+    turn(watcher, "Ida")
+    expect(watcher.locator("#claim-amount")).to_have_text("11")
+    expect(watcher.locator("#bluff")).to_be_hidden()
+    shot(watcher, "11-spectator-phone")
+    server.set_dice([2, 2, 2])
+    player.click("#bluff")
+    expect(watcher.locator("#verdict-move")).to_have_text("Jo moves 1 step (R9)")
+    expect(watcher.locator('.path-row[data-seat="1"] .elephant')).to_have_attribute("data-position", "1")
+    # And the server refuses a spectator's action anyway.
+    status = watcher.evaluate(
+        """async (id) => (await fetch(`/api/games/${id}/claim`, {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({amount: 5})})).status""",
+        game["id"],
+    )
+    assert status == 401
+    assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "claim"
+
+
+def test_the_language_follows_the_browser_and_the_switch_is_remembered(server: Server, new_context: Any) -> None:
+    page = new_context(locale="fr-FR")
+    page.goto(server.url + "/rules")
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    expect(page.locator("#nav-rules")).to_have_text("Règles")
+    page.select_option("#lang-select", "de")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    expect(page.locator("#nav-rules")).to_have_text("Regeln")
+    expect(page.locator("#rules_r9")).to_contain_text("R9")
+    shot(page, "12-rules-de")
+    page.goto(server.url + "/")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    expect(page.locator("#nav-table")).to_have_text("Tisch")
+    page.select_option("#lang-select", "pl")
+    expect(page.locator("html")).to_have_attribute("lang", "pl")
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("lang", "pl")
+
+
+def test_a_wrong_pin_is_refused(server: Server, new_context: Any) -> None:
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page, "000000" if PIN != "000000" else "111111")
+    expect(page.locator("#pin-error")).to_have_text("That is not the table PIN.")
+    expect(page.locator("#pin-dialog")).to_be_visible()
+    shot(page, "13-wrong-pin")
+    expect(page.locator("body")).to_have_attribute("data-control", "no")
+    page.click("#pin-cancel")
+    expect(page.locator("#pin-open")).to_be_visible()
+    # The right PIN opens control on this device, and it survives a reload (session cookie).
+    unlock(page)
+    expect(page.locator("body")).to_have_attribute("data-control", "yes")
+    page.reload()
+    expect(page.locator("body")).to_have_attribute("data-control", "yes")
+    page.click("#pin-lock")
+    expect(page.locator("body")).to_have_attribute("data-control", "no")
