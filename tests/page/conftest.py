@@ -18,41 +18,70 @@ import requests
 from pagehelpers import CHROMIUM, CHROMIUM_ARGS, PIN, ROOT, VIEWPORT, Server, free_port
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """The companion as players run it, on the simulated table, stopped after the session."""
-    instance = tmp_path_factory.mktemp("instance")
-    port = free_port()
-    env = {**os.environ, "ELEPHANTS_BLUFF_PIN": PIN, "ELEPHANTS_BLUFF_THREADS": "32"}
-    log = open(instance / "serve.log", "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "companion.cli", "serve", "--simulate", "--instance", str(instance), "--port", str(port), "--init"],
-        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
+class ServeProcess:
+    """One ``elephants-bluff serve --simulate`` on ``port`` over ``instance``; start() waits until it answers."""
+
+    def __init__(self, instance: Path, port: int) -> None:
+        self.instance, self.port = instance, port
+        self.url = f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen | None = None
+        self.log: Any = None
+
+    def start(self) -> Server:
+        env = {**os.environ, "ELEPHANTS_BLUFF_PIN": PIN, "ELEPHANTS_BLUFF_THREADS": "32"}
+        self.log = open(self.instance / "serve.log", "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "companion.cli", "serve", "--simulate", "--instance", str(self.instance), "--port", str(self.port), "--init"],
+            stdout=self.log, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
+        )
         deadline = time.monotonic() + 60
         while True:
-            if proc.poll() is not None:
-                pytest.fail("serve exited: " + (instance / "serve.log").read_text(errors="replace"))
+            if self.proc.poll() is not None:
+                self.stop()
+                pytest.fail("serve exited: " + (self.instance / "serve.log").read_text(errors="replace"))
             try:
                 with requests.Session() as s:
-                    if s.get(url + "/api/health", timeout=2).status_code == 200:
-                        break
+                    if s.get(self.url + "/api/health", timeout=2).status_code == 200:
+                        return Server(self.url, self.instance)
             except requests.ConnectionError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("serve did not answer within 60 s: " + (instance / "serve.log").read_text(errors="replace"))
+                self.stop()
+                pytest.fail("serve did not answer within 60 s: " + (self.instance / "serve.log").read_text(errors="replace"))
             time.sleep(0.2)
-        yield Server(url, instance)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+        if self.log is not None:
+            self.log.close()
+            self.log = None
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """The companion as players run it, on the simulated table, stopped after the session."""
+    process = ServeProcess(tmp_path_factory.mktemp("instance"), free_port())
+    try:
+        yield process.start()
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        process.stop()
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[ServeProcess]:
+    """A server of this test's own, that the test may stop and start again."""
+    process = ServeProcess(tmp_path, free_port())
+    try:
+        yield process
+    finally:
+        process.stop()
 
 
 @pytest.fixture(scope="session")
@@ -74,6 +103,11 @@ class Console:
 
     def __init__(self) -> None:
         self.errors: list[str] = []
+        self.allowed: list[str] = list(EXPECTED)
+
+    def allow(self, text: str) -> None:
+        """A test that breaks something on purpose names the console line it expects."""
+        self.allowed.append(text)
 
     def watch(self, page: Any) -> Any:
         page.on("console", lambda m: self.errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
@@ -105,5 +139,5 @@ def new_context(browser: Any, console: Console) -> Iterator[Any]:
     yield make
     for context in contexts:
         context.close()
-    unexpected = [e for e in console.errors if not any(x in e for x in EXPECTED)]
+    unexpected = [e for e in console.errors if not any(x in e for x in console.allowed)]
     assert not unexpected, "errors in the browser console:\n" + "\n".join(unexpected)

@@ -43,10 +43,11 @@ class Server:
         return response.json()
 
 
-def shot(page: Any, name: str) -> None:
+def shot(page: Any, name: str, full_page: bool = False) -> None:
     """A screenshot kept as a test artifact (``test-artifacts/screenshots``, gitignored)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page, animations="disabled")
 
 
 def unlock(page: Any, pin: str = PIN) -> None:

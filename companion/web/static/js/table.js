@@ -214,7 +214,7 @@
     const verdictOn = state.last_move !== null && state.claim === null && (state.phase === "over" || (state.phase === "claim" && !dismissed.has(verdictKey)));
 
     $("prompt").textContent = prompt;
-    $("prompt").hidden = !prompt || verdictOn || state.eighteen;
+    $("prompt").hidden = !prompt || verdictOn || state.eighteen || state.phase === "confirm";
     show("prompt-18", state.eighteen);
     if (state.eighteen) $("prompt-18").textContent = t("do_decide_18", { name: name(state.to_act), claimer: name(state.claim.by) });
     const peekNote = state.phase === "claim" && state.peeked && state.claim !== null && !verdictOn;
@@ -230,13 +230,12 @@
     else confirmFor = null;
     show("over", state.phase === "over");
     if (state.phase === "over") {
-      $("over-title").textContent = t("over_title", { name: name(state.loser) });
       $("over-sub").textContent = t("over_sub", { name: name(state.loser) });
       $("over-bluffs").href = "/bluffs?game=" + encodeURIComponent(state.id);
     }
     show("verdict", verdictOn);
     if (verdictOn) drawVerdict(state, verdictKey);
-    $("claim-box").hidden = state.phase === "over" || verdictOn;
+    $("claim-box").hidden = state.phase === "over" || state.phase === "confirm" || verdictOn;
   }
 
   function drawClaims(state) {
@@ -286,7 +285,7 @@
     let challenge;
     try { challenge = await getChallenge(cid, state.events); } catch (e) { toast(EB.errorText(e)); confirmFor = null; return; }
     if (confirmFor !== cid) return;
-    $("confirm-problem").textContent = t("confirm_problem", { claimer: EB.playerName(state, challenge.claimer), n: challenge.claim });
+    $("confirm-problem").textContent = t("confirm_problem", { claimer: EB.playerName(state, challenge.claimer), n: challenge.claim }) + " " + t("do_confirm");
     Dice.frame($("confirm-frame"), challenge);
     Dice.pickers($("confirm-pickers"), [], (dice) => {
       confirmDice = dice;
