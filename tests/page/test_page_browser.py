@@ -376,3 +376,49 @@ def test_the_score_screen_reconnects_by_itself_after_the_companion_drops(own_ser
     expect(page.locator("#live")).to_have_attribute("data-state", "on", timeout=20_000)
     turn(page, "Lou")
     expect(page.locator("#claim-amount")).to_have_text("7")
+
+
+def test_set_up_refuses_bad_tables_lets_the_table_pick_the_starter_and_resumes(server: Server, new_context: Any) -> None:
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page)
+    if page.locator("#setup").is_hidden():
+        page.click("#new-game")
+        page.click("#new-ok")
+    rows = page.locator("#seat-list .seat")
+    # Two players with the same name are refused before anything is sent.
+    rows.nth(0).locator(".seat-name").fill("Max")
+    rows.nth(1).locator(".seat-name").fill("max")
+    rows.nth(2).locator(".seat-remove").click()
+    expect(rows).to_have_count(2)
+    page.click("#start-game")
+    expect(page.locator("#setup-error")).to_have_text("Every player needs a name, and no two players the same one.")
+    rows.nth(1).locator(".seat-name").fill("Noor")
+    # Ages are asked for when the youngest starts...
+    page.click("#start-game")
+    expect(page.locator("#setup-error")).to_have_text("Give every player's age, or choose the starter.")
+    # ...or the table picks the starter; a third player is added and moved to the front.
+    page.click("#add-player")
+    rows.nth(2).locator(".seat-name").fill("Oz")
+    rows.nth(2).locator(".seat-up").click()
+    rows.nth(1).locator(".seat-up").click()
+    for i, name in enumerate(["Oz", "Max", "Noor"]):
+        expect(rows.nth(i).locator(".seat-name")).to_have_value(name)
+    page.check('input[name="starter-mode"][value="pick"]')
+    expect(page.locator(".seat-age").first).to_be_hidden()
+    page.select_option("#starter-select", label="Noor")
+    page.fill("#path-length", "40")
+    page.click("#start-game")
+    expect(page.locator("#setup-error")).to_have_text("A path has 2 to 30 squares.")
+    page.fill("#path-length", "5")
+    page.click("#start-game")
+    turn(page, "Noor")
+    expect(page.locator(".path-row .name")).to_have_text(["Oz", "Max", "Noor"])
+    expect(page.locator('.path-row[data-seat="0"] .cell')).to_have_count(6)  # the start and 5 squares
+    # "New game" goes to the set-up, which offers to resume the game in progress.
+    page.click("#new-game")
+    page.click("#new-ok")
+    expect(page.locator("#setup-resume")).to_be_visible()
+    expect(page.locator("#setup-resume-text")).to_have_text("A game is in progress: Oz, Max, Noor, round 1.")
+    page.click("#resume-button")
+    turn(page, "Noor")

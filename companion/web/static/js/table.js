@@ -236,6 +236,7 @@
     show("verdict", verdictOn);
     if (verdictOn) drawVerdict(state, verdictKey);
     $("claim-box").hidden = state.phase === "over" || state.phase === "confirm" || verdictOn;
+    $("new-game").hidden = state.phase === "over"; // the game-over panel has its own button
   }
 
   function drawClaims(state) {
@@ -285,7 +286,7 @@
     let challenge;
     try { challenge = await getChallenge(cid, state.events); } catch (e) { toast(EB.errorText(e)); confirmFor = null; return; }
     if (confirmFor !== cid) return;
-    $("confirm-problem").textContent = t("confirm_problem", { claimer: EB.playerName(state, challenge.claimer), n: challenge.claim }) + " " + t("do_confirm");
+    $("confirm-problem").textContent = t("confirm_problem", { claimer: EB.playerName(state, challenge.claimer), n: challenge.claim });
     Dice.frame($("confirm-frame"), challenge);
     Dice.pickers($("confirm-pickers"), [], (dice) => {
       confirmDice = dice;
