@@ -11,17 +11,22 @@ PORT ?= 8000
 
 .PHONY: run test bench venv system-deps train clean
 
-# The stamp is remade when pyproject.toml changes, so a pulled dependency
-# change installs itself on the next run.
-$(VENV)/.installed: pyproject.toml
+# The stamps are remade when pyproject.toml changes, so a pulled dependency
+# change installs itself on the next run. `run` needs only the runtime;
+# `test` adds the test tools.
+$(VENV)/.runtime: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.runtime
 	$(PY) -m pip install --quiet -e '.[test]'
 	touch $@
 
 venv: $(VENV)/.installed
 
-run: $(VENV)/.installed
+run: $(VENV)/.runtime
 	$(BIN)/elephants-bluff serve --simulate --host $(HOST) --port $(PORT) --instance $(INSTANCE) --init
 
 # Debian's Chromium drives the browser tests (never `playwright install`).
@@ -34,7 +39,7 @@ system-deps:
 test: $(VENV)/.installed system-deps
 	$(PY) -m pytest -q -p no:cacheprovider
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.runtime
 	$(BIN)/elephants-bluff bench --full
 
 # Retrains the face classifier (CPU, PyTorch from the local wheel).

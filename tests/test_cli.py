@@ -1,0 +1,42 @@
+"""The `elephants-bluff` command: `serve --init` as `make run` uses it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import requests
+
+from companion.cli import build_parser
+from tests.conftest import ROOT, free_port
+
+
+def test_the_command_has_the_documented_subcommands():
+    parser = build_parser()
+    choices = parser._subparsers._group_actions[0].choices  # argparse keeps them here
+    assert {"serve", "read", "classify", "calibrate", "bench"} <= set(choices)
+
+
+def test_serve_init_creates_a_pin_prints_the_url_and_pin_and_serves(tmp_path):
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "ELEPHANTS_BLUFF_PIN"}
+    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--simulate", "--init", "--instance", str(tmp_path / "inst"), "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"})
+    try:
+        lines = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(line.startswith("Table PIN:") for line in lines):
+            lines.append(proc.stdout.readline())
+        text = "".join(lines)
+        assert f"http://127.0.0.1:{port}/" in text
+        pin = next(line for line in lines if line.startswith("Table PIN:")).split(":", 1)[1].strip()
+        assert len(pin) == 6 and pin.isdigit()
+        assert f'pin = "{pin}"' in (tmp_path / "inst" / "config.toml").read_text()
+        r = requests.post(f"http://127.0.0.1:{port}/api/games", json={"players": ["Ann", "Ben"]}, headers={"X-Table-Pin": pin}, timeout=10)
+        assert r.status_code == 201
+        assert "<html" in requests.get(f"http://127.0.0.1:{port}/", timeout=10).text
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()

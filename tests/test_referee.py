@@ -1,0 +1,119 @@
+"""The referee shell: frames saved by challenge id, cameras that fail, R13 timing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.dice import Capture, ValuesDiceSource
+from companion.referee import Referee
+from companion.store import GameStore
+from vision.reading import OK, DieReading, Reading
+
+
+class PhotoSource:
+    """A dice source that produces real JPEG bytes and counts how often it was asked."""
+
+    name = "photo-test"
+
+    def __init__(self, values=(6, 5, 4)) -> None:
+        self.values = list(values)
+        self.calls = 0
+
+    def capture(self) -> Capture:
+        self.calls += 1
+        dice = tuple(DieReading(7 - v, v, 0.99, (10 * i, 10, 8, 8)) for i, v in enumerate(self.values))
+        return Capture(Reading(OK, dice, model_id="test"), frame_jpeg=b"\xff\xd8frame\xff\xd9", annotated_jpeg=b"\xff\xd8annotated\xff\xd9")
+
+    def health(self) -> str:
+        return "ok"
+
+
+class BrokenSource(PhotoSource):
+    def capture(self) -> Capture:
+        raise OSError("camera unplugged")
+
+
+def make(tmp_path: Path, source) -> Referee:
+    return Referee(GameStore(tmp_path / "log.sqlite3"), source, frames_dir=tmp_path / "frames")
+
+
+def test_r13_the_dice_are_read_only_when_a_bluff_is_called(tmp_path):
+    source = PhotoSource()
+    ref = make(tmp_path, source)
+    g = ref.new_game(["Ann", "Ben"])["id"]
+    ref.claim(g, 10)
+    ref.believe(g)
+    ref.claim(g, 12)
+    assert source.calls == 0
+    ref.bluff(g)
+    assert source.calls == 1
+
+
+def test_r13_an_illegal_bluff_never_reads_the_dice(tmp_path):
+    source = PhotoSource()
+    ref = make(tmp_path, source)
+    g = ref.new_game(["Ann", "Ben"])["id"]
+    with pytest.raises(Exception):
+        ref.bluff(g)
+    assert source.calls == 0
+
+
+def test_r15_frames_are_saved_beside_the_log_named_by_challenge_id(tmp_path):
+    ref = make(tmp_path, PhotoSource())
+    g = ref.new_game(["Ann", "Ben"])["id"]
+    ref.claim(g, 10)
+    _, challenge = ref.bluff(g)
+    cid = challenge["id"]
+    assert challenge["has_images"]
+    assert ref.frame_path(cid, "image") == tmp_path / "frames" / f"{cid}.jpg"
+    assert (tmp_path / "frames" / f"{cid}.jpg").read_bytes() == b"\xff\xd8frame\xff\xd9"
+    assert (tmp_path / "frames" / f"{cid}-annotated.jpg").read_bytes() == b"\xff\xd8annotated\xff\xd9"
+    assert sorted(p.name for p in (tmp_path / "frames").iterdir()) == [f"{cid}-annotated.jpg", f"{cid}.jpg"]
+
+
+def test_r14_a_camera_that_raises_sends_the_bluff_to_confirm(tmp_path):
+    ref = make(tmp_path, BrokenSource())
+    g = ref.new_game(["Ann", "Ben"])["id"]
+    ref.claim(g, 10)
+    state, challenge = ref.bluff(g)
+    assert state["phase"] == "confirm" and "camera failed" in challenge["problem"]
+    assert ref.confirm(g, [6, 6, 6])["phase"] == "claim"
+
+
+def test_a_frames_folder_that_cannot_be_written_loses_only_the_photo(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the frames folder should be")
+    ref = Referee(GameStore(tmp_path / "log.sqlite3"), PhotoSource([1, 1, 1]), frames_dir=blocker / "frames")
+    g = ref.new_game(["Ann", "Ben"])["id"]
+    ref.claim(g, 10)
+    state, challenge = ref.bluff(g)
+    assert challenge["status"] == "decided" and not challenge["has_images"]
+    assert "photo could not be saved" in challenge["problem"]
+    assert state["players"][0]["position"] == 1
+
+
+def test_listeners_see_every_change_and_a_failing_listener_does_not_stop_the_game(tmp_path):
+    ref = make(tmp_path, ValuesDiceSource())
+    seen = []
+    ref.add_listener(lambda s: 1 / 0)
+    ref.add_listener(lambda s: seen.append(s["events"]))
+    g = ref.new_game(["Ann", "Ben"])["id"]
+    ref.claim(g, 10)
+    ref.believe(g)
+    assert seen == [1, 2, 3]
+
+
+def test_a_restarted_referee_folds_the_same_state_from_the_log(tmp_path):
+    source = ValuesDiceSource()
+    ref = make(tmp_path, source)
+    g = ref.new_game(["Ann", "Ben", "Cy"])["id"]
+    ref.claim(g, 10)
+    source.set_next_values([6, 6, 6])
+    ref.bluff(g)
+    ref.claim(g, 4)
+    before = ref.game_state(g)
+    ref.store.close()
+    again = make(tmp_path, source)
+    assert again.game_state(g) == before and again.current_game_id() == g

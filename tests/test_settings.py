@@ -1,0 +1,84 @@
+"""Settings: one documented TOML file; a bad setting names the file, the key and why."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from companion.errors import SettingsError
+from companion.settings import Settings, all_settings, init_config, render_config
+from tests.conftest import ROOT
+
+
+def test_every_setting_has_a_default_and_a_doc():
+    for s in all_settings():
+        assert s.doc.strip() and "." in s.key
+        assert s.validate(s.default) is None or s.key == "table.pin"
+
+
+def test_a_missing_file_means_all_defaults(tmp_path):
+    s = Settings.load(tmp_path / "config.toml", environ={})
+    assert s["game.path_length"] == 7 and s["table.pin"] == ""
+
+
+def test_init_writes_every_setting_with_its_doc_and_a_random_pin(tmp_path):
+    path, created = init_config(tmp_path)
+    text = path.read_text()
+    assert created and all(s.name in text for s in all_settings())
+    pin = Settings.load(path, environ={})["table.pin"]
+    assert len(pin) == 6 and pin.isdigit()
+    assert init_config(tmp_path) == (path, False) and Settings.load(path, environ={})["table.pin"] == pin
+
+
+def test_the_pin_environment_variable_overrides_the_file(tmp_path):
+    (tmp_path / "config.toml").write_text('[table]\npin = "1111"\n')
+    assert Settings.load(tmp_path / "config.toml", environ={"ELEPHANTS_BLUFF_PIN": "2222"})["table.pin"] == "2222"
+
+
+@pytest.mark.parametrize(
+    "text,key,why",
+    [
+        ("[game]\npath_length = 1\n", "game.path_length", "between 2 and 30"),
+        ('[game]\npath_length = "seven"\n', "game.path_length", "whole number"),
+        ("[game]\npath_lenght = 7\n", "game.path_lenght", "not a known setting"),
+        ("[camera]\nbackend = 'usb'\n", "camera.backend", "must be one of"),
+        ('[table]\npin = "1 2"\n', "table.pin", "4 to 32"),
+        ("game = 3\n", "game", "[section]"),
+        ("[game\npath_length = 7\n", None, "not valid TOML"),
+    ],
+)
+def test_a_bad_setting_names_the_file_the_key_and_why(tmp_path, text, key, why):
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(SettingsError) as err:
+        Settings.load(path, environ={})
+    assert err.value.key == key and why in err.value.why and str(path) in err.value.message
+
+
+def test_a_config_that_is_not_text_is_refused(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(SettingsError, match="UTF-8"):
+        Settings.load(path, environ={})
+
+
+def test_rendered_config_reads_back_to_the_same_values(tmp_path):
+    values = {"table.pin": "98765", "game.path_length": 9}
+    path = tmp_path / "config.toml"
+    path.write_text(render_config(all_settings(), values))
+    s = Settings.load(path, environ={})
+    assert s["table.pin"] == "98765" and s["game.path_length"] == 9
+
+
+def test_serve_refuses_to_start_on_a_bad_setting_and_says_where(tmp_path):
+    (tmp_path / "config.toml").write_text("[game]\npath_length = 99\n")
+    result = subprocess.run([sys.executable, "-m", "companion.cli", "serve", "--instance", str(tmp_path), "--port", "0"], capture_output=True, text=True, cwd=ROOT, timeout=60, env={"PATH": "/usr/bin:/bin", "ELEPHANTS_BLUFF_PIN": "4321"})
+    assert result.returncode != 0
+    assert "config.toml: game.path_length: must be between 2 and 30" in result.stderr
+
+
+def test_serve_without_any_pin_says_how_to_set_one(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "companion.cli", "serve", "--instance", str(tmp_path), "--port", "0"], capture_output=True, text=True, cwd=ROOT, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2 and "No table PIN is set" in result.stderr
