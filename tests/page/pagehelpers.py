@@ -50,8 +50,8 @@ def shot(page: Any, name: str, full_page: bool = False) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page, animations="disabled")
 
 
-def unlock(page: Any, pin: str = PIN) -> None:
-    """Enter the table PIN in the page's PIN dialog."""
-    page.click("#pin-open")
+def unlock(page: Any, pin: str = PIN, opener: str = "#pin-open") -> None:
+    """Enter the table PIN in the page's PIN dialog (opened by the top bar's button, or ``opener``)."""
+    page.click(opener)
     page.fill("#pin-input", pin)
     page.click("#pin-submit")

@@ -202,7 +202,8 @@ def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context:
     expect(page.locator("#history-none")).to_be_visible()
     # A spectator sees the form's hint, not its button.
     expect(page.locator("#correct-submit")).to_be_hidden()
-    unlock(page)
+    unlock(page, opener="#correct-form [data-pin-open]")
+    expect(page.locator("#correct-form [data-pin-open]")).to_be_hidden()
     expect(page.locator("#correct-submit")).to_be_visible()
     # The table says the third die was really a 4: 14 elephants, the claim held, Gus moves instead.
     page.click('#correct-pickers .pick[data-die="2"][data-value="4"]')

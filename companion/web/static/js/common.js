@@ -93,6 +93,7 @@ const EB = (() => {
   function setupPin() {
     const dialog = document.getElementById("pin-dialog");
     document.getElementById("pin-open").addEventListener("click", askPin);
+    document.querySelectorAll("[data-pin-open]").forEach((button) => button.addEventListener("click", askPin));
     document.getElementById("pin-cancel").addEventListener("click", () => dialog.close());
     document.getElementById("pin-lock").addEventListener("click", async () => {
       try { await api("DELETE", "/api/session"); setControl(false); } catch (e) { toast(errorText(e)); }
