@@ -355,6 +355,7 @@ def test_a_bluff_with_a_photo_shows_each_die_boxed_and_cropped(server: Server, n
     assert "url(" in crops.nth(0).evaluate("(el) => el.style.backgroundImage")
     expect(page.locator("#bluff-crops .confidence")).to_have_text(["sure at 99%", "sure at 97%", "sure at 62%"])
     expect(page.locator("#bluff-crops .crop-item").nth(2)).to_have_class(re.compile(r"\bunsure\b"))
+    expect(page.locator("#bluff-annotated")).to_have_attribute("href", f"/api/challenges/{cid}/annotated")
     shot(page, "15-disputed-detail-photo", full_page=True)
 
 

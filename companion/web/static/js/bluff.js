@@ -45,6 +45,8 @@
     $("back-to-list").href = "/bluffs?game=" + encodeURIComponent(challenge.game);
     const img = Dice.frame($("bluff-frame"), challenge, { onLoad: (image) => crops(challenge, image) });
     if (!img) crops(challenge, null);
+    $("bluff-annotated").hidden = !challenge.annotated_url;
+    if (challenge.annotated_url) $("bluff-annotated").href = challenge.annotated_url;
     const r = challenge.reading;
     $("bluff-reading").textContent = r
       ? t(r.status === "ok" ? "reading_ok" : "reading_unsure", { model: r.model || "?" }) + (challenge.problem ? " " + challenge.problem : "")
