@@ -132,7 +132,7 @@
     boardKey = key;
     const paths = $("paths");
     paths.replaceChildren();
-    paths.style.setProperty("--rows", String(state.players.length));
+    paths.classList.toggle("many", state.players.length > 6); // up to 10 players still fit a tablet
     state.players.forEach((p) => {
       const track = el("div", { class: "track" });
       track.style.setProperty("--cells", String(state.path_length + 1));
