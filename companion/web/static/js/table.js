@@ -188,7 +188,10 @@
 
     $("round").textContent = t("round", { n: state.round });
     const turn = $("turn");
-    turn.className = "turn" + (state.to_act !== null ? " seat-bg-" + state.to_act : state.phase === "over" ? " turn-over" : " turn-table");
+    turn.className = "turn" + (state.to_act !== null ? "" : state.phase === "over" ? " turn-over" : " turn-table");
+    // The player's own colour (their dot and elephant) next to their name.
+    $("turn-dot").hidden = state.to_act === null;
+    $("turn-dot").className = "turn-dot" + (state.to_act !== null ? " seat-" + state.to_act : "");
     $("turn-name").textContent =
       state.phase === "over" ? t("over_title", { name: name(state.loser) })
       : state.phase === "confirm" ? t("turn_table")
