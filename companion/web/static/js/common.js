@@ -71,16 +71,12 @@ const EB = (() => {
   }
 
   /* --- the table PIN: acting needs it once per device (session cookie) --- */
-  let control = false;
-  const controlListeners = [];
+  /** Show or hide the controls: CSS keys them on body[data-control]. */
   function setControl(on) {
-    control = Boolean(on);
-    document.body.dataset.control = control ? "yes" : "no";
-    document.getElementById("pin-open").hidden = control;
-    document.getElementById("pin-lock").hidden = !control;
-    controlListeners.forEach((fn) => fn(control));
+    document.body.dataset.control = on ? "yes" : "no";
+    document.getElementById("pin-open").hidden = Boolean(on);
+    document.getElementById("pin-lock").hidden = !on;
   }
-  function onControl(fn) { controlListeners.push(fn); }
 
   function askPin() {
     const dialog = document.getElementById("pin-dialog");
@@ -169,5 +165,5 @@ const EB = (() => {
 
   document.addEventListener("DOMContentLoaded", () => { setupPin(); setupLanguage(); });
 
-  return { t, el, api, act, ApiError, errorText, toast, onControl, askPin, hasControl: () => control, live, playerName };
+  return { t, el, api, act, ApiError, errorText, toast, live, playerName };
 })();

@@ -151,7 +151,6 @@
 
   function placeElephants(state) {
     const cells = state.path_length + 1;
-    const movedSeat = state.last_move ? state.last_move.seat : null;
     state.players.forEach((p) => {
       const row = $("paths").querySelector(`.path-row[data-seat="${p.seat}"]`);
       const elephant = row.querySelector(".elephant");
@@ -166,7 +165,6 @@
       }
       row.classList.toggle("is-turn", state.to_act === p.seat);
       row.classList.toggle("is-loser", state.loser === p.seat);
-      row.classList.toggle("is-mover", movedSeat === p.seat && state.claim === null);
       const note = row.querySelector(".path-note");
       let text = t("position", { n: p.position, total: state.path_length });
       if (state.to_act === p.seat) text = state.phase === "claim" ? t("note_holds_cup") : t("note_decides");
@@ -314,7 +312,6 @@
     $("verdict-next").textContent = state.phase === "claim" ? t("verdict_next", { name: name(state.to_act), n: state.round }) : "";
     if (!move.challenge) {
       // R8: the receiver believed 18 and moves one step.
-      verdict.classList.add("verdict-18");
       $("verdict-title").textContent = t("believed_18_title");
       $("verdict-frame").replaceChildren();
       $("verdict-claim").textContent = "18";
@@ -325,7 +322,6 @@
       $("verdict-replay").hidden = true;
       return;
     }
-    verdict.classList.remove("verdict-18");
     let challenge;
     try { challenge = await getChallenge(move.challenge, state.events); } catch (e) { toast(EB.errorText(e)); return; }
     if (verdict.dataset.key !== key) return;
