@@ -438,3 +438,13 @@ def test_set_up_refuses_bad_tables_lets_the_table_pick_the_starter_and_resumes(s
     expect(page.locator("#setup-resume-text")).to_have_text("A game is in progress: Oz, Max, Noor, round 1.")
     page.click("#resume-button")
     turn(page, "Noor")
+
+
+def test_a_name_with_markup_is_shown_as_text(server: Server, new_context: Any) -> None:
+    name = "<img src=x onerror=alert(1)>"
+    server.new_game([name, "Bo"], starter=0)
+    page = new_context()
+    page.goto(server.url + "/")
+    expect(page.locator(".path-row .name").first).to_have_text(name)
+    expect(page.locator("#turn-name")).to_have_text(f"{name}'s turn")
+    expect(page.locator("#main img")).to_have_count(0)
