@@ -217,6 +217,10 @@ def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context:
     expect(page.locator("#history-none")).to_be_visible()
     # A spectator sees the form's hint, not its button.
     expect(page.locator("#correct-submit")).to_be_hidden()
+    watcher = new_context()  # another device on the same Bluff sees the correction arrive
+    watcher.goto(server.url + f"/bluffs/{cid}")
+    expect(watcher.locator("#history-none")).to_be_visible()
+    expect(watcher.locator("#live")).to_have_attribute("data-state", "on")
     unlock(page, opener="#correct-form [data-pin-open]")
     expect(page.locator("#correct-form [data-pin-open]")).to_be_hidden()
     expect(page.locator("#correct-submit")).to_be_visible()
@@ -230,6 +234,8 @@ def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context:
     expect(page.locator("#bluff-move")).to_have_text("Gus moves 1 step (R9)")
     expect(page.locator("#bluff-source")).to_contain_text("Corrected")
     shot(page, "10-disputed-detail-corrected")
+    expect(watcher.locator("#history li")).to_have_count(1)
+    expect(watcher.locator("#bluff-move")).to_have_text("Gus moves 1 step (R9)")
     state = server.api("GET", f"/api/games/{game['id']}").json()
     assert [p["position"] for p in state["players"]] == [0, 1, 0]
     assert state["to_act"] == 1  # nothing was played since: the new mover starts (R11, R15)

@@ -73,11 +73,19 @@
     $("history-none").hidden = history.length > 0;
   }
 
+  let shown = null; // the challenge as last drawn, to redraw only when it changed
+
   async function load() {
     try {
       const challenge = await api("GET", "/api/challenges/" + encodeURIComponent(cid));
+      if (JSON.stringify(challenge) === shown) return;
       const game = await api("GET", "/api/games/" + encodeURIComponent(challenge.game));
       draw(challenge, game);
+      if (shown === null) {
+        // A correction made on another device, or the table confirming this Bluff's dice, shows here.
+        EB.live("/api/events?game=" + encodeURIComponent(challenge.game), (state) => { if (state.id === challenge.game) load(); });
+      }
+      shown = JSON.stringify(challenge);
     } catch (e) {
       $("bluff-title").textContent = t("bluffs_title");
       if (e instanceof EB.ApiError && e.status === 404) $("bluff-missing").hidden = false; else toast(EB.errorText(e));
@@ -92,7 +100,7 @@
     if (!by) { error.textContent = t("correct_err_by"); error.hidden = false; return; }
     if (!current || chosen.some((v) => v === null)) return;
     const data = await act("POST", `/api/challenges/${encodeURIComponent(cid)}/correct`, { dice: chosen, by });
-    if (data) { toast(t("correct_done")); draw(data.challenge, data.state); }
+    if (data) { toast(t("correct_done")); draw(data.challenge, data.state); shown = JSON.stringify(data.challenge); }
   });
 
   document.addEventListener("DOMContentLoaded", load);

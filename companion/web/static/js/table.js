@@ -194,6 +194,7 @@
       state.phase === "over" ? t("over_title", { name: name(state.loser) })
       : state.phase === "confirm" ? t("turn_table")
       : t("whose_turn", { name: name(state.to_act) });
+    document.title = $("turn-name").textContent + " · " + t("app_title");
 
     $("claim-amount").textContent = state.claim ? String(state.claim.amount) : "–";
     $("claim-by").textContent = state.claim ? t("claim_by", { name: name(state.claim.by) }) : t("claim_none");
