@@ -224,9 +224,11 @@ def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context:
     unlock(page, opener="#correct-form [data-pin-open]")
     expect(page.locator("#correct-form [data-pin-open]")).to_be_hidden()
     expect(page.locator("#correct-submit")).to_be_visible()
+    expect(page.locator("#correct-submit")).to_be_disabled()  # the dice as read: nothing to correct yet
     # The table says the third die was really a 4: 14 elephants, the claim held, Gus moves instead.
     page.click('#correct-pickers .pick[data-die="2"][data-value="4"]')
     expect(page.locator("#correct-total")).to_have_text("Total: 14")
+    expect(page.locator("#correct-submit")).to_be_enabled()
     page.fill("#correct-by", "Hal")
     page.click("#correct-submit")
     expect(page.locator("#history li")).to_have_count(1)

@@ -51,20 +51,13 @@
     $("bluff-reading").textContent = r
       ? t(r.status === "ok" ? "reading_ok" : "reading_unsure", { model: r.model || "?" }) + (challenge.problem ? " " + challenge.problem : "")
       : t("reading_none") + (challenge.problem ? " " + challenge.problem : "");
-    const words = Dice.verdict(challenge, names);
-    $("bluff-claim").textContent = String(challenge.claim);
-    $("bluff-total").textContent = challenge.total === null ? "?" : String(challenge.total);
-    $("bluff-sign").textContent = words ? words.sign : "";
-    $("bluff-held").textContent = words ? words.held : t("source_waiting");
-    $("bluff-move").textContent = words ? words.move : "";
+    Dice.showVerdict("bluff", challenge, names);
     $("bluff-source").textContent = Dice.sourceText(challenge) + (challenge.dice ? " · " + challenge.dice.join(" + ") : "");
     $("correct-form").hidden = challenge.status !== "decided";
-    Dice.pickers($("correct-pickers"), challenge.dice || [], (dice) => {
+    Dice.pickers($("correct-pickers"), challenge.dice || [], $("correct-total"), (dice, complete) => {
       chosen = dice;
-      const complete = dice.every((v) => v !== null);
       const same = complete && challenge.dice && dice.every((v, i) => v === challenge.dice[i]);
-      $("correct-submit").disabled = !complete || same;
-      $("correct-total").textContent = complete ? t("confirm_total", { n: dice.reduce((a, b) => a + b, 0) }) : "";
+      $("correct-submit").disabled = !complete || same;  // the referee refuses an unchanged "correction"
     });
     const history = challenge.corrections.map((c) => el("li", {
       text: t("history_row", { at: new Date(c.at).toLocaleString(document.documentElement.lang), by: c.by, old: c.old.join(" + "), new: c.new.join(" + ") }),

@@ -52,15 +52,16 @@ const Dice = (() => {
     return null;
   }
 
-  /** Three rows of six faces to tap: the top faces, as the table sees them (R14, R15). */
-  function pickers(holder, initial, onChange) {
+  /** Three rows of six faces to tap: the top faces, as the table sees them (R14, R15).
+      ``totalLine`` shows their sum once all three are chosen; ``onChange(dice, complete)``. */
+  function pickers(holder, initial, totalLine, onChange) {
     holder.replaceChildren();
     const chosen = [null, null, null];
     (initial || []).slice(0, 3).forEach((v, i) => { if (v >= 1 && v <= 6) chosen[i] = v; });
     const rows = [0, 1, 2].map((i) => {
       const buttons = [1, 2, 3, 4, 5, 6].map((v) => {
         const b = el("button", { type: "button", class: "pick", "data-die": i, "data-value": v, "aria-pressed": "false", title: t("die_shows", { n: v }) }, face(v));
-        b.addEventListener("click", () => { chosen[i] = v; sync(); onChange(chosen.slice()); });
+        b.addEventListener("click", () => { chosen[i] = v; sync(); });
         return b;
       });
       return el("div", { class: "pick-row", role: "group", "aria-label": t("confirm_die", { n: i + 1 }) },
@@ -70,11 +71,12 @@ const Dice = (() => {
       rows.forEach((r, i) => r.querySelectorAll(".pick").forEach((b) => {
         b.setAttribute("aria-pressed", String(Number(b.dataset.value) === chosen[i]));
       }));
+      const complete = chosen.every((v) => v !== null);
+      totalLine.textContent = complete ? t("confirm_total", { n: chosen.reduce((a, b) => a + b, 0) }) : "";
+      onChange(chosen.slice(), complete);
     }
     holder.append(...rows);
     sync();
-    onChange(chosen.slice());
-    return () => chosen.slice();
   }
 
   /** The verdict in words: whether the claim held, who moves how far. */
@@ -89,6 +91,17 @@ const Dice = (() => {
     };
   }
 
+  /** Fill a verdict_numbers block (templates/_verdict.html) with one Bluff. */
+  function showVerdict(prefix, challenge, names) {
+    const words = verdict(challenge, names);
+    const set = (part, text) => { document.getElementById(prefix + "-" + part).textContent = text; };
+    set("claim", String(challenge.claim));
+    set("total", challenge.total === null ? "?" : String(challenge.total));
+    set("sign", words ? words.sign : "");
+    set("held", words ? words.held : t("source_waiting"));
+    set("move", words ? words.move : "");
+  }
+
   function sourceText(challenge) {
     if (challenge.source === "camera") return t("source_camera");
     if (challenge.source === "table") return t("source_table");
@@ -96,5 +109,5 @@ const Dice = (() => {
     return t("source_waiting");
   }
 
-  return { face, row, frame, pickers, verdict, sourceText };
+  return { face, row, frame, pickers, verdict, showVerdict, sourceText };
 })();

@@ -290,11 +290,9 @@
     if (confirmFor !== cid) return;
     $("confirm-problem").textContent = t("confirm_problem", { claimer: EB.playerName(state, challenge.claimer), n: challenge.claim });
     Dice.frame($("confirm-frame"), challenge);
-    Dice.pickers($("confirm-pickers"), [], (dice) => {
+    Dice.pickers($("confirm-pickers"), [], $("confirm-total"), (dice, complete) => {
       confirmDice = dice;
-      const complete = dice.every((v) => v !== null);
       $("confirm-button").disabled = !complete;
-      $("confirm-total").textContent = complete ? t("confirm_total", { n: dice.reduce((a, b) => a + b, 0) }) : "";
     });
   }
 
@@ -327,17 +325,12 @@
     try { challenge = await getChallenge(move.challenge, state.events); } catch (e) { toast(EB.errorText(e)); return; }
     if (verdict.dataset.key !== key) return;
     const names = state.players.map((p) => p.name);
-    const words = Dice.verdict(challenge, names);
     $("verdict-title").textContent = t("verdict_title", { caller: names[challenge.caller], claimer: names[challenge.claimer] });
     if ($("verdict-frame").dataset.challenge !== challenge.id + ":" + state.events) {
       $("verdict-frame").dataset.challenge = challenge.id + ":" + state.events;
       Dice.frame($("verdict-frame"), challenge);
     }
-    $("verdict-claim").textContent = String(challenge.claim);
-    $("verdict-total").textContent = String(challenge.total);
-    $("verdict-sign").textContent = words ? words.sign : "";
-    $("verdict-held").textContent = words ? words.held : "";
-    $("verdict-move").textContent = words ? words.move : "";
+    Dice.showVerdict("verdict", challenge, names);
     $("verdict-replay").hidden = false;
     $("verdict-replay").href = "/bluffs/" + encodeURIComponent(challenge.id);
   }
