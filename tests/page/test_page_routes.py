@@ -127,3 +127,14 @@ def test_every_text_the_scripts_ask_for_exists_in_english() -> None:
     assert wanted, "the scripts ask for texts"
     missing = sorted(wanted - set(english))
     assert not missing, f"the scripts ask for texts English lacks: {missing}"
+
+
+def test_every_english_text_is_used_by_a_page_or_a_script() -> None:
+    """No dead texts: each key is named, quoted, in a template, a script or pages.py."""
+    web = resources.files("companion.web")
+    sources = [web.joinpath("pages.py").read_text(encoding="utf-8")]
+    sources += [p.read_text(encoding="utf-8") for p in web.joinpath("templates").iterdir() if p.name.endswith(".html")]
+    sources += [p.read_text(encoding="utf-8") for p in web.joinpath("static", "js").iterdir() if p.name.endswith(".js")]
+    text = "\n".join(sources)
+    unused = [k for k in i18n.strings("en") if f'"{k}"' not in text and f"'{k}'" not in text]
+    assert not unused, f"texts no page uses: {unused}"

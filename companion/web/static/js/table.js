@@ -208,15 +208,13 @@
         : t("do_claim_raise", { name: name(state.to_act), min: state.min_claim, next });
     } else if (state.phase === "decide") {
       prompt = t("do_decide", { name: name(state.to_act), claimer: name(state.claim.by), n: state.claim.amount });
-    } else if (state.phase === "confirm") {
-      prompt = t("do_confirm");
     }
     // A new round after a move: the verdict stays until someone closes it or the round goes on.
     const verdictKey = state.id + ":" + state.round;
     const verdictOn = state.last_move !== null && state.claim === null && (state.phase === "over" || (state.phase === "claim" && !dismissed.has(verdictKey)));
 
     $("prompt").textContent = prompt;
-    $("prompt").hidden = !prompt || verdictOn || state.eighteen || state.phase === "confirm";
+    $("prompt").hidden = !prompt || verdictOn || state.eighteen;
     show("prompt-18", state.eighteen);
     if (state.eighteen) $("prompt-18").textContent = t("do_decide_18", { name: name(state.to_act), claimer: name(state.claim.by) });
     const peekNote = state.phase === "claim" && state.peeked && state.claim !== null && !verdictOn;
@@ -255,7 +253,7 @@
 
   function askPass(amount) {
     if (!game || game.phase !== "claim") return;
-    pendingClaim = { game: game.id, amount, events: game.events };
+    pendingClaim = { game: game.id, amount };
     const holder = EB.playerName(game, game.to_act);
     const next = EB.playerName(game, (game.to_act + 1) % game.players.length);
     $("pass-amount").textContent = String(amount);
