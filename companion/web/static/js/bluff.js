@@ -1,0 +1,100 @@
+/* One Bluff replayed: the full frame, each die's crop and confidence, the
+   verdict, and the correction form that re-decides it (R15) with its audit trail. */
+"use strict";
+
+(() => {
+  const { t, el, api, act, toast } = EB;
+  const $ = (id) => document.getElementById(id);
+  const cid = $("bluff-detail").dataset.challenge;
+  let chosen = [null, null, null];
+  let current = null;
+
+  function crops(challenge, img) {
+    const list = $("bluff-crops");
+    const dice = challenge.reading && Array.isArray(challenge.reading.dice) ? challenge.reading.dice : [];
+    list.replaceChildren(...dice.map((d, i) => {
+      let picture;
+      if (img && d.box && img.naturalWidth) {
+        // The crop is the frame itself, scaled and shifted so that only this die's box shows.
+        const [x, y, w, h] = d.box;
+        const size = 128;
+        const scale = size / Math.max(w, h, 1);
+        picture = el("span", { class: "crop", role: "img", "aria-label": t("die_n", { n: i + 1 }) });
+        picture.style.backgroundImage = `url("${challenge.image_url}")`;
+        picture.style.backgroundSize = `${img.naturalWidth * scale}px ${img.naturalHeight * scale}px`;
+        picture.style.backgroundPosition = `${-x * scale + (size - w * scale) / 2}px ${-y * scale + (size - h * scale) / 2}px`;
+      } else {
+        picture = Dice.face(d.top, "die-big");
+      }
+      const percent = Math.round(100 * d.confidence);
+      return el("li", { class: "crop-item" + (d.confidence < 0.8 ? " unsure" : ""), "data-die": i },
+        picture,
+        el("strong", { class: "crop-value", text: t("die_top", { n: i + 1, top: d.top }) }),
+        el("span", { class: "confidence", text: t("confidence", { p: percent }) }),
+        el("span", { class: "hint", text: t("die_seen", { n: d.seen }) }));
+    }));
+    if (!dice.length) list.append(el("li", { class: "hint", text: t("no_dice_found") }));
+  }
+
+  function draw(challenge, game) {
+    current = challenge;
+    const names = game.players.map((p) => p.name);
+    $("bluff-body").hidden = false;
+    $("bluff-title").textContent = t("bluff_title", { n: challenge.round });
+    $("bluff-who").textContent = t("bluff_who", { claimer: names[challenge.claimer], caller: names[challenge.caller] });
+    $("back-to-list").href = "/bluffs?game=" + encodeURIComponent(challenge.game);
+    const img = Dice.frame($("bluff-frame"), challenge, { onLoad: (image) => crops(challenge, image) });
+    if (!img) crops(challenge, null);
+    $("bluff-annotated").hidden = !challenge.annotated_url;
+    if (challenge.annotated_url) $("bluff-annotated").href = challenge.annotated_url;
+    const r = challenge.reading;
+    $("bluff-reading").textContent = r
+      ? t(r.status === "ok" ? "reading_ok" : "reading_unsure", { model: r.model || "?" }) + (challenge.problem ? " " + challenge.problem : "")
+      : t("reading_none") + (challenge.problem ? " " + challenge.problem : "");
+    Dice.showVerdict("bluff", challenge, names);
+    $("bluff-source").textContent = Dice.sourceText(challenge) + (challenge.dice ? " · " + challenge.dice.join(" + ") : "");
+    $("correct-form").hidden = challenge.status !== "decided";
+    Dice.pickers($("correct-pickers"), challenge.dice || [], $("correct-total"), (dice, complete) => {
+      chosen = dice;
+      const same = complete && challenge.dice && dice.every((v, i) => v === challenge.dice[i]);
+      $("correct-submit").disabled = !complete || same;  // the referee refuses an unchanged "correction"
+    });
+    const history = challenge.corrections.map((c) => el("li", {
+      text: t("history_row", { at: new Date(c.at).toLocaleString(document.documentElement.lang), by: c.by, old: c.old.join(" + "), new: c.new.join(" + ") }),
+    }));
+    $("history").replaceChildren(...history);
+    $("history-none").hidden = history.length > 0;
+  }
+
+  let shown = null; // the challenge as last drawn, to redraw only when it changed
+
+  async function load() {
+    try {
+      const challenge = await api("GET", "/api/challenges/" + encodeURIComponent(cid));
+      if (JSON.stringify(challenge) === shown) return;
+      const game = await api("GET", "/api/games/" + encodeURIComponent(challenge.game));
+      draw(challenge, game);
+      if (shown === null) {
+        // A correction made on another device, or the table confirming this Bluff's dice, shows here.
+        EB.live("/api/events?game=" + encodeURIComponent(challenge.game), (state) => { if (state.id === challenge.game) load(); });
+      }
+      shown = JSON.stringify(challenge);
+    } catch (e) {
+      $("bluff-title").textContent = t("bluffs_title");
+      if (e instanceof EB.ApiError && e.status === 404) $("bluff-missing").hidden = false; else toast(EB.errorText(e));
+    }
+  }
+
+  $("correct-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const error = $("correct-error");
+    error.hidden = true;
+    const by = $("correct-by").value.trim();
+    if (!by) { error.textContent = t("correct_err_by"); error.hidden = false; return; }
+    if (!current || chosen.some((v) => v === null)) return;
+    const data = await act("POST", `/api/challenges/${encodeURIComponent(cid)}/correct`, { dice: chosen, by });
+    if (data) { toast(t("correct_done")); draw(data.challenge, data.state); shown = JSON.stringify(data.challenge); }
+  });
+
+  document.addEventListener("DOMContentLoaded", load);
+})();

@@ -1,0 +1,72 @@
+/* Disputed rolls: every Bluff of a game, with its photo, claim, total and verdict (R15). */
+"use strict";
+
+(() => {
+  const { t, el, api, toast } = EB;
+  const $ = (id) => document.getElementById(id);
+
+  function gameLabel(g) {
+    const names = g.players.map((p) => p.name).join(", ");
+    return g.phase === "over" ? t("game_over_label", { names, name: EB.playerName(g, g.loser) }) : t("game_live_label", { names, n: g.round });
+  }
+
+  function thumb(c) {
+    if (c.has_images) return el("img", { class: "thumb", src: c.image_url, alt: t("frame_alt"), loading: "lazy" });
+    const values = c.dice || (c.reading && c.reading.dice ? c.reading.dice.map((d) => d.top) : []);
+    return values.length ? Dice.row(values, "die-small") : el("span", { class: "hint", text: "–" });
+  }
+
+  async function show(gameId) {
+    let game, list;
+    try {
+      [game, list] = await Promise.all([
+        api("GET", "/api/games/" + encodeURIComponent(gameId)),
+        api("GET", "/api/games/" + encodeURIComponent(gameId) + "/challenges"),
+      ]);
+    } catch (e) { toast(EB.errorText(e)); return; }
+    const names = game.players.map((p) => p.name);
+    const rows = list.challenges.map((c) => {
+      const words = Dice.verdict(c, names);
+      const link = "/bluffs/" + encodeURIComponent(c.id);
+      return el("tr", { "data-challenge": c.id },
+        el("td", {}, el("a", { href: link, "aria-label": t("bluffs_open") }, thumb(c))),
+        el("td", { class: "num", text: String(c.round) }),
+        el("td", { text: t("bluff_who", { claimer: names[c.claimer], caller: names[c.caller] }) }),
+        el("td", { class: "num big", text: String(c.claim) }),
+        el("td", { class: "num big", text: c.total === null ? "?" : String(c.total) }),
+        el("td", {}, words ? el("span", { text: words.move }) : el("span", { class: "hint", text: t("source_waiting") }),
+          c.corrections.length ? el("span", { class: "badge", text: t("bluffs_corrected", { n: c.corrections.length }) }) : null),
+        el("td", {}, el("a", { class: "btn btn-small", href: link, text: t("bluffs_open") })));
+    });
+    $("bluff-rows").replaceChildren(...rows);
+    $("bluff-table").hidden = rows.length === 0;
+    $("bluffs-empty").hidden = rows.length !== 0;
+    $("bluffs-empty").textContent = t("bluffs_none");
+  }
+
+  async function start() {
+    let data = { games: [], current: null };
+    try { data = await api("GET", "/api/games"); } catch (e) { toast(EB.errorText(e)); }
+    const select = $("game-select");
+    select.replaceChildren(...data.games.map((g) => el("option", { value: g.id, text: gameLabel(g) })));
+    const wanted = new URLSearchParams(window.location.search).get("game");
+    const chosen = data.games.some((g) => g.id === wanted) ? wanted : data.current || (data.games[0] && data.games[0].id);
+    if (!chosen) {
+      $("bluffs-empty").textContent = t("bluffs_no_games");
+      $("bluffs-empty").hidden = false;
+      return;
+    }
+    select.value = chosen;
+    select.addEventListener("change", () => {
+      const url = new URL(window.location.href);
+      url.searchParams.set("game", select.value);
+      window.history.replaceState(null, "", url.toString());
+      show(select.value);
+    });
+    await show(chosen);
+    // A Bluff called while this list is open appears by itself.
+    EB.live("/api/events?game=" + encodeURIComponent(chosen), (state) => { if (state.id === select.value) show(state.id); });
+  }
+
+  document.addEventListener("DOMContentLoaded", start);
+})();

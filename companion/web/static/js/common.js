@@ -1,0 +1,169 @@
+/* Shared by every screen: texts, the JSON API, the table PIN, the language switch.
+   No framework, no build step: the page must work from the Pi with no internet. */
+"use strict";
+
+const EB = (() => {
+  const strings = JSON.parse(document.getElementById("eb-strings").textContent);
+
+  /** One text in the page's language with its {placeholders} filled. */
+  function t(key, params) {
+    const text = Object.prototype.hasOwnProperty.call(strings, key) ? strings[key] : key;
+    return text.replace(/\{([a-z_]+)\}/g, (whole, name) =>
+      params && params[name] !== undefined ? String(params[name]) : whole);
+  }
+
+  /** Build an element: el("p", {class: "x", text: "hi"}, child, ...). */
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (name === "text") node.textContent = value;
+      else if (name === "class") node.className = value;
+      else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+      else node.setAttribute(name, value === true ? "" : value);
+    }
+    for (const child of children) if (child !== null && child !== undefined) node.append(child);
+    return node;
+  }
+
+  class ApiError extends Error {
+    constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+  }
+
+  /** A player-readable sentence, in the page's language, for a failed request. */
+  function errorText(err) {
+    if (!(err instanceof ApiError)) return t("err_network");
+    if (err.status === 401) return t("err_pin");
+    if (err.status === 429 || err.code === "too_many_attempts") return t("err_locked");
+    if (err.status === 409) return t("err_not_now");
+    if (err.status === 422) return t("err_refused");
+    if (err.status === 404) return t("err_missing");
+    return t("err_generic");
+  }
+
+  async function api(method, url, body) {
+    const options = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+    if (body !== undefined) {
+      options.headers["Content-Type"] = "application/json";
+      options.body = JSON.stringify(body);
+    }
+    let response;
+    try {
+      response = await fetch(url, options);
+    } catch (e) {
+      throw new ApiError(0, "network", String(e));
+    }
+    let data = null;
+    try { data = await response.json(); } catch (e) { data = null; }
+    if (!response.ok) {
+      throw new ApiError(response.status, data && data.error, (data && data.message) || response.statusText);
+    }
+    return data;
+  }
+
+  let toastTimer = null;
+  function toast(text) {
+    const box = document.getElementById("toast");
+    box.textContent = text;
+    box.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { box.hidden = true; }, 6000);
+  }
+
+  /* --- the table PIN: acting needs it once per device (session cookie) --- */
+  /** Show or hide the controls: CSS keys them on body[data-control]. */
+  function setControl(on) {
+    document.body.dataset.control = on ? "yes" : "no";
+    document.getElementById("pin-open").hidden = Boolean(on);
+    document.getElementById("pin-lock").hidden = !on;
+  }
+
+  function askPin() {
+    const dialog = document.getElementById("pin-dialog");
+    document.getElementById("pin-error").hidden = true;
+    document.getElementById("pin-input").value = "";
+    dialog.showModal();
+    document.getElementById("pin-input").focus();
+  }
+
+  function setupPin() {
+    const dialog = document.getElementById("pin-dialog");
+    document.getElementById("pin-open").addEventListener("click", askPin);
+    document.querySelectorAll("[data-pin-open]").forEach((button) => button.addEventListener("click", askPin));
+    document.getElementById("pin-cancel").addEventListener("click", () => dialog.close());
+    document.getElementById("pin-lock").addEventListener("click", async () => {
+      try { await api("DELETE", "/api/session"); setControl(false); } catch (e) { toast(errorText(e)); }
+    });
+    document.getElementById("pin-form").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const error = document.getElementById("pin-error");
+      const pin = document.getElementById("pin-input").value.trim();
+      if (!pin) return;
+      try {
+        await api("POST", "/api/session", { pin });
+        dialog.close();
+        setControl(true);
+      } catch (e) {
+        error.textContent = errorText(e);
+        error.hidden = false;
+        document.getElementById("pin-input").select();
+      }
+    });
+    api("GET", "/api/session").then((s) => setControl(s.control), () => setControl(false));
+  }
+
+  /** Run a control action; a missing PIN opens the PIN dialog. Returns the data or null. */
+  async function act(method, url, body) {
+    try {
+      return await api(method, url, body);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) { setControl(false); askPin(); } else toast(errorText(e));
+      return null;
+    }
+  }
+
+  /* --- the language switch, remembered in a cookie for a year --- */
+  function setupLanguage() {
+    document.getElementById("lang-select").addEventListener("change", (event) => {
+      const code = event.target.value;
+      document.cookie = `eb_lang=${encodeURIComponent(code)}; path=/; max-age=31536000; SameSite=Lax`;
+      const url = new URL(window.location.href);
+      url.searchParams.delete("lang");
+      window.location.replace(url.toString());
+    });
+  }
+
+  /* --- the live stream: EventSource retries by itself; a closed one is reopened --- */
+  function live(url, onState) {
+    const badge = document.getElementById("live");
+    badge.hidden = false;
+    let source = null;
+    let reopen = null;
+    function show(state) {
+      badge.dataset.state = state;
+      badge.textContent = t(state === "on" ? "live_on" : "live_reconnecting");
+    }
+    function open() {
+      source = new EventSource(url);
+      source.addEventListener("open", () => show("on"));
+      source.addEventListener("state", (event) => { show("on"); onState(JSON.parse(event.data)); });
+      source.addEventListener("error", () => {
+        show("off");
+        if (source.readyState === EventSource.CLOSED && reopen === null) {
+          reopen = setTimeout(() => { reopen = null; open(); }, 3000);
+        }
+      });
+    }
+    window.addEventListener("pagehide", () => source && source.close());
+    open();
+  }
+
+  function playerName(state, seat) {
+    const p = state && state.players && state.players[seat];
+    return p ? p.name : "?";
+  }
+
+  document.addEventListener("DOMContentLoaded", () => { setupPin(); setupLanguage(); });
+
+  return { t, el, api, act, ApiError, errorText, toast, live, playerName };
+})();

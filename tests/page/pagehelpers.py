@@ -1,0 +1,57 @@
+"""Helpers shared by the page's browser tests (the fixtures are in conftest.py)."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import requests
+
+PIN = "482913"
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+VIEWPORT = {"width": 1280, "height": 800}  # a landscape tablet
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    url: str
+    instance: Path
+
+    def api(self, method: str, path: str, body: Any = None, pin: str | None = PIN) -> requests.Response:
+        headers = {"X-Table-Pin": pin} if pin else {}
+        with requests.Session() as s:
+            return s.request(method, self.url + path, json=body, headers=headers, timeout=10)
+
+    def set_dice(self, values: list[int]) -> None:
+        response = self.api("POST", "/api/sim/dice", {"values": values})
+        assert response.status_code == 200, response.text
+
+    def new_game(self, players: list[str], **extra: Any) -> dict[str, Any]:
+        response = self.api("POST", "/api/games", {"players": players, **extra})
+        assert response.status_code == 201, response.text
+        return response.json()
+
+
+def shot(page: Any, name: str, full_page: bool = False) -> None:
+    """A screenshot kept as a test artifact (``test-artifacts/screenshots``, gitignored)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=full_page, animations="disabled")
+
+
+def unlock(page: Any, pin: str = PIN, opener: str = "#pin-open") -> None:
+    """Enter the table PIN in the page's PIN dialog (opened by the top bar's button, or ``opener``)."""
+    page.click(opener)
+    page.fill("#pin-input", pin)
+    page.click("#pin-submit")
