@@ -98,9 +98,10 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
 def render_figures(report: dict[str, Any]) -> str:
     """The README section: the machine, then one table per bench, from the JSON report."""
     m = report.get("machine", {})
+    benches = [k for k, v in report.items() if k not in ("machine", "taken_at", "form") and isinstance(v, dict)]
     lines = [
         START,
-        f"Taken {report.get('taken_at', '?')} by `make bench` ({report.get('form', '?')} form) on "
+        f"Taken {report.get('taken_at', '?')} by `elephants-bluff bench` ({report.get('form', '?')} form; {', '.join(benches) or 'no benches'}) on "
         f"{m.get('cpu_model', m.get('processor', '?'))}, {m.get('cpus', '?')} CPUs, {m.get('memory_gib', '?')} GiB, "
         f"{m.get('platform', '?')}, Python {m.get('python', '?')}; load average at start {m.get('load_average_at_start', '?')}. "
         "The whole report is `docs/bench-latest.json`.",

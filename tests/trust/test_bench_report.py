@@ -25,7 +25,7 @@ def test_the_readme_section_shows_the_machine_and_every_figure_and_is_replaced_i
     bench.update_readme(readme, report)
     text = readme.read_text()
     assert text.startswith("# Elephants Bluff\n\nIntro.\n\n## Install\n\nSteps.\n\n## Latest figures\n")
-    for shown in ("Test CPU 9000", "2 CPUs", "2026-11-21T15:00:00Z", "**load**", "| event_delay_ms.p95 | 7.25 |", "| errors | 0 |", "**reader**", "| accuracy | 0.991 |"):
+    for shown in ("Test CPU 9000", "2 CPUs", "full form; load, reader", "2026-11-21T15:00:00Z", "**load**", "| event_delay_ms.p95 | 7.25 |", "| errors | 0 |", "**reader**", "| accuracy | 0.991 |"):
         assert shown in text, shown
     # A second run replaces the figures, and keeps what follows the section.
     readme.write_text(text + "\n## After\n\nMore.\n")
