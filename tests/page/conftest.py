@@ -5,7 +5,6 @@ collects console errors so each test can assert there were none."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -52,7 +51,8 @@ class ServeProcess:
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.send_signal(signal.SIGINT)
+            # SIGTERM, not SIGINT: a test run started in the background ignores SIGINT, and so would the server.
+            self.proc.terminate()
             try:
                 self.proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
