@@ -70,6 +70,11 @@ const EB = (() => {
     toastTimer = setTimeout(() => { box.hidden = true; }, 6000);
   }
 
+  function hideToast() {
+    clearTimeout(toastTimer);
+    document.getElementById("toast").hidden = true;
+  }
+
   /* --- the table PIN: acting needs it once per device (session cookie) --- */
   /** Show or hide the controls: CSS keys them on body[data-control]. */
   function setControl(on) {
@@ -165,5 +170,5 @@ const EB = (() => {
 
   document.addEventListener("DOMContentLoaded", () => { setupPin(); setupLanguage(); });
 
-  return { t, el, api, act, ApiError, errorText, toast, live, playerName };
+  return { t, el, api, act, ApiError, errorText, toast, hideToast, live, playerName };
 })();

@@ -302,6 +302,7 @@
 
   async function drawVerdict(state, key) {
     const move = state.last_move;
+    if ($("verdict").dataset.key !== key) EB.hideToast(); // "the cup is with …" is over once the verdict is in
     const name = (seat) => EB.playerName(state, seat);
     const verdict = $("verdict");
     verdict.dataset.key = key;
