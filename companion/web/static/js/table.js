@@ -176,7 +176,9 @@
 
   function show(id, on) { $(id).hidden = !on; }
 
+  /** Show ``state``; an older state of the same game (a late reply) is ignored. Returns whether shown. */
   function render(state) {
+    if (game && state.id === game.id && state.events < game.events) return false;
     const previous = game;
     game = state;
     drawPaths(state);
@@ -210,7 +212,8 @@
       prompt = t("do_decide", { name: name(state.to_act), claimer: name(state.claim.by), n: state.claim.amount });
     }
     // A new round after a move: the verdict stays until someone closes it or the round goes on.
-    const verdictKey = state.id + ":" + state.round;
+    // (The game's last move keeps the round number, so the phase is part of the key.)
+    const verdictKey = state.id + ":" + state.round + ":" + state.phase;
     const verdictOn = state.last_move !== null && state.claim === null && (state.phase === "over" || (state.phase === "claim" && !dismissed.has(verdictKey)));
 
     $("prompt").textContent = prompt;
@@ -237,6 +240,7 @@
     if (verdictOn) drawVerdict(state, verdictKey);
     $("claim-box").hidden = state.phase === "over" || state.phase === "confirm" || verdictOn;
     $("new-game").hidden = state.phase === "over"; // the game-over panel has its own button
+    return true;
   }
 
   function drawClaims(state) {
@@ -268,7 +272,7 @@
     pendingClaim = null;
     if (!claim) return;
     const state = await act("POST", `/api/games/${encodeURIComponent(claim.game)}/claim`, { amount: claim.amount });
-    if (state) { render(state); toast(t("cup_passed", { next: EB.playerName(state, state.to_act) })); }
+    if (state && render(state)) toast(t("cup_passed", { next: EB.playerName(state, state.to_act) }));
   }
 
   async function getChallenge(cid, events) {
@@ -340,7 +344,6 @@
     if (mode === "board" && game && state.id !== game.id && state.events > 1) return; // another game's move
     if (mode === "setup" && state.events !== 1) return; // only a game just started pulls the set-up away
     if (mode === "loading") return;
-    if (mode === "board" && game && state.id === game.id && state.events < game.events) return; // stale
     showBoard(state);
   }
 
