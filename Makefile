@@ -35,6 +35,11 @@ system-deps:
 	  echo "Installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
+	@# shellcheck checks deploy/install-pi.sh in the tests.
+	@if ! command -v shellcheck >/dev/null; then \
+	  echo "Installing Debian's shellcheck for the install script's test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null; \
+	fi
 
 test: $(VENV)/.installed system-deps
 	$(PY) -m pytest -q -p no:cacheprovider

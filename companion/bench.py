@@ -28,7 +28,7 @@ def _load_benches() -> None:
     """Import the modules that register benches (kept lazy: they pull in heavy deps)."""
     import importlib
 
-    for name in ("vision.bench", "companion.load_bench"):
+    for name in ("vision.bench", "companion.load_bench", "firmware.bench"):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:

@@ -189,19 +189,23 @@ class Referee:
 
     def _announce(self, state: GameState) -> dict[str, Any]:
         public = public_state(state)
-        with self._sub_lock:
-            subscribers = list(self._subscribers)
-        for q in subscribers:
-            try:
-                q.put_nowait(public)
-            except queue.Full:
-                pass  # a stalled viewer misses a state; the next one carries everything
+        self.notify("state", public)
         for fn in list(self._listeners):
             try:
                 fn(public)
             except Exception:
                 log.exception("a state listener failed")
         return public
+
+    def notify(self, kind: str, payload: dict[str, Any] | None) -> None:
+        """Send ``(kind, payload)`` to every live viewer: "state", or a side note like "warning"."""
+        with self._sub_lock:
+            subscribers = list(self._subscribers)
+        for q in subscribers:
+            try:
+                q.put_nowait((kind, payload))
+            except queue.Full:
+                pass  # a stalled viewer misses a message; the next state carries everything
 
     def add_listener(self, fn: Listener) -> None:
         """``fn(public_state)`` after every change, in the acting thread; it must not block."""

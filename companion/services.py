@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.dice import DiceSource, ValuesDiceSource
+from companion.errors import HardwareError
 from companion.referee import Referee
 from companion.settings import Settings
 from companion.store import GameStore
@@ -51,6 +52,10 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool) -> Ser
     frames_dir = instance / settings["storage.frames_dir"]
     dice_source: DiceSource = ValuesDiceSource()
     referee = Referee(store, dice_source, frames_dir=frames_dir, default_path_length=settings["game.path_length"])
+    problems: list[str] = []
+    table = _build_table(settings, referee, dice_source, simulate, problems)
+    if table is not None:
+        table.add_warning_listener(lambda warning: referee.notify("warning", warning))
     return Services(
         settings=settings,
         instance=instance,
@@ -58,4 +63,21 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool) -> Ser
         dice_source=dice_source,
         simulate=simulate,
         sim_table=dice_source if simulate else None,
+        table=table,
+        gpio_name=table.pin_factory_name if table is not None else "none",
+        problems=problems,
     )
+
+
+def _build_table(settings: Settings, referee: Referee, capture: Any, simulate: bool, problems: list[str]) -> Any:
+    """The buttons and lights; a bad pin map stops start-up, missing GPIO hardware does not."""
+    from firmware.pins import check_pin_map
+    from firmware.table import build_table
+
+    check_pin_map(settings)  # SettingsError naming the key: refuse to start
+    try:
+        return build_table(settings, referee, simulate=simulate, capture=capture)
+    except HardwareError as exc:
+        log.error("no table buttons: %s", exc.message)
+        problems.append(exc.message)
+        return None

@@ -1,5 +1,7 @@
 """``GET /api/events``: Server-Sent Events, one ``state`` event per change.
 
+The table's lid check adds ``warning`` events (a seat and a rule, never a value).
+
 Each viewer gets its own bounded queue (``Referee.subscribe``); a keep-alive
 comment every 15 s lets a dropped connection be noticed and freed.
 """
@@ -21,6 +23,11 @@ def _event(state: dict[str, Any]) -> str:
     return f"event: state\nid: {state['id']}:{state['events']}\ndata: {json.dumps(state, separators=(',', ':'))}\n\n"
 
 
+def _note(kind: str, payload: Any) -> str:
+    """A side note, e.g. ``warning`` from the table's lid check (never a die value, R13)."""
+    return f"event: {kind}\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
+
+
 @bp.get("/api/events")
 def events() -> Response:
     referee = current_app.extensions["elephants_bluff"].referee
@@ -40,11 +47,11 @@ def events() -> Response:
                 yield _event(first)
             while True:
                 try:
-                    state = q.get(timeout=KEEPALIVE_S)
+                    kind, payload = q.get(timeout=KEEPALIVE_S)
                 except queue.Empty:
                     yield ": keep-alive\n\n"
                     continue
-                yield _event(state)
+                yield _event(payload) if kind == "state" else _note(kind, payload)
         finally:
             referee.unsubscribe(q)
 

@@ -44,5 +44,4 @@ def press():  # noqa: ANN201
     table = current_app.extensions["elephants_bluff"].table
     if table is None:
         raise NotAllowed("This table has no buttons (gpio.pin_factory is none).")
-    table.press(button)
-    return jsonify({"pressed": button})
+    return jsonify({"pressed": button, **table.press(button)})

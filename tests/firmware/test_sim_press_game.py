@@ -1,0 +1,71 @@
+"""A whole game where every Believe and Bluff comes through ``POST /api/sim/press``.
+
+The app is the lead's real one; the table is injected the way the app's wiring
+will build it (``build_table``), so the route, the mock pins, the debounce, the
+worker and the referee all run.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.settings import Settings
+from companion.web import create_app
+from firmware.table import build_table
+
+PIN = {"X-Table-Pin": "4321"}
+
+
+@pytest.fixture
+def client(tmp_path, pin_factory):
+    settings = Settings.defaults().with_overrides(table__pin="4321")
+    app = create_app(tmp_path / "instance", simulate=True, settings=settings, test_config={"TESTING": True})
+    services = app.extensions["elephants_bluff"]
+    services.table = build_table(settings, services.referee, simulate=True, capture=None, pin_factory=pin_factory, environ={})
+    yield app.test_client()
+    services.close()
+
+
+def test_a_whole_game_is_played_with_the_tables_buttons(client):
+    def post(url, body):
+        r = client.post(url, json=body, headers=PIN)
+        assert r.status_code < 300, r.json
+        return r.json
+
+    def state():
+        return client.get("/api/games/current").json
+
+    game = post("/api/games", {"players": ["Ann", "Ben"], "path_length": 2})
+    gid = game["id"]
+
+    post(f"/api/games/{gid}/claim", {"amount": 9})  # Ann claims 9
+    post("/api/sim/dice", {"values": [6, 5, 4]})
+    post("/api/sim/press", {"button": "bluff"})  # Ben: Bluff! 15 >= 9, Ben moves (R9)
+    assert (state()["round"], state()["players"][1]["position"]) == (2, 1)
+
+    post(f"/api/games/{gid}/claim", {"amount": 10})  # Ben starts (R11) and claims 10
+    post("/api/sim/press", {"button": "believe"})  # Ann believes
+    assert (state()["phase"], state()["to_act"]) == ("claim", 0)
+    post(f"/api/games/{gid}/claim", {"amount": 11})
+    post("/api/sim/dice", {"values": [1, 1, 1]})
+    post("/api/sim/press", {"button": "bluff"})  # Ben: Bluff! 3 < 11, Ann moves
+    assert [p["position"] for p in state()["players"]] == [1, 1]
+
+    post(f"/api/games/{gid}/claim", {"amount": 12})  # Ann starts and claims 12
+    post("/api/sim/dice", {"values": [6, 6, 6]})
+    post("/api/sim/press", {"button": "bluff"})  # Ben: 18 >= 12, Ben reaches the red square
+    final = client.get(f"/api/games/{gid}").json
+    assert final["phase"] == "over" and final["loser"] == 1
+    assert final["last_challenge"].endswith("-3")  # three Bluffs, all pressed on the table
+
+
+def test_a_press_the_phase_does_not_allow_changes_nothing(client):
+    gid = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN).json["id"]
+    before = client.get(f"/api/games/{gid}").json
+    client.post("/api/sim/press", json={"button": "bluff"}, headers=PIN)
+    assert client.get(f"/api/games/{gid}").json == before
+
+
+def test_an_unknown_button_is_a_400_in_words(client):
+    r = client.post("/api/sim/press", json={"button": "launch"}, headers=PIN)
+    assert r.status_code == 400 and "no button called 'launch'" in r.json["message"]

@@ -1,0 +1,344 @@
+"""The tray's buttons and lights against the real referee, with gpiozero mock pins."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+import pytest
+
+from companion.errors import BadRequest, HardwareError, NotAllowed
+from firmware.capture import CaptureLoop
+from tests.firmware.helpers import ScriptedReader, TrayCamera, die_row, press, settings, start_deciding
+
+BELIEVE, BLUFF, CONFIRM, LID = 17, 27, 6, 5
+
+
+def game_in_phase(referee, dice, phase: str) -> str | None:
+    """A game brought to ``phase`` by the tablet's own calls (None: no game at all)."""
+    if phase == "none":
+        return None
+    game = referee.new_game(["Ann", "Ben", "Cy"], path_length=2)
+    gid = game["id"]
+    if phase == "claim":
+        return gid
+    if phase == "over":
+        referee.claim(gid, 18)
+        dice.set_next_values([1, 2, 3])
+        referee.bluff(gid)  # R10: Bluff on 18 with less: the claimer moves 2 steps and reaches red
+        return gid
+    referee.claim(gid, 9)
+    if phase == "confirm":
+        dice.uncertain_next = True
+        referee.bluff(gid)
+    return gid
+
+
+@pytest.mark.parametrize("phase", ["none", "claim", "decide", "confirm", "over"])
+@pytest.mark.parametrize("button,pin", [("believe", BELIEVE), ("bluff", BLUFF)])
+def test_each_button_acts_only_in_the_phase_that_allows_it(referee, dice, make_table, pin_factory, phase, button, pin):
+    gid = game_in_phase(referee, dice, phase)
+    before = referee.game_state(gid) if gid else None
+    table = make_table(referee)
+    dice.set_next_values([6, 5, 4])
+
+    press(pin_factory, pin)
+    assert table.wait_idle(10)
+
+    if phase == "decide":
+        after = referee.game_state(gid)
+        assert table.stats["accepted"] == 1 and table.stats["refused"] == 0
+        if button == "believe":
+            assert (after["phase"], after["to_act"], after["claim"]["by"]) == ("claim", 1, 0)
+        else:  # 15 >= 9: the caller (seat 1) moves and starts the next round (R9, R11)
+            assert after["round"] == 2 and after["players"][1]["position"] == 1
+    else:
+        assert table.stats == {"accepted": 0, "refused": 1, "stale": 0, "bounced": 0, "errors": 0}
+        assert table.lights_state()["status"] == "refused"
+        assert table.last_refusal
+        if gid:
+            assert referee.game_state(gid)["events"] == before["events"]  # nothing logged
+
+
+def test_a_refused_press_is_logged_with_the_referees_reason(referee, make_table, pin_factory, caplog):
+    gid = referee.new_game(["Ann", "Ben"])["id"]
+    table = make_table(referee)
+    with caplog.at_level(logging.INFO, logger="firmware.table"):
+        press(pin_factory, BLUFF)
+        table.wait_idle(10)
+    assert referee.game_state(gid)["phase"] == "claim"
+    assert any("bluff pressed and ignored" in r.getMessage() for r in caplog.records)
+
+
+def test_the_status_light_goes_back_to_the_phase_after_the_refusal_flash(referee, make_table, pin_factory, clock):
+    referee.new_game(["Ann", "Ben"])
+    table = make_table(referee)
+    press(pin_factory, BELIEVE)
+    table.wait_idle(10)
+    assert table.lights_state()["status"] == "refused"
+    clock.advance(table.refusal_flash_s + 0.01)
+    done = threading.Event()
+    for _ in range(200):  # the worker polls while a flash is pending
+        if table.lights_state()["status"] == "on":
+            done.set()
+            break
+        done.wait(0.02)
+    assert table.lights_state()["status"] == "on"
+
+
+def test_bouncing_contacts_within_the_window_make_one_press(referee, make_table, pin_factory, clock):
+    gid = start_deciding(referee)
+    table = make_table(referee, gpio__debounce_ms=50)
+    pin = pin_factory.pin(BELIEVE)
+    for _ in range(4):  # chatter: four closures, 5 ms apart
+        pin.drive_low()
+        clock.advance(0.0025)
+        pin.drive_high()
+        clock.advance(0.0025)
+    table.wait_idle(10)
+    assert table.stats["accepted"] == 1 and table.stats["bounced"] == 3 and table.stats["refused"] == 0
+    assert referee.game_state(gid)["phase"] == "claim"
+
+    clock.advance(0.05)  # quiet for the whole window: the next closure is a new press
+    press(pin_factory, BELIEVE)
+    table.wait_idle(10)
+    assert table.stats["refused"] == 1  # Believe is not allowed in phase claim: the press reached the referee
+
+
+def test_a_press_during_a_capture_is_ignored_not_replayed_later(referee, make_table, pin_factory, clock):
+    camera = TrayCamera()
+    loop = CaptureLoop(camera, ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+    referee.dice_source = loop
+    gid = start_deciding(referee)
+    table = make_table(referee, capture=loop)
+    camera.gate = threading.Event()
+
+    press(pin_factory, BLUFF)
+    assert camera.grabbing.wait(10)  # the worker is inside the capture now
+    assert table.lights_state()["status"] == "busy"
+    clock.advance(1)
+    press(pin_factory, BLUFF)  # impatient: Bluff again, then Believe, while the camera reads
+    clock.advance(1)
+    press(pin_factory, BELIEVE)
+    camera.gate.set()
+    table.wait_idle(10)
+
+    state = referee.game_state(gid)
+    assert len(referee.challenges(gid)) == 1 and state["round"] == 2 and state["phase"] == "claim"
+    assert table.stats["accepted"] == 1 and table.stats["stale"] == 2
+
+
+def test_a_callback_that_raises_does_not_kill_the_table(referee, make_table, pin_factory, clock, caplog):
+    gid = start_deciding(referee)
+    table = make_table(referee)
+    real_clock = clock.__class__.__call__
+
+    def broken(self):
+        raise OSError("clock read failed")
+
+    clock.__class__.__call__ = broken
+    try:
+        with caplog.at_level(logging.ERROR, logger="firmware.table"):
+            pin_factory.pin(BELIEVE).drive_low()  # must not raise into gpiozero's thread
+    finally:
+        clock.__class__.__call__ = real_clock
+    pin_factory.pin(BELIEVE).drive_high()
+    assert table.stats["errors"] == 1
+    assert any("callback failed" in r.getMessage() for r in caplog.records)
+
+    clock.advance(1)
+    press(pin_factory, BELIEVE)
+    table.wait_idle(10)
+    assert referee.game_state(gid)["phase"] == "claim"
+
+
+def test_a_handler_that_raises_does_not_kill_the_worker(referee, make_table, pin_factory, clock, monkeypatch):
+    gid = start_deciding(referee)
+    table = make_table(referee)
+    real_believe = referee.believe
+    calls = []
+
+    def believe_once_broken(*a, **kw):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("disk full")
+        return real_believe(*a, **kw)
+
+    monkeypatch.setattr(referee, "believe", believe_once_broken)
+    assert table.press("believe")["result"] == "error"
+    assert table.stats["errors"] == 1
+    assert table.press("believe")["result"] == "done"
+    assert referee.game_state(gid)["phase"] == "claim"
+
+
+def test_the_lights_follow_the_phase(referee, dice, make_table, pin_factory):
+    table = make_table(referee, gpio__buzzer=25)
+    lights = table.lights_state
+    assert (lights()["believe"], lights()["bluff"], lights()["status"]) == (False, False, "off")  # no game
+
+    gid = referee.new_game(["Ann", "Ben"], path_length=2)["id"]
+    assert (lights()["believe"], lights()["bluff"], lights()["status"]) == (False, False, "on")  # claim on the tablet
+
+    referee.claim(gid, 9)
+    assert (lights()["believe"], lights()["bluff"], lights()["status"]) == (True, True, "on")  # decide: both pressable
+
+    dice.uncertain_next = True
+    assert table.press("bluff")["result"] == "done"
+    assert (lights()["believe"], lights()["bluff"], lights()["status"]) == (False, False, "blink")  # confirm on the tablet
+
+    referee.confirm(gid, [1, 1, 1])  # 3 < 9: the claimer (seat 0) moves
+    assert (lights()["believe"], lights()["bluff"], lights()["status"]) == (False, False, "on")
+
+    referee.claim(gid, 18)
+    dice.set_next_values([1, 1, 1])
+    table.press("bluff")  # Bluff on 18 with less: the claimer moves 2 and the game is over
+    assert referee.game_state(gid)["phase"] == "over"
+    assert (lights()["believe"], lights()["bluff"], lights()["status"]) == (False, False, "off")
+    assert lights()["tray"] == 0.0
+    buzzer_pin = pin_factory.pin(25)
+    assert any(state for _, state in buzzer_pin.states)  # the verdicts beeped
+
+
+def test_press_drives_the_real_button_code_and_reports_the_outcome(referee, make_table):
+    gid = start_deciding(referee)
+    table = make_table(referee)
+    out = table.press("believe")
+    assert out == {"button": "believe", "result": "done", "message": "Believed."}
+    referee.claim(gid, 10)
+    assert table.press("bluff")["message"] == "Bluff called: the dice were read and the Bluff decided."
+    assert referee.game_state(gid)["phase"] == "claim"  # a new round after the Bluff
+    out = table.press("believe")
+    assert out["result"] == "refused" and "not" in out["message"].lower()
+
+
+def test_press_refuses_unknown_and_unfitted_buttons_in_words(referee, make_table):
+    table = make_table(referee)
+    with pytest.raises(BadRequest, match="no button called 'launch'"):
+        table.press("launch")
+    with pytest.raises(BadRequest, match=r"no confirm button fitted \(gpio.confirm_button is -1\)"):
+        table.press("confirm")
+    with pytest.raises(BadRequest, match="no lid switch fitted"):
+        table.press("lid")
+
+
+def test_press_is_refused_off_the_simulated_table(referee, pin_factory):
+    from firmware.table import build_table
+
+    table = build_table(settings(gpio__pin_factory="lgpio"), referee, simulate=False, pin_factory=pin_factory, environ={})
+    try:
+        with pytest.raises(NotAllowed, match="only on the simulated table"):
+            table.press("bluff")
+    finally:
+        table.close()
+
+
+def test_confirm_button_reads_the_dice_again_in_phase_confirm(referee, make_table, pin_factory, clock):
+    reader = ScriptedReader(die_row([6, 5, 4]))
+    loop = CaptureLoop(TrayCamera(), reader, clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+    gid = start_deciding(referee)
+    referee.dice_source = type("Uncertain", (), {"name": "x", "capture": lambda self: __import__("companion.dice", fromlist=["Capture"]).Capture(None, problem="a die leans on the cup"), "health": lambda self: "ok"})()
+    table = make_table(referee, capture=loop, gpio__confirm_button=CONFIRM)
+
+    assert table.press("confirm")["result"] == "refused"  # phase decide: nothing to confirm
+    table.press("bluff")
+    assert referee.game_state(gid)["phase"] == "confirm"
+    assert table.press("confirm") == {"button": "confirm", "result": "done", "message": "The dice were read again and confirmed."}
+    state = referee.game_state(gid)
+    assert state["round"] == 2 and state["players"][1]["position"] == 1  # 15 >= 9: the caller moved
+
+
+def test_confirm_button_refuses_when_the_second_reading_is_unclear(referee, make_table, clock):
+    from vision.reading import Reading
+
+    loop = CaptureLoop(TrayCamera(), ScriptedReader(Reading("uncertain", (), reason="two dice touch")), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+    referee.dice_source = loop
+    gid = start_deciding(referee)
+    table = make_table(referee, capture=loop, gpio__confirm_button=CONFIRM)
+    table.press("bluff")
+    out = table.press("confirm")
+    assert out["result"] == "refused" and "type them on the tablet" in out["message"]
+    assert referee.game_state(gid)["phase"] == "confirm"
+
+
+def test_a_bluff_with_a_failing_camera_goes_to_confirm_and_switches_the_light_off(referee, make_table, clock):
+    camera = TrayCamera()
+    camera.fail = HardwareError("The camera is not connected.")
+    loop = CaptureLoop(camera, ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+    referee.dice_source = loop
+    gid = start_deciding(referee)
+    table = make_table(referee, capture=loop)
+    camera.light = table.tray_light
+
+    out = table.press("bluff")
+    assert out["result"] == "done" and "could not read the dice for sure" in out["message"]
+    assert referee.game_state(gid)["phase"] == "confirm"
+    challenge = referee.challenges(gid)[0]
+    assert "camera is not connected" in str(challenge)
+    assert camera.light_during_grabs == [0.8]  # the ring was on for the grab
+    assert table.lights_state()["tray"] == 0.0 and table.lights_state()["status"] == "blink"
+
+
+def test_a_bluff_from_the_tablet_blinks_the_status_light_while_the_camera_reads(referee, make_table, clock):
+    camera = TrayCamera()
+    loop = CaptureLoop(camera, ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+    referee.dice_source = loop
+    gid = start_deciding(referee)
+    table = make_table(referee, capture=loop)
+    camera.gate = threading.Event()
+    seen = []
+    worker = threading.Thread(target=lambda: seen.append(referee.bluff(gid)))  # the tablet's request thread
+    worker.start()
+    try:
+        assert camera.grabbing.wait(10)
+        lights = table.lights_state()
+        assert (lights["status"], lights["believe"], lights["bluff"], lights["tray"]) == ("busy", False, False, 0.8)
+    finally:
+        camera.gate.set()
+        worker.join(10)
+    lights = table.lights_state()
+    assert (lights["status"], lights["believe"], lights["bluff"], lights["tray"]) == ("on", False, False, 0.0)
+    assert seen and seen[0][0]["round"] == 2
+
+
+def test_health_says_when_the_table_is_shut_down(referee, make_table):
+    table = make_table(referee)
+    assert table.health() == "ok"
+    table.close()
+    assert "shut down" in table.health()
+    with pytest.raises(NotAllowed, match="shut down"):
+        table.press("bluff")
+
+
+@pytest.mark.parametrize("phase", ["none", "claim", "decide", "over"])
+def test_confirm_is_refused_outside_phase_confirm(referee, dice, make_table, clock, phase):
+    loop = CaptureLoop(TrayCamera(), ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+    gid = game_in_phase(referee, dice, phase)
+    before = referee.game_state(gid) if gid else None
+    table = make_table(referee, capture=loop, gpio__confirm_button=CONFIRM)
+    out = table.press("confirm")
+    assert out["result"] == "refused"
+    if gid:
+        assert referee.game_state(gid) == before
+
+
+def test_a_bluff_whose_dice_never_settle_goes_to_confirm(referee, make_table, clock):
+    from tests.firmware.helpers import ShakenTray
+
+    camera = ShakenTray()
+    loop = CaptureLoop(camera, ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None, still_timeout_s=2.0)
+    referee.dice_source = loop
+    gid = start_deciding(referee)
+    table = make_table(referee, capture=loop)
+    camera.light = table.tray_light
+    out = table.press("bluff")
+    assert "check them on the tablet" in out["message"]
+    state = referee.game_state(gid)
+    assert state["phase"] == "confirm" and state["round"] == 1
+    assert "did not lie still" in str(referee.challenges(gid)[0])
+    assert set(camera.light_during_grabs) == {0.8} and table.lights_state()["tray"] == 0.0
+
+
+def test_press_refuses_a_button_that_is_not_a_name(referee, make_table):
+    table = make_table(referee)
+    with pytest.raises(BadRequest, match="no button called 7"):
+        table.press(7)
