@@ -456,3 +456,43 @@ def test_a_name_with_markup_is_shown_as_text(server: Server, new_context: Any) -
     expect(page.locator(".path-row .name").first).to_have_text(name)
     expect(page.locator("#turn-name")).to_have_text(f"{name}'s turn")
     expect(page.locator("#main img")).to_have_count(0)
+
+
+def test_the_tray_buttons_play_and_the_page_follows(server: Server, new_context: Any) -> None:
+    """Believe and Bluff pressed on the tray (the simulated table's gpiozero pins): the page shows it live."""
+    game = server.new_game(["Rae", "Sol"], starter=0)
+    page = new_context()
+    page.goto(server.url + "/")
+    turn(page, "Rae")
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 8}).status_code == 200
+    turn(page, "Sol")
+    pressed = server.api("POST", "/api/sim/press", {"button": "believe"})
+    if pressed.status_code == 409:
+        pytest.skip(f"this companion has no table buttons: {pressed.json()['message']}")
+    assert pressed.status_code == 200, pressed.text
+    turn(page, "Sol")  # Sol believed and now passes a higher claim
+    expect(page.locator("#claim-min")).to_have_text("9")
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 12}).status_code == 200
+    turn(page, "Rae")
+    server.set_dice([2, 3, 4])
+    assert server.api("POST", "/api/sim/press", {"button": "bluff"}).status_code == 200
+    expect(page.locator("#verdict-move")).to_have_text("Sol moves 1 step (R9)")
+
+
+def test_the_lid_checks_warning_is_shown_on_the_score_screen(server: Server, new_context: Any) -> None:
+    """The table's lid check (R6) sends a ``warning`` event naming a seat and a rule. The simulated
+    table cannot read the tray privately yet, so the stream carrying it is served to the browser here."""
+    import json
+
+    game = server.new_game(["Pia", "Quin"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    assert server.api("POST", f"/api/games/{game['id']}/believe", {"peeked": True}).status_code == 200
+    state = server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 10}).json()
+    note = {"game": game["id"], "round": state["round"], "seat": 1, "rule": "R6", "message": "Seat 1 lifted the lid but no die seems to have been re-rolled before the next claim (rule R6)."}
+    stream = f"retry: 600000\n\nevent: state\ndata: {json.dumps(state)}\n\nevent: warning\ndata: {json.dumps(note)}\n\n"
+    page = new_context()
+    page.route(re.compile(r".*/api/events(\?.*)?$"), lambda route: route.fulfill(body=stream, content_type="text/event-stream"))
+    page.goto(server.url + "/")
+    turn(page, "Pia")
+    expect(page.locator("#prompt-warning")).to_have_text("The lid was lifted in Quin's turn, but no die seems to have been rolled again before this claim (R6).")
+    shot(page, "16-lid-warning")

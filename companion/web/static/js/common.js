@@ -138,8 +138,9 @@ const EB = (() => {
     });
   }
 
-  /* --- the live stream: EventSource retries by itself; a closed one is reopened --- */
-  function live(url, onState) {
+  /* --- the live stream: EventSource retries by itself; a closed one is reopened.
+     ``onOther`` maps other event names to handlers: {warning: fn}. --- */
+  function live(url, onState, onOther) {
     const badge = document.getElementById("live");
     badge.hidden = false;
     let source = null;
@@ -152,6 +153,8 @@ const EB = (() => {
       source = new EventSource(url);
       source.addEventListener("open", () => show("on"));
       source.addEventListener("state", (event) => { show("on"); onState(JSON.parse(event.data)); });
+      // Side notes beside the states, e.g. "warning" from the table's lid check.
+      for (const [kind, fn] of Object.entries(onOther || {})) source.addEventListener(kind, (event) => fn(JSON.parse(event.data)));
       source.addEventListener("error", () => {
         show("off");
         if (source.readyState === EventSource.CLOSED && reopen === null) {

@@ -14,6 +14,7 @@
   let confirmFor = null; // the Bluff whose dice the pickers are for
   let confirmDice = [null, null, null];
   let pendingClaim = null;
+  let warning = null; // the table's lid check (R6): {game, round, seat, rule}, or null
 
   /* ----- set-up ----- */
 
@@ -224,6 +225,11 @@
     show("prompt-peek", peekNote);
     if (peekNote) $("prompt-peek").textContent = t("peek_reminder", { name: name(state.to_act) });
 
+    // The lid check names a seat and a rule, never a value (R13); it concerns this claim only.
+    const warn = warning && warning.game === state.id && warning.round === state.round && state.phase === "decide";
+    show("prompt-warning", warn);
+    if (warn) $("prompt-warning").textContent = t("peek_warning", { name: name(warning.seat) });
+
     show("act-claim", state.phase === "claim" && !verdictOn);
     if (state.phase === "claim") drawClaims(state);
     show("act-decide", state.phase === "decide");
@@ -379,7 +385,9 @@
       if (!(e instanceof EB.ApiError && e.status === 404)) toast(EB.errorText(e));
     }
     if (first) showBoard(first); else await showSetup();
-    EB.live("/api/events" + (first ? "?game=" + encodeURIComponent(first.id) : ""), onLive);
+    EB.live("/api/events" + (first ? "?game=" + encodeURIComponent(first.id) : ""), onLive, {
+      warning: (note) => { warning = note; if (game && mode === "board") render(game); },
+    });
   }
 
   document.addEventListener("DOMContentLoaded", start);
