@@ -243,7 +243,9 @@ def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context:
     assert state["to_act"] == 1  # nothing was played since: the new mover starts (R11, R15)
 
 
-def test_a_second_browser_watches_live_and_cannot_act(server: Server, new_context: Any) -> None:
+def test_a_second_browser_watches_live_and_cannot_act(server: Server, new_context: Any, console: Any) -> None:
+    # The refusal (401) is also logged by Chromium as a failed resource load: expected here only.
+    console.allow("Failed to load resource: the server responded with a status of 401")
     game = server.new_game(["Ida", "Jo"], starter=1)
     player = new_context()
     player.goto(server.url + "/")
@@ -292,7 +294,9 @@ def test_the_language_follows_the_browser_and_the_switch_is_remembered(server: S
     expect(page.locator("html")).to_have_attribute("lang", "pl")
 
 
-def test_a_wrong_pin_is_refused(server: Server, new_context: Any) -> None:
+def test_a_wrong_pin_is_refused(server: Server, new_context: Any, console: Any) -> None:
+    # The refusal (401) is also logged by Chromium as a failed resource load: expected here only.
+    console.allow("Failed to load resource: the server responded with a status of 401")
     page = new_context()
     page.goto(server.url + "/")
     unlock(page, "000000" if PIN != "000000" else "111111")
