@@ -500,3 +500,19 @@ def test_the_lid_checks_warning_is_shown_on_the_score_screen(server: Server, new
     turn(page, "Pia")
     expect(page.locator("#prompt-warning")).to_have_text("The lid was lifted in Quin's turn, but no die seems to have been rolled again before this claim (R6).")
     shot(page, "16-lid-warning")
+
+
+def test_a_degraded_companion_says_so_on_the_table(server: Server, new_context: Any) -> None:
+    """When /api/health reports a problem (a camera or buttons that failed at start), the table says so.
+    The simulated table has none, so a degraded health answer is served to the browser."""
+    health = server.api("GET", "/api/health").json()
+    assert health["status"] == "ok"
+    page = new_context()
+    page.goto(server.url + "/")
+    expect(page.locator("#loading")).to_be_hidden()
+    expect(page.locator("#health")).to_be_hidden()
+    problem = "The camera could not be opened: type the dice in."
+    page.route(re.compile(r".*/api/health$"), lambda route: route.fulfill(json={**health, "status": "degraded", "problems": [problem]}))
+    page.reload()
+    expect(page.locator("#health")).to_be_visible()
+    expect(page.locator("#health-problems")).to_have_text(problem)

@@ -353,8 +353,18 @@
     showBoard(state);
   }
 
+  /** A camera or buttons that failed at start-up: say so, with the companion's own words. */
+  async function checkHealth() {
+    try {
+      const health = await api("GET", "/api/health");
+      $("health").hidden = health.status === "ok";
+      $("health-problems").textContent = (health.problems || []).join(" ");
+    } catch (e) { /* the live badge already says when the companion cannot be reached */ }
+  }
+
   async function start() {
     setupForm();
+    checkHealth();
     $("pass-back").addEventListener("click", () => { pendingClaim = null; $("pass-dialog").close(); });
     $("pass-ok").addEventListener("click", sendClaim);
     $("believe").addEventListener("click", async () => {
