@@ -263,6 +263,7 @@ def test_a_second_browser_watches_live_and_cannot_act(server: Server, new_contex
     expect(watcher.locator("#claim-amount")).to_have_text("11")
     expect(watcher.locator("#bluff")).to_be_hidden()
     shot(watcher, "11-spectator-phone")
+    assert watcher.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), "the phone's page is wider than the phone"
     call_bluff(player, server, [2, 2, 2])
     expect(watcher.locator("#verdict-move")).to_have_text("Jo moves 1 step (R9)")
     expect(watcher.locator('.path-row[data-seat="1"] .elephant')).to_have_attribute("data-position", "1")
