@@ -1,0 +1,145 @@
+"""Finding dice in a frame, without a model: what differs from the tray.
+
+A die is a compact, roughly square patch whose colour differs from the tray
+around it. The finder works on a small copy of the frame (``WORK_SIDE`` px on
+its long side, so a 1280×960 frame costs about a millisecond), estimates the
+tray behind the dice with a coarse median, keeps what differs from it, and turns
+each compact blob into a rotated square. Blobs too big for one die are split
+into as many dice as their area holds. It does not decide what a blob *is*: the
+face classifier rejects blobs that are not dice, so finding may be generous.
+
+The finder flags what the reader must not trust: a die touching the frame's
+edge (cut off) and a blob that is not square (a die leaning on the cup, or two
+dice the split could not separate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: Long side of the working copy, in pixels.
+WORK_SIDE = 320
+#: How much a pixel must differ from the tray (0..255, largest channel difference).
+DIFF_THRESHOLD = 40
+#: Disc (working pixels) that thin lines do not survive but dice do.
+OPEN_SIDE = 5
+#: Smallest and largest die side, as a share of the frame's long side.
+MIN_SIDE = 0.018
+MAX_SIDE = 0.2
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One blob that may be a die: a rotated square in frame pixels, and flags."""
+
+    cx: float
+    cy: float
+    w: float
+    h: float
+    angle: float
+    cut_off: bool = False
+    misshapen: bool = False
+
+    @property
+    def side(self) -> float:
+        return (self.w + self.h) / 2.0
+
+    def box(self) -> tuple[int, int, int, int]:
+        """The axis-aligned box (x, y, w, h) around the rotated square."""
+        pts = cv2.boxPoints(((self.cx, self.cy), (self.w, self.h), self.angle))
+        x0, y0 = np.floor(pts.min(0))
+        x1, y1 = np.ceil(pts.max(0))
+        return int(x0), int(y0), int(x1 - x0), int(y1 - y0)
+
+
+def _background(small: np.ndarray) -> np.ndarray:
+    """The tray as it would look without dice: a median over cells larger than a die."""
+    h, w = small.shape[:2]
+    tw, th = max(4, w // 8), max(4, h // 8)
+    tiny = cv2.resize(small, (tw, th), interpolation=cv2.INTER_AREA)
+    tiny = cv2.medianBlur(tiny, 5)
+    return cv2.resize(tiny, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def foreground(small: np.ndarray) -> np.ndarray:
+    """A 0/255 mask of what differs from the tray (dice, their marks and edges)."""
+    bg = _background(small)
+    diff = cv2.absdiff(small, bg).max(axis=2)
+    mask = (diff > DIFF_THRESHOLD).astype(np.uint8) * 255
+    k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k3, iterations=2)
+    # Opening with a disc narrower than any die drops thin things (the cup's rim,
+    # scratches, the tray's edge) that would otherwise glue dice into one blob.
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
+    return mask
+
+
+def _rect(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
+    return cv2.minAreaRect(points.astype(np.float32))
+
+
+def _split(points: np.ndarray, k: int) -> list[np.ndarray]:
+    """Split one blob's pixels into ``k`` dice by k-means on their positions."""
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    _, labels, _ = cv2.kmeans(points.astype(np.float32), k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    return [points[labels.ravel() == i] for i in range(k)]
+
+
+def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidate]:
+    """Every blob in ``frame`` (BGR uint8) that may be a die, in frame pixels.
+
+    ``die_side`` (frame pixels) is the expected side of a die when known (the
+    table's geometry); otherwise the blobs themselves give it.
+    """
+    h, w = frame.shape[:2]
+    scale = WORK_SIDE / max(h, w)
+    sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    small = cv2.resize(frame, (sw, sh), interpolation=interp)
+    mask = foreground(small)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    min_side, max_side = MIN_SIDE * WORK_SIDE, MAX_SIDE * WORK_SIDE
+    blobs: list[tuple[np.ndarray, float]] = []  # (points, hull area)
+    for i in range(1, n):
+        x, y, bw, bh, area = stats[i]
+        if max(bw, bh) < min_side or min(bw, bh) < min_side * 0.6 or max(bw, bh) > max_side * 3.2:
+            continue
+        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == i)
+        pts = np.stack([xs + x, ys + y], 1)
+        hull_area = cv2.contourArea(cv2.convexHull(pts.astype(np.int32)))
+        if hull_area <= 0 or area / hull_area < 0.45:
+            continue  # a ring or a scribble, not a solid die
+        blobs.append((pts, hull_area))
+    singles = []
+    for pts, hull_area in blobs:
+        (_, _), (rw, rh), _ = _rect(pts)
+        if max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.3:
+            singles.append(hull_area)
+    ref_area = (die_side * scale) ** 2 if die_side else (float(np.median(singles)) if singles else None)
+    found: list[Candidate] = []
+    for pts, hull_area in blobs:
+        parts = [pts]
+        ratio = hull_area / ref_area if ref_area else 1.0
+        if ratio >= 1.75:
+            (_, _), (rw, rh), _ = _rect(pts)
+            if max(rw, rh) / max(1.0, min(rw, rh)) >= 1.4 or ratio >= 2.6:
+                k = int(min(8, round(ratio)))
+                if len(pts) >= 4 * k:
+                    parts = _split(pts, k)
+        for part in parts:
+            if len(part) < 3:
+                continue
+            (cx, cy), (rw, rh), angle = _rect(part)
+            if max(rw, rh) < min_side or max(rw, rh) > max_side:
+                continue
+            aspect = max(rw, rh) / max(1.0, min(rw, rh))
+            if aspect > 2.2:
+                continue  # a line: the tray's rim, a scratch, a shadow's edge
+            x0, y0 = part.min(0)
+            x1, y1 = part.max(0)
+            cut = x0 <= 0 or y0 <= 0 or x1 >= sw - 1 or y1 >= sh - 1
+            found.append(Candidate(cx / scale, cy / scale, rw / scale, rh / scale, float(angle), cut, aspect > 1.3))
+    return found
