@@ -22,7 +22,7 @@ import numpy as np
 from companion.errors import HardwareError
 
 #: Side of the classifier's input, in pixels.
-CROP = 32
+CROP = 40
 #: The crop spans this many die sides (the die fills 1/MARGIN of its width).
 MARGIN = 1.3
 #: Class 0 is "not a die"; classes 1..6 are the face values.

@@ -25,7 +25,9 @@ WORK_SIDE = 320
 #: How much a pixel must differ from the tray (0..255, largest channel difference).
 DIFF_THRESHOLD = 40
 #: Disc (working pixels) that thin lines do not survive but dice do.
-OPEN_SIDE = 5
+OPEN_SIDE = 7
+#: Which of the die-like blobs gives the die size (percentile of their areas).
+REF_PERCENTILE = 75
 #: Smallest and largest die side, as a share of the frame's long side.
 MIN_SIDE = 0.018
 MAX_SIDE = 0.2
@@ -55,6 +57,15 @@ class Candidate:
         return int(x0), int(y0), int(x1 - x0), int(y1 - y0)
 
 
+def shrink(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Resize to ``size``; a big reduction goes linear to twice the size, then by area (5x faster than area alone)."""
+    w, h = size
+    if frame.shape[1] > 2 * w:
+        frame = cv2.resize(frame, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
+    interp = cv2.INTER_AREA if frame.shape[1] > w else cv2.INTER_LINEAR
+    return cv2.resize(frame, (w, h), interpolation=interp)
+
+
 def _background(small: np.ndarray) -> np.ndarray:
     """The tray as it would look without dice: a median over cells larger than a die."""
     h, w = small.shape[:2]
@@ -67,7 +78,8 @@ def _background(small: np.ndarray) -> np.ndarray:
 def foreground(small: np.ndarray) -> np.ndarray:
     """A 0/255 mask of what differs from the tray (dice, their marks and edges)."""
     bg = _background(small)
-    diff = cv2.absdiff(small, bg).max(axis=2)
+    b, g, r = cv2.split(cv2.absdiff(small, bg))
+    diff = cv2.max(cv2.max(b, g), r)  # the largest channel difference (numpy's max over axis 2 is 20x slower)
     mask = (diff > DIFF_THRESHOLD).astype(np.uint8) * 255
     k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k3, iterations=2)
@@ -97,8 +109,7 @@ def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidat
     h, w = frame.shape[:2]
     scale = WORK_SIDE / max(h, w)
     sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
-    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    small = cv2.resize(frame, (sw, sh), interpolation=interp)
+    small = shrink(frame, (sw, sh))
     mask = foreground(small)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     min_side, max_side = MIN_SIDE * WORK_SIDE, MAX_SIDE * WORK_SIDE
@@ -113,22 +124,27 @@ def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidat
         if hull_area <= 0 or area / hull_area < 0.45:
             continue  # a ring or a scribble, not a solid die
         blobs.append((pts, hull_area))
+    # A die's area: the largest blob that looks like one whole die (square, solid). The largest,
+    # not the median: crumbs (bits of the cup's rim, glare) must never make real dice look like pairs.
     singles = []
     for pts, hull_area in blobs:
         (_, _), (rw, rh), _ = _rect(pts)
-        if max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.3:
+        if max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.25 and len(pts) >= 0.8 * rw * rh:
             singles.append(hull_area)
-    ref_area = (die_side * scale) ** 2 if die_side else (float(np.median(singles)) if singles else None)
+    ref_area = (die_side * scale) ** 2 if die_side else (float(np.percentile(singles, REF_PERCENTILE)) if singles else None)
     found: list[Candidate] = []
     for pts, hull_area in blobs:
         parts = [pts]
-        ratio = hull_area / ref_area if ref_area else 1.0
-        if ratio >= 1.75:
-            (_, _), (rw, rh), _ = _rect(pts)
-            if max(rw, rh) / max(1.0, min(rw, rh)) >= 1.4 or ratio >= 2.6:
-                k = int(min(8, round(ratio)))
-                if len(pts) >= 4 * k:
-                    parts = _split(pts, k)
+        (_, _), (rw, rh), _ = _rect(pts)
+        area = ref_area
+        if area is None and max(rw, rh) / max(1.0, min(rw, rh)) >= 1.5:
+            area = min(rw, rh) ** 2  # a row of touching dice and nothing else: its width is a die's side
+        ratio = hull_area / area if area else 1.0
+        split = ratio >= 1.6
+        if split:
+            k = int(min(8, max(2, round(ratio))))
+            if len(pts) >= 4 * k:
+                parts = _split(pts, k)
         for part in parts:
             if len(part) < 3:
                 continue
@@ -141,5 +157,6 @@ def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidat
             x0, y0 = part.min(0)
             x1, y1 = part.max(0)
             cut = x0 <= 0 or y0 <= 0 or x1 >= sw - 1 or y1 >= sh - 1
-            found.append(Candidate(cx / scale, cy / scale, rw / scale, rh / scale, float(angle), cut, aspect > 1.3))
+            # a die cut out of a touching group is rarely a perfect square: allow it more slack
+            found.append(Candidate(cx / scale, cy / scale, rw / scale, rh / scale, float(angle), cut, aspect > (1.45 if len(parts) > 1 else 1.3)))
     return found

@@ -66,7 +66,7 @@ def build(rng: np.random.Generator, quick: bool) -> dict[str, tuple[np.ndarray, 
     fit_names = [names[i] for i in order[20:]]
     t = time.time()
     sets = {
-        "real": data.real_crops(fit_names, rng, 4 if quick else 8),
+        "real": data.real_crops(fit_names, rng, 4 if quick else 10),
         "faces": data.synth_face_crops(2000 if quick else 12000, rng),
         "frames": data.synth_frame_crops(40 if quick else 220, rng),
         "val_real": data.real_crops(val_names, rng, 1),
