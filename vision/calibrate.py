@@ -22,18 +22,24 @@ from companion.settings import CONFIG_NAME, Settings, all_settings, render_confi
 from vision.finder import find_dice
 from vision.sources import build_frame_source
 
-#: Variance of the Laplacian below which the frame is called blurred.
-MIN_SHARPNESS = 15.0
+#: Strongest-edge response (99.9th percentile of |Laplacian|) below which the frame is called blurred...
+MIN_SHARPNESS = 12.0
+#: ...unless fewer pixels than this share are on an edge at all: nothing to judge focus by.
+FEATURELESS = 0.002
 
 
 def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
     """Problems (sentences) seen in a frame of the empty tray, and the measures behind them."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
-    sharp = float(cv2.Laplacian(grey, cv2.CV_64F).var())
+    # Focus from the strongest edges (the tray's rim, the cup, marks on the acrylic): a
+    # featureless tray cannot show focus at all, and is not called blurred for it.
+    lap = np.abs(cv2.Laplacian(grey, cv2.CV_32F))
+    sharp = float(np.percentile(lap, 99.9))
     mean = float(grey.mean())
     burnt = float((grey >= 250).mean())
     dark = float((grey <= 5).mean())
-    problems = []
+    problems: list[str] = []
+    notes: list[str] = []
     if mean < 50:
         problems.append(f"The image is too dark (mean brightness {mean:.0f} of 255): add light under the tray or raise the exposure.")
     if mean > 210 or burnt > 0.05:
@@ -41,13 +47,16 @@ def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
     if 0.001 < burnt <= 0.05:
         ys, xs = np.nonzero(grey >= 250)
         problems.append(f"Glare: bright reflections near x={int(xs.mean())}, y={int(ys.mean())}; move or diffuse the lights.")
-    if sharp < MIN_SHARPNESS:
+    edges = float((cv2.Canny(grey, 30, 90) > 0).mean())
+    if edges < FEATURELESS:
+        notes.append("Focus cannot be judged on a featureless tray; read a die with `read` to check it.")
+    elif sharp < MIN_SHARPNESS:
         problems.append(f"The image looks blurred (sharpness {sharp:.0f}, want at least {MIN_SHARPNESS:.0f}): clean the acrylic and check the focus.")
     cands = find_dice(frame)
     if cands:
         problems.append(f"The tray is not empty: {len(cands)} thing(s) that look like dice; take them off and run calibrate again.")
     region = tray_region(grey)
-    return problems, {"sharpness": round(sharp, 1), "mean": round(mean, 1), "burnt": round(burnt, 4), "dark": round(dark, 4), "tray_region": region}
+    return problems, {"notes": notes, "sharpness": round(sharp, 1), "mean": round(mean, 1), "burnt": round(burnt, 4), "dark": round(dark, 4), "tray_region": region}
 
 
 def tray_region(grey: np.ndarray) -> list[int]:
@@ -85,7 +94,9 @@ def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None) 
         say(f"camera: {exc.message}")
         return 1
     problems, measures = check_frame_quality(frame)
-    say(f"camera: {source.name}, frame {frame.shape[1]}×{frame.shape[0]}; " + ", ".join(f"{k} {v}" for k, v in measures.items()))
+    say(f"camera: {source.name}, frame {frame.shape[1]}×{frame.shape[0]}; " + ", ".join(f"{k} {v}" for k, v in measures.items() if k != "notes"))
+    for n in measures.pop("notes"):
+        say(f"note: {n}")
     for p in problems:
         say(f"fix: {p}")
     updates: dict = {"camera.tray_region": measures["tray_region"]}

@@ -26,6 +26,9 @@ WORK_SIDE = 320
 DIFF_THRESHOLD = 40
 #: Disc (working pixels) that thin lines do not survive but dice do.
 OPEN_SIDE = 7
+#: The empty tray is a median of BG_MEDIAN×BG_MEDIAN cells of BG_CELL working pixels: wider than a die, narrow enough to follow the cup's shadow.
+BG_CELL = 8
+BG_MEDIAN = 5
 #: Which of the die-like blobs gives the die size (percentile of their areas).
 REF_PERCENTILE = 75
 #: Smallest and largest die side, as a share of the frame's long side.
@@ -69,9 +72,9 @@ def shrink(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 def _background(small: np.ndarray) -> np.ndarray:
     """The tray as it would look without dice: a median over cells larger than a die."""
     h, w = small.shape[:2]
-    tw, th = max(4, w // 8), max(4, h // 8)
+    tw, th = max(4, w // BG_CELL), max(4, h // BG_CELL)
     tiny = cv2.resize(small, (tw, th), interpolation=cv2.INTER_AREA)
-    tiny = cv2.medianBlur(tiny, 5)
+    tiny = cv2.medianBlur(tiny, BG_MEDIAN)
     return cv2.resize(tiny, (w, h), interpolation=cv2.INTER_LINEAR)
 
 

@@ -44,7 +44,7 @@ class DiceReader:
     """
 
     def __init__(self, classifier: FaceClassifier, *, camera_view: str = "below", opposite_faces: list[int] | None = None,
-                 min_confidence: float = 0.9, expected_dice: int = 3, die_side_px: float = 0,
+                 min_confidence: float = 0.8, expected_dice: int = 3, die_side_px: float = 0,
                  tray_region: list[int] | None = None) -> None:
         self.classifier = classifier
         self.model_id = classifier.model_id
@@ -154,15 +154,19 @@ def _shift(box: tuple[int, int, int, int], dx: int, dy: int) -> tuple[int, int, 
 def load_reader(settings: Any, threads: int = 1) -> DiceReader:
     """The reader the settings describe, with its model loaded and warmed up.
 
-    Raises ``HardwareError`` when the model file is missing or broken.
+    Raises ``HardwareError`` when the model file is missing or broken. It also
+    keeps OpenCV to one thread: a read is a few milliseconds of small images,
+    and OpenCV's thread pool, fighting the web server for the Pi's cores, made
+    it ten times slower, not faster.
     """
+    cv2.setNumThreads(1)
     model = settings.get("reader.model", "") or None
     clf = FaceClassifier(Path(model) if model else None, threads=threads)
     return DiceReader(
         clf,
         camera_view=settings.get("camera.camera_view", "below"),
         opposite_faces=settings.get("reader.opposite_faces", [6, 5, 4, 3, 2, 1]),
-        min_confidence=settings.get("reader.min_confidence", 0.9),
+        min_confidence=settings.get("reader.min_confidence", 0.8),
         expected_dice=settings.get("reader.expected_dice", 3),
         die_side_px=settings.get("reader.die_side_px", 0),
         tray_region=settings.get("camera.tray_region", []),

@@ -59,8 +59,22 @@ def label_noise(reader) -> list[str]:
     return found
 
 
+def picture(reader, path: Path = Path(__file__).resolve().parents[2] / "docs" / "reader-annotated.jpg") -> None:
+    """The README's picture: a simulated frame (from below) with the reader's boxes and values."""
+    import cv2
+
+    from vision.images import encode_jpeg
+    from vision.simtable import render_table
+
+    frame, _ = render_table([2, 6, 3], np.random.default_rng(2026), touching=0.5)
+    out = reader.annotate(frame, reader.read(frame))
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(encode_jpeg(cv2.resize(out, (800, 600), interpolation=cv2.INTER_AREA), 85))
+
+
 def main() -> int:
     reader = load_reader(Settings.defaults())
+    picture(reader)
     test = bench.test_split(data.dataset_dir())
     crops = bench.real_crops(reader, test)
     frames = bench.real_frames(reader, test)

@@ -16,6 +16,7 @@ import json
 import time
 from pathlib import Path
 
+import cv2
 import numpy as np
 import torch
 from torch import nn
@@ -94,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=3)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)  # rendering is many small images: OpenCV's thread pool only adds contention
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     sets = build(rng, args.quick)
