@@ -99,6 +99,7 @@ def _rect(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float],
 def _split(points: np.ndarray, k: int) -> list[np.ndarray]:
     """Split one blob's pixels into ``k`` dice by k-means on their positions."""
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(12345)  # k-means starts from OpenCV's global generator: seed it so a frame always reads the same
     _, labels, _ = cv2.kmeans(points.astype(np.float32), k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
     return [points[labels.ravel() == i] for i in range(k)]
 
