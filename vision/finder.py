@@ -104,6 +104,35 @@ def _split(points: np.ndarray, k: int) -> list[np.ndarray]:
     return [points[labels.ravel() == i] for i in range(k)]
 
 
+def _refine(blob: tuple[np.ndarray, float], ref_area: float) -> list[tuple[np.ndarray, float]]:
+    """A blob that is not one clean die, opened with a disc of about 0.6 die sides.
+
+    What survives are die-sized cores; thin things glued to a die (the cup's
+    shadow band, its rim, a glare's tail) fall away, and a ring or scribble with
+    no die in it vanishes. A clean square blob is returned as it is.
+    """
+    pts, hull_area = blob
+    (_, _), (rw, rh), _ = _rect(pts)
+    solid = len(pts) / hull_area
+    if solid >= 0.8 and max(rw, rh) / max(1.0, min(rw, rh)) <= 1.3 and hull_area < 1.6 * ref_area:
+        return [blob]
+    side = float(np.sqrt(ref_area))
+    x0, y0 = pts.min(0)
+    x1, y1 = pts.max(0)
+    mask = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.uint8)
+    mask[pts[:, 1] - y0, pts[:, 0] - x0] = 255
+    k = max(3, int(side * 0.6)) | 1
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    n, labels = cv2.connectedComponents(opened, connectivity=8)
+    out = []
+    for i in range(1, n):
+        ys, xs = np.nonzero(labels == i)
+        if len(xs) >= 0.3 * ref_area:
+            piece = np.stack([xs + x0, ys + y0], 1)
+            out.append((piece, float(cv2.contourArea(cv2.convexHull(piece.astype(np.int32))))))
+    return out
+
+
 def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidate]:
     """Every blob in ``frame`` (BGR uint8) that may be a die, in frame pixels.
 
@@ -125,8 +154,8 @@ def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidat
         ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == i)
         pts = np.stack([xs + x, ys + y], 1)
         hull_area = cv2.contourArea(cv2.convexHull(pts.astype(np.int32)))
-        if hull_area <= 0 or area / hull_area < 0.45:
-            continue  # a ring or a scribble, not a solid die
+        if hull_area <= 0:
+            continue
         blobs.append((pts, hull_area))
     # A die's area: the largest blob that looks like one whole die (square, solid). The largest,
     # not the median: crumbs (bits of the cup's rim, glare) must never make real dice look like pairs.
@@ -136,6 +165,10 @@ def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidat
         if max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.25 and len(pts) >= 0.8 * rw * rh:
             singles.append(hull_area)
     ref_area = (die_side * scale) ** 2 if die_side else (float(np.percentile(singles, REF_PERCENTILE)) if singles else None)
+    if ref_area:
+        blobs = [piece for blob in blobs for piece in _refine(blob, ref_area)]
+    else:
+        blobs = [b for b in blobs if len(b[0]) >= 0.45 * b[1]]  # no die size to refine by: drop rings and scribbles
     found: list[Candidate] = []
     for pts, hull_area in blobs:
         parts = [pts]

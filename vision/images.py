@@ -60,7 +60,7 @@ def decode_image(data: bytes, name: str = "the image") -> np.ndarray:
         w, h = size
         if w * h > MAX_PIXELS:
             raise ImageError(f"{name} is too large to read ({w}×{h} pixels; the limit is {MAX_PIXELS // 1_000_000} megapixels).")
-    if data[:2] == b"\xff\xd8" and data.rstrip(b"\x00")[-2:] != b"\xff\xd9":
+    if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-1024:]:  # some cameras pad after the end marker
         raise ImageError(f"{name} is a truncated JPEG (the file ends before the image does).")
     img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
     if img is None:
