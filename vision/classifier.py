@@ -71,6 +71,11 @@ def file_model_id(path: Path) -> str:
     return "dice-faces-" + hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
+def shipped_model_id() -> str:
+    """The shipped model's id without loading it (for ``/api/health`` before the reader is up)."""
+    return file_model_id(shipped_model_path())
+
+
 class FaceClassifier:
     """Counts the marks on die crops with the ONNX model.
 

@@ -10,7 +10,7 @@ import pytest
 
 from companion.errors import NotFound
 from vision.capture import ReaderDiceSource
-from vision.classifier import file_model_id, shipped_model_path
+from vision.classifier import file_model_id, shipped_model_id, shipped_model_path
 from vision.sources.files import FilesSource
 from vision.sources.simulated import SimulatedTableSource
 
@@ -37,7 +37,7 @@ def test_missing_camera_gives_a_capture_with_a_problem(reader, tmp_path):
 def test_shipped_model_is_small_and_its_id_is_its_hash():
     path = shipped_model_path()
     assert path.stat().st_size <= 1_000_000
-    assert path.stem == file_model_id(path)
+    assert path.stem == file_model_id(path) == shipped_model_id()
 
 
 def test_runtime_never_imports_torch():
