@@ -50,7 +50,7 @@ def label_noise(reader) -> list[str]:
     found = []
     for name in data.split_names()["train"]:
         img = __import__("cv2").imread(str(root / "images" / f"{name}.jpg"))
-        for value, cx, cy, w, h in data.real_labels(name, root):
+        for value, cx, cy, w, h in data.real_labels(name, root, fixes=False):
             crops = np.array([cut_crop(img, cx, cy, max(w, h) * 0.85, a) for a in (0, 90, 180, 270)], np.uint8)
             p = reader.classifier.probabilities(crops).mean(0)
             v = int(p[1:].argmax()) + 1
