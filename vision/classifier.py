@@ -80,7 +80,7 @@ class FaceClassifier:
     """Counts the marks on die crops with the ONNX model.
 
     >>> clf = FaceClassifier()
-    >>> values, conf = clf.classify(np.zeros((1, 32, 32, 3), np.uint8))
+    >>> values, conf = clf.classify(np.zeros((1, CROP, CROP, 3), np.uint8))
     >>> values.shape, conf.shape
     ((1,), (1,))
     """
@@ -105,6 +105,8 @@ class FaceClassifier:
         """N×7 class probabilities (column 0: not a die) for N uint8 BGR crops of CROP×CROP."""
         if len(crops) == 0:
             return np.zeros((0, 7), np.float32)
+        if crops.shape[1:] != (CROP, CROP, 3):  # any other size is brought to the model's, never refused
+            crops = np.array([cv2.resize(np.ascontiguousarray(c), (CROP, CROP), interpolation=cv2.INTER_AREA) for c in crops], np.uint8)
         logits = self._session.run(None, {self._input: prepare(crops)})[0]
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
