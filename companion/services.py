@@ -16,6 +16,7 @@ from companion.errors import HardwareError
 from companion.referee import Referee
 from companion.settings import Settings
 from companion.store import GameStore
+from vision.reading import UNCERTAIN, Reading
 
 log = logging.getLogger(__name__)
 
@@ -37,25 +38,31 @@ class Services:
 
     def close(self) -> None:
         for part in (self.table, self.dice_source):
-            close = getattr(part, "close", None)
-            if close is not None:
-                try:
-                    close()
-                except Exception:  # closing must not stop the others from closing
-                    log.exception("closing %r failed", part)
+            _close_quietly(part)  # one failing part must not keep the others open
         self.referee.store.close()
 
 
 def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_source: DiceSource | None = None) -> Services:
-    """``dice_source`` replaces the configured one (tests put a failing or spying camera there)."""
+    """Open the log, the camera and reader, the referee and the table.
+
+    ``serve --simulate`` always uses the simulated table's camera and gpiozero's
+    mock pins, whatever the file says. ``dice_source`` replaces the camera and
+    reader entirely (the referee's own tests, where the rules are under test).
+    """
     instance.mkdir(parents=True, exist_ok=True)
     store = GameStore(instance / settings["storage.database"])
     frames_dir = instance / settings["storage.frames_dir"]
-    if dice_source is None:
-        dice_source = ValuesDiceSource()
-    referee = Referee(store, dice_source, frames_dir=frames_dir, default_path_length=settings["game.path_length"])
     problems: list[str] = []
-    table = _build_table(settings, referee, dice_source, simulate, problems)
+    model_id = "none"
+    if dice_source is None:
+        dice_source, model_id = _build_camera(settings, simulate, problems)
+    referee = Referee(store, dice_source, frames_dir=frames_dir, default_path_length=settings["game.path_length"])
+    try:
+        table = _build_table(settings, referee, dice_source, simulate, problems)
+    except Exception:
+        _close_quietly(dice_source)
+        store.close()
+        raise
     if table is not None:
         table.add_warning_listener(lambda warning: referee.notify("warning", warning))
     return Services(
@@ -67,8 +74,63 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_s
         sim_table=dice_source if simulate else None,
         table=table,
         gpio_name=table.pin_factory_name if table is not None else "none",
+        model_id=model_id,
         problems=problems,
     )
+
+
+def _build_camera(settings: Settings, simulate: bool, problems: list[str]) -> tuple[DiceSource, str]:
+    """Frame source → reader → capture loop (light, wait for still dice, read).
+
+    A missing camera or model does not stop the companion: it is reported by
+    ``/api/health`` and every Bluff goes to ``confirm`` with the reason (R14).
+    The simulated camera renders settled dice in every frame, so its loop takes
+    one frame instead of waiting for the dice to lie still.
+    """
+    from firmware.capture import CaptureLoop
+    from vision.reader import load_reader
+    from vision.sources import build_frame_source
+
+    if simulate:
+        settings = settings.with_overrides(camera__backend="simulated")
+    frames = build_frame_source(settings)
+    try:
+        frames.open()
+    except HardwareError as exc:
+        log.error("camera: %s", exc.message)
+        problems.append(exc.message)
+    try:
+        reader: Any = load_reader(settings)
+        model_id = reader.model_id
+    except HardwareError as exc:
+        log.error("reader: %s", exc.message)
+        problems.append(exc.message)
+        reader, model_id = _NoModel(exc.message), "missing"
+    return CaptureLoop.from_settings(settings, frames, reader, wait_for_still=not simulate), model_id
+
+
+class _NoModel:
+    """Stands in for a reader whose model file is missing: every reading is uncertain, with why."""
+
+    model_id = "missing"
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+    def read(self, frame: Any) -> Reading:
+        return Reading(UNCERTAIN, (), reason=self.why, model_id=self.model_id)
+
+    def annotate(self, frame: Any, reading: Reading) -> Any:
+        return frame
+
+
+def _close_quietly(part: Any) -> None:
+    close = getattr(part, "close", None)
+    if close is not None:
+        try:
+            close()
+        except Exception:
+            log.exception("closing %r failed", part)
 
 
 def _build_table(settings: Settings, referee: Referee, capture: Any, simulate: bool, problems: list[str]) -> Any:

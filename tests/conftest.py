@@ -14,6 +14,7 @@ from typing import Iterator
 import pytest
 import requests
 
+from companion.dice import ValuesDiceSource
 from companion.settings import Settings
 from companion.web import create_app
 
@@ -29,7 +30,8 @@ def settings() -> Settings:
 
 @pytest.fixture
 def app(tmp_path: Path, settings: Settings):
-    app = create_app(tmp_path / "instance", simulate=True, settings=settings, test_config={"TESTING": True})
+    """The app with a values-only dice source: here the API and rules are under test, not the reader."""
+    app = create_app(tmp_path / "instance", simulate=True, settings=settings, test_config={"TESTING": True}, dice_source=ValuesDiceSource())
     yield app
     app.extensions["elephants_bluff"].close()
 

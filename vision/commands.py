@@ -1,23 +1,93 @@
 """The reader's subcommands: ``read``, ``classify``, ``calibrate``.
 
-Placeholder until the dice reader lands (issue: the dice reader); each says so
-and exits 2 rather than pretending to read.
+``read [--json] [--as-seen] IMAGE...`` and ``classify [--json] CROP...`` print
+one line per image (with ``--json``, one JSON object whose ``file`` repeats the
+path as given). A file that cannot be read gives a line saying why and makes
+the exit status 1; the others are still read. ``calibrate`` checks the real
+camera on an empty tray and stores what it locks (``vision/calibrate.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
+
+from companion.errors import ElephantsBluffError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    for name, helptext in (("read", "read every die in each image"), ("classify", "classify one die crop per image"), ("calibrate", "check and lock the real camera")):
-        p = sub.add_parser(name, help=helptext)
-        p.add_argument("files", nargs="*")
-        p.add_argument("--json", action="store_true")
-        p.set_defaults(func=_not_built)
+    p = sub.add_parser("read", help="read every die in each image")
+    p.add_argument("files", nargs="+", metavar="IMAGE")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("--as-seen", action="store_true", help="report the faces as the camera sees them (a camera above the dice)")
+    p.add_argument("--instance", type=Path, default=Path("instance"), help="folder whose config.toml holds the reader settings")
+    p.set_defaults(func=_read)
+
+    p = sub.add_parser("classify", help="classify one die crop per image")
+    p.add_argument("files", nargs="+", metavar="CROP")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+    p.add_argument("--instance", type=Path, default=Path("instance"))
+    p.set_defaults(func=_classify)
+
+    p = sub.add_parser("calibrate", help="check the real camera on an empty tray and lock exposure and white balance")
+    p.add_argument("--instance", type=Path, default=Path("instance"))
+    p.add_argument("--dry-run", action="store_true", help="check and report, but store nothing")
+    p.set_defaults(func=_calibrate)
 
 
-def _not_built(args: argparse.Namespace) -> int:
-    print(f"elephants-bluff {args.command}: the dice reader is not built yet", file=sys.stderr)
-    return 2
+def _settings(instance: Path):
+    from companion.settings import CONFIG_NAME, Settings
+
+    return Settings.load(instance / CONFIG_NAME)
+
+
+def _emit(as_json: bool, obj: dict, text: str) -> None:
+    print(json.dumps(obj) if as_json else text, flush=True)
+
+
+def _read(args: argparse.Namespace) -> int:
+    from vision.images import load_image
+    from vision.reader import load_reader
+
+    reader = load_reader(_settings(args.instance))
+    if args.as_seen:
+        reader = reader.with_view("above")
+    failed = 0
+    for name in args.files:
+        try:
+            frame = load_image(name)
+        except ElephantsBluffError as exc:
+            failed += 1
+            _emit(args.json, {"file": name, "status": "error", "error": exc.message, "dice": [], "total": 0}, f"{name}: error: {exc.message}")
+            continue
+        r = reader.read(frame)
+        obj = {"file": name, "status": r.status, "reason": r.reason, "dice": [d.to_json() for d in r.dice], "total": r.total, "model": r.model_id}
+        faces = " + ".join(str(d.top) for d in r.dice) or "no dice"
+        text = f"{name}: {r.status}: {faces} = {r.total}" + (f" ({r.reason})" if r.reason else "")
+        _emit(args.json, obj, text)
+    return 1 if failed else 0
+
+
+def _classify(args: argparse.Namespace) -> int:
+    from vision.images import load_image
+    from vision.reader import load_reader
+
+    reader = load_reader(_settings(args.instance))
+    failed = 0
+    for name in args.files:
+        try:
+            value, conf = reader.classify_crop(load_image(name))
+        except ElephantsBluffError as exc:
+            failed += 1
+            _emit(args.json, {"file": name, "status": "error", "error": exc.message}, f"{name}: error: {exc.message}")
+            continue
+        _emit(args.json, {"file": name, "value": value, "confidence": round(conf, 4)}, f"{name}: {value} ({conf:.2f})")
+    return 1 if failed else 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from vision.calibrate import calibrate
+
+    return calibrate(args.instance, dry_run=args.dry_run, out=sys.stdout)

@@ -2,9 +2,55 @@
 
 from __future__ import annotations
 
-from companion.settings import Setting, one_of
+from typing import Any
+
+from companion.settings import Setting, int_between, one_of
+
+
+def _faces_map(v: list[Any]) -> str | None:
+    if sorted(v) != [1, 2, 3, 4, 5, 6] or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        return "must list the faces 1 to 6 once each, e.g. [6, 5, 4, 3, 2, 1]"
+    if any(v[v[i] - 1] != i + 1 for i in range(6)):
+        return "must pair faces both ways (if 1 is opposite 6, 6 is opposite 1)"
+    if any(v[i] == i + 1 for i in range(6)):
+        return "cannot make a face its own opposite"
+    return None
+
+
+def _region(v: list[Any]) -> str | None:
+    if v == []:
+        return None
+    if len(v) != 4 or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v) or v[2] < 16 or v[3] < 16:
+        return "must be [] (the whole frame) or [x, y, width, height] in whole pixels, at least 16×16"
+    return None
+
+
+def _gains(v: list[Any]) -> str | None:
+    if v == []:
+        return None
+    if len(v) != 2 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and 0.1 <= x <= 16 for x in v):
+        return "must be [] (automatic) or [red gain, blue gain], each between 0.1 and 16"
+    return None
+
+
+def _between(low: float, high: float):
+    return lambda v: None if low <= v <= high else f"must be between {low} and {high}, not {v}"
+
 
 SETTINGS: list[Setting] = [
     Setting("camera.backend", "simulated", "Where frames come from: picamera2 (the Pi camera), webcam (OpenCV VideoCapture), files (a folder of images), simulated (the rendered table).", one_of("picamera2", "webcam", "files", "simulated")),
     Setting("camera.camera_view", "below", "Where the camera looks from: below (through the tray: it sees bottom faces) or above (it sees top faces).", one_of("below", "above")),
+    Setting("camera.device", 0, "The webcam's OpenCV device number (camera.backend = webcam).", int_between(0, 63)),
+    Setting("camera.files_dir", "", "An image file, or a folder of images read in name order and cycled (camera.backend = files).", None),
+    Setting("camera.width", 1280, "Frame width the camera is asked for, in pixels.", int_between(160, 4096)),
+    Setting("camera.height", 960, "Frame height the camera is asked for, in pixels.", int_between(120, 3072)),
+    Setting("camera.exposure_us", 0, "Fixed exposure time in microseconds (0: automatic until `calibrate` locks it).", int_between(0, 1_000_000)),
+    Setting("camera.analogue_gain", 0.0, "Fixed analogue gain (0: automatic until `calibrate` locks it).", _between(0.0, 64.0)),
+    Setting("camera.colour_gains", [], "Fixed white balance as [red gain, blue gain] ([]: automatic until `calibrate` locks it).", _gains),
+    Setting("camera.tray_region", [], "The part of the frame that shows the tray, [x, y, width, height] ([]: the whole frame); `calibrate` stores it.", _region),
+    Setting("reader.opposite_faces", [6, 5, 4, 3, 2, 1], "The face opposite each face 1..6 (the top face when the camera sees that face from below); standard dice: 7 - v.", _faces_map),
+    Setting("reader.min_confidence", 0.8, "Below this confidence on any die the reading is `uncertain` and the table confirms the values (RULES.md R14). 0.8 flagged every wrong die of the validation photos (python -m models.training.threshold).", _between(0.0, 1.0)),
+    Setting("reader.expected_dice", 3, "How many dice a reading must find to be `ok`.", int_between(1, 30)),
+    Setting("reader.die_side_px", 0, "A die's side in frame pixels when the table's geometry fixes it (0: learn it from the dice in each frame).", int_between(0, 2000)),
+    Setting("reader.model", "", "Path of an ONNX face model to use instead of the shipped one ('' : the shipped models/dice-faces-*.onnx).", None),
 ]

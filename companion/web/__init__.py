@@ -16,7 +16,7 @@ from companion.errors import ElephantsBluffError
 from companion.settings import CONFIG_NAME, Settings
 
 
-def create_app(instance_path: str | Path | None = None, *, simulate: bool = False, settings: Settings | None = None, test_config: dict[str, Any] | None = None, services: Any = None) -> Flask:
+def create_app(instance_path: str | Path | None = None, *, simulate: bool = False, settings: Settings | None = None, test_config: dict[str, Any] | None = None, services: Any = None, dice_source: Any = None) -> Flask:
     """Build the companion's app on an instance folder (settings, game log, frames).
 
     >>> import tempfile
@@ -44,7 +44,7 @@ def create_app(instance_path: str | Path | None = None, *, simulate: bool = Fals
     if services is None:
         from companion.services import build_services
 
-        services = build_services(instance, settings, simulate=simulate)
+        services = build_services(instance, settings, simulate=simulate, dice_source=dice_source)
     app.extensions["elephants_bluff"] = services
 
     from companion.web import api, events, pages, sim

@@ -195,7 +195,7 @@ def _bluffed_game(server: Server) -> tuple[dict[str, Any], str]:
     if challenge["status"] == "awaiting_confirm":  # the reader was unsure (R14): the table types the dice
         assert server.api("POST", f"/api/games/{game['id']}/confirm", {"dice": [6, 4, 3]}).status_code == 200
     else:
-        assert challenge["dice"] == [6, 4, 3], f"the reader misread the simulated dice 6, 4, 3 as {challenge['dice']}"
+        assert sorted(challenge["dice"]) == [3, 4, 6], f"the reader misread the simulated dice 6, 4, 3 as {challenge['dice']}"
     return game, challenge["id"]
 
 
@@ -225,14 +225,17 @@ def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context:
     expect(page.locator("#correct-form [data-pin-open]")).to_be_hidden()
     expect(page.locator("#correct-submit")).to_be_visible()
     expect(page.locator("#correct-submit")).to_be_disabled()  # the dice as read: nothing to correct yet
-    # The table says the third die was really a 4: 14 elephants, the claim held, Gus moves instead.
-    page.click('#correct-pickers .pick[data-die="2"][data-value="4"]')
+    # The table says the die read as 3 was really a 4: 14 elephants, the claim held, Gus moves instead.
+    read = server.api("GET", f"/api/challenges/{cid}").json()["dice"]  # in the order the reader found them
+    three = read.index(3)
+    fixed = [4 if i == three else v for i, v in enumerate(read)]
+    page.click(f'#correct-pickers .pick[data-die="{three}"][data-value="4"]')
     expect(page.locator("#correct-total")).to_have_text("Total: 14")
     expect(page.locator("#correct-submit")).to_be_enabled()
     page.fill("#correct-by", "Hal")
     page.click("#correct-submit")
     expect(page.locator("#history li")).to_have_count(1)
-    expect(page.locator("#history li")).to_contain_text("Hal changed the dice from 6 + 4 + 3 to 6 + 4 + 4")
+    expect(page.locator("#history li")).to_contain_text(f"Hal changed the dice from {' + '.join(map(str, read))} to {' + '.join(map(str, fixed))}")
     expect(page.locator("#bluff-move")).to_have_text("Gus moves 1 step (R9)")
     expect(page.locator("#bluff-source")).to_contain_text("Corrected")
     shot(page, "10-disputed-detail-corrected")
@@ -243,7 +246,9 @@ def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context:
     assert state["to_act"] == 1  # nothing was played since: the new mover starts (R11, R15)
 
 
-def test_a_second_browser_watches_live_and_cannot_act(server: Server, new_context: Any) -> None:
+def test_a_second_browser_watches_live_and_cannot_act(server: Server, new_context: Any, console: Any) -> None:
+    # The refusal (401) is also logged by Chromium as a failed resource load: expected here only.
+    console.allow("Failed to load resource: the server responded with a status of 401")
     game = server.new_game(["Ida", "Jo"], starter=1)
     player = new_context()
     player.goto(server.url + "/")
@@ -261,6 +266,7 @@ def test_a_second_browser_watches_live_and_cannot_act(server: Server, new_contex
     expect(watcher.locator("#claim-amount")).to_have_text("11")
     expect(watcher.locator("#bluff")).to_be_hidden()
     shot(watcher, "11-spectator-phone")
+    assert watcher.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), "the phone's page is wider than the phone"
     call_bluff(player, server, [2, 2, 2])
     expect(watcher.locator("#verdict-move")).to_have_text("Jo moves 1 step (R9)")
     expect(watcher.locator('.path-row[data-seat="1"] .elephant')).to_have_attribute("data-position", "1")
@@ -292,7 +298,9 @@ def test_the_language_follows_the_browser_and_the_switch_is_remembered(server: S
     expect(page.locator("html")).to_have_attribute("lang", "pl")
 
 
-def test_a_wrong_pin_is_refused(server: Server, new_context: Any) -> None:
+def test_a_wrong_pin_is_refused(server: Server, new_context: Any, console: Any) -> None:
+    # The refusal (401) is also logged by Chromium as a failed resource load: expected here only.
+    console.allow("Failed to load resource: the server responded with a status of 401")
     page = new_context()
     page.goto(server.url + "/")
     unlock(page, "000000" if PIN != "000000" else "111111")
@@ -456,3 +464,59 @@ def test_a_name_with_markup_is_shown_as_text(server: Server, new_context: Any) -
     expect(page.locator(".path-row .name").first).to_have_text(name)
     expect(page.locator("#turn-name")).to_have_text(f"{name}'s turn")
     expect(page.locator("#main img")).to_have_count(0)
+
+
+def test_the_tray_buttons_play_and_the_page_follows(server: Server, new_context: Any) -> None:
+    """Believe and Bluff pressed on the tray (the simulated table's gpiozero pins): the page shows it live."""
+    game = server.new_game(["Rae", "Sol"], starter=0)
+    page = new_context()
+    page.goto(server.url + "/")
+    turn(page, "Rae")
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 8}).status_code == 200
+    turn(page, "Sol")
+    pressed = server.api("POST", "/api/sim/press", {"button": "believe"})
+    if pressed.status_code == 409:
+        pytest.skip(f"this companion has no table buttons: {pressed.json()['message']}")
+    assert pressed.status_code == 200, pressed.text
+    turn(page, "Sol")  # Sol believed and now passes a higher claim
+    expect(page.locator("#claim-min")).to_have_text("9")
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 12}).status_code == 200
+    turn(page, "Rae")
+    server.set_dice([2, 3, 4])
+    assert server.api("POST", "/api/sim/press", {"button": "bluff"}).status_code == 200
+    expect(page.locator("#verdict-move")).to_have_text("Sol moves 1 step (R9)")
+
+
+def test_the_lid_checks_warning_is_shown_on_the_score_screen(server: Server, new_context: Any) -> None:
+    """The table's lid check (R6) sends a ``warning`` event naming a seat and a rule. The simulated
+    table cannot read the tray privately yet, so the stream carrying it is served to the browser here."""
+    import json
+
+    game = server.new_game(["Pia", "Quin"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    assert server.api("POST", f"/api/games/{game['id']}/believe", {"peeked": True}).status_code == 200
+    state = server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 10}).json()
+    note = {"game": game["id"], "round": state["round"], "seat": 1, "rule": "R6", "message": "Seat 1 lifted the lid but no die seems to have been re-rolled before the next claim (rule R6)."}
+    stream = f"retry: 600000\n\nevent: state\ndata: {json.dumps(state)}\n\nevent: warning\ndata: {json.dumps(note)}\n\n"
+    page = new_context()
+    page.route(re.compile(r".*/api/events(\?.*)?$"), lambda route: route.fulfill(body=stream, content_type="text/event-stream"))
+    page.goto(server.url + "/")
+    turn(page, "Pia")
+    expect(page.locator("#prompt-warning")).to_have_text("The lid was lifted in Quin's turn, but no die seems to have been rolled again before this claim (R6).")
+    shot(page, "16-lid-warning")
+
+
+def test_a_degraded_companion_says_so_on_the_table(server: Server, new_context: Any) -> None:
+    """When /api/health reports a problem (a camera or buttons that failed at start), the table says so.
+    The simulated table has none, so a degraded health answer is served to the browser."""
+    health = server.api("GET", "/api/health").json()
+    assert health["status"] == "ok"
+    page = new_context()
+    page.goto(server.url + "/")
+    expect(page.locator("#loading")).to_be_hidden()
+    expect(page.locator("#health")).to_be_hidden()
+    problem = "The camera could not be opened: type the dice in."
+    page.route(re.compile(r".*/api/health$"), lambda route: route.fulfill(json={**health, "status": "degraded", "problems": [problem]}))
+    page.reload()
+    expect(page.locator("#health")).to_be_visible()
+    expect(page.locator("#health-problems")).to_have_text(problem)

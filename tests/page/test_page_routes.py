@@ -138,3 +138,31 @@ def test_every_english_text_is_used_by_a_page_or_a_script() -> None:
     text = "\n".join(sources)
     unused = [k for k in i18n.strings("en") if f'"{k}"' not in text and f"'{k}'" not in text]
     assert not unused, f"texts no page uses: {unused}"
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_each_page_is_well_formed_with_unique_ids(client: Any, path: str) -> None:
+    """Balanced tags and no id twice: the scripts find their elements by id."""
+    from html.parser import HTMLParser
+
+    void = {"meta", "link", "input", "br", "img", "hr", "source"}
+
+    class Check(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stack: list[str] = []
+            self.ids: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            self.ids += [v for k, v in attrs if k == "id" and v]
+            if tag not in void:
+                self.stack.append(tag)
+
+        def handle_endtag(self, tag: str) -> None:
+            assert self.stack and self.stack[-1] == tag, f"</{tag}> closes <{self.stack[-1] if self.stack else None}>"
+            self.stack.pop()
+
+    check = Check()
+    check.feed(client.get(path).get_data(as_text=True))
+    assert check.stack == [], f"unclosed tags: {check.stack}"
+    assert len(check.ids) == len(set(check.ids)), sorted({i for i in check.ids if check.ids.count(i) > 1})

@@ -70,6 +70,11 @@ const EB = (() => {
     toastTimer = setTimeout(() => { box.hidden = true; }, 6000);
   }
 
+  function hideToast() {
+    clearTimeout(toastTimer);
+    document.getElementById("toast").hidden = true;
+  }
+
   /* --- the table PIN: acting needs it once per device (session cookie) --- */
   /** Show or hide the controls: CSS keys them on body[data-control]. */
   function setControl(on) {
@@ -133,8 +138,9 @@ const EB = (() => {
     });
   }
 
-  /* --- the live stream: EventSource retries by itself; a closed one is reopened --- */
-  function live(url, onState) {
+  /* --- the live stream: EventSource retries by itself; a closed one is reopened.
+     ``onOther`` maps other event names to handlers: {warning: fn}. --- */
+  function live(url, onState, onOther) {
     const badge = document.getElementById("live");
     badge.hidden = false;
     let source = null;
@@ -147,6 +153,8 @@ const EB = (() => {
       source = new EventSource(url);
       source.addEventListener("open", () => show("on"));
       source.addEventListener("state", (event) => { show("on"); onState(JSON.parse(event.data)); });
+      // Side notes beside the states, e.g. "warning" from the table's lid check.
+      for (const [kind, fn] of Object.entries(onOther || {})) source.addEventListener(kind, (event) => fn(JSON.parse(event.data)));
       source.addEventListener("error", () => {
         show("off");
         if (source.readyState === EventSource.CLOSED && reopen === null) {
@@ -165,5 +173,5 @@ const EB = (() => {
 
   document.addEventListener("DOMContentLoaded", () => { setupPin(); setupLanguage(); });
 
-  return { t, el, api, act, ApiError, errorText, toast, live, playerName };
+  return { t, el, api, act, ApiError, errorText, toast, hideToast, live, playerName };
 })();

@@ -14,6 +14,7 @@
   let confirmFor = null; // the Bluff whose dice the pickers are for
   let confirmDice = [null, null, null];
   let pendingClaim = null;
+  let warning = null; // the table's lid check (R6): {game, round, seat, rule}, or null
 
   /* ----- set-up ----- */
 
@@ -176,7 +177,9 @@
 
   function show(id, on) { $(id).hidden = !on; }
 
+  /** Show ``state``; an older state of the same game (a late reply) is ignored. Returns whether shown. */
   function render(state) {
+    if (game && state.id === game.id && state.events < game.events) return false;
     const previous = game;
     game = state;
     drawPaths(state);
@@ -210,7 +213,8 @@
       prompt = t("do_decide", { name: name(state.to_act), claimer: name(state.claim.by), n: state.claim.amount });
     }
     // A new round after a move: the verdict stays until someone closes it or the round goes on.
-    const verdictKey = state.id + ":" + state.round;
+    // (The game's last move keeps the round number, so the phase is part of the key.)
+    const verdictKey = state.id + ":" + state.round + ":" + state.phase;
     const verdictOn = state.last_move !== null && state.claim === null && (state.phase === "over" || (state.phase === "claim" && !dismissed.has(verdictKey)));
 
     $("prompt").textContent = prompt;
@@ -220,6 +224,11 @@
     const peekNote = state.phase === "claim" && state.peeked && state.claim !== null && !verdictOn;
     show("prompt-peek", peekNote);
     if (peekNote) $("prompt-peek").textContent = t("peek_reminder", { name: name(state.to_act) });
+
+    // The lid check names a seat and a rule, never a value (R13); it concerns this claim only.
+    const warn = warning && warning.game === state.id && warning.round === state.round && state.phase === "decide";
+    show("prompt-warning", warn);
+    if (warn) $("prompt-warning").textContent = t("peek_warning", { name: name(warning.seat) });
 
     show("act-claim", state.phase === "claim" && !verdictOn);
     if (state.phase === "claim") drawClaims(state);
@@ -237,6 +246,7 @@
     if (verdictOn) drawVerdict(state, verdictKey);
     $("claim-box").hidden = state.phase === "over" || state.phase === "confirm" || verdictOn;
     $("new-game").hidden = state.phase === "over"; // the game-over panel has its own button
+    return true;
   }
 
   function drawClaims(state) {
@@ -268,7 +278,7 @@
     pendingClaim = null;
     if (!claim) return;
     const state = await act("POST", `/api/games/${encodeURIComponent(claim.game)}/claim`, { amount: claim.amount });
-    if (state) { render(state); toast(t("cup_passed", { next: EB.playerName(state, state.to_act) })); }
+    if (state && render(state)) toast(t("cup_passed", { next: EB.playerName(state, state.to_act) }));
   }
 
   async function getChallenge(cid, events) {
@@ -302,6 +312,7 @@
 
   async function drawVerdict(state, key) {
     const move = state.last_move;
+    if ($("verdict").dataset.key !== key) EB.hideToast(); // "the cup is with …" is over once the verdict is in
     const name = (seat) => EB.playerName(state, seat);
     const verdict = $("verdict");
     verdict.dataset.key = key;
@@ -339,12 +350,21 @@
     if (mode === "board" && game && state.id !== game.id && state.events > 1) return; // another game's move
     if (mode === "setup" && state.events !== 1) return; // only a game just started pulls the set-up away
     if (mode === "loading") return;
-    if (mode === "board" && game && state.id === game.id && state.events < game.events) return; // stale
     showBoard(state);
+  }
+
+  /** A camera or buttons that failed at start-up: say so, with the companion's own words. */
+  async function checkHealth() {
+    try {
+      const health = await api("GET", "/api/health");
+      $("health").hidden = health.status === "ok";
+      $("health-problems").textContent = (health.problems || []).join(" ");
+    } catch (e) { /* the live badge already says when the companion cannot be reached */ }
   }
 
   async function start() {
     setupForm();
+    checkHealth();
     $("pass-back").addEventListener("click", () => { pendingClaim = null; $("pass-dialog").close(); });
     $("pass-ok").addEventListener("click", sendClaim);
     $("believe").addEventListener("click", async () => {
@@ -375,7 +395,9 @@
       if (!(e instanceof EB.ApiError && e.status === 404)) toast(EB.errorText(e));
     }
     if (first) showBoard(first); else await showSetup();
-    EB.live("/api/events" + (first ? "?game=" + encodeURIComponent(first.id) : ""), onLive);
+    EB.live("/api/events" + (first ? "?game=" + encodeURIComponent(first.id) : ""), onLive, {
+      warning: (note) => { warning = note; if (game && mode === "board") render(game); },
+    });
   }
 
   document.addEventListener("DOMContentLoaded", start);

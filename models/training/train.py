@@ -1,0 +1,150 @@
+"""Train the face classifier on the CPU and export it to ``models/dice-faces-<id>.onnx``.
+
+Run with ``python -m models.training.train`` (``make train``). Needs the
+``train`` extra (PyTorch, onnx); the reader itself never imports torch.
+
+Data: synthetic faces and rendered frames (``data.py``) plus the ``train``
+split of the real photos; 20 of its photos are held out as the validation set
+that picks the confidence threshold. The ``test`` split is never read here.
+Bounded: a few minutes on one or two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from models.training import data
+from vision.classifier import CROP, file_model_id, prepare
+
+MODELS = Path(__file__).resolve().parents[1]
+
+
+class FaceNet(nn.Module):
+    """Four 3×3 conv blocks (16-32-64-64) and one linear layer: about 60 k weights."""
+
+    def __init__(self) -> None:
+        super().__init__()
+
+        def block(i: int, o: int, pool: bool) -> list[nn.Module]:
+            layers: list[nn.Module] = [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+            return layers + ([nn.MaxPool2d(2)] if pool else [])
+
+        self.features = nn.Sequential(*block(3, 16, True), *block(16, 32, True), *block(32, 64, True), *block(64, 64, False))
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.3), nn.Linear(64 * (CROP // 8) ** 2, 7))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+
+def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Per-batch: random 90° turns, flips, brightness/contrast and channel order (colour-blind to hue)."""
+    x = x.copy()
+    k = int(rng.integers(4))
+    x = np.rot90(x, k, axes=(1, 2))
+    if rng.random() < 0.5:
+        x = x[:, :, ::-1]
+    x = x.astype(np.float32)
+    x = x * rng.uniform(0.7, 1.3, (len(x), 1, 1, 1)) + rng.uniform(-30, 30, (len(x), 1, 1, 1))
+    perm = rng.permutation(3)
+    grey = rng.random(len(x)) < 0.15
+    x = x[..., perm]
+    x[grey] = x[grey].mean(axis=3, keepdims=True)
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
+def build(rng: np.random.Generator, quick: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    names = data.split_names()["train"]
+    order = rng.permutation(len(names))
+    val_names = [names[i] for i in order[:20]]
+    fit_names = [names[i] for i in order[20:]]
+    t = time.time()
+    sets = {
+        "real": data.real_crops(fit_names, rng, 4 if quick else 10),
+        "faces": data.synth_face_crops(2000 if quick else 12000, rng),
+        "frames": data.synth_frame_crops(40 if quick else 220, rng),
+        "val_real": data.real_crops(val_names, rng, 1),
+        "val_synth": data.synth_frame_crops(20 if quick else 60, rng),
+    }
+    for k, (x, y) in sets.items():
+        print(f"data {k}: {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
+    print(f"data built in {time.time() - t:.0f} s", flush=True)
+    sets["_names"] = (np.array(val_names), np.array([]))  # type: ignore[assignment]
+    return sets
+
+
+def predict(model: nn.Module, x: np.ndarray) -> np.ndarray:
+    model.eval()
+    with torch.no_grad():
+        out = [torch.softmax(model(torch.from_numpy(prepare(x[i:i + 512]))), 1).numpy() for i in range(0, len(x), 512)]
+    return np.concatenate(out) if out else np.zeros((0, 7), np.float32)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--epochs", type=int, default=14)
+    ap.add_argument("--quick", action="store_true", help="a small run to check the pipeline")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=3)
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(1)  # rendering is many small images: OpenCV's thread pool only adds contention
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    sets = build(rng, args.quick)
+    x = np.concatenate([sets[k][0] for k in ("real", "faces", "frames")])
+    y = np.concatenate([sets[k][1] for k in ("real", "faces", "frames")])
+    model = FaceNet()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = args.epochs * (len(x) // 128)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(1, steps))
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    t = time.time()
+    for epoch in range(args.epochs):
+        model.train()
+        perm = rng.permutation(len(x))
+        total = 0.0
+        for i in range(0, len(perm) - 127, 128):
+            idx = perm[i:i + 128]
+            xb = torch.from_numpy(prepare(augment(x[idx], rng)))
+            loss = loss_fn(model(xb), torch.from_numpy(y[idx]))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        accs = {k: float((predict(model, sets[k][0]).argmax(1) == sets[k][1]).mean()) for k in ("val_real", "val_synth")}
+        print(f"epoch {epoch + 1}: loss {total / len(x):.4f} val {accs} ({time.time() - t:.0f} s)", flush=True)
+    export(model, sets)
+    return 0
+
+
+def export(model: nn.Module, sets: dict) -> Path:
+    """Write the ONNX file named by its hash, remove older ones, and save validation figures."""
+    model.eval()
+    tmp = MODELS / "dice-faces-new.onnx.tmp"
+    torch.onnx.export(model, torch.zeros(1, 3, CROP, CROP), str(tmp), dynamo=False, opset_version=17,
+                      input_names=["crops"], output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    model_id = file_model_id(tmp)
+    final = MODELS / f"{model_id}.onnx"
+    for old in MODELS.glob("dice-faces-*.onnx"):
+        old.unlink()
+    tmp.rename(final)
+    val = {}
+    for k in ("val_real", "val_synth"):
+        p = predict(model, sets[k][0])
+        val[k] = {"n": int(len(p)), "probabilities": p.round(5).tolist(), "labels": sets[k][1].tolist()}
+    (MODELS / "training" / "validation.json").write_text(json.dumps({"model": model_id, "val_names": sets["_names"][0].tolist(), **val}))
+    print(f"wrote {final} ({final.stat().st_size} bytes)")
+    return final
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,42 @@
+"""The finder: every die of a rendered frame becomes one square candidate, touching or not."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.finder import find_dice
+from vision.simtable import render_table
+
+
+def _near(c, d):
+    return np.hypot(c.cx - d.cx, c.cy - d.cy) < 0.3 * d.side and 0.75 < c.side / d.side < 1.3
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_separate_dice_are_each_found_once_as_squares(seed):
+    frame, placed = render_table([2, 3, 4], np.random.default_rng(seed), touching=0.0, glare=0)
+    found = find_dice(frame)
+    for d in placed:
+        matches = [c for c in found if _near(c, d)]
+        assert len(matches) == 1 and not matches[0].misshapen and not matches[0].cut_off
+
+
+def test_two_touching_dice_are_split_into_two():
+    rng = np.random.default_rng(4)
+    frame, placed = render_table([5, 5], rng, touching=1.0, glare=0, die_side=64)
+    assert np.hypot(placed[0].cx - placed[1].cx, placed[0].cy - placed[1].cy) < 64 * 1.15  # they do touch
+    found = find_dice(frame, die_side=64)
+    assert all(any(_near(c, d) for c in found) for d in placed)
+
+
+def test_a_die_over_the_frame_edge_is_flagged_cut_off():
+    frame, placed = render_table([6], np.random.default_rng(5), touching=0.0, glare=0)
+    d = placed[0]
+    found = find_dice(np.ascontiguousarray(frame[:, int(d.cx):]))
+    assert found and all(c.cut_off for c in found if c.cx < d.side)
+
+
+def test_an_empty_tray_gives_no_die_shaped_blob():
+    frame, _ = render_table([], np.random.default_rng(6), glare=0)
+    assert [c for c in find_dice(frame) if not c.misshapen and 0.8 < c.w / c.h < 1.25 and c.side > 40] == []

@@ -1,0 +1,113 @@
+"""``read``, ``classify`` and ``calibrate`` as a person runs them: one line per file, clear errors, exit status."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from vision.simtable import render_table
+
+
+@pytest.fixture(scope="module")
+def frame_file(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("frames")
+    frame, placed = render_table([6, 4, 1], np.random.default_rng(5), view="above", touching=0.0, glare=0)
+    path = folder / "three dice.png"
+    cv2.imwrite(str(path), frame)
+    return path, frame, placed
+
+
+def _lines(capsys):
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+def test_read_json_prints_one_object_per_image_with_the_path_as_given(frame_file, capsys, tmp_path, monkeypatch):
+    path, _, _ = frame_file
+    monkeypatch.chdir(path.parent)
+    rc = main(["read", "--json", "--as-seen", "--instance", str(tmp_path), "./three dice.png", str(path)])
+    out = _lines(capsys)
+    assert rc == 0
+    assert [o["file"] for o in out] == ["./three dice.png", str(path)]
+    for o in out:
+        assert o["status"] == "ok" and sorted(d["top"] for d in o["dice"]) == [1, 4, 6] and o["total"] == 11
+        assert set(o["dice"][0]) == {"seen", "top", "confidence", "box"} and len(o["dice"][0]["box"]) == 4
+
+
+def test_read_from_below_reports_the_opposite_top_faces(frame_file, capsys, tmp_path):
+    path, _, _ = frame_file
+    assert main(["read", "--json", "--instance", str(tmp_path), str(path)]) == 0
+    (o,) = _lines(capsys)
+    assert sorted(d["seen"] for d in o["dice"]) == [1, 4, 6] and sorted(d["top"] for d in o["dice"]) == [1, 3, 6]
+
+
+def test_read_reports_each_bad_file_and_exits_non_zero(frame_file, capsys, tmp_path):
+    path, _, _ = frame_file
+    (tmp_path / "notes.jpg").write_text("hello")
+    rc = main(["read", "--json", "--instance", str(tmp_path), str(tmp_path / "missing.png"), str(tmp_path / "notes.jpg"), str(path)])
+    out = _lines(capsys)
+    assert rc == 1
+    assert out[0]["status"] == "error" and "no such file" in out[0]["error"]
+    assert out[1]["status"] == "error" and "not an image" in out[1]["error"]
+    assert out[2]["status"] == "ok"
+
+
+def test_read_plain_text_output_says_the_faces_and_total(frame_file, capsys, tmp_path):
+    path, _, _ = frame_file
+    assert main(["read", "--as-seen", "--instance", str(tmp_path), str(path)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith(f"{path}: ok: ") and line.endswith("= 11")
+
+
+def test_classify_reads_one_die_crops_at_any_size_and_rotation(frame_file, capsys, tmp_path):
+    path, frame, placed = frame_file
+    files = []
+    for i, (d, share, turn) in enumerate(zip(placed, (0.55, 0.8, 0.95), (0, 30, 60))):
+        span = d.side / share
+        m = cv2.getRotationMatrix2D((d.cx, d.cy), turn, 1.0)
+        m[:, 2] += (span / 2 - d.cx, span / 2 - d.cy)
+        crop = cv2.warpAffine(frame, m, (int(span), int(span)), borderMode=cv2.BORDER_REPLICATE)
+        f = tmp_path / f"crop{i}.png"
+        cv2.imwrite(str(f), crop)
+        files.append(str(f))
+    assert main(["classify", "--json", "--instance", str(tmp_path), *files]) == 0
+    out = _lines(capsys)
+    assert [o["file"] for o in out] == files
+    assert [o["value"] for o in out] == [d.seen for d in placed]
+    assert all(0 <= o["confidence"] <= 1 for o in out)
+
+
+def test_classify_reports_bad_files(capsys, tmp_path):
+    (tmp_path / "empty.png").write_bytes(b"")
+    assert main(["classify", "--json", "--instance", str(tmp_path), str(tmp_path / "empty.png")]) == 1
+    (o,) = _lines(capsys)
+    assert o["file"] == str(tmp_path / "empty.png") and "empty" in o["error"]
+
+
+def test_calibrate_on_an_empty_tray_stores_the_tray_region(tmp_path, capsys):
+    frame, _ = render_table([], np.random.default_rng(3), view="above", glare=0)
+    img = tmp_path / "empty-tray.png"
+    cv2.imwrite(str(img), frame)
+    (tmp_path / "config.toml").write_text(f'[camera]\nbackend = "files"\nfiles_dir = "{img}"\n')
+    assert main(["calibrate", "--instance", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "stored in" in out and "camera.tray_region" in out
+    from companion.settings import Settings
+
+    s = Settings.load(tmp_path / "config.toml")
+    assert s["camera.tray_region"] and s["camera.backend"] == "files"
+
+
+def test_calibrate_with_dice_on_the_tray_says_what_to_fix(tmp_path, capsys):
+    assert main(["calibrate", "--instance", str(tmp_path)]) == 1  # the simulated table always has dice
+    assert "not empty" in capsys.readouterr().out
+    assert not (tmp_path / "config.toml").exists()
+
+
+def test_calibrate_without_a_camera_says_so(tmp_path, capsys):
+    (tmp_path / "config.toml").write_text('[camera]\nbackend = "files"\nfiles_dir = "/no/such/folder"\n')
+    assert main(["calibrate", "--instance", str(tmp_path)]) == 1
+    assert "does not exist" in capsys.readouterr().out

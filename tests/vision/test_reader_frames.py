@@ -1,0 +1,126 @@
+"""The reader on rendered frames and on every kind of bad frame: right, or uncertain with a reason."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.reading import Reading
+from vision.simtable import render_table
+
+
+def _frame(tops, seed, view="below", **kw):
+    seen = [7 - t for t in tops] if view == "below" else list(tops)
+    return render_table(seen, np.random.default_rng(seed), view=view, **kw)
+
+
+SEEDS = [([1, 2, 3], 11), ([4, 5, 6], 12), ([6, 6, 6], 13), ([1, 1, 2], 14), ([3, 5, 2], 15), ([2, 4, 6], 16)]
+
+
+def test_rendered_three_dice_frames_read_back_their_top_faces_or_say_uncertain(reader):
+    """Never silently wrong; and most plain frames (dice apart, no glare) are read outright."""
+    ok = 0
+    for tops, seed in SEEDS:
+        frame, placed = _frame(tops, seed, touching=0.0, glare=0)
+        r = reader.read(frame)
+        if r.status == "ok":
+            order = sorted(range(3), key=lambda i: placed[i].cx)
+            assert r.tops() == [tops[i] for i in order], (seed, r)
+            assert all(d.seen == 7 - d.top for d in r.dice)
+            ok += 1
+        else:
+            assert r.reason
+        assert r.model_id == reader.model_id and r.model_id.startswith("dice-faces-")
+    assert ok >= 4, f"only {ok} of {len(SEEDS)} plain frames read outright"
+
+
+def test_reading_from_above_reports_the_faces_seen(reader):
+    frame, placed = _frame([2, 3, 5], 21, view="above", touching=0.0, glare=0)
+    r = reader.with_view("above").read(frame)
+    assert r.status == "ok", r.reason
+    assert sorted(r.tops()) == [2, 3, 5] and all(d.seen == d.top for d in r.dice)
+
+
+@pytest.mark.parametrize("count", [2, 4])
+def test_two_or_four_dice_are_uncertain_with_the_count_in_words(reader, count):
+    frame, _ = _frame([3] * count, 30 + count, touching=0.0, glare=0)
+    r = reader.read(frame)
+    assert r.status == "uncertain"
+    assert "expected 3" in r.reason
+
+
+def test_a_die_cut_off_by_the_frame_edge_is_uncertain(reader):
+    frame, placed = _frame([4, 4, 4], 41, touching=0.0, glare=0)
+    d = placed[0]
+    # shift the frame so the first die hangs over the left edge
+    cut = int(d.cx - d.side * 0.1)
+    r = reader.read(np.ascontiguousarray(frame[:, cut:]))
+    assert r.status == "uncertain"
+    assert "cut off" in r.reason or "found 2 dice" in r.reason
+
+
+def test_a_squashed_die_reads_as_leaning_or_uncertain(reader):
+    frame, placed = _frame([2, 5, 6], 51, touching=0.0, glare=0)
+    import cv2
+
+    squashed = cv2.resize(frame, (1280, 480))  # every die now twice as wide as tall
+    r = reader.read(squashed)
+    assert r.status == "uncertain"
+
+
+@pytest.mark.parametrize("frame,words", [
+    (np.zeros((960, 1280, 3), np.uint8), "dark"),
+    (np.full((960, 1280, 3), 200, np.uint8), "blank"),
+    (np.zeros((1, 1, 3), np.uint8), "too small"),
+    (np.zeros((0, 0, 3), np.uint8), "too small"),
+    (np.zeros((100, 100, 2), np.uint8), "unusable shape"),
+    (np.zeros((100, 100, 3), np.float32), "8-bit"),
+    (np.zeros((7000, 7000, 3), np.uint8)[:, :, :1].repeat(1, axis=2).reshape(7000, 7000), "too large"),
+    ("not an array", "not an image"),
+])
+def test_bad_frames_are_uncertain_with_a_reason_never_an_exception(reader, frame, words):
+    r = reader.read(frame)
+    assert r.status == "uncertain" and r.dice == ()
+    assert words in r.reason
+
+
+def test_noise_without_dice_is_found_to_hold_no_dice(reader):
+    frame = np.random.default_rng(0).integers(90, 110, (480, 640, 3)).astype(np.uint8)
+    r = reader.read(frame)
+    assert r.status == "uncertain" and "found 0 dice" in r.reason
+
+
+def test_grey_and_bgra_frames_are_read_like_colour_ones(reader):
+    import cv2
+
+    frame, _ = _frame([1, 3, 6], 61, touching=0.0, glare=0)
+    bgra = cv2.cvtColor(frame, cv2.COLOR_BGR2BGRA)
+    assert reader.read(bgra).tops() == reader.read(frame).tops()
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    assert len(reader.read(grey).dice) == 3
+
+
+def test_annotated_frame_has_the_frame_size_and_differs_where_the_dice_are(reader):
+    frame, _ = _frame([6, 5, 4], 71, touching=0.0, glare=0)
+    r = reader.read(frame)
+    out = reader.annotate(frame, r)
+    assert out.shape == frame.shape and not np.array_equal(out, frame)
+    x, y, w, h = r.dice[0].box
+    assert not np.array_equal(out[y:y + h + 1, x:x + w + 1], frame[y:y + h + 1, x:x + w + 1])
+    assert reader.annotate(np.zeros((1, 1), np.uint8), r).ndim == 3
+
+
+def test_reading_survives_json_round_trip_with_model_id(reader):
+    frame, _ = _frame([2, 2, 3], 81, touching=0.0, glare=0)
+    r = reader.read(frame)
+    back = Reading.from_json(r.to_json())
+    assert back.tops() == r.tops() and back.model_id == reader.model_id and back.status == r.status
+
+
+def test_opposite_faces_setting_maps_seen_to_top(reader):
+    from vision.reader import DiceReader
+
+    odd = DiceReader(reader.classifier, opposite_faces=[2, 1, 4, 3, 6, 5])
+    frame, placed = render_table([1, 3, 5], np.random.default_rng(91), touching=0.0, glare=0)
+    r = odd.read(frame)
+    assert sorted(d.top for d in r.dice) == [2, 4, 6] and sorted(d.seen for d in r.dice) == [1, 3, 5]

@@ -1,0 +1,241 @@
+"""``bench --only reader``: the reader's figures, measured, never assumed.
+
+* accuracy on the real photos' ``test`` split, per die and per value: crops cut
+  around each labelled box (the ``classify`` path) and whole frames read as
+  seen (the ``read --as-seen`` path);
+* the synthetic table: all 216 ordered outcomes of three dice in several
+  rendered layouts: right, ``uncertain``, or silently wrong;
+* the share of wrong dice that were flagged (low confidence / uncertain);
+* speed on one core: a full read of a 1280×960 three-dice frame, the classifier
+  on three faces; the model's size;
+* the same figures for the no-model baseline (``vision.baseline``), same run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.bench import BENCHES
+from companion.settings import Settings
+from vision import baseline
+from vision.classifier import CROP, MARGIN, cut_crop
+from vision.finder import find_dice
+from vision.reader import DiceReader, load_reader
+from vision.simtable import render_table
+
+DATASET_CANDIDATES = (Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-dice-byler", Path("/work/shared/datasets/real-dice-byler"))
+
+
+def dataset_dir() -> Path | None:
+    env = os.environ.get("ELEPHANTS_BLUFF_DICE_DATASET")
+    for p in ((Path(env),) if env else ()) + DATASET_CANDIDATES:
+        if (p / "split.json").exists():
+            return p.resolve()
+    return None
+
+
+def test_split(root: Path) -> list[tuple[str, np.ndarray, list[tuple[int, float, float, float, float]]]]:
+    """(name, image, [(value, cx, cy, w, h)]) for every photo of the ``test`` split."""
+    out = []
+    for name in json.loads((root / "split.json").read_text())["test"]:
+        img = cv2.imread(str(root / "images" / f"{name}.jpg"))
+        h, w = img.shape[:2]
+        labels = []
+        for line in (root / "labels" / f"{name}.txt").read_text().splitlines():
+            if line.strip():
+                c, x, y, bw, bh = line.split()
+                labels.append((int(c) + 1, float(x) * w, float(y) * h, float(bw) * w, float(bh) * h))
+        out.append((name, img, labels))
+    return out
+
+
+def _confusion(truth: list[int], pred: list[int]) -> list[list[int]]:
+    """Rows: true value 1..6; columns: predicted 0..6 (0: not found)."""
+    m = [[0] * 7 for _ in range(6)]
+    for t, p in zip(truth, pred):
+        m[t - 1][p] += 1
+    return m
+
+
+def _scores(truth: list[int], pred: list[int], flagged: list[bool]) -> dict[str, Any]:
+    n = len(truth)
+    right = [t == p for t, p in zip(truth, pred)]
+    wrong = n - sum(right)
+    per_value = {str(v): round(sum(r for t, r in zip(truth, right) if t == v) / max(1, truth.count(v)), 4) for v in range(1, 7)}
+    return {
+        "dice": n,
+        "accuracy": round(sum(right) / max(1, n), 4),
+        "per_value": per_value,
+        "wrong": wrong,
+        "wrong_flagged_share": round(sum(f for r, f in zip(right, flagged) if not r) / wrong, 4) if wrong else None,
+        "right_flagged_share": round(sum(f for r, f in zip(right, flagged) if r) / max(1, n - wrong), 4),
+        "confusion_rows_true_cols_pred0to6": _confusion(truth, pred),
+    }
+
+
+def real_crops(reader: DiceReader, data) -> dict[str, Any]:
+    """Each labelled die cut as a square crop (die about 77-100 % of its width), read like ``classify``."""
+    truth, pred, flagged, base = [], [], [], []
+    for _, img, labels in data:
+        for value, cx, cy, w, h in labels:
+            side = max(w, h) * MARGIN
+            x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
+            crop = img[max(0, y0):y0 + int(side), max(0, x0):x0 + int(side)]
+            v, conf = reader.classify_crop(crop)
+            truth.append(value)
+            pred.append(v)
+            flagged.append(conf < reader.min_confidence)
+            base.append(baseline.count_marks(cut_crop(img, cx, cy, max(w, h) / MARGIN * 1.0)))
+    return {"model": _scores(truth, pred, flagged), "baseline": _scores(truth, base, [False] * len(base))}
+
+
+def _match(boxes: list[tuple[int, int, int, int]], labels) -> list[int | None]:
+    """For each label, the index of the found die whose centre lies inside its box (nearest), or None."""
+    used: set[int] = set()
+    out: list[int | None] = []
+    for _, cx, cy, w, h in labels:
+        best = None
+        for j, (x, y, bw, bh) in enumerate(boxes):
+            if j in used:
+                continue
+            d = np.hypot(x + bw / 2 - cx, y + bh / 2 - cy)
+            if d < 0.5 * max(w, h) and (best is None or d < best[0]):
+                best = (d, j)
+        out.append(best[1] if best else None)
+        if best:
+            used.add(best[1])
+    return out
+
+
+def real_frames(reader: DiceReader, data) -> dict[str, Any]:
+    """Whole photos through the reader as seen from above (``read --as-seen``); a missed die counts as wrong."""
+    seen_reader = reader.with_view("above")
+    truth, pred, flagged, base_pred, extra, found = [], [], [], [], 0, 0
+    for _, img, labels in data:
+        r = seen_reader.read(img)
+        boxes = [d.box for d in r.dice]
+        m = _match(boxes, labels)
+        extra += len(boxes) - sum(j is not None for j in m)
+        for (value, *_), j in zip(labels, m):
+            truth.append(value)
+            pred.append(r.dice[j].top if j is not None else 0)
+            flagged.append(j is None or r.dice[j].confidence < reader.min_confidence)
+            found += j is not None
+        # The baseline: the same finder, marks counted instead of the model (it cannot reject non-dice).
+        cands = find_dice(img)
+        bboxes = [c.box() for c in cands]
+        bm = _match(bboxes, labels)
+        for (value, *_), j in zip(labels, bm):
+            c = cands[j] if j is not None else None
+            base_pred.append(baseline.count_marks(cut_crop(img, c.cx, c.cy, max(c.w, c.h), c.angle)) if c else 0)
+    out = {"model": _scores(truth, pred, flagged), "baseline": _scores(truth, base_pred, [False] * len(truth))}
+    out["model"].update(found_share=round(found / max(1, len(truth)), 4), extra_detections=extra)
+    return out
+
+
+def synthetic(reader: DiceReader, layouts: int) -> dict[str, Any]:
+    """All 216 ordered outcomes × ``layouts`` rendered frames (seeded), from below, read with the real reader."""
+    rng = np.random.default_rng(216)
+    right = uncertain = wrong = 0
+    dice_truth, dice_pred, dice_flag = [], [], []
+    base_right = base_n = 0
+    for layout in range(layouts):
+        for a in range(1, 7):
+            for b in range(1, 7):
+                for c in range(1, 7):
+                    tops = [a, b, c]
+                    seen = [reader.opposite[t - 1] for t in tops]
+                    frame, placed = render_table(seen, rng, view="below")
+                    r = reader.read(frame)
+                    labels = [(t, d.cx, d.cy, d.side, d.side) for t, d in zip(tops, placed)]
+                    m = _match([d.box for d in r.dice], labels)
+                    got = [r.dice[j].top if j is not None else 0 for j in m]
+                    ok_all = got == tops and len(r.dice) == 3
+                    if r.status == "ok":
+                        right += ok_all
+                        wrong += not ok_all
+                    else:
+                        uncertain += 1
+                    for t, g, j in zip(tops, got, m):
+                        dice_truth.append(t)
+                        dice_pred.append(g)
+                        dice_flag.append(r.status != "ok" or j is None or r.dice[j].confidence < reader.min_confidence)
+                    for d, t in zip(placed, tops):
+                        crop = cut_crop(frame, d.cx, d.cy, d.side, d.angle)
+                        base_right += reader.opposite[baseline.count_marks(crop) - 1] == t
+                        base_n += 1
+    frames = 216 * layouts
+    return {
+        "frames": frames,
+        "layouts": layouts,
+        "ok_and_right": right,
+        "uncertain": uncertain,
+        "ok_but_wrong": wrong,
+        "right_or_uncertain_share": round((right + uncertain) / frames, 4),
+        "ok_share": round((right + wrong) / frames, 4),
+        "dice": _scores(dice_truth, dice_pred, dice_flag),
+        "baseline_per_die_accuracy_on_true_boxes": round(base_right / max(1, base_n), 4),
+    }
+
+
+def speed(reader: DiceReader, repeats: int) -> dict[str, Any]:
+    """Median milliseconds on one core: a full read of 1280×960 with three dice; the classifier on three faces."""
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(5)
+    frame, placed = render_table([2, 4, 6], rng, view="below")
+    reader.read(frame)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        reader.read(frame)
+        times.append((time.perf_counter() - t) * 1000)
+    crops = np.array([cut_crop(frame, d.cx, d.cy, d.side, d.angle) for d in placed], np.uint8)
+    ctimes = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        reader.classifier.probabilities(crops)
+        ctimes.append((time.perf_counter() - t) * 1000)
+    btimes = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        [baseline.count_marks(c) for c in crops]
+        btimes.append((time.perf_counter() - t) * 1000)
+    return {
+        "read_1280x960_3_dice_median_ms": round(statistics.median(times), 2),
+        "read_p90_ms": round(float(np.percentile(times, 90)), 2),
+        "classifier_3_faces_median_ms": round(statistics.median(ctimes), 3),
+        "baseline_count_3_faces_median_ms": round(statistics.median(btimes), 3),
+        "repeats": repeats,
+        "threads": 1,
+    }
+
+
+def bench_reader(full: bool) -> dict[str, Any]:
+    reader = load_reader(Settings.defaults(), threads=1)
+    report: dict[str, Any] = {
+        "model_id": reader.model_id,
+        "model_bytes": reader.classifier.path.stat().st_size,
+        "min_confidence": reader.min_confidence,
+        "crop_px": CROP,
+    }
+    report["speed"] = speed(reader, 200 if full else 60)
+    root = dataset_dir()
+    if root is None:
+        report["real_test"] = "skipped: the real-dice-byler dataset is not found (set ELEPHANTS_BLUFF_DICE_DATASET)"
+    else:
+        data = test_split(root)
+        report["real_test_crops"] = real_crops(reader, data)
+        report["real_test_frames_as_seen"] = real_frames(reader, data)
+    report["synthetic_216"] = synthetic(reader, 5 if full else 3)
+    return report
+
+
+BENCHES["reader"] = bench_reader

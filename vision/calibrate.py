@@ -1,0 +1,123 @@
+"""``elephants-bluff calibrate``: check the camera on an empty tray, lock exposure and white balance.
+
+It grabs a frame from the configured camera and says, in words, what to fix:
+focus, exposure (too dark, burnt out), glare (reflections of the lights in the
+acrylic), dice left on the tray. Then it stores the tray's region and, on the
+Pi camera, the exposure, gain and white balance it settled on, so every Bluff
+is read under the same light. Other backends are checked but have nothing to
+lock.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TextIO
+
+import cv2
+import numpy as np
+
+from companion.errors import HardwareError
+from companion.settings import CONFIG_NAME, Settings, all_settings, render_config
+from vision.finder import find_dice
+from vision.sources import build_frame_source
+
+#: Strongest-edge response (99.9th percentile of |Laplacian|) below which the frame is called blurred...
+MIN_SHARPNESS = 12.0
+#: ...unless fewer pixels than this share are on an edge at all: nothing to judge focus by.
+FEATURELESS = 0.002
+
+
+def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
+    """Problems (sentences) seen in a frame of the empty tray, and the measures behind them."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    # Focus from the strongest edges (the tray's rim, the cup, marks on the acrylic): a
+    # featureless tray cannot show focus at all, and is not called blurred for it.
+    lap = np.abs(cv2.Laplacian(grey, cv2.CV_32F))
+    sharp = float(np.percentile(lap, 99.9))
+    mean = float(grey.mean())
+    burnt = float((grey >= 250).mean())
+    dark = float((grey <= 5).mean())
+    problems: list[str] = []
+    notes: list[str] = []
+    if mean < 50:
+        problems.append(f"The image is too dark (mean brightness {mean:.0f} of 255): add light under the tray or raise the exposure.")
+    if mean > 210 or burnt > 0.05:
+        problems.append(f"The image is too bright ({burnt:.0%} burnt out): lower the light or the exposure.")
+    if 0.001 < burnt <= 0.05:
+        ys, xs = np.nonzero(grey >= 250)
+        problems.append(f"Glare: bright reflections near x={int(xs.mean())}, y={int(ys.mean())}; move or diffuse the lights.")
+    edges = float((cv2.Canny(grey, 30, 90) > 0).mean())
+    if edges < FEATURELESS:
+        notes.append("Focus cannot be judged on a featureless tray; read a die with `read` to check it.")
+    elif sharp < MIN_SHARPNESS:
+        problems.append(f"The image looks blurred (sharpness {sharp:.0f}, want at least {MIN_SHARPNESS:.0f}): clean the acrylic and check the focus.")
+    cands = find_dice(frame)
+    if cands:
+        problems.append(f"The tray is not empty: {len(cands)} thing(s) that look like dice; take them off and run calibrate again.")
+    region = tray_region(grey)
+    return problems, {"notes": notes, "sharpness": round(sharp, 1), "mean": round(mean, 1), "burnt": round(burnt, 4), "dark": round(dark, 4), "tray_region": region}
+
+
+def tray_region(grey: np.ndarray) -> list[int]:
+    """The bounding box of the lit part of the frame (dark borders and vignetting corners cut off)."""
+    lit = (grey > max(10.0, 0.25 * float(grey.mean()))).astype(np.uint8)
+    pts = cv2.findNonZero(lit)
+    h, w = grey.shape
+    if pts is None:
+        return [0, 0, w, h]
+    x, y, bw, bh = cv2.boundingRect(pts)
+    return [int(x), int(y), int(bw), int(bh)] if bw >= 16 and bh >= 16 else [0, 0, w, h]
+
+
+def store(instance: Path, updates: dict) -> Path:
+    """Write ``updates`` into the instance's config.toml (all settings kept, with their docs)."""
+    path = instance / CONFIG_NAME
+    values = Settings.load(path).as_dict()
+    values.update(updates)
+    instance.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(render_config(all_settings(), values), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None) -> int:
+    """Run the checks and store the locks; 0 when the camera is fit to read dice, 1 otherwise."""
+    say = (lambda s: print(s, file=out)) if out else (lambda s: None)
+    settings = Settings.load(instance / CONFIG_NAME)
+    source = build_frame_source(settings)
+    try:
+        source.open()
+        frame = source.grab()
+    except HardwareError as exc:
+        say(f"camera: {exc.message}")
+        return 1
+    problems, measures = check_frame_quality(frame)
+    say(f"camera: {source.name}, frame {frame.shape[1]}×{frame.shape[0]}; " + ", ".join(f"{k} {v}" for k, v in measures.items() if k != "notes"))
+    for n in measures.pop("notes"):
+        say(f"note: {n}")
+    for p in problems:
+        say(f"fix: {p}")
+    updates: dict = {"camera.tray_region": measures["tray_region"]}
+    meta_fn = getattr(source, "metadata", None)
+    if meta_fn is not None:
+        meta = meta_fn()
+        if "ExposureTime" in meta:
+            updates["camera.exposure_us"] = int(meta["ExposureTime"])
+        if "AnalogueGain" in meta:
+            updates["camera.analogue_gain"] = round(float(meta["AnalogueGain"]), 3)
+        if "ColourGains" in meta:
+            updates["camera.colour_gains"] = [round(float(g), 3) for g in meta["ColourGains"]]
+    else:
+        say(f"lock: the {source.name} camera has no exposure or white balance to lock; only the tray's region is stored.")
+    source.close()
+    if problems:
+        say("Nothing stored: fix the above and run calibrate again.")
+        return 1
+    if dry_run:
+        say("dry run: would store " + ", ".join(f"{k} = {v}" for k, v in updates.items()))
+        return 0
+    path = store(instance, updates)
+    say(f"stored in {path}: " + ", ".join(f"{k} = {v}" for k, v in updates.items()))
+    return 0

@@ -1,0 +1,118 @@
+"""The face classifier: a small CNN (ONNX, run by onnxruntime on the CPU).
+
+It takes a square crop with one die roughly centred (any rotation, any colour)
+and says how many marks the face shows (1-6), or that the crop is not a die
+(class 0: the finder is generous, the classifier rejects). The crop geometry
+(``cut_crop``) and the pixel normalisation (``prepare``) live here, and the
+training code imports them, so training and reading can never disagree.
+
+The shipped model is ``models/dice-faces-<id>.onnx``; its id (the first 12 hex
+digits of the file's sha256) goes into every saved reading and ``/api/health``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import HardwareError
+
+#: Side of the classifier's input, in pixels.
+CROP = 40
+#: The crop spans this many die sides (the die fills 1/MARGIN of its width).
+MARGIN = 1.3
+#: Class 0 is "not a die"; classes 1..6 are the face values.
+NOT_A_DIE = 0
+
+
+def cut_crop(frame: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0, size: int = CROP) -> np.ndarray:
+    """The die at (cx, cy) with ``side`` px, turned upright, as a ``size``×``size`` BGR crop."""
+    span = max(2.0, side * MARGIN)
+    scale = size / span
+    m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    m[0, 2] += size / 2.0 - cx
+    m[1, 2] += size / 2.0 - cy
+    if scale < 0.5:  # shrinking a lot: smooth first so marks do not alias away
+        k = 1.0 / scale
+        x0, y0 = int(max(0, cx - span)), int(max(0, cy - span))
+        x1, y1 = int(min(frame.shape[1], cx + span + 1)), int(min(frame.shape[0], cy + span + 1))
+        if x1 > x0 and y1 > y0:
+            patch = cv2.GaussianBlur(frame[y0:y1, x0:x1], (0, 0), 0.45 * k)
+            m2 = m.copy()
+            m2[:, 2] += m[:, :2] @ np.array([x0, y0], np.float64)
+            return cv2.warpAffine(patch, m2, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(frame, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def prepare(crops: np.ndarray) -> np.ndarray:
+    """N×S×S×3 uint8 BGR crops -> N×3×S×S float32, each crop brought to zero mean and unit contrast."""
+    x = crops.astype(np.float32)
+    mean = x.mean(axis=(1, 2, 3), keepdims=True)
+    std = x.std(axis=(1, 2, 3), keepdims=True)
+    x = (x - mean) / (std + 8.0)
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def shipped_model_path() -> Path:
+    """The newest ``dice-faces-*.onnx`` shipped in the ``models`` package."""
+    folder = Path(str(resources.files("models")))
+    found = sorted(folder.glob("dice-faces-*.onnx"))
+    if not found:
+        raise HardwareError("The dice model file (models/dice-faces-*.onnx) is missing; reinstall the companion or run make train.", code="no_model")
+    return found[-1]
+
+
+def file_model_id(path: Path) -> str:
+    """A model's id: ``dice-faces-`` and the first 12 hex digits of the file's sha256."""
+    return "dice-faces-" + hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def shipped_model_id() -> str:
+    """The shipped model's id without loading it (for ``/api/health`` before the reader is up)."""
+    return file_model_id(shipped_model_path())
+
+
+class FaceClassifier:
+    """Counts the marks on die crops with the ONNX model.
+
+    >>> clf = FaceClassifier()
+    >>> values, conf = clf.classify(np.zeros((1, CROP, CROP, 3), np.uint8))
+    >>> values.shape, conf.shape
+    ((1,), (1,))
+    """
+
+    def __init__(self, path: Path | None = None, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        self.path = Path(path) if path else shipped_model_path()
+        self.model_id = file_model_id(self.path)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        try:
+            self._session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
+            raise HardwareError(f"The dice model {self.path.name} cannot be loaded ({exc.__class__.__name__}); reinstall the companion.", code="bad_model") from None
+        self._input = self._session.get_inputs()[0].name
+        self.probabilities(np.zeros((3, CROP, CROP, 3), np.uint8))  # warm up once, at load
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """N×7 class probabilities (column 0: not a die) for N uint8 BGR crops of CROP×CROP."""
+        if len(crops) == 0:
+            return np.zeros((0, 7), np.float32)
+        if crops.shape[1:] != (CROP, CROP, 3):  # any other size is brought to the model's, never refused
+            crops = np.array([cv2.resize(np.ascontiguousarray(c), (CROP, CROP), interpolation=cv2.INTER_AREA) for c in crops], np.uint8)
+        logits = self._session.run(None, {self._input: prepare(crops)})[0]
+        e = np.exp(logits - logits.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Face values (1-6) and their confidences (the probability of that value)."""
+        p = self.probabilities(crops)
+        values = p[:, 1:].argmax(axis=1) + 1
+        return values, p[np.arange(len(p)), values]

@@ -1,0 +1,115 @@
+"""Loading and checking images from files and cameras, with errors a person understands.
+
+A frame the reader cannot use (missing, not an image, truncated, empty, huge,
+odd channels) is refused here with one sentence, before any pixel work, so the
+commands print a clear line and the reader never crashes on it.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.errors import ElephantsBluffError
+
+#: The largest image the reader accepts (pixels); bigger ones are refused, not read.
+MAX_PIXELS = 40_000_000
+#: The smallest side a frame can have and still show a die.
+MIN_SIDE = 16
+
+
+class ImageError(ElephantsBluffError, ValueError):
+    """An image file or frame the reader cannot use; the message says why."""
+
+    status = 400
+    code = "bad_image"
+
+
+def header_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) from a PNG or JPEG header without decoding it; None for other formats."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        w, h = struct.unpack(">II", data[16:24])
+        return int(w), int(h)
+    if data[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 < len(data):
+            if data[i] != 0xFF:
+                i += 1
+                continue
+            marker = data[i + 1]
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
+                i += 1 if marker == 0xFF else 2
+                continue
+            length = struct.unpack(">H", data[i + 2:i + 4])[0]
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+                h, w = struct.unpack(">HH", data[i + 5:i + 9])
+                return int(w), int(h)
+            i += 2 + length
+    return None
+
+
+def decode_image(data: bytes, name: str = "the image") -> np.ndarray:
+    """Decode image bytes to a BGR uint8 frame, or raise ``ImageError`` saying why not."""
+    if not data:
+        raise ImageError(f"{name} is empty (0 bytes).")
+    size = header_size(data)
+    if size is not None:
+        w, h = size
+        if w * h > MAX_PIXELS:
+            raise ImageError(f"{name} is too large to read ({w}×{h} pixels; the limit is {MAX_PIXELS // 1_000_000} megapixels).")
+    if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-1024:]:  # some cameras pad after the end marker
+        raise ImageError(f"{name} is a truncated JPEG (the file ends before the image does).")
+    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    if img is None:
+        raise ImageError(f"{name} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP...).")
+    return check_frame(img, name)
+
+
+def check_frame(img: object, name: str = "the frame") -> np.ndarray:
+    """A usable BGR uint8 frame from ``img`` (grey, BGRA and 16-bit are converted), or ``ImageError``."""
+    if not isinstance(img, np.ndarray):
+        raise ImageError(f"{name} is not an image array.")
+    if img.ndim == 3 and img.shape[2] == 1:
+        img = img[:, :, 0]
+    if img.ndim not in (2, 3) or (img.ndim == 3 and img.shape[2] not in (3, 4)):
+        raise ImageError(f"{name} has an unusable shape {tuple(img.shape)} (expected height × width × 3 colour channels).")
+    h, w = img.shape[:2]
+    if h * w > MAX_PIXELS:
+        raise ImageError(f"{name} is too large to read ({w}×{h} pixels; the limit is {MAX_PIXELS // 1_000_000} megapixels).")
+    if h < MIN_SIDE or w < MIN_SIDE:
+        raise ImageError(f"{name} is too small to show a die ({w}×{h} pixels).")
+    if img.dtype == np.uint16:
+        img = (img >> 8).astype(np.uint8)
+    elif img.dtype != np.uint8:
+        raise ImageError(f"{name} has {img.dtype} pixels; the reader needs 8-bit images.")
+    if img.ndim == 2:
+        img = cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
+    elif img.shape[2] == 4:
+        img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
+    return np.ascontiguousarray(img)
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """Read an image file as a BGR frame; ``ImageError`` names the file and the problem."""
+    p = Path(path)
+    name = str(path)
+    if not p.exists():
+        raise ImageError(f"{name}: no such file.")
+    if p.is_dir():
+        raise ImageError(f"{name} is a folder, not an image file.")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ImageError(f"{name} cannot be read ({exc.strerror or exc}).") from None
+    return decode_image(data, name)
+
+
+def encode_jpeg(img: np.ndarray, quality: int = 90) -> bytes:
+    """JPEG bytes of a BGR frame (for saved Bluff images)."""
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise ImageError("the frame could not be encoded as JPEG.")
+    return buf.tobytes()

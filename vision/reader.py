@@ -1,0 +1,173 @@
+"""The dice reader: a camera frame in, a ``Reading`` out, and an annotated image.
+
+It finds every blob that may be a die (``finder``), cuts each upright and asks
+the face classifier (``classifier``) what it shows, drops what the classifier
+says is not a die, maps the seen face to the top face (``camera_view``,
+``reader.opposite_faces``), and decides the status. ``ok`` means exactly the
+expected number of dice, none cut off or misshapen, all confident: the referee
+trusts it. Anything else is ``uncertain`` with the reason in words, and the
+table confirms the values (RULES.md R14). The reader never raises on a bad
+frame: it says so in the reading.
+
+>>> from companion.settings import Settings
+>>> reader = load_reader(Settings.defaults())
+>>> reader.read(np.zeros((480, 640, 3), np.uint8)).status
+'uncertain'
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.classifier import CROP, MARGIN, NOT_A_DIE, FaceClassifier, cut_crop
+from vision.finder import Candidate, find_dice
+from vision.images import ImageError, check_frame
+from vision.reading import OK, UNCERTAIN, DieReading, Reading
+
+#: A blob whose "not a die" probability is above this is dropped.
+REJECT_ABOVE = 0.5
+#: A die whose side differs from the others' median by more than this share is suspect (leaning).
+SIZE_TOLERANCE = 0.3
+#: The crop spans the classifier tries on a `classify` image (share of its width).
+CLASSIFY_SPANS = (1.0, 0.8, 0.65)
+
+
+class DiceReader:
+    """Reads dice values from frames.
+
+    ``camera_view`` "below" sees bottom faces (the top is the opposite face),
+    "above" sees the top faces themselves.
+    """
+
+    def __init__(self, classifier: FaceClassifier, *, camera_view: str = "below", opposite_faces: list[int] | None = None,
+                 min_confidence: float = 0.8, expected_dice: int = 3, die_side_px: float = 0,
+                 tray_region: list[int] | None = None) -> None:
+        self.classifier = classifier
+        self.model_id = classifier.model_id
+        self.camera_view = camera_view
+        self.opposite = list(opposite_faces or [6, 5, 4, 3, 2, 1])
+        self.min_confidence = float(min_confidence)
+        self.expected_dice = int(expected_dice)
+        self.die_side_px = float(die_side_px) or None
+        self.tray_region = list(tray_region or [])
+
+    def with_view(self, camera_view: str) -> "DiceReader":
+        """The same reader for another camera view (``read --as-seen`` reads as from above)."""
+        return DiceReader(self.classifier, camera_view=camera_view, opposite_faces=self.opposite, min_confidence=self.min_confidence,
+                          expected_dice=self.expected_dice, die_side_px=self.die_side_px or 0, tray_region=self.tray_region)
+
+    def top_of(self, seen: int) -> int:
+        return self.opposite[seen - 1] if self.camera_view == "below" else seen
+
+    def _uncertain(self, reason: str, dice: tuple[DieReading, ...] = (), **extra: Any) -> Reading:
+        return Reading(UNCERTAIN, dice, reason=reason, model_id=self.model_id, extra=extra)
+
+    def read(self, frame: np.ndarray) -> Reading:
+        """Read every die in ``frame`` (BGR uint8; grey and BGRA are accepted)."""
+        try:
+            frame = check_frame(frame)
+        except ImageError as exc:
+            return self._uncertain(exc.message)
+        ox = oy = 0
+        if self.tray_region:
+            x, y, w, h = self.tray_region
+            sub = frame[y:y + h, x:x + w]
+            if sub.shape[0] >= 16 and sub.shape[1] >= 16:
+                frame, ox, oy = sub, x, y
+        sample = frame[::7, ::7]  # every 49th pixel says enough about a blank frame, fast
+        if float(sample.std()) < 3.0:
+            what = "dark" if sample.mean() < 40 else "blank"
+            return self._uncertain(f"the frame is {what}: no dice can be seen (lights off or the camera covered?)")
+        cands = find_dice(frame, self.die_side_px)
+        crops = np.array([cut_crop(frame, c.cx, c.cy, max(c.w, c.h), c.angle) for c in cands], np.uint8).reshape(-1, CROP, CROP, 3)
+        probs = self.classifier.probabilities(crops)
+        kept: list[tuple[Candidate, int, float]] = []
+        for c, p in zip(cands, probs):
+            if p[NOT_A_DIE] > REJECT_ABOVE:
+                continue
+            seen = int(p[1:].argmax()) + 1
+            kept.append((c, seen, float(p[seen])))
+        kept.sort(key=lambda t: (t[0].cx, t[0].cy))
+        dice = tuple(DieReading(seen, self.top_of(seen), conf, _shift(c.box(), ox, oy)) for c, seen, conf in kept)
+        reasons = []
+        if len(dice) != self.expected_dice:
+            reasons.append(f"found {len(dice)} {'die' if len(dice) == 1 else 'dice'}, expected {self.expected_dice}")
+        if any(c.cut_off for c, _, _ in kept):
+            reasons.append("a die is cut off by the frame's edge")
+        sides = np.array([c.side for c, _, _ in kept])
+        odd_size = len(sides) >= 2 and bool((np.abs(sides / np.median(sides) - 1) > SIZE_TOLERANCE).any())
+        if any(c.misshapen for c, _, _ in kept) or odd_size:
+            reasons.append("a die looks leaning or misshapen (not flat on the tray?)")
+        low = [conf for _, _, conf in kept if conf < self.min_confidence]
+        if low:
+            reasons.append(f"low confidence on {len(low)} {'die' if len(low) == 1 else 'dice'} (lowest {min(low):.2f})")
+        extra = {"candidates": len(cands), "rejected": len(cands) - len(kept)}
+        if reasons:
+            return Reading(UNCERTAIN, dice, reason="; ".join(reasons), model_id=self.model_id, extra=extra)
+        return Reading(OK, dice, model_id=self.model_id, extra=extra)
+
+    def classify_crop(self, crop: np.ndarray) -> tuple[int, float]:
+        """The face value and confidence of one image holding one die roughly centred (50-100 % of its width)."""
+        img = check_frame(crop, "the crop")
+        h, w = img.shape[:2]
+        side = min(h, w)
+        crops = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CLASSIFY_SPANS], np.uint8)
+        p = self.classifier.probabilities(crops)
+        best = p[:, 1:].max(axis=1).argmax()
+        value = int(p[best, 1:].argmax()) + 1
+        return value, float(p[best, value])
+
+    def annotate(self, frame: np.ndarray, reading: Reading) -> np.ndarray:
+        """A copy of the frame with each die's box and values, and the status, drawn on it."""
+        try:
+            out = check_frame(frame).copy()
+        except ImageError:
+            out = np.zeros((240, 320, 3), np.uint8)
+        scale = max(0.5, max(out.shape[:2]) / 1280)
+        thick = max(1, int(round(2 * scale)))
+        for d in reading.dice:
+            x, y, w, h = d.box
+            sure = d.confidence >= self.min_confidence
+            colour = (60, 200, 60) if sure else (0, 140, 255)
+            cv2.rectangle(out, (x, y), (x + w, y + h), colour, thick, cv2.LINE_AA)
+            label = f"{d.top}" if d.top == d.seen else f"{d.top} (sees {d.seen})"
+            label += f" {d.confidence:.2f}"
+            _text(out, label, (x, max(12, y - 6)), scale * 0.6, colour, thick)
+        head = f"{reading.status}: total {reading.total}" if reading.status == OK else f"uncertain: {reading.reason}"
+        _text(out, head, (8, int(24 * scale)), scale * 0.7, (60, 200, 60) if reading.status == OK else (0, 140, 255), thick)
+        return out
+
+
+def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int], thick: int) -> None:
+    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
+    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+
+
+def _shift(box: tuple[int, int, int, int], dx: int, dy: int) -> tuple[int, int, int, int]:
+    return box[0] + dx, box[1] + dy, box[2], box[3]
+
+
+def load_reader(settings: Any, threads: int = 1) -> DiceReader:
+    """The reader the settings describe, with its model loaded and warmed up.
+
+    Raises ``HardwareError`` when the model file is missing or broken. It also
+    keeps OpenCV to one thread: a read is a few milliseconds of small images,
+    and OpenCV's thread pool, fighting the web server for the Pi's cores, made
+    it ten times slower, not faster.
+    """
+    cv2.setNumThreads(1)
+    model = settings.get("reader.model", "") or None
+    clf = FaceClassifier(Path(model) if model else None, threads=threads)
+    return DiceReader(
+        clf,
+        camera_view=settings.get("camera.camera_view", "below"),
+        opposite_faces=settings.get("reader.opposite_faces", [6, 5, 4, 3, 2, 1]),
+        min_confidence=settings.get("reader.min_confidence", 0.8),
+        expected_dice=settings.get("reader.expected_dice", 3),
+        die_side_px=settings.get("reader.die_side_px", 0),
+        tray_region=settings.get("camera.tray_region", []),
+    )

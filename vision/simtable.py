@@ -1,0 +1,328 @@
+"""The simulated table: renders camera frames of dice on the tray.
+
+One renderer serves two masters, so that what the reader is trained on and what
+``serve --simulate`` shows it are the same thing:
+
+* ``render_table`` draws a whole camera frame (from below through the acrylic
+  tray by default, or from above), with the cup's footprint, dice anywhere
+  inside or outside it, touching dice, shading, glare, blur, noise and JPEG loss;
+* ``face_texture`` draws one die face (pink elephants on a light face, or round
+  pips, in any colours), which the training code also cuts into crops.
+
+Everything is drawn with OpenCV and numpy from a ``numpy.random.Generator``, so a
+seed gives the same frame again. Nothing here knows about the reader.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: Mark centres per face value, in face units (the face spans -1..1).
+PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((0.0, 0.0),),
+    2: ((-0.5, -0.5), (0.5, 0.5)),
+    3: ((-0.5, -0.5), (0.0, 0.0), (0.5, 0.5)),
+    4: ((-0.5, -0.5), (0.5, -0.5), (-0.5, 0.5), (0.5, 0.5)),
+    5: ((-0.5, -0.5), (0.5, -0.5), (0.0, 0.0), (-0.5, 0.5), (0.5, 0.5)),
+    6: ((-0.5, -0.55), (0.5, -0.55), (-0.5, 0.0), (0.5, 0.0), (-0.5, 0.55), (0.5, 0.55)),
+}
+
+#: The boxed game's dice: light faces with pink elephants.
+GAME_FACE = (232, 240, 246)  # BGR, an ivory white
+GAME_MARK = (170, 90, 235)  # BGR, the elephants' pink
+
+
+@dataclass(frozen=True)
+class DieStyle:
+    """How a die looks: face and mark colours (BGR) and the kind of mark."""
+
+    face: tuple[int, int, int] = GAME_FACE
+    mark: tuple[int, int, int] = GAME_MARK
+    marks: str = "elephant"  # or "pip"
+    mark_scale: float = 1.0  # relative mark size
+
+    @staticmethod
+    def game(rng: np.random.Generator) -> "DieStyle":
+        """The game's dice with a little colour variation (print, plastic, light)."""
+        face = tuple(int(np.clip(c + rng.normal(0, 6), 0, 255)) for c in GAME_FACE)
+        mark = tuple(int(np.clip(c + rng.normal(0, 12), 0, 255)) for c in GAME_MARK)
+        return DieStyle(face, mark, "elephant", float(rng.uniform(0.9, 1.1)))  # type: ignore[arg-type]
+
+    @staticmethod
+    def random(rng: np.random.Generator) -> "DieStyle":
+        """Any die: light or dark face, contrasting marks, elephants or pips."""
+        faces = [(240, 240, 240), (215, 235, 245), (40, 40, 200), (60, 160, 40), (170, 80, 30), (30, 30, 30),
+                 (30, 200, 230), (60, 150, 200), (120, 40, 90), (200, 200, 200), (90, 90, 90), (140, 30, 30)]
+        face = np.array(faces[rng.integers(len(faces))], float) + rng.normal(0, 15, 3)
+        lum = face @ np.array([0.114, 0.587, 0.299])
+        if lum > 140:
+            marks = [(20, 20, 20), GAME_MARK, (203, 150, 255), (40, 40, 190), (150, 60, 20), (60, 60, 60)]
+        else:
+            marks = [(245, 245, 245), (230, 230, 230), (60, 220, 240), (40, 200, 255), (200, 170, 255)]
+        mark = np.array(marks[rng.integers(len(marks))], float) + rng.normal(0, 12, 3)
+        kind = "elephant" if rng.random() < 0.5 else "pip"
+        c = lambda a: tuple(int(x) for x in np.clip(a, 0, 255))  # noqa: E731
+        return DieStyle(c(face), c(mark), kind, float(rng.uniform(0.75, 1.2)))  # type: ignore[arg-type]
+
+
+def _draw_elephant(img: np.ndarray, cx: float, cy: float, r: float, colour: tuple[int, int, int], facing: int) -> None:
+    """A small elephant silhouette (body, head, ear, trunk, legs) centred at (cx, cy), about 2r wide."""
+    f = 16.0  # drawing in fixed point (shift 4) for sub-pixel shapes
+
+    def p(x: float, y: float) -> tuple[int, int]:
+        return int(round((cx + facing * x * r) * f)), int(round((cy + y * r) * f))
+
+    def L(v: float) -> int:  # a length in fixed point
+        return max(1, int(round(v * r * f)))
+
+    def T(v: float) -> int:  # a line thickness (never fixed point in OpenCV)
+        return max(1, int(round(v * r * 2)))
+
+    cv2.ellipse(img, p(0.15, 0.0), (L(0.62), L(0.45)), 0, 0, 360, colour, -1, cv2.LINE_AA, 4)
+    cv2.circle(img, p(-0.55, -0.22), L(0.33), colour, -1, cv2.LINE_AA, 4)
+    cv2.ellipse(img, p(-0.35, -0.18), (L(0.22), L(0.3)), 0, 0, 360, colour, -1, cv2.LINE_AA, 4)
+    trunk = np.array([p(-0.8, -0.15), p(-0.95, 0.2), p(-0.92, 0.55)], np.int32)
+    cv2.polylines(img, [trunk], False, colour, T(0.16), cv2.LINE_AA, 4)
+    for lx in (-0.25, -0.05, 0.3, 0.5):
+        cv2.rectangle(img, p(lx - 0.08, 0.2), p(lx + 0.08, 0.75), colour, -1, cv2.LINE_AA, 4)
+    cv2.line(img, p(0.75, -0.1), p(0.92, 0.25), colour, T(0.05), cv2.LINE_AA, 4)
+
+
+def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generator, mirrored: bool = False) -> np.ndarray:
+    """One die face, ``size``×``size`` BGR float32, with rounded darker edges.
+
+    ``mirrored`` draws the marks as seen through the acrylic from below (the
+    elephants face the other way; the count is the same).
+    """
+    face = np.empty((size, size, 3), np.float32)
+    face[:] = style.face
+    half = size / 2.0
+    spread = half * 0.92
+    if style.marks == "pip":
+        radius = size * 0.085 * style.mark_scale
+    else:
+        radius = size * (0.12 if value <= 3 else 0.1) * style.mark_scale
+    layout = PIP_LAYOUT[value]
+    if value in (2, 3, 6) and rng.random() < 0.5:
+        layout = tuple((y, x) for x, y in layout)
+    facing = -1 if mirrored else 1
+    canvas = np.ascontiguousarray(face.astype(np.uint8))
+    for x, y in layout:
+        cx, cy = half + x * spread * 0.85, half + y * spread * 0.85
+        cx += rng.normal(0, size * 0.008)
+        cy += rng.normal(0, size * 0.008)
+        if style.marks == "pip":
+            cv2.circle(canvas, (int(cx * 16), int(cy * 16)), max(1, int(radius * 16)), style.mark, -1, cv2.LINE_AA, 4)
+        else:
+            _draw_elephant(canvas, cx, cy, radius, style.mark, facing)
+    face = canvas.astype(np.float32)
+    # The rounded edges of a real die: darker towards the border.
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    edge = np.minimum(np.minimum(xx, size - 1 - xx), np.minimum(yy, size - 1 - yy)) / max(1.0, size * 0.09)
+    shade = 0.55 + 0.45 * np.clip(edge, 0, 1) ** 0.7
+    # One-sided light: a soft gradient across the face.
+    g = rng.uniform(-0.12, 0.12, 2)
+    shade = shade * (1.0 + g[0] * (xx / size - 0.5) + g[1] * (yy / size - 0.5))
+    return face * shade[..., None]
+
+
+@dataclass(frozen=True)
+class PlacedDie:
+    """Where a rendered die lies: the seen face, centre, side and angle (degrees), in frame pixels."""
+
+    seen: int
+    cx: float
+    cy: float
+    side: float
+    angle: float
+
+    def box(self) -> tuple[int, int, int, int]:
+        """The axis-aligned box (x, y, w, h) around the die's square."""
+        pts = cv2.boxPoints(((self.cx, self.cy), (self.side, self.side), self.angle))
+        x0, y0 = np.floor(pts.min(0))
+        x1, y1 = np.ceil(pts.max(0))
+        return int(x0), int(y0), int(x1 - x0), int(y1 - y0)
+
+    def corners(self) -> np.ndarray:
+        return cv2.boxPoints(((self.cx, self.cy), (self.side, self.side), self.angle))
+
+
+def _background(rng: np.random.Generator, w: int, h: int, view: str) -> tuple[np.ndarray, tuple[float, float, float] | None]:
+    """The tray behind the dice, and the cup's footprint (centre, radius) when seen from below.
+
+    From below: the blurred room, a light, the cup (darker inside, its rim a ring).
+    From above: the tray's floor. Shading and vignetting are made at 1/8 scale and
+    enlarged once, so a 1280×960 frame costs a few milliseconds.
+    """
+    sw, sh = max(2, w // 8), max(2, h // 8)
+    if view == "below":
+        base = rng.uniform(60, 150) * np.array(rng.uniform(0.8, 1.15, 3), np.float32)
+    else:
+        base = rng.uniform(110, 190) * np.array(rng.uniform(0.9, 1.08, 3), np.float32)
+    grid = np.empty((12, 16, 3), np.float32)
+    grid[:] = base
+    grid += rng.normal(0, 7, grid.shape).astype(np.float32) + rng.normal(0, 10, (12, 16, 1)).astype(np.float32)
+    small = cv2.resize(grid, (sw, sh), interpolation=cv2.INTER_CUBIC)
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    yy, xx = yy * 8 + 4, xx * 8 + 4
+    lx, ly = rng.uniform(0, w), rng.uniform(0, h)
+    small += (rng.uniform(10, 50) * np.exp(-(((xx - lx) ** 2 + (yy - ly) ** 2) / (2 * (0.35 * w) ** 2))))[..., None]
+    # vignetting: darker corners
+    d2 = ((xx - w / 2) / (w / 2)) ** 2 + ((yy - h / 2) / (h / 2)) ** 2
+    small *= (1 - rng.uniform(0, 0.25) * d2 / 2)[..., None]
+    cup = None
+    if view == "below":
+        r = rng.uniform(0.28, 0.36) * h
+        cx, cy = rng.uniform(r * 0.8, w - r * 0.8), rng.uniform(r * 0.8, h - r * 0.8)
+        inside = np.clip((r - np.sqrt((xx - cx) ** 2 + (yy - cy) ** 2)) / 8 + 0.5, 0, 1)
+        small *= (1.0 - inside * rng.uniform(0.2, 0.45))[..., None]
+        cup = (float(cx), float(cy), float(r))
+    bg = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    if cup is not None:
+        ring_colour = tuple(float(c) for c in rng.uniform(40, 200, 3))
+        cv2.circle(bg, (int(cup[0]), int(cup[1])), int(cup[2]), ring_colour, max(3, int(cup[2] * 0.05)), cv2.LINE_AA)
+    return bg, cup
+
+
+def _overlaps(corners: np.ndarray, placed: list[np.ndarray], gap: float) -> bool:
+    c = corners.astype(np.float32)
+    centre = c.mean(0)
+    grown = centre + (c - centre) * (1 + gap)
+    for other in placed:
+        area, _ = cv2.intersectConvexConvex(grown, other.astype(np.float32))
+        if area > 0:
+            return True
+    return False
+
+
+def layout_dice(n: int, rng: np.random.Generator, w: int, h: int, side: float, cup: tuple[float, float, float] | None,
+                touching: float = 0.3, margin: float = 0.0) -> list[tuple[float, float, float]]:
+    """Positions (cx, cy, angle) for ``n`` dice of ``side`` px, none overlapping, all inside the frame.
+
+    Each die falls inside the cup's footprint or outside it at random; with
+    probability ``touching`` a die is pushed against the previous one.
+    """
+    placed: list[np.ndarray] = []
+    out: list[tuple[float, float, float]] = []
+    edge = side * (0.75 + margin)
+    for i in range(n):
+        for _attempt in range(200):
+            angle = float(rng.uniform(0, 90))
+            if i > 0 and rng.random() < touching:
+                px, py, pa = out[-1]
+                theta = math.radians(pa + 90 * int(rng.integers(4)))
+                d = side * rng.uniform(1.0, 1.1)
+                shift = rng.uniform(-0.4, 0.4) * side
+                cx = px + d * math.cos(theta) - shift * math.sin(theta)
+                cy = py + d * math.sin(theta) + shift * math.cos(theta)
+                angle = pa + float(rng.normal(0, 4))
+            elif cup is not None and rng.random() < 0.6:
+                rr = (cup[2] - side * 0.8) * math.sqrt(rng.random())
+                t = rng.uniform(0, 2 * math.pi)
+                cx, cy = cup[0] + rr * math.cos(t), cup[1] + rr * math.sin(t)
+            else:
+                cx, cy = rng.uniform(edge, w - edge), rng.uniform(edge, h - edge)
+            if not (edge <= cx <= w - edge and edge <= cy <= h - edge):
+                continue
+            if cup is not None and abs(math.hypot(cx - cup[0], cy - cup[1]) - cup[2]) < side * 0.72 + max(3.0, cup[2] * 0.05) / 2:
+                continue  # a die cannot lie under the cup's wall: it is inside the cup or outside it
+            corners = cv2.boxPoints(((cx, cy), (side, side), angle))
+            if _overlaps(corners, placed, 0.02):
+                continue
+            placed.append(corners)
+            out.append((cx, cy, angle))
+            break
+        else:
+            raise RuntimeError("could not place the dice without overlap; use a smaller die size")
+    return out
+
+
+def paste_die(frame: np.ndarray, die: PlacedDie, style: DieStyle, rng: np.random.Generator, mirrored: bool, shadow: bool) -> None:
+    """Draw one die face into the float frame (in place), with a soft contact shadow when seen from above."""
+    tex_size = int(max(16, round(die.side * 1.5)))
+    tex = face_texture(die.seen, tex_size, style, rng, mirrored)
+    tex = cv2.GaussianBlur(tex, (0, 0), 0.6)
+    # Texture corners -> frame corners (the texture's first corner maps to boxPoints' order).
+    src = np.array([[0, tex_size], [0, 0], [tex_size, 0], [tex_size, tex_size]], np.float32)
+    dst = die.corners().astype(np.float32)
+    m = cv2.getAffineTransform(src[:3], dst[:3])
+    x, y, bw, bh = die.box()
+    pad = int(die.side * 0.3) + 2
+    h, w = frame.shape[:2]
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+    if x1 <= x0 or y1 <= y0:
+        return
+    m[:, 2] -= (x0, y0)
+    region = frame[y0:y1, x0:x1]
+    if shadow:
+        sh = np.zeros(region.shape[:2], np.float32)
+        cv2.fillConvexPoly(sh, (dst - (x0, y0) + die.side * 0.08).astype(np.int32), 1.0)
+        sh = cv2.GaussianBlur(sh, (0, 0), die.side * 0.08)
+        region *= 1 - 0.45 * sh[..., None]
+    warped = cv2.warpAffine(tex, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    alpha = cv2.warpAffine(np.ones((tex_size, tex_size), np.float32), m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+    # Slightly rounded corners of the silhouette.
+    alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.5, die.side * 0.02))
+    alpha = np.clip((alpha - 0.5) * 2.2 + 0.5, 0, 1)[..., None]
+    region[:] = region * (1 - alpha) + warped * alpha
+
+
+def _glare(frame: np.ndarray, rng: np.random.Generator, count: int) -> None:
+    """Reflections of the lights in the acrylic: soft bright ellipses."""
+    h, w = frame.shape[:2]
+    for _ in range(count):
+        g = np.zeros((h // 4, w // 4), np.float32)
+        centre = (int(rng.uniform(0, w // 4)), int(rng.uniform(0, h // 4)))
+        axes = (int(rng.uniform(3, w // 40)), int(rng.uniform(2, h // 60)))
+        cv2.ellipse(g, centre, axes, float(rng.uniform(0, 180)), 0, 360, 1.0, -1, cv2.LINE_AA)
+        g = cv2.GaussianBlur(g, (0, 0), rng.uniform(1, 3))
+        g = cv2.resize(g, (w, h), interpolation=cv2.INTER_LINEAR)
+        frame += (rng.uniform(40, 110) * g)[..., None]
+
+
+def finish(frame: np.ndarray, rng: np.random.Generator, blur: float | None = None, noise: float | None = None,
+           jpeg_quality: int | None = None) -> np.ndarray:
+    """Camera effects on a float frame: blur, sensor noise, JPEG loss -> BGR uint8."""
+    blur = rng.uniform(0.0, 1.2) if blur is None else blur
+    if blur > 0.25:
+        frame = cv2.GaussianBlur(frame, (0, 0), blur)
+    noise = rng.uniform(1.0, 6.0) if noise is None else noise
+    if noise > 0:
+        grain = np.empty_like(frame)
+        cv2.setRNGSeed(int(rng.integers(2**31)))  # OpenCV's generator, seeded from ours: 10x faster than numpy's
+        cv2.randn(grain, 0.0, float(noise))
+        frame = cv2.add(frame, grain)
+    out = cv2.convertScaleAbs(cv2.max(frame, 0.0))  # clip to 0..255 as uint8
+    q = int(rng.integers(55, 96)) if jpeg_quality is None else jpeg_quality
+    if q < 100:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
+        out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def render_table(seen: list[int], rng: np.random.Generator, *, width: int = 1280, height: int = 960, view: str = "below",
+                 die_side: float | None = None, styles: list[DieStyle] | None = None, touching: float = 0.3,
+                 glare: int | None = None, blur: float | None = None, noise: float | None = None,
+                 jpeg_quality: int | None = None) -> tuple[np.ndarray, list[PlacedDie]]:
+    """A camera frame of dice showing the faces ``seen`` to the camera, and where each die lies.
+
+    ``view="below"``: through the acrylic tray (faces mirrored, no shadows, the
+    room and the cup's footprint behind). ``view="above"``: on the tray's floor,
+    with contact shadows. ``die_side`` defaults to the boxed game's 16 mm dice
+    for a 1280-wide frame of the tray (about 64 px), scaled with ``width``.
+    """
+    side = die_side if die_side is not None else width / 1280 * rng.uniform(56, 72)
+    frame, cup = _background(rng, width, height, view)
+    positions = layout_dice(len(seen), rng, width, height, side, cup, touching)
+    dice: list[PlacedDie] = []
+    for i, (value, (cx, cy, angle)) in enumerate(zip(seen, positions)):
+        die = PlacedDie(int(value), float(cx), float(cy), float(side * rng.uniform(0.98, 1.02)), float(angle % 90))
+        style = styles[i] if styles else DieStyle.game(rng)
+        paste_die(frame, die, style, rng, mirrored=view == "below", shadow=view == "above")
+        dice.append(die)
+    _glare(frame, rng, int(rng.integers(0, 3)) if glare is None else glare)
+    return finish(frame, rng, blur, noise, jpeg_quality), dice

@@ -1,0 +1,88 @@
+"""Frames from the Raspberry Pi camera through Picamera2 (imported only when this backend is chosen).
+
+Picamera2's "RGB888" format is laid out B, G, R in memory, which is OpenCV's
+order, so frames need no conversion. Exposure, gain and white balance are
+fixed from the settings once ``calibrate`` has stored them, so the dice look
+the same in every Bluff whatever the room's light does.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from companion.errors import HardwareError
+from vision.frame_source import FrameSource
+
+
+class Picamera2Source(FrameSource):
+    """The Pi camera; ``open`` fails with a sentence when Picamera2 or the camera is missing."""
+
+    name = "picamera2"
+
+    def __init__(self, width: int = 1280, height: int = 960, exposure_us: int = 0, analogue_gain: float = 0.0,
+                 colour_gains: list[float] | None = None) -> None:
+        self.width, self.height = width, height
+        self.exposure_us, self.analogue_gain = exposure_us, analogue_gain
+        self.colour_gains = list(colour_gains or [])
+        self._cam = None
+        self._lock = threading.Lock()
+
+    def controls(self) -> dict:
+        """The fixed camera controls the settings ask for (empty: automatic)."""
+        c: dict = {}
+        if self.exposure_us:
+            c.update(AeEnable=False, ExposureTime=int(self.exposure_us))
+            if self.analogue_gain:
+                c["AnalogueGain"] = float(self.analogue_gain)
+        if self.colour_gains:
+            c.update(AwbEnable=False, ColourGains=tuple(float(g) for g in self.colour_gains))
+        return c
+
+    def open(self) -> None:
+        with self._lock:
+            if self._cam is not None:
+                return
+            try:
+                from picamera2 import Picamera2  # type: ignore[import-not-found]
+            except ImportError:
+                raise HardwareError("The Pi camera library (picamera2) is not installed; on Raspberry Pi OS: sudo apt install python3-picamera2.", code="no_camera") from None
+            try:
+                cam = Picamera2()
+                config = cam.create_still_configuration(main={"size": (self.width, self.height), "format": "RGB888"}, controls=self.controls())
+                cam.configure(config)
+                cam.start()
+            except Exception as exc:  # libcamera raises plain RuntimeError/IndexError when no camera is attached
+                raise HardwareError(f"The Pi camera cannot be started ({exc}); check its ribbon cable.", code="no_camera") from None
+            self._cam = cam
+
+    def grab(self) -> np.ndarray:
+        self.open()
+        with self._lock:
+            try:
+                frame = self._cam.capture_array("main")  # type: ignore[union-attr]
+            except Exception as exc:
+                raise HardwareError(f"The Pi camera stopped giving frames ({exc}).", code="no_frame") from None
+        return np.ascontiguousarray(frame[:, :, :3])
+
+    def metadata(self) -> dict:
+        """The camera's current exposure, gain and colour gains (used by ``calibrate`` to lock them)."""
+        self.open()
+        return dict(self._cam.capture_metadata())  # type: ignore[union-attr]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._cam is not None:
+                try:
+                    self._cam.stop()
+                    self._cam.close()
+                finally:
+                    self._cam = None
+
+    def health(self) -> str:
+        try:
+            self.open()
+        except HardwareError as exc:
+            return exc.message
+        return "ok"
