@@ -62,7 +62,12 @@ def decode_image(data: bytes, name: str = "the image") -> np.ndarray:
             raise ImageError(f"{name} is too large to read ({w}×{h} pixels; the limit is {MAX_PIXELS // 1_000_000} megapixels).")
     if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-1024:]:  # some cameras pad after the end marker
         raise ImageError(f"{name} is a truncated JPEG (the file ends before the image does).")
-    img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    try:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+    except cv2.error as exc:
+        if "MAX_IMAGE_PIXELS" in str(exc):  # the limit set in vision/__init__.py: refused before decoding
+            raise ImageError(f"{name} is too large to read (over {MAX_PIXELS // 1_000_000} megapixels).") from None
+        raise ImageError(f"{name} is a damaged image that OpenCV cannot decode.") from None
     if img is None:
         raise ImageError(f"{name} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP...).")
     return check_frame(img, name)
