@@ -57,7 +57,7 @@ def _next_action(state: dict[str, Any] | None, rng: random.Random) -> tuple[str,
     return f"/api/games/{gid}/confirm", {"dice": [rng.randint(1, 6) for _ in range(3)]}
 
 
-def load_run(*, viewers: int = 50, rate: float = 20.0, seconds: float = 60.0, workdir: Path | None = None, seed: int = 1, drain_s: float = 5.0, settle_s: float = 0.0, threads: int | None = None) -> dict[str, Any]:
+def load_run(*, viewers: int = 50, rate: float = 20.0, seconds: float = 60.0, workdir: Path | None = None, seed: int = 1, drain_s: float = 5.0, settle_s: float = 0.0, threads: int | None = None, env: dict[str, str] | None = None) -> dict[str, Any]:
     """``viewers`` SSE viewers, actions at ``rate``/s for ``seconds``; returns the figures.
 
     ``settle_s`` > 0 waits up to that long after the viewers leave for the
@@ -69,7 +69,7 @@ def load_run(*, viewers: int = 50, rate: float = 20.0, seconds: float = 60.0, wo
     if workdir is None:
         own_tmp = tempfile.TemporaryDirectory(prefix="eb-load-")
         workdir = Path(own_tmp.name)
-    server = LiveServer(Path(workdir) / "load", pin=PIN, threads=threads)
+    server = LiveServer(Path(workdir) / "load", pin=PIN, threads=threads, env=env)
     errors: list[str] = []
     acked: dict[str, float] = {}  # SSE id (game:events) -> monotonic time of the response
     sent: dict[str, float] = {}  # SSE id -> monotonic time the action was sent

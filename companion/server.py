@@ -15,8 +15,27 @@ from companion.errors import ElephantsBluffError, SettingsError, StoreError
 from companion.settings import CONFIG_NAME, PIN_ENV, Settings, init_config
 
 
+def _limit_malloc_arenas(arenas: int = 2) -> None:
+    """Few glibc malloc arenas: every thread that touched a camera frame kept its own.
+
+    Each Bluff's capture runs on short-lived threads and handles several MB of
+    frame; glibc gives threads their own arenas (up to 8 per core) and keeps
+    their freed memory. Under the load bench the server held 330-430 MiB with
+    the default and 165 MiB with 2 arenas, with the same latency. No-op off glibc.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-8, arenas)  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        pass
+
+
 def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if "MALLOC_ARENA_MAX" not in os.environ:
+        _limit_malloc_arenas()
     instance = instance.resolve()
     if init:
         path, created = init_config(instance)
