@@ -15,6 +15,8 @@ import queue
 import secrets
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, Callable
 
@@ -29,6 +31,9 @@ from companion.store import GameStore
 log = logging.getLogger(__name__)
 
 Listener = Callable[[dict[str, Any]], None]
+
+#: how long a Bluff waits for the camera before asking the table to type the dice
+CAPTURE_TIMEOUT_S = 10.0
 
 
 def _iso(t: float) -> str:
@@ -47,8 +52,11 @@ class Referee:
     'decide'
     """
 
-    def __init__(self, store: GameStore, dice_source: DiceSource, *, frames_dir: Path, default_path_length: int = 7, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: GameStore, dice_source: DiceSource, *, frames_dir: Path, default_path_length: int = 7, clock: Callable[[], float] = time.time, capture_timeout_s: float = CAPTURE_TIMEOUT_S) -> None:
         self.store = store
+        self.capture_timeout_s = capture_timeout_s
+        self._capture_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dice-capture")
+        self._pending_capture: Future | None = None
         self.dice_source = dice_source
         self.frames_dir = frames_dir
         self.default_path_length = default_path_length
@@ -157,11 +165,33 @@ class Referee:
             return public, self.challenge(challenge_id)
 
     def _capture(self) -> Capture:
+        """Every capture runs on one long-lived thread, bounded in time.
+
+        One thread, because OpenCV and onnxruntime keep per-thread buffers: run
+        from whichever of the server's many threads handled the request, a
+        long game grew the server by megabytes per Bluff. Bounded, because a
+        hung camera must send the Bluff to confirm (R14), never hang the game.
+        """
+        if self._pending_capture is not None and not self._pending_capture.done():
+            return Capture(None, problem="The camera is still stuck on an earlier photo: type the dice in.")
+        future = self._capture_thread.submit(self._capture_now)
+        try:
+            return future.result(timeout=self.capture_timeout_s)
+        except FutureTimeout:
+            self._pending_capture = future
+            log.error("the dice source did not answer within %.1f s", self.capture_timeout_s)
+            return Capture(None, problem=f"The camera did not answer within {self.capture_timeout_s:g} s: type the dice in.")
+
+    def _capture_now(self) -> Capture:
         try:
             return self.dice_source.capture()
         except Exception as exc:  # a source must not raise; if one does, the game still goes on (R14)
             log.exception("dice source failed")
             return Capture(None, problem=f"The camera failed ({exc.__class__.__name__}): type the dice in.")
+
+    def close(self) -> None:
+        self._capture_thread.shutdown(wait=False, cancel_futures=True)
+        self.store.close()
 
     def _save_frames(self, challenge_id: str, capture: Capture) -> tuple[bool, str | None]:
         """Write the frames before the event that names them; a full disk loses only the photo."""
