@@ -15,6 +15,8 @@ import queue
 import secrets
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, Callable
 
@@ -53,7 +55,8 @@ class Referee:
     def __init__(self, store: GameStore, dice_source: DiceSource, *, frames_dir: Path, default_path_length: int = 7, clock: Callable[[], float] = time.time, capture_timeout_s: float = CAPTURE_TIMEOUT_S) -> None:
         self.store = store
         self.capture_timeout_s = capture_timeout_s
-        self._stuck_capture: threading.Thread | None = None
+        self._capture_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dice-capture")
+        self._pending_capture: Future | None = None
         #: what is wrong right now with the camera or the frames folder, for /api/health
         self.problems: dict[str, str] = {}
         self.dice_source = dice_source
@@ -164,7 +167,7 @@ class Referee:
             return public, self.challenge(challenge_id)
 
     def _capture(self) -> Capture:
-        """The source's capture, bounded in time: a hung camera sends the Bluff to confirm (R14)."""
+        """The source's capture, bounded in time; /api/health shows the camera's problem until a reading comes."""
         capture = self._bounded_capture()
         if capture.reading is None:
             self.problems["camera"] = capture.problem or "The camera gave no reading."
@@ -173,26 +176,33 @@ class Referee:
         return capture
 
     def _bounded_capture(self) -> Capture:
-        if self._stuck_capture is not None and self._stuck_capture.is_alive():
+        """Every capture runs on one long-lived thread, bounded in time.
+
+        One thread, because OpenCV and onnxruntime keep per-thread buffers: run
+        from whichever of the server's many threads handled the request, a
+        long game grew the server by megabytes per Bluff. Bounded, because a
+        hung camera must send the Bluff to confirm (R14), never hang the game.
+        """
+        if self._pending_capture is not None and not self._pending_capture.done():
             return Capture(None, problem="The camera is still stuck on an earlier photo: type the dice in.")
-        result: dict[str, Any] = {}
-
-        def run() -> None:
-            try:
-                result["capture"] = self.dice_source.capture()
-            except Exception as exc:  # a source must not raise; if one does, the game still goes on (R14)
-                log.exception("dice source failed")
-                result["capture"] = Capture(None, problem=f"The camera failed ({exc.__class__.__name__}): type the dice in.")
-
-        worker = threading.Thread(target=run, name="dice-capture", daemon=True)
-        worker.start()
-        worker.join(self.capture_timeout_s)
-        if worker.is_alive():
-            self._stuck_capture = worker
+        future = self._capture_thread.submit(self._capture_now)
+        try:
+            return future.result(timeout=self.capture_timeout_s)
+        except FutureTimeout:
+            self._pending_capture = future
             log.error("the dice source did not answer within %.1f s", self.capture_timeout_s)
             return Capture(None, problem=f"The camera did not answer within {self.capture_timeout_s:g} s: type the dice in.")
-        self._stuck_capture = None
-        return result["capture"]
+
+    def _capture_now(self) -> Capture:
+        try:
+            return self.dice_source.capture()
+        except Exception as exc:  # a source must not raise; if one does, the game still goes on (R14)
+            log.exception("dice source failed")
+            return Capture(None, problem=f"The camera failed ({exc.__class__.__name__}): type the dice in.")
+
+    def close(self) -> None:
+        self._capture_thread.shutdown(wait=False, cancel_futures=True)
+        self.store.close()
 
     def _save_frames(self, challenge_id: str, capture: Capture) -> tuple[bool, str | None]:
         """Write the frames before the event that names them; a full disk loses only the photo."""

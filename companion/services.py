@@ -39,7 +39,7 @@ class Services:
     def close(self) -> None:
         for part in (self.table, self.dice_source):
             _close_quietly(part)  # one failing part must not keep the others open
-        self.referee.store.close()
+        self.referee.close()
 
 
 def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_source: DiceSource | None = None) -> Services:

@@ -95,8 +95,9 @@ def test_whole_game_played_by_clicks_to_a_loser(server: Server, new_context: Any
     expect(page.locator("#verdict-move")).to_have_text("Cy moves 1 step (R9)")
     expect(page.locator("#verdict-next")).to_have_text("Cy starts round 2.")
     expect(position(page, 2)).to_have_attribute("data-position", "1")
-    # The three dice: drawn, or boxed on the camera's photo once the reader is in.
-    expect(page.locator("#verdict-frame .die, #verdict-frame .box")).to_have_count(3)
+    # The three dice: drawn, or boxed on the camera's photo as many as the reader found.
+    last = server.api("GET", "/api/games/current").json()["last_challenge"]
+    expect(page.locator("#verdict-frame .die, #verdict-frame .box")).to_have_count(_dice_shown(server, last))
     shot(page, "05-verdict")
     next_round(page)
 
@@ -199,6 +200,12 @@ def _bluffed_game(server: Server) -> tuple[dict[str, Any], str]:
     return game, challenge["id"]
 
 
+def _dice_shown(server: Server, cid: str) -> int:
+    """Dice the page shows for a Bluff: each die the camera found, else the three typed in."""
+    challenge = server.api("GET", f"/api/challenges/{cid}").json()
+    return len(challenge["reading"]["dice"]) if challenge["has_images"] else 3
+
+
 def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context: Any) -> None:
     game, cid = _bluffed_game(server)
     page = new_context()
@@ -212,7 +219,7 @@ def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context:
     row.locator("a.btn").click()
     expect(page).to_have_url(re.compile(f"/bluffs/{cid}$"))
     expect(page.locator("#bluff-total")).to_have_text("13")
-    expect(page.locator("#bluff-crops .crop-item")).to_have_count(3)
+    expect(page.locator("#bluff-crops .crop-item")).to_have_count(_dice_shown(server, cid))
     expect(page.locator("#bluff-crops .confidence").first).to_have_text(re.compile(r"^sure at \d+%$"))
     expect(page.locator("#history-none")).to_be_visible()
     # A spectator sees the form's hint, not its button.

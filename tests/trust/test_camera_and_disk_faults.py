@@ -87,9 +87,9 @@ def test_a_camera_fault_sends_the_bluff_to_confirm_and_health_says_why(flaky, mo
         assert "still stuck" in second["challenge"]["problem"]
         client.post(f"/api/games/{gid}/confirm", json={"dice": [1, 1, 1]}, headers=PIN_HEADERS)
         source.release.set()
-        for thread in threading.enumerate():
-            if thread.name == "dice-capture":
-                thread.join(10)
+        pending = app.extensions["elephants_bluff"].referee._pending_capture  # the stuck capture, now released
+        if pending is not None:
+            pending.result(timeout=10)
     # The camera is back: the next Bluff is read, and health is ok again.
     source.set_next_values([6, 6, 6])
     back = _to_bluff(client, gid).get_json()
