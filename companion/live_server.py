@@ -91,11 +91,15 @@ class LiveServer:
         self._close_session()
 
     def stop(self, timeout: float = 10.0) -> int | None:
-        """A clean stop (Ctrl-C); SIGKILL if it does not end in ``timeout``."""
+        """A clean stop (SIGTERM, as systemd sends); SIGKILL if it does not end in ``timeout``.
+
+        Not SIGINT: a test run started in the background ignores SIGINT, and
+        the server would inherit that.
+        """
         if self.proc is None:
             return None
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
+            self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(timeout=timeout)
             except subprocess.TimeoutExpired:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -38,8 +39,19 @@ def limit_malloc_arenas(arenas: int = 2) -> None:
         pass
 
 
+def stop_cleanly_on_sigterm() -> None:
+    """systemd (and ``kill``) stop the service with SIGTERM: close the camera,
+    the pins and the log as Ctrl-C does, instead of dying mid-way."""
+
+    def _raise(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _raise)
+
+
 def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -> int:
     limit_malloc_arenas()
+    stop_cleanly_on_sigterm()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     instance = instance.resolve()
     if init:

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Iterator
 
 import pytest
-import requests
 
 from companion.dice import ValuesDiceSource
+from companion.live_server import LiveServer
 from companion.settings import Settings
 from companion.web import create_app
 
@@ -52,62 +47,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class LiveServer:
-    """A real ``elephants-bluff serve`` process on a free loopback port."""
-
-    def __init__(self, instance: Path, *extra: str, env: dict[str, str] | None = None) -> None:
-        self.instance = instance
-        self.extra = extra
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.env = {**os.environ, "ELEPHANTS_BLUFF_PIN": PIN, "PYTHONUNBUFFERED": "1", **(env or {})}
-        self.proc: subprocess.Popen | None = None
-
-    def start(self, timeout: float = 60.0) -> "LiveServer":
-        cmd = [sys.executable, "-m", "companion.cli", "serve", "--simulate", "--instance", str(self.instance), "--port", str(self.port), *self.extra]
-        self.log = open(self.instance.parent / f"server-{self.port}.log", "ab")
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=self.env, cwd=ROOT)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.proc.returncode}: {self.read_log()}")
-            try:
-                if requests.get(self.url + "/api/health", timeout=1).status_code == 200:
-                    return self
-            except requests.RequestException:
-                time.sleep(0.1)
-        raise RuntimeError("the server did not start: " + self.read_log())
-
-    def read_log(self) -> str:
-        return (self.instance.parent / f"server-{self.port}.log").read_text(errors="replace")
-
-    def kill(self) -> None:
-        """kill -9: no clean-up code runs in the server."""
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
-            self.proc.wait(10)
-        self.log.close()
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        if not self.log.closed:
-            self.log.close()
-
-    def post(self, path: str, json: object = None) -> requests.Response:
-        return requests.post(self.url + path, json=json, headers=PIN_HEADERS, timeout=30)
-
-    def get(self, path: str) -> requests.Response:
-        return requests.get(self.url + path, timeout=30)
+def live(instance: Path) -> LiveServer:
+    """A real ``serve --simulate`` process (``companion.live_server``) with the tests' PIN."""
+    return LiveServer(instance, pin=PIN)
 
 
 @pytest.fixture
 def live_server(tmp_path: Path) -> Iterator[LiveServer]:
-    server = LiveServer(tmp_path / "instance").start()
+    server = live(tmp_path / "instance").start()
     yield server
     server.stop()

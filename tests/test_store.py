@@ -11,7 +11,8 @@ import requests
 
 from companion.errors import NotAllowed, StoreError
 from companion.store import GameStore
-from tests.conftest import LiveServer
+from companion.live_server import LiveServer
+from tests.conftest import live
 
 
 def test_the_log_is_wal_and_fully_synchronous(tmp_path):
@@ -67,7 +68,7 @@ def test_a_server_killed_mid_game_restarts_with_every_acknowledged_event(tmp_pat
     print(f"seed={seed}")
     rng = random.Random(seed)
     instance = tmp_path / "instance"
-    server = LiveServer(instance).start()
+    server = live(instance).start()
     try:
         game_id = server.post("/api/games", {"players": ["Ann", "Ben", "Cy"], "path_length": 30}).json()["id"]
         for kill in range(3):
@@ -81,7 +82,7 @@ def test_a_server_killed_mid_game_restarts_with_every_acknowledged_event(tmp_pat
             in_flight.start()
             server.kill()
             in_flight.join()
-            server = LiveServer(instance).start()
+            server = live(instance).start()
             after = server.get(f"/api/games/{game_id}").json()
             assert after["events"] in (acknowledged["events"], acknowledged["events"] + 1), f"seed={seed}"
             if after["events"] == acknowledged["events"]:
