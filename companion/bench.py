@@ -95,6 +95,44 @@ def _flatten(value: Any, prefix: str = "") -> list[tuple[str, Any]]:
     return [(prefix, value)]
 
 
+#: The issues' goals: (figure, where in the report, goal, met?) — the README shows these first.
+GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
+    ("Per-die accuracy, real test crops", "reader.real_test_crops.model.accuracy", ">= 0.995", lambda v: v >= 0.995),
+    ("Per-die accuracy, whole real test photos (read --as-seen)", "reader.real_test_frames_as_seen.model.accuracy", ">= 0.995", lambda v: v >= 0.995),
+    ("Wrong real test crops flagged uncertain", "reader.real_test_crops.model.wrong_flagged_share", ">= 0.9", lambda v: v >= 0.9),
+    ("Wrong or missed dice flagged, whole real photos", "reader.real_test_frames_as_seen.model.wrong_flagged_share", ">= 0.9", lambda v: v >= 0.9),
+    ("Synthetic 216 outcomes: right or uncertain", "reader.synthetic_216.right_or_uncertain_share", "1.0", lambda v: v == 1.0),
+    ("Synthetic 216 outcomes: read outright (ok)", "reader.synthetic_216.ok_share", "(higher is better)", lambda v: True),
+    ("read, 1280x960, 3 dice, one core, median ms", "reader.speed.read_1280x960_3_dice_median_ms", "<= 10", lambda v: v <= 10),
+    ("classifier, 3 faces, median ms", "reader.speed.classifier_3_faces_median_ms", "<= 1", lambda v: v <= 1),
+    ("model file, bytes", "reader.model_bytes", "<= 1 MB", lambda v: v <= 1_000_000),
+    ("serve resident memory under load, MiB", "load.server_rss_mib.end_of_load", "<= 150, no growth", lambda v: v <= 150),
+    ("action to every viewer's event, p95 ms (50 viewers, 20/s, 60 s)", "load.event_delay_ms.p95", "<= 100", lambda v: v <= 100),
+    ("load errors", "load.errors", "0", lambda v: v == 0),
+    ("kill -9 runs whose restarted state differs from the fold of acknowledged actions", "durability.failures", "none", lambda v: v == []),
+]
+
+
+def _at(report: dict[str, Any], path: str) -> Any:
+    value: Any = report
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def render_goals(report: dict[str, Any]) -> list[str]:
+    rows = [(label, _at(report, path), goal, met) for label, path, goal, met in GOALS if _at(report, path) is not None]
+    if not rows:
+        return []
+    lines = ["", "| goal | measured | target | met |", "| --- | --- | --- | --- |"]
+    for label, value, goal, met in rows:
+        verdict = "—" if goal.startswith("(") else "yes" if met(value) else "**no**"
+        lines.append(f"| {label} | {value} | {goal} | {verdict} |")
+    return lines
+
+
 def render_figures(report: dict[str, Any]) -> str:
     """The README section: the machine, then one table per bench, from the JSON report."""
     m = report.get("machine", {})
@@ -106,11 +144,14 @@ def render_figures(report: dict[str, Any]) -> str:
         f"{m.get('platform', '?')}, Python {m.get('python', '?')}; load average at start {m.get('load_average_at_start', '?')}. "
         "The whole report is `docs/bench-latest.json`.",
     ]
+    lines += render_goals(report)
     for name, figures in report.items():
         if name in ("machine", "taken_at", "form") or not isinstance(figures, dict):
             continue
         lines += ["", f"**{name}**", "", "| figure | value |", "| --- | --- |"]
         for key, value in _flatten(figures):
+            if "confusion" in key:
+                continue  # matrices are in the JSON report and the model card
             shown = json.dumps(value) if not isinstance(value, str) else value
             lines.append(f"| {key} | {shown.replace('|', '/')} |")
     lines.append(END)
