@@ -78,6 +78,9 @@ def find_dice(payload: Any, dice: list[int]) -> list[str]:
         text = json.dumps(payload)
     else:
         text = payload
+    # Game and challenge ids are random hex tokens (g-6cca5…): their digits are no dice,
+    # and left in they make the search match by chance.
+    text = re.sub(r"\b[gc]-[0-9a-f]{12}(?:-\d+)?", "<id>", text)
     for pattern in _triple_patterns(dice):
         m = pattern.search(text)
         if m:
