@@ -4,8 +4,9 @@ A die is a compact, roughly square patch whose colour differs from the tray
 around it. The finder works on a small copy of the frame (``WORK_SIDE`` px on
 its long side, so a 1280×960 frame costs about a millisecond), estimates the
 tray behind the dice with a coarse median, keeps what differs from it, and turns
-each compact blob into a rotated square. Blobs too big for one die are split
-into as many dice as their area holds. It does not decide what a blob *is*: the
+each compact blob into a rotated square. Blobs too big for one die (touching
+dice) are cut apart along straight seams in the dice's own axes (``_cut_apart``),
+with k-means on their pixels as the fallback. It does not decide what a blob *is*: the
 face classifier rejects blobs that are not dice, so finding may be generous.
 
 The finder flags what the reader must not trust: a die touching the frame's
