@@ -132,8 +132,8 @@ def _piece_score(points: np.ndarray, side: float, area: float) -> float:
     """How unlike one die a piece is (0: a full square of ``side`` holding ``area`` pixels), in its own axes."""
     if len(points) < 3:
         return 9.0
-    uv = _uv(points, _orientation(points))
-    eu, ev = uv.max(0) + 1
+    (_, _), (eu, ev), _ = _rect(points)  # one die: its smallest rotated box is its own axes
+    eu, ev = eu + 1, ev + 1
     return max(abs(eu / side - 1), abs(ev / side - 1), abs(len(points) / area - 1), 1.5 * max(0.0, 0.85 - len(points) / (eu * ev)))
 
 
@@ -182,7 +182,7 @@ def _peel(points: np.ndarray, side: float, area: float, limit: int) -> tuple[lis
         best = _best_cut(rest, _orientation(rest), side, area)
         if best is None:
             break
-        again = _best_cut(rest, _orientation(rest[best[1]]), side, area) if best[0] > 0.15 else None
+        again = _best_cut(rest, np.radians(_rect(rest[best[1]])[2]), side, area) if best[0] > 0.15 else None
         if again is not None and again[0] < best[0]:
             best = again
         worst = max(worst, _piece_score(rest[best[1]], side, area))
