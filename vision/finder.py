@@ -182,7 +182,7 @@ def _peel(points: np.ndarray, side: float, area: float, limit: int) -> tuple[lis
         best = _best_cut(rest, _orientation(rest), side, area)
         if best is None:
             break
-        again = _best_cut(rest, np.radians(_rect(rest[best[1]])[2]), side, area) if best[0] > 0.15 else None
+        again = _best_cut(rest, np.radians(_rect(rest[best[1]])[2]), side, area) if best[0] > 0.25 else None
         if again is not None and again[0] < best[0]:
             best = again
         worst = max(worst, _piece_score(rest[best[1]], side, area))
