@@ -4,8 +4,9 @@ A die is a compact, roughly square patch whose colour differs from the tray
 around it. The finder works on a small copy of the frame (``WORK_SIDE`` px on
 its long side, so a 1280×960 frame costs about a millisecond), estimates the
 tray behind the dice with a coarse median, keeps what differs from it, and turns
-each compact blob into a rotated square. Blobs too big for one die are split
-into as many dice as their area holds. It does not decide what a blob *is*: the
+each compact blob into a rotated square. Blobs too big for one die (touching
+dice) are cut apart along straight seams in the dice's own axes (``_cut_apart``),
+with k-means on their pixels as the fallback. It does not decide what a blob *is*: the
 face classifier rejects blobs that are not dice, so finding may be generous.
 
 The finder flags what the reader must not trust: a die touching the frame's
@@ -97,11 +98,125 @@ def _rect(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float],
 
 
 def _split(points: np.ndarray, k: int) -> list[np.ndarray]:
-    """Split one blob's pixels into ``k`` dice by k-means on their positions."""
+    """Split one blob's pixels into ``k`` dice by k-means on their positions (when no clean cuts exist)."""
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
     cv2.setRNGSeed(12345)  # k-means starts from OpenCV's global generator: seed it so a frame always reads the same
     _, labels, _ = cv2.kmeans(points.astype(np.float32), k, None, crit, 3, cv2.KMEANS_PP_CENTERS)
     return [points[labels.ravel() == i] for i in range(k)]
+
+
+def _orientation(points: np.ndarray) -> float:
+    """The blob's edge direction modulo 90° (radians): touching dice lie square to each other, so
+    the gradient angles of its silhouette, taken four-fold, agree on one square grid."""
+    x0, y0 = points.min(0) - 2
+    x1, y1 = points.max(0) + 2
+    m = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.float32)
+    m[points[:, 1] - y0, points[:, 0] - x0] = 1.0
+    m = cv2.GaussianBlur(m, (0, 0), 1.0)
+    gx = cv2.Sobel(m, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(m, cv2.CV_32F, 0, 1, ksize=3)
+    mag = gx * gx + gy * gy
+    a4 = 4.0 * np.arctan2(gy, gx)
+    return float(np.arctan2((mag * np.sin(a4)).sum(), (mag * np.cos(a4)).sum()) / 4.0)
+
+
+def _uv(points: np.ndarray, theta: float) -> np.ndarray:
+    """Points in axes turned by ``theta`` (a die's own axes), shifted to start at 0."""
+    c, s_ = np.cos(theta), np.sin(theta)
+    p = points.astype(np.float32)
+    uv = np.stack([p[:, 0] * c + p[:, 1] * s_, -p[:, 0] * s_ + p[:, 1] * c], 1)
+    return uv - uv.min(0)
+
+
+def _piece_score(points: np.ndarray, side: float, area: float) -> float:
+    """How unlike one die a piece is (0: a full square of ``side`` holding ``area`` pixels), in its own axes."""
+    if len(points) < 3:
+        return 9.0
+    (_, _), (eu, ev), _ = _rect(points)  # one die: its smallest rotated box is its own axes
+    eu, ev = eu + 1, ev + 1
+    return max(abs(eu / side - 1), abs(ev / side - 1), abs(len(points) / area - 1), 1.5 * max(0.0, 0.85 - len(points) / (eu * ev)))
+
+
+def _best_cut(points: np.ndarray, theta: float, side: float, area: float) -> tuple[float, np.ndarray] | None:
+    """The best die to cut off one end of a blob in axes ``theta``: a straight cut between 0.85 and
+    1.25 sides from that end, at the seam (the thinnest line) unless a cut nearby gives a piece much
+    more like one die. Returns (how unlike a die the piece is in these axes, piece mask)."""
+    uv = _uv(points, theta)
+    best = None
+    cuts = np.arange(round(0.85 * side), round(1.25 * side) + 1, dtype=np.float32)
+    for axis in (0, 1):
+        order_up = np.argsort(uv[:, axis], kind="stable")
+        top = uv[:, axis].max()
+        for end in (0, 1):
+            order = order_up if end == 0 else order_up[::-1]
+            sv = uv[order, axis] if end == 0 else top - uv[order, axis]
+            so = uv[order, 1 - axis]
+            lo, hi = np.minimum.accumulate(so), np.maximum.accumulate(so)
+            counts = np.searchsorted(sv, cuts, side="left")
+            ok = (counts > 2) & (counts < len(sv))
+            if not ok.any():
+                continue
+            cc, counts = cuts[ok], counts[ok]
+            ext_along = sv[counts - 1] + 1
+            ext_across = hi[counts - 1] - lo[counts - 1] + 1
+            cheap = np.maximum(np.maximum(np.abs(ext_along / side - 1), np.abs(ext_across / side - 1)), np.abs(counts / area - 1))
+            # two guesses: the thinnest line (the seam between dice in line) and the cut whose piece is most like a die
+            seam = np.bincount(sv.astype(np.int64), minlength=int(cuts[-1]) + 2)[cc.astype(np.int64)]
+            i = int(np.argmin(seam)) if cheap[int(np.argmin(seam))] <= cheap.min() + 0.1 else int(np.argmin(cheap))
+            if best is None or cheap[i] < best[0]:
+                take = np.zeros(len(points), bool)
+                take[order[:counts[i]]] = True
+                best = (float(cheap[i]), take)
+    return best
+
+
+def _peel(points: np.ndarray, side: float, area: float, limit: int) -> tuple[list[np.ndarray], float]:
+    """Cut dice one by one off a blob's ends. Each cut is tried in the blob's axes and again in the
+    axes of the piece it gives (touching dice turn a little from one to the next).
+    Returns index arrays and the worst piece's score."""
+    idx = np.arange(len(points))
+    pieces: list[np.ndarray] = []
+    worst = 0.0
+    while len(pieces) < limit - 1 and len(idx) >= 1.5 * area:
+        rest = points[idx]
+        best = _best_cut(rest, _orientation(rest), side, area)
+        if best is None:
+            break
+        again = _best_cut(rest, np.radians(_rect(rest[best[1]])[2]), side, area) if best[0] > 0.25 else None
+        if again is not None and again[0] < best[0]:
+            best = again
+        worst = max(worst, _piece_score(rest[best[1]], side, area))
+        pieces.append(idx[best[1]])
+        idx = idx[~best[1]]
+    pieces.append(idx)
+    return pieces, max(worst, _piece_score(points[idx], side, area))
+
+
+def _cut_apart(points: np.ndarray, side: float | None, fallback: int = 0, limit: int = 8) -> list[np.ndarray]:
+    """Touching dice cut apart along straight lines square to their edges.
+
+    Dice lying against each other share about one orientation; in those axes
+    every die is a ``side``×``side`` square, so each cut is a straight line about
+    one side from the blob's end, at the thinnest place (the seam). When the die
+    size is unknown (every die in the frame touches another), the number of
+    dice that explains the blob best is chosen. Falls back to k-means when no
+    cuts give dice (``fallback`` dice when given).
+    """
+    n = len(points)
+    sizes = [side] if side else [float(np.sqrt(n / k)) for k in range(1, min(limit, 4) + 1)]
+    best = None
+    for sd in sizes:
+        pieces, worst = _peel(points, sd, sd * sd, min(limit, int(n / (sd * sd) + 1.5)))
+        score = worst + 0.05 * len(pieces)  # fewer dice when both explain the blob alike
+        if best is None or score < best[0]:
+            best = (score, pieces, worst)
+        if worst < 0.2:
+            break  # a clean cut into dice: more dice will not explain it better
+    assert best is not None
+    if best[2] > 0.45:
+        k = fallback or (int(min(limit, max(2, round(n / (sizes[0] ** 2))))) if side else len(best[1]))
+        return _split(points, k) if len(points) >= 4 * k else [points]
+    return [points[i] for i in best[1]]
 
 
 def _refine(blob: tuple[np.ndarray, float], ref_area: float) -> list[tuple[np.ndarray, float]]:
@@ -159,12 +274,14 @@ def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidat
         blobs.append((pts, hull_area))
     # A die's area: the largest blob that looks like one whole die (square, solid). The largest,
     # not the median: crumbs (bits of the cup's rim, glare) must never make real dice look like pairs.
-    singles = []
+    singles, single_pixels = [], []
     for pts, hull_area in blobs:
         (_, _), (rw, rh), _ = _rect(pts)
         if max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.25 and len(pts) >= 0.8 * rw * rh:
             singles.append(hull_area)
+            single_pixels.append(len(pts))
     ref_area = (die_side * scale) ** 2 if die_side else (float(np.percentile(singles, REF_PERCENTILE)) if singles else None)
+    ref_pixels = (die_side * scale) ** 2 if die_side else (float(np.percentile(single_pixels, REF_PERCENTILE)) if singles else None)
     if ref_area:
         blobs = [piece for blob in blobs for piece in _refine(blob, ref_area)]
     else:
@@ -173,15 +290,13 @@ def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidat
     for pts, hull_area in blobs:
         parts = [pts]
         (_, _), (rw, rh), _ = _rect(pts)
-        area = ref_area
-        if area is None and max(rw, rh) / max(1.0, min(rw, rh)) >= 1.5:
-            area = min(rw, rh) ** 2  # a row of touching dice and nothing else: its width is a die's side
-        ratio = hull_area / area if area else 1.0
-        split = ratio >= 1.6
-        if split:
-            k = int(min(8, max(2, round(ratio))))
-            if len(pts) >= 4 * k:
-                parts = _split(pts, k)
+        if ref_area and ref_pixels:
+            ratio = hull_area / ref_area
+            if ratio >= 1.6 or len(pts) >= 1.5 * ref_pixels:  # touching dice: cut them apart at the die size the frame shows
+                k = int(min(8, max(2, round(len(pts) / ref_pixels))))  # when no cuts give dice: k-means, as many as its pixels hold
+                parts = _cut_apart(pts, float(np.sqrt(ref_pixels)), fallback=k if len(pts) >= 4 * k else 1)
+        elif max(rw, rh) / max(1.0, min(rw, rh)) >= 1.3 or len(pts) < 0.85 * hull_area:
+            parts = _cut_apart(pts, None)  # every die touches another: the blob's own shape says how many
         for part in parts:
             if len(part) < 3:
                 continue
