@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import statistics
 import time
 from pathlib import Path
@@ -27,33 +25,18 @@ from companion.bench import BENCHES
 from companion.settings import Settings
 from vision import baseline
 from vision.classifier import CROP, MARGIN, cut_crop
+from vision.dataset import Label, dataset_dir, labels_in_pixels, split_names
 from vision.finder import find_dice
 from vision.reader import DiceReader, load_reader
 from vision.simtable import render_table
 
-DATASET_CANDIDATES = (Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-dice-byler", Path("/work/shared/datasets/real-dice-byler"))
-
-
-def dataset_dir() -> Path | None:
-    env = os.environ.get("ELEPHANTS_BLUFF_DICE_DATASET")
-    for p in ((Path(env),) if env else ()) + DATASET_CANDIDATES:
-        if (p / "split.json").exists():
-            return p.resolve()
-    return None
-
-
-def test_split(root: Path) -> list[tuple[str, np.ndarray, list[tuple[int, float, float, float, float]]]]:
+def test_split(root: Path) -> list[tuple[str, np.ndarray, list[Label]]]:
     """(name, image, [(value, cx, cy, w, h)]) for every photo of the ``test`` split."""
     out = []
-    for name in json.loads((root / "split.json").read_text())["test"]:
+    for name in split_names(root, "test"):
         img = cv2.imread(str(root / "images" / f"{name}.jpg"))
         h, w = img.shape[:2]
-        labels = []
-        for line in (root / "labels" / f"{name}.txt").read_text().splitlines():
-            if line.strip():
-                c, x, y, bw, bh = line.split()
-                labels.append((int(c) + 1, float(x) * w, float(y) * h, float(bw) * w, float(bh) * h))
-        out.append((name, img, labels))
+        out.append((name, img, labels_in_pixels(root, name, w, h)))
     return out
 
 

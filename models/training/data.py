@@ -17,17 +17,16 @@ import cv2
 import numpy as np
 
 from vision.classifier import CROP, cut_crop
+from vision.dataset import dataset_dir as shared_dataset_dir
+from vision.dataset import labels_in_pixels
 from vision.finder import find_dice
 from vision.simtable import DieStyle, PlacedDie, finish, paste_die, render_table
 
-DATASET = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "real-dice-byler"
-
-
 def dataset_dir() -> Path:
-    for p in (DATASET, Path("/work/shared/datasets/real-dice-byler")):
-        if (p / "split.json").exists():
-            return p.resolve()
-    raise FileNotFoundError("the real-dice-byler dataset is not found next to the repository")
+    root = shared_dataset_dir()
+    if root is None:
+        raise FileNotFoundError("the real-dice-byler dataset is not found next to the repository")
+    return root
 
 
 #: Train labels found wrong and checked by eye (models/MODEL_CARD.md): (photo, cx, cy) -> the true face.
@@ -43,13 +42,10 @@ def real_labels(name: str, root: Path, fixes: bool = True) -> list[tuple[int, fl
     img = cv2.imread(str(root / "images" / f"{name}.jpg"))
     h, w = img.shape[:2]
     out = []
-    for line in (root / "labels" / f"{name}.txt").read_text().splitlines():
-        if line.strip():
-            c, x, y, bw, bh = line.split()
-            value = int(c) + 1
-            if fixes:
-                value = TRAIN_LABEL_FIXES.get((name, round(float(x), 4), round(float(y), 4)), value)
-            out.append((value, float(x) * w, float(y) * h, float(bw) * w, float(bh) * h))
+    for value, x, y, bw, bh in labels_in_pixels(root, name, w, h):
+        if fixes:
+            value = TRAIN_LABEL_FIXES.get((name, round(x / w, 4), round(y / h, 4)), value)
+        out.append((value, x, y, bw, bh))
     return out
 
 

@@ -1,0 +1,40 @@
+"""The real dice photos (``shared/datasets/real-dice-byler``): where they are, and their labels.
+
+One reader of the dataset for both its users: the bench evaluates on the
+``test`` split, training learns from the ``train`` split only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+#: (value, cx, cy, w, h): the face value and the box in pixels
+Label = tuple[int, float, float, float, float]
+
+CANDIDATES = (Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-dice-byler", Path("/work/shared/datasets/real-dice-byler"))
+
+
+def dataset_dir() -> Path | None:
+    """The dataset's folder (``ELEPHANTS_BLUFF_DICE_DATASET`` first), or None when absent."""
+    env = os.environ.get("ELEPHANTS_BLUFF_DICE_DATASET")
+    for p in ((Path(env),) if env else ()) + CANDIDATES:
+        if (p / "split.json").exists():
+            return p.resolve()
+    return None
+
+
+def split_names(root: Path, split: str) -> list[str]:
+    """The photo names of ``split`` ("train" or "test")."""
+    return json.loads((root / "split.json").read_text())[split]
+
+
+def labels_in_pixels(root: Path, name: str, width: int, height: int) -> list[Label]:
+    """The YOLO labels of one photo in pixels; the face value is class + 1."""
+    out = []
+    for line in (root / "labels" / f"{name}.txt").read_text().splitlines():
+        if line.strip():
+            c, x, y, bw, bh = line.split()
+            out.append((int(c) + 1, float(x) * width, float(y) * height, float(bw) * width, float(bh) * height))
+    return out
