@@ -11,6 +11,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from companion.errors import HardwareError
+
 
 class FrameSource(ABC):
     """Gives camera frames of the tray as BGR ``uint8`` arrays (H×W×3).
@@ -34,5 +36,13 @@ class FrameSource(ABC):
         """Release the device. Idempotent."""
 
     def health(self) -> str:
-        """"ok", or a sentence saying what is wrong with the camera."""
+        """"ok", or a sentence saying what is wrong with the camera.
+
+        Tries ``open`` (idempotent), so a camera unplugged at start-up and
+        plugged in later reports "ok" without a restart.
+        """
+        try:
+            self.open()
+        except HardwareError as exc:
+            return exc.message
         return "ok"

@@ -79,10 +79,3 @@ class Picamera2Source(FrameSource):
                     self._cam.close()
                 finally:
                     self._cam = None
-
-    def health(self) -> str:
-        try:
-            self.open()
-        except HardwareError as exc:
-            return exc.message
-        return "ok"

@@ -54,10 +54,3 @@ class WebcamSource(FrameSource):
             if self._cap is not None:
                 self._cap.release()
                 self._cap = None
-
-    def health(self) -> str:
-        try:
-            self.open()
-        except HardwareError as exc:
-            return exc.message
-        return "ok"
