@@ -33,11 +33,6 @@ def app(tmp_path):
 
 
 @pytest.fixture
-def client(app):
-    return app.test_client()
-
-
-@pytest.fixture
 def live_server(tmp_path):
     server = LiveServer(tmp_path / "live", pin=PIN)
     server.start()
