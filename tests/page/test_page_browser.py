@@ -491,6 +491,10 @@ def test_the_tray_buttons_play_and_the_page_follows(server: Server, new_context:
     turn(page, "Rae")
     server.set_dice([2, 3, 4])
     assert server.api("POST", "/api/sim/press", {"button": "bluff"}).status_code == 200
+    if server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "confirm":
+        # The reader was unsure of the rendered dice (R14): the page asks the table to tap them.
+        expect(page.locator("#turn-name")).to_have_text("Check the dice")
+        assert server.api("POST", f"/api/games/{game['id']}/confirm", {"dice": [2, 3, 4]}).status_code == 200
     expect(page.locator("#verdict-move")).to_have_text("Sol moves 1 step (R9)")
 
 
