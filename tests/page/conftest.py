@@ -120,10 +120,20 @@ def console() -> Console:
     return Console()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[Any]:
+    """Keep each phase's report on the test, so a fixture's teardown knows whether the test failed."""
+    report = yield
+    setattr(item, f"report_{report.when}", report)
+    return report
+
+
 @pytest.fixture
-def new_context(browser: Any, console: Console) -> Iterator[Any]:
+def new_context(request: Any, browser: Any, console: Console) -> Iterator[Any]:
     """``new_context(locale=..., viewport=...)`` -> a page on its own context (own cookies);
-    after the test, no console error or page error may have occurred but those ``console.allow``-ed."""
+    after the test, no console error or page error may have occurred but those ``console.allow``-ed.
+    A test that already failed is not charged with the errors its failure caused (a live stream
+    cut when its server stopped under a page left open)."""
     contexts = []
 
     def make(locale: str = "en-GB", viewport: dict[str, int] | None = None) -> Any:
@@ -136,4 +146,6 @@ def new_context(browser: Any, console: Console) -> Iterator[Any]:
     for context in contexts:
         context.close()
     unexpected = [e for e in console.errors if not any(x in e for x in console.allowed)]
+    if getattr(request.node, "report_call", None) is not None and request.node.report_call.failed:
+        return
     assert not unexpected, "errors in the browser console:\n" + "\n".join(unexpected)
