@@ -30,18 +30,38 @@ log = logging.getLogger(__name__)
 RING_PWM_HZ = 2000
 
 
+#: How many state changes a simulated pin remembers (gpiozero's mock keeps them all).
+MOCK_PIN_HISTORY = 256
+
+
+class BoundedMockPin(MockPWMPin):
+    """gpiozero's mock PWM pin, remembering only its last ``MOCK_PIN_HISTORY`` state changes.
+
+    ``MockPin`` appends every change to ``states`` for tests to inspect; a
+    ``serve --simulate`` left running for days (a blinking status light, a
+    button pressed from the page) would grow by about 100 bytes a change, for
+    ever. The last few hundred changes are all a test ever looks at.
+    """
+
+    def _change_state(self, value: Any) -> bool:
+        changed = super()._change_state(value)
+        if changed and len(self.states) > 2 * MOCK_PIN_HISTORY:
+            del self.states[:-MOCK_PIN_HISTORY]  # trimmed in batches: one list copy per MOCK_PIN_HISTORY changes
+        return changed
+
+
 def make_pin_factory(name: str) -> Any:
     """The gpiozero pin factory called ``name`` ("lgpio", "mock", ...).
 
     ``mock`` gives a ``MockFactory`` whose pins can do PWM (the tray's LED ring
-    needs it). A factory that cannot load here (no lgpio off a Pi, no
+    needs it) and remember a bounded history (``BoundedMockPin``). A factory that cannot load here (no lgpio off a Pi, no
     /dev/gpiochip) is a ``HardwareError`` saying what to do.
 
     >>> type(make_pin_factory("mock")).__name__
     'MockFactory'
     """
     if name == "mock":
-        return MockFactory(pin_class=MockPWMPin)
+        return MockFactory(pin_class=BoundedMockPin)
     found = [ep for ep in entry_points(group="gpiozero_pin_factories") if ep.name == name]
     if not found:
         raise HardwareError(f"gpiozero has no pin factory called {name!r} here; install its library (python3-lgpio on a Pi) or set gpio.pin_factory to mock or none.")

@@ -6,11 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
+from gpiozero import LED
 
 from companion.errors import HardwareError, SettingsError
 from companion.settings import Settings
 from firmware.debounce import Debouncer
-from firmware.devices import make_pin_factory
+from firmware.devices import MOCK_PIN_HISTORY, make_pin_factory
 from firmware.pins import PinMap, check_pin_map, pin_factory_name
 from firmware.table import build_table
 from tests.firmware.helpers import settings
@@ -109,3 +110,17 @@ def test_debounce_needs_a_quiet_window_before_a_new_press():
     assert d.quiet_in("a") == 0 and d.edge("a", active=True)
     with pytest.raises(ValueError, match="must not be negative"):
         Debouncer(-1)
+
+
+def test_the_simulated_pins_remember_a_bounded_history():
+    """A ``serve --simulate`` left running (a blinking light, presses from the page) does not grow for ever."""
+    factory = make_pin_factory("mock")
+    try:
+        led = LED(5, pin_factory=factory)
+        for _ in range(5000):
+            led.toggle()
+        states = led.pin.states
+        assert len(states) <= 2 * MOCK_PIN_HISTORY + 1
+        assert [s.state for s in states[-2:]] == [True, False] and led.is_lit is False  # the latest changes are kept, in order
+    finally:
+        factory.close()
