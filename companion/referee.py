@@ -175,7 +175,7 @@ class Referee:
             self.problems.pop("camera", None)
         return capture
 
-    def _bounded_capture(self) -> Capture:
+    def _bounded_capture(self, take: Callable[[], Capture] | None = None) -> Capture:
         """Every capture runs on one long-lived thread, bounded in time.
 
         One thread, because OpenCV and onnxruntime keep per-thread buffers: run
@@ -185,7 +185,7 @@ class Referee:
         """
         if self._pending_capture is not None and not self._pending_capture.done():
             return Capture(None, problem="The camera is still stuck on an earlier photo: type the dice in.")
-        future = self._capture_thread.submit(self._capture_now)
+        future = self._capture_thread.submit(self._capture_now, take or self.dice_source.capture)
         try:
             return future.result(timeout=self.capture_timeout_s)
         except FutureTimeout:
@@ -193,9 +193,14 @@ class Referee:
             log.error("the dice source did not answer within %.1f s", self.capture_timeout_s)
             return Capture(None, problem=f"The camera did not answer within {self.capture_timeout_s:g} s: type the dice in.")
 
-    def _capture_now(self) -> Capture:
+    def capture_again(self, take: Callable[[], Capture]) -> Capture:
+        """A second look at the dice (the table's Confirm button), under the same thread and time bound as a Bluff's."""
+        return self._bounded_capture(take)
+
+    @staticmethod
+    def _capture_now(take: Callable[[], Capture]) -> Capture:
         try:
-            return self.dice_source.capture()
+            return take()
         except Exception as exc:  # a source must not raise; if one does, the game still goes on (R14)
             log.exception("dice source failed")
             return Capture(None, problem=f"The camera failed ({exc.__class__.__name__}): type the dice in.")

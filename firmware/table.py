@@ -343,7 +343,7 @@ class TableController:
         if self.dice_source is None:
             raise NotAllowed("This table has no camera to read the dice again: type them on the tablet.")
         self._set_lights(False, False, "busy")
-        capture = self.dice_source.capture()
+        capture = self.referee.capture_again(self.dice_source.capture)  # a hung camera must not hang the table
         reading = capture.reading
         if reading is None or reading.status != OK or len(reading.dice) != 3:
             raise NotAllowed("The camera still cannot read all three dice clearly: lay them flat and press Confirm again, or type them on the tablet.")

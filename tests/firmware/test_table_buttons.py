@@ -247,6 +247,36 @@ def test_confirm_button_reads_the_dice_again_in_phase_confirm(referee, make_tabl
     assert state["round"] == 2 and state["players"][1]["position"] == 1  # 15 >= 9: the caller moved
 
 
+def test_confirm_button_with_a_hung_camera_is_refused_within_the_referees_time_bound(referee, make_table, clock):
+    """The second look runs under the referee's capture bound, like a Bluff's: a hung camera never hangs the table."""
+    from companion.dice import Capture
+
+    release = threading.Event()
+
+    class HungCamera:
+        name = "hung"
+
+        def capture(self) -> Capture:
+            release.wait(10)
+            return Capture(None, problem="released")
+
+        def health(self) -> str:
+            return "ok"
+
+    referee.dice_source = type("Uncertain", (), {"name": "x", "capture": lambda self: Capture(None, problem="a die leans on the cup"), "health": lambda self: "ok"})()
+    referee.capture_timeout_s = 0.2
+    gid = start_deciding(referee)
+    table = make_table(referee, capture=HungCamera(), gpio__confirm_button=CONFIRM)
+    try:
+        table.press("bluff")
+        assert referee.game_state(gid)["phase"] == "confirm"
+        out = table.press("confirm", timeout=5)
+        assert out["result"] == "refused" and "type them on the tablet" in out["message"]
+        assert referee.game_state(gid)["phase"] == "confirm"
+    finally:
+        release.set()
+
+
 def test_confirm_button_refuses_when_the_second_reading_is_unclear(referee, make_table, clock):
     from vision.reading import Reading
 
