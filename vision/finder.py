@@ -248,14 +248,17 @@ def _refine(blob: tuple[np.ndarray, float], ref_area: float) -> list[tuple[np.nd
     return out
 
 
-def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidate]:
+def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK_SIDE) -> list[Candidate]:
     """Every blob in ``frame`` (BGR uint8) that may be a die, in frame pixels.
 
     ``die_side`` (frame pixels) is the expected side of a die when known (the
-    table's geometry); otherwise the blobs themselves give it.
+    table's geometry); otherwise the blobs themselves give it. ``work_side``
+    is the working copy's long side: every size rule is in working pixels, so
+    a smaller working copy finds bigger dice (a close-up photo), at
+    ``WORK_SIDE / work_side`` times the sizes of the default look.
     """
     h, w = frame.shape[:2]
-    scale = WORK_SIDE / max(h, w)
+    scale = work_side / max(h, w)
     sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
     small = shrink(frame, (sw, sh))
     mask = foreground(small)

@@ -30,6 +30,12 @@ from vision.reading import OK, UNCERTAIN, DieReading, Reading
 
 #: A blob whose "not a die" probability is above this is dropped.
 REJECT_ABOVE = 0.5
+#: The second, coarse look for dice too big for the default look (close-up photos): its working side...
+CLOSE_UP_WORK_SIDE = 96
+#: ...and the smallest die it reports, as a share of the frame's long side (smaller dice are the default look's).
+CLOSE_UP_MIN_SIDE = 0.12
+#: Inside a sure close-up die, a found "die" smaller than this share of its side, or unsure, is one of its marks.
+MARK_SHARE = 0.3
 #: A die whose side differs from the others' median by more than this share is suspect (leaning).
 SIZE_TOLERANCE = 0.3
 #: The crop spans the classifier tries on a `classify` image (share of its width).
@@ -82,15 +88,16 @@ class DiceReader:
         if float(sample.std()) < 3.0:
             what = "dark" if sample.mean() < 40 else "blank"
             return self._uncertain(f"the frame is {what}: no dice can be seen (lights off or the camera covered?)")
-        cands = find_dice(frame, self.die_side_px)
+        cands, close_ups = self._candidates(frame)
         crops = np.array([cut_crop(frame, c.cx, c.cy, max(c.w, c.h), c.angle) for c in cands], np.uint8).reshape(-1, CROP, CROP, 3)
         probs = self.classifier.probabilities(crops)
         kept: list[tuple[Candidate, int, float]] = []
-        for c, p in zip(cands, probs):
-            if p[NOT_A_DIE] > REJECT_ABOVE:
-                continue
+        for i, (c, p) in enumerate(zip(cands, probs)):
             seen = int(p[1:].argmax()) + 1
+            if p[NOT_A_DIE] > REJECT_ABOVE or (i >= len(cands) - close_ups and p[seen] < self.min_confidence):
+                continue  # not a die; or the coarse look's guess, which only a sure reading may add
             kept.append((c, seen, float(p[seen])))
+        kept = self._one_reading_per_die(kept)
         kept.sort(key=lambda t: (t[0].cx, t[0].cy))
         dice = tuple(DieReading(seen, self.top_of(seen), conf, _shift(c.box(), ox, oy)) for c, seen, conf in kept)
         reasons = []
@@ -109,6 +116,45 @@ class DiceReader:
         if reasons:
             return Reading(UNCERTAIN, dice, reason="; ".join(reasons), model_id=self.model_id, extra=extra)
         return Reading(OK, dice, model_id=self.model_id, extra=extra)
+
+    def _candidates(self, frame: np.ndarray) -> tuple[list[Candidate], int]:
+        """The finder's blobs, then, when the die size is not known, a coarse look's close-up dice
+        (and how many of those there are, last in the list).
+
+        The default look estimates the tray behind the dice from cells a few
+        dice wide, so a die filling a fifth of a photo or more melts into that
+        estimate and only its marks are found. The tray camera's geometry never
+        does that, but a photo from another camera may: the coarse look works
+        on a copy a third the size, where such a die is an ordinary one.
+        """
+        found = find_dice(frame, self.die_side_px)
+        if self.die_side_px:
+            return found, 0
+        long_side = max(frame.shape[:2])
+        close_ups = [c for c in find_dice(frame, None, work_side=CLOSE_UP_WORK_SIDE) if c.side >= CLOSE_UP_MIN_SIDE * long_side]
+        return found + close_ups, len(close_ups)
+
+    def _one_reading_per_die(self, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
+        """Where two accepted blobs overlap (the two looks found one die, or a die and its marks), keep one.
+
+        A blob whose centre lies inside a surer, bigger die is dropped when it
+        is much smaller (a mark of that die) or about as big (the same die seen
+        twice). A big blob holding two or more die-sized blobs is a group of
+        touching dice, not one die: the big blob goes.
+        """
+        order = sorted(range(len(kept)), key=lambda i: -kept[i][0].side)
+        dropped: set[int] = set()
+        for i in order:
+            big, _, conf = kept[i]
+            if i in dropped or conf < self.min_confidence:
+                continue
+            inside = [j for j in order if j != i and j not in dropped and _centre_inside(kept[j][0], big)]
+            dice_sized = [j for j in inside if kept[j][0].side >= MARK_SHARE * big.side and kept[j][2] >= self.min_confidence]
+            if len(dice_sized) >= 2 or any(kept[j][2] > conf for j in dice_sized):
+                dropped.add(i)  # a group of dice, or the same die found surer by the other look
+                continue
+            dropped.update(inside)
+        return [k for i, k in enumerate(kept) if i not in dropped]
 
     def classify_crop(self, crop: np.ndarray) -> tuple[int, float]:
         """The face value and confidence of one image holding one die roughly centred (50-100 % of its width)."""
@@ -145,6 +191,14 @@ class DiceReader:
 def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int], thick: int) -> None:
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+
+
+def _centre_inside(small: Candidate, big: Candidate) -> bool:
+    """Whether ``small``'s centre lies within ``big``'s square (in its own axes)."""
+    a = np.radians(big.angle)
+    dx, dy = small.cx - big.cx, small.cy - big.cy
+    u, v = dx * np.cos(a) + dy * np.sin(a), -dx * np.sin(a) + dy * np.cos(a)
+    return abs(u) <= big.w / 2 and abs(v) <= big.h / 2
 
 
 def _shift(box: tuple[int, int, int, int], dx: int, dy: int) -> tuple[int, int, int, int]:

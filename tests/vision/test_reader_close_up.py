@@ -1,0 +1,64 @@
+"""Close-up photos: dice a fifth of the frame or more (another camera, held closer than the tray's).
+
+The finder's default look estimates the tray behind the dice from cells a few
+dice wide, so a die that big melts into the estimate and only its marks are
+found; the reader's coarse second look finds it, and one reading is kept per die.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.finder import Candidate
+from vision.simtable import render_table
+
+
+def test_dice_a_fifth_of_the_frame_wide_are_read_whole_not_as_their_marks(reader):
+    above = reader.with_view("above")
+    read_right = 0
+    for seed in range(10):
+        rng = np.random.default_rng(seed)
+        tops = [int(v) for v in rng.integers(1, 7, 3)]
+        frame, _ = render_table(tops, rng, width=640, height=480, view="above", die_side=0.18 * 640, touching=0.0, glare=0)
+        reading = above.read(frame)
+        if reading.status == "ok":
+            assert sorted(d.seen for d in reading.dice) == sorted(tops), (seed, reading)  # never silently wrong
+        read_right += sorted(d.seen for d in reading.dice) == sorted(tops)
+    assert read_right >= 8  # the default look alone read 2 of these 10 frames: it found the elephants, not the dice
+
+
+def test_dice_of_the_trays_size_read_the_same_with_or_without_the_close_up_look(reader, monkeypatch):
+    frames = [render_table(tops, np.random.default_rng(seed), view="below")[0] for seed, tops in enumerate([[6, 4, 1], [2, 2, 5], [3, 6, 1], [5, 4, 4]])]
+    with_look = [reader.read(f) for f in frames]
+    monkeypatch.setattr("vision.reader.CLOSE_UP_MIN_SIDE", 9.0)  # no blob is 9 frames wide: the look adds nothing
+    without = [reader.read(f) for f in frames]
+    assert [(r.status, r.dice) for r in with_look] == [(r.status, r.dice) for r in without]
+
+
+def _die(cx, cy, side):
+    return Candidate(float(cx), float(cy), float(side), float(side), 0.0)
+
+
+def test_a_sure_big_die_keeps_its_reading_and_drops_its_marks(reader):
+    big = (_die(100, 100, 120), 5, 0.99)
+    marks = [(_die(70, 70, 20), 1, 0.95), (_die(130, 130, 22), 1, 0.97)]
+    elsewhere = (_die(400, 100, 60), 3, 0.99)
+    assert reader._one_reading_per_die([big, *marks, elsewhere]) == [big, elsewhere]
+
+
+def test_a_big_blob_over_touching_dice_gives_way_to_the_dice(reader):
+    group = (_die(100, 100, 120), 6, 0.96)
+    dice = [(_die(80, 80, 40), 2, 0.98), (_die(125, 120, 38), 3, 0.99)]
+    assert reader._one_reading_per_die([group, *dice]) == dice
+
+
+def test_one_die_found_by_both_looks_is_read_once_the_surer_way(reader):
+    coarse, fine = (_die(100, 100, 118), 4, 0.90), (_die(102, 99, 110), 4, 0.99)
+    assert reader._one_reading_per_die([coarse, fine]) == [fine]
+    assert reader._one_reading_per_die([(coarse[0], 4, 0.99), (fine[0], 4, 0.90)]) == [(coarse[0], 4, 0.99)]
+
+
+def test_an_unsure_big_blob_drops_nothing(reader):
+    unsure = (_die(100, 100, 120), 6, 0.5)
+    inside = (_die(90, 90, 30), 2, 0.6)
+    assert reader._one_reading_per_die([unsure, inside]) == [unsure, inside]
