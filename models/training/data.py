@@ -20,7 +20,7 @@ from vision.classifier import CROP, cut_crop
 from vision.dataset import dataset_dir as shared_dataset_dir
 from vision.dataset import labels_in_pixels
 from vision.finder import find_dice
-from vision.simtable import DieStyle, PlacedDie, finish, paste_die, render_table
+from vision.simtable import DieStyle, PlacedDie, face_texture, finish, paste_die, render_table
 
 def dataset_dir() -> Path:
     root = shared_dataset_dir()
@@ -90,8 +90,46 @@ def real_crops(names: list[str], rng: np.random.Generator, reps: int) -> tuple[n
     return np.array(xs, np.uint8), np.array(ys, np.int64)
 
 
+#: Dark dice with coloured pips (BGR): the dark faces ``DieStyle.random`` has, and marks it never pairs with them.
+DARK_FACES = [(30, 30, 30), (55, 55, 60), (85, 85, 90), (60, 45, 45), (45, 45, 75), (40, 60, 40)]
+COLOURED_MARKS = [(40, 40, 200), (70, 60, 225), (200, 100, 40), (60, 170, 60), (40, 170, 230)]
+
+
+def dark_coloured_style(rng: np.random.Generator) -> DieStyle:
+    """A dark die with red, blue, green or gold marks (little contrast in brightness, some in hue)."""
+    c = lambda a: tuple(int(x) for x in np.clip(a, 0, 255))  # noqa: E731
+    face = np.array(DARK_FACES[rng.integers(len(DARK_FACES))], float) + rng.normal(0, 10, 3)
+    mark = np.array(COLOURED_MARKS[rng.integers(len(COLOURED_MARKS))], float) * rng.uniform(0.7, 1.1) + rng.normal(0, 10, 3)
+    kind = "pip" if rng.random() < 0.75 else "elephant"
+    return DieStyle(c(face), c(mark), kind, float(rng.uniform(0.8, 1.25)))  # type: ignore[arg-type]
+
+
+def paste_side_face(frame: np.ndarray, die: PlacedDie, style: DieStyle, rng: np.random.Generator) -> None:
+    """A side face of a tall die seen a little from the side: a foreshortened, shaded face (with its
+    marks) along one edge of the top face. Drawn before the top face, which then covers its seam."""
+    corners = die.corners().astype(np.float32)
+    k = int(rng.integers(4))
+    a, b = corners[k], corners[(k + 1) % 4]
+    mid = (a + b) / 2
+    normal = mid - np.float32([die.cx, die.cy])
+    normal /= max(1e-6, float(np.hypot(*normal)))
+    depth = die.side * rng.uniform(0.12, 0.45)
+    skew = (b - a) * rng.uniform(-0.15, 0.15)  # the side face seen a little obliquely
+    quad = np.float32([a, b, b + normal * depth + skew, a + normal * depth + skew])
+    tex_size = int(max(16, round(die.side * 1.5)))
+    tex = face_texture(int(rng.integers(1, 7)), tex_size, style, rng) * rng.uniform(0.5, 0.9)
+    src = np.float32([[0, 0], [tex_size, 0], [tex_size, tex_size], [0, tex_size]])
+    m = cv2.getPerspectiveTransform(src, quad)
+    h, w = frame.shape[:2]
+    warped = cv2.warpPerspective(tex, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    alpha = cv2.warpPerspective(np.ones((tex_size, tex_size), np.float32), m, (w, h), flags=cv2.INTER_LINEAR)
+    alpha = cv2.GaussianBlur(alpha, (0, 0), 0.7)[..., None]
+    frame[:] = frame * (1 - alpha) + warped * alpha
+
+
 def synth_face_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Single dice on plain or busy backgrounds, sometimes with a neighbour, many styles, cut jittered."""
+    """Single dice on plain or busy backgrounds, sometimes with a neighbour or a side face showing,
+    many styles (a share of them dark with coloured marks), cut jittered."""
     xs, ys = [], []
     for _ in range(n):
         side = rng.uniform(24, 80)
@@ -99,7 +137,8 @@ def synth_face_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.n
         bg = np.empty((size, size, 3), np.float32)
         bg[:] = rng.uniform(30, 220, 3)
         bg += cv2.resize(rng.normal(0, 12, (4, 4, 3)).astype(np.float32), (size, size))
-        style = DieStyle.game(rng) if rng.random() < 0.45 else DieStyle.random(rng)
+        r = rng.random()
+        style = DieStyle.game(rng) if r < 0.4 else dark_coloured_style(rng) if r < 0.55 else DieStyle.random(rng)
         value = int(rng.integers(1, 7))
         angle = float(rng.uniform(0, 90))
         c = size / 2
@@ -109,6 +148,8 @@ def synth_face_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.n
             d = side * rng.uniform(1.0, 1.15)
             paste_die(bg, PlacedDie(int(rng.integers(1, 7)), c + d * np.cos(t), c + d * np.sin(t), side, angle + rng.normal(0, 5)),
                       style, rng, bool(rng.random() < 0.5), bool(rng.random() < 0.5))
+        if rng.random() < 0.25:
+            paste_side_face(bg, die, style, rng)
         paste_die(bg, die, style, rng, mirrored=bool(rng.random() < 0.5), shadow=bool(rng.random() < 0.5))
         frame = finish(bg, rng, blur=rng.uniform(0, 1.0) * side / 64, noise=rng.uniform(0, 8))
         s = side * rng.uniform(0.9, 1.12)

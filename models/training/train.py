@@ -28,26 +28,56 @@ MODELS = Path(__file__).resolve().parents[1]
 
 
 class FaceNet(nn.Module):
-    """Four 3×3 conv blocks (16-32-64-64) and one linear layer: about 60 k weights."""
+    """Four 3×3 conv blocks (16-32-64-64 by default) and one linear layer: about 60 k weights."""
 
-    def __init__(self) -> None:
+    def __init__(self, widths: tuple[int, int, int, int] = (16, 32, 64, 64)) -> None:
         super().__init__()
+        a, b, c, d = widths
 
         def block(i: int, o: int, pool: bool) -> list[nn.Module]:
             layers: list[nn.Module] = [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
             return layers + ([nn.MaxPool2d(2)] if pool else [])
 
-        self.features = nn.Sequential(*block(3, 16, True), *block(16, 32, True), *block(32, 64, True), *block(64, 64, False))
-        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.3), nn.Linear(64 * (CROP // 8) ** 2, 7))
+        self.features = nn.Sequential(*block(3, a, True), *block(a, b, True), *block(b, c, True), *block(c, d, False))
+        self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.3), nn.Linear(d * (CROP // 8) ** 2, 7))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
+
+
+def specular(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Glints of the lights on glossy plastic: 1-4 tiny saturated white dots or short streaks on the die
+    (half of them where a pip may sit: concave pips catch the light), smaller than any mark."""
+    n = crop.shape[0]
+    half = n / 2 / 1.3  # the die's half-side in the crop (cut_crop's MARGIN)
+    out = crop.astype(np.float32)
+    layer = np.zeros((n, n), np.float32)
+    for _ in range(int(rng.integers(1, 5))):
+        if rng.random() < 0.6:  # on a pip's place; the centre (4 or 5? 2 or 3?) most often
+            x, y = (rng.integers(-1, 2, 2) * 0.4 * half if rng.random() < 0.6 else np.zeros(2)) + rng.normal(0, 0.08 * half, 2)
+        else:
+            x, y = rng.uniform(-0.85 * half, 0.85 * half, 2)
+        cx, cy = int(round((n / 2 + x) * 16)), int(round((n / 2 + y) * 16))
+        if rng.random() < 0.6:  # a dot
+            ax = (int(rng.uniform(0.5, 1.3) * 16), int(rng.uniform(0.4, 1.0) * 16))
+            cv2.ellipse(layer, (cx, cy), ax, float(rng.uniform(0, 180)), 0, 360, 1.0, -1, cv2.LINE_AA, 4)
+        else:  # a short streak
+            t = rng.uniform(0, np.pi)
+            length = rng.uniform(2, 0.5 * half) * 8
+            d = np.array([np.cos(t), np.sin(t)]) * length
+            cv2.line(layer, (int(cx - d[0]), int(cy - d[1])), (int(cx + d[0]), int(cy + d[1])), 1.0, 1, cv2.LINE_AA, 4)
+    layer = cv2.GaussianBlur(layer, (0, 0), rng.uniform(0.3, 0.7))
+    layer = np.clip(layer * rng.uniform(1.0, 2.0), 0, 1)[..., None] * rng.uniform(0.6, 1.0)
+    out = out * (1 - layer) + rng.uniform(235, 255) * layer
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def _distort(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """One crop made to look like a small, tilted, soft real die: perspective, lost resolution, blur, JPEG."""
     n = crop.shape[0]
     out = crop
+    if rng.random() < 0.5:  # glints of light first: the camera's blur and JPEG then soften them
+        out = specular(out, rng)
     if rng.random() < 0.5:  # a perspective warp: the corners moved by up to 8 % of the crop, zoom 0.85-1.15
         src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
         z = rng.uniform(0.85, 1.15)
@@ -68,7 +98,7 @@ def _distort(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def augment(x: np.ndarray, rng: np.random.Generator, strong: bool = False) -> np.ndarray:
     """Per-batch: random 90° turns, flips, brightness/contrast and channel order (colour-blind to hue);
-    with ``strong``, per crop also perspective, resolution loss, blur, JPEG (``_distort``) and a colour cast."""
+    with ``strong``, per crop also glints, perspective, resolution loss, blur, JPEG (``_distort``) and a colour cast."""
     x = np.ascontiguousarray(x)
     if strong:
         x = np.array([_distort(c, rng) for c in x], np.uint8)
@@ -120,8 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--strong-augment", action="store_true",
-                    help="also perspective, resolution loss, blur, JPEG and colour casts per crop (not yet shown better: see MODEL_CARD.md)")
+                    help="also glints, perspective, resolution loss, blur, JPEG and colour casts per crop")
     ap.add_argument("--out", type=Path, default=MODELS, help="folder for the .onnx file and validation.json (compare before shipping)")
+    ap.add_argument("--widths", type=lambda t: tuple(int(v) for v in t.split(",")), default=(16, 32, 64, 64),
+                    help="channels of the four conv blocks, e.g. 16,32,64,64 (wider only if 3 crops stay <= 1 ms on one thread)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)  # rendering is many small images: OpenCV's thread pool only adds contention
@@ -130,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     sets = build(rng, args.quick)
     x = np.concatenate([sets[k][0] for k in ("real", "faces", "frames")])
     y = np.concatenate([sets[k][1] for k in ("real", "faces", "frames")])
-    model = FaceNet()
+    model = FaceNet(args.widths)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = args.epochs * (len(x) // 128)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(1, steps))

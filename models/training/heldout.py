@@ -1,0 +1,85 @@
+"""Measure a model on the 20 held-out ``train`` photos: the figures that decide whether to ship it.
+
+Run with ``python -m models.training.heldout [MODEL.onnx] [--validation validation.json]``
+(default: the shipped model and ``models/training/validation.json``). The held-out
+photos are the ``val_names`` a training run wrote to its ``validation.json``; with
+``--recompute`` they are drawn again exactly as ``train.build`` does (seed 3).
+The ``test`` split is never read here.
+
+Each labelled die is cut and read exactly as ``bench.real_crops`` does for the
+model card (a square of max(w, h) × MARGIN around the box, read by
+``DiceReader.classify_crop``), with ``data.TRAIN_LABEL_FIXES`` applied. Prints
+per-die accuracy, the share of wrong dice below ``--threshold`` (flagged, good)
+and of right dice below it (flagged needlessly), and lists every wrong die.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.training import data
+from vision.classifier import MARGIN, FaceClassifier
+from vision.reader import DiceReader
+
+HERE = Path(__file__).resolve().parent
+
+
+def heldout_names(validation: Path | None, recompute: bool = False, seed: int = 3) -> list[str]:
+    """The 20 held-out photos: from a run's validation.json, or redrawn like ``train.build``."""
+    if recompute or validation is None:
+        names = data.split_names()["train"]
+        order = np.random.default_rng(seed).permutation(len(names))
+        return [names[i] for i in order[:20]]
+    return json.loads(validation.read_text())["val_names"]
+
+
+def evaluate(model: Path | None, names: list[str], threshold: float = 0.8) -> dict:
+    reader = DiceReader(FaceClassifier(model), min_confidence=threshold)
+    root = data.dataset_dir()
+    rows = []
+    for name in names:
+        img = cv2.imread(str(root / "images" / f"{name}.jpg"))
+        for value, cx, cy, w, h in data.real_labels(name, root):
+            side = max(w, h) * MARGIN
+            x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
+            crop = img[max(0, y0):y0 + int(side), max(0, x0):x0 + int(side)]
+            v, conf = reader.classify_crop(crop)
+            rows.append((name, cx / img.shape[1], cy / img.shape[0], value, v, conf))
+    right = np.array([r[3] == r[4] for r in rows])
+    conf = np.array([r[5] for r in rows])
+    low = conf < threshold
+    return {
+        "model": reader.model_id,
+        "dice": len(rows),
+        "right": int(right.sum()),
+        "accuracy": float(right.mean()),
+        "wrong_flagged": f"{int((low & ~right).sum())}/{int((~right).sum())}",
+        "right_flagged": f"{int((low & right).sum())}/{int(right.sum())}",
+        "right_flagged_share": float((low & right).sum() / max(1, right.sum())),
+        "wrong": [f"{n} ({x:.3f}, {y:.3f}): true {t} read {p} ({c:.2f})" for n, x, y, t, p, c in rows if t != p],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model", nargs="?", type=Path, help="an .onnx file (default: the shipped model)")
+    ap.add_argument("--validation", type=Path, default=HERE / "validation.json", help="a run's validation.json (for val_names)")
+    ap.add_argument("--recompute", action="store_true", help="redraw the held-out names like train.build (seed 3)")
+    ap.add_argument("--threshold", type=float, default=0.8, help="the confidence below which a die is flagged")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    r = evaluate(args.model, heldout_names(args.validation, args.recompute), args.threshold)
+    print(f"{r['model']}: {r['right']}/{r['dice']} right ({r['accuracy']:.1%}); wrong flagged {r['wrong_flagged']}; "
+          f"right flagged {r['right_flagged']} ({r['right_flagged_share']:.1%})")
+    for w in r["wrong"]:
+        print("  wrong:", w)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,42 @@
+"""Time the face classifier as the reader runs it: three 40×40 crops, onnxruntime, one thread.
+
+``python -m models.training.speed [MODEL.onnx ...]`` prints the median and 90th
+percentile over many repeats (default: the shipped model). The budget is 1 ms
+median for three crops; compare models in the same run (load changes timings).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.classifier import CROP, FaceClassifier
+
+
+def time_model(path: Path | None, repeats: int = 3000) -> tuple[float, float]:
+    clf = FaceClassifier(path, threads=1)
+    crops = np.random.default_rng(0).integers(0, 255, (3, CROP, CROP, 3), dtype=np.uint8)
+    for _ in range(200):
+        clf.probabilities(crops)
+    t = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        clf.probabilities(crops)
+        t.append(time.perf_counter() - t0)
+    return float(np.median(t) * 1e3), float(np.percentile(t, 90) * 1e3)
+
+
+def main(argv: list[str] | None = None) -> int:
+    paths = [Path(a) for a in (sys.argv[1:] if argv is None else argv)] or [None]
+    for p in paths:
+        med, p90 = time_model(p)
+        size = (p or FaceClassifier().path).stat().st_size
+        print(f"{p or 'shipped'}: median {med:.3f} ms, p90 {p90:.3f} ms for 3 crops; {size} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
