@@ -33,8 +33,10 @@ OPEN_SIDE = 7
 BG_CELL = 8
 BG_MEDIAN = 5
 #: The faint pass: a pixel differs faintly when above WEAK_K × the frame's median difference (at least WEAK_MIN).
-WEAK_MIN = 12
+WEAK_MIN = 10
 WEAK_K = 4.0
+#: Disc (working pixels) that closes the gaps in a faint die's outline before its inside is filled.
+WEAK_CLOSE = 3
 #: Whether the faint pass runs at all (off: the clear pass alone, to compare).
 WEAK_PASS = True
 #: Disc (working pixels, diameter) around a faint blob that must hold nothing clear: it keeps that far from the strong blobs.
@@ -133,15 +135,19 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
     A pale die on a pale tray differs from it only at its outline and its
     marks: a ring around a patch of its own colour. Above a threshold set by
     the frame's own noise (``WEAK_K`` × its median difference) that ring shows;
-    each outer outline that is one square die of a plausible size, and keeps
-    clear of everything the strong pass found (near those, a faint blob is a
-    die's shadow or glare, and joined to it would read as two dice), is kept
-    filled.
+    what is not close to the strong pass's blobs is cut out (a gap keeps a
+    pale die apart from a dark one it lies against: joined, they would read as
+    one or be cut apart wrongly), its die-sized holes filled, thin tails
+    opened off. Each outline that is one square die of a plausible size, with
+    marks and nothing clear around it (``_stands_alone``: not a die's shadow,
+    not a lit patch beside the cup's rim), is kept filled.
     """
     thr = min(DIFF_THRESHOLD, max(WEAK_MIN, WEAK_K * _median(diff)))
     weak = (diff > thr).astype(np.uint8) * 255
-    weak = cv2.morphologyEx(weak, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    weak = cv2.morphologyEx(weak, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_CLOSE, WEAK_CLOSE)))
     min_side, max_side = MIN_SIDE * max(diff.shape), MAX_SIDE * max(diff.shape)
+    near = cv2.dilate(strong, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_GAP, WEAK_GAP)))
+    weak[near > 0] = 0  # a pale die against a clear one: the faint part beside it, kept apart from it by a gap
     # fill the holes no bigger than a die (the die's own colour inside its ring); not the tray inside its rim
     contours, hierarchy = cv2.findContours(weak, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     if not contours:
@@ -149,7 +155,6 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
     holes = [c for c, (_, _, _, parent) in zip(contours, hierarchy[0]) if parent >= 0 and cv2.contourArea(c) <= max_side ** 2]
     cv2.drawContours(weak, holes, -1, 255, cv2.FILLED)
     weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
-    near = cv2.dilate(strong, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_GAP, WEAK_GAP)))
     out = np.zeros_like(weak)
     contours, hierarchy = cv2.findContours(weak, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     for c, (_, _, _, parent) in zip(contours, hierarchy[0] if contours else ()):
@@ -160,9 +165,7 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
         x0, y0, x1, y1 = max(0, x - g), max(0, y - g), min(diff.shape[1], x + w + g), min(diff.shape[0], y + h + g)
         patch = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.drawContours(patch, [c], -1, 255, cv2.FILLED, offset=(-x0, -y0))
-        if (patch & near[y0:y1, x0:x1]).any():
-            continue
-        if _stands_alone(patch, diff[y0:y1, x0:x1] > DIFF_THRESHOLD):
+        if _stands_alone(patch, (diff[y0:y1, x0:x1] > DIFF_THRESHOLD) & (near[y0:y1, x0:x1] == 0)):
             out[y0:y1, x0:x1] |= patch
     return out
 
