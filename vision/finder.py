@@ -43,6 +43,8 @@ WEAK_PASS = True
 WEAK_GAP = 5
 #: How many clearly differing pixels (its marks) a faint blob must hold.
 WEAK_MARK_PIXELS = 3
+#: A blob this much longer than wide, yet small enough for one die of the frame's size, is two smaller dice.
+PAIR_ASPECT = 1.6
 #: Which of the die-like blobs gives the die size (percentile of their areas).
 REF_PERCENTILE = 75
 #: Smallest and largest die side, as a share of the frame's long side.
@@ -423,6 +425,9 @@ def find_dice(frame: np.ndarray, die_side: float | None = None) -> list[Candidat
             if ratio >= 1.6 or len(pts) >= 1.5 * ref_pixels:  # touching dice: cut them apart at the die size the frame shows
                 k = int(min(8, max(2, round(len(pts) / ref_pixels))))  # when no cuts give dice: k-means, as many as its pixels hold
                 parts = _cut_apart(pts, float(np.sqrt(ref_pixels)), fallback=k if len(pts) >= 4 * k else 1)
+            elif max(rw, rh) >= PAIR_ASPECT * min(rw, rh) and min(rw, rh) >= 0.5 * np.sqrt(ref_pixels):
+                # two smaller dice side by side (not a strip of the tray's rim): their own shape says where to cut
+                parts = _cut_apart(pts, None)
         elif is_clear and (max(rw, rh) / max(1.0, min(rw, rh)) >= 1.3 or len(pts) < 0.85 * hull_area):
             parts = _cut_apart(pts, None)  # every die touches another: the blob's own shape says how many
         for part in parts:
