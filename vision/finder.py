@@ -4,7 +4,9 @@ A die is a compact, roughly square patch whose colour differs from the tray
 around it. The finder works on a small copy of the frame (``WORK_SIDE`` px on
 its long side, so a 1280×960 frame costs about a millisecond), estimates the
 tray behind the dice with a coarse median, keeps what differs from it, and turns
-each compact blob into a rotated square. Blobs too big for one die (touching
+each compact blob into a rotated square. A second, faint pass finds pale dice
+on a pale tray, which differ only at their outline and marks (``_faint_dice``):
+each must be one square die on its own, and is never cut apart. Blobs too big for one die (touching
 dice) are cut apart along straight seams in the dice's own axes (``_cut_apart``),
 with k-means on their pixels as the fallback. It does not decide what a blob *is*: the
 face classifier rejects blobs that are not dice, so finding may be generous.
@@ -30,6 +32,19 @@ OPEN_SIDE = 7
 #: The empty tray is a median of BG_MEDIAN×BG_MEDIAN cells of BG_CELL working pixels: wider than a die, narrow enough to follow the cup's shadow.
 BG_CELL = 8
 BG_MEDIAN = 5
+#: The faint pass: a pixel differs faintly when above WEAK_K × the frame's median difference (at least WEAK_MIN).
+WEAK_MIN = 12
+WEAK_K = 4.0
+#: Disc (working pixels) that closes the gaps in a faint die's outline before its inside is filled.
+WEAK_CLOSE = 3
+#: Whether the faint pass runs at all (off: the clear pass alone, to compare).
+WEAK_PASS = True
+#: Disc (working pixels, diameter) around a faint blob that must hold nothing clear: it keeps that far from the strong blobs.
+WEAK_GAP = 5
+#: How many clearly differing pixels (its marks) a faint blob must hold.
+WEAK_MARK_PIXELS = 3
+#: A blob this much longer than wide, yet small enough for one die of the frame's size, is two smaller dice.
+PAIR_ASPECT = 1.6
 #: Which of the die-like blobs gives the die size (percentile of their areas).
 REF_PERCENTILE = 75
 #: Smallest and largest die side, as a share of the frame's long side.
@@ -79,18 +94,131 @@ def _background(small: np.ndarray) -> np.ndarray:
     return cv2.resize(tiny, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def foreground(small: np.ndarray) -> np.ndarray:
-    """A 0/255 mask of what differs from the tray (dice, their marks and edges)."""
-    bg = _background(small)
+def _tray_without(small: np.ndarray, exclude: np.ndarray) -> np.ndarray:
+    """The tray estimated from the pixels outside ``exclude`` (what the strong pass found) only.
+
+    A group of dark dice wider than the median's window darkens ``_background``
+    around it: the tray there then differs faintly, a halo that glues a pale
+    die near the group to it. Cells mostly covered are filled from the cells
+    around them (normalised convolution) before the median.
+    """
+    h, w = small.shape[:2]
+    tw, th = max(4, w // BG_CELL), max(4, h // BG_CELL)
+    # at half size first (uint8, fast): float work on the whole working copy cost most of a millisecond
+    half = (max(tw, w // 2), max(th, h // 2))
+    free = cv2.resize(cv2.bitwise_not(exclude), half, interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+    pixels = cv2.resize(small, half, interpolation=cv2.INTER_AREA).astype(np.float32)
+    total = cv2.resize(pixels * free[..., None], (tw, th), interpolation=cv2.INTER_AREA)
+    share = cv2.resize(free, (tw, th), interpolation=cv2.INTER_AREA)
+    good = (share > 0.3).astype(np.float32)
+    mean = total / np.maximum(share, 1e-3)[..., None] * good[..., None]
+    near = cv2.GaussianBlur(mean, (0, 0), 1.5) / np.maximum(cv2.GaussianBlur(good, (0, 0), 1.5), 1e-3)[..., None]
+    tiny = np.where(good[..., None] > 0, mean, near)
+    tiny = cv2.medianBlur(np.clip(tiny, 0, 255).astype(np.uint8), BG_MEDIAN)
+    return cv2.resize(tiny, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _difference(small: np.ndarray, bg: np.ndarray) -> np.ndarray:
+    """The largest channel difference from the tray (numpy's max over axis 2 is 20x slower)."""
     b, g, r = cv2.split(cv2.absdiff(small, bg))
-    diff = cv2.max(cv2.max(b, g), r)  # the largest channel difference (numpy's max over axis 2 is 20x slower)
-    mask = (diff > DIFF_THRESHOLD).astype(np.uint8) * 255
+    return cv2.max(cv2.max(b, g), r)
+
+
+def _clean(mask: np.ndarray) -> np.ndarray:
+    """Close small gaps, then open with a disc narrower than any die.
+
+    Opening drops thin things (the cup's rim, scratches, the tray's edge) that
+    would otherwise glue dice into one blob.
+    """
     k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k3, iterations=2)
-    # Opening with a disc narrower than any die drops thin things (the cup's rim,
-    # scratches, the tray's edge) that would otherwise glue dice into one blob.
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
-    return mask
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
+
+
+def masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two 0/255 masks of what differs from the tray: clearly (dice, their marks and edges), and
+    faintly (pale dice on a pale tray, apart from everything clear)."""
+    diff = _difference(small, _background(small))
+    mask = (diff > DIFF_THRESHOLD).astype(np.uint8) * 255
+    mask = _clean(mask)
+    if not WEAK_PASS:
+        return mask, np.zeros_like(mask)
+    return mask, _faint_dice(_difference(small, _tray_without(small, mask)), mask)
+
+
+def foreground(small: np.ndarray) -> np.ndarray:
+    """A 0/255 mask of what differs from the tray, clearly or faintly."""
+    return cv2.bitwise_or(*masks(small))
+
+
+def _median(img: np.ndarray) -> float:
+    """The median of a uint8 image from its histogram (a few times faster than ``np.median``)."""
+    cum = np.cumsum(cv2.calcHist([img], [0], None, [256], [0, 256]).ravel())
+    return float(np.searchsorted(cum, cum[-1] / 2))
+
+
+def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
+    """Dice the strong pass missed, as a 0/255 mask.
+
+    A pale die on a pale tray differs from it only at its outline and its
+    marks: a ring around a patch of its own colour. Above a threshold set by
+    the frame's own noise (``WEAK_K`` × its median difference) that ring shows;
+    what is not close to the strong pass's blobs is cut out (a gap keeps a
+    pale die apart from a dark one it lies against: joined, they would read as
+    one or be cut apart wrongly), its die-sized holes filled, thin tails
+    opened off. Each outline that is one square die of a plausible size, with
+    marks and nothing clear around it (``_stands_alone``: not a die's shadow,
+    not a lit patch beside the cup's rim), is kept filled.
+    """
+    thr = min(DIFF_THRESHOLD, max(WEAK_MIN, WEAK_K * _median(diff)))
+    weak = (diff > thr).astype(np.uint8) * 255
+    weak = cv2.morphologyEx(weak, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_CLOSE, WEAK_CLOSE)))
+    min_side, max_side = MIN_SIDE * max(diff.shape), MAX_SIDE * max(diff.shape)
+    near = cv2.dilate(strong, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_GAP, WEAK_GAP)))
+    weak[near > 0] = 0  # a pale die against a clear one: the faint part beside it, kept apart from it by a gap
+    # fill the holes no bigger than a die (the die's own colour inside its ring); not the tray inside its rim
+    contours, hierarchy = cv2.findContours(weak, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return weak
+    holes = [c for c, (_, _, _, parent) in zip(contours, hierarchy[0]) if parent >= 0 and cv2.contourArea(c) <= max_side ** 2]
+    cv2.drawContours(weak, holes, -1, 255, cv2.FILLED)
+    weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
+    out = np.zeros_like(weak)
+    contours, hierarchy = cv2.findContours(weak, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    for c, (_, _, _, parent) in zip(contours, hierarchy[0] if contours else ()):
+        if parent >= 0 or not _die_like(c, min_side, max_side):
+            continue  # outer outlines at every depth (a die inside the ring of the tray's rim counts too), one die each
+        x, y, w, h = cv2.boundingRect(c)
+        g = WEAK_GAP
+        x0, y0, x1, y1 = max(0, x - g), max(0, y - g), min(diff.shape[1], x + w + g), min(diff.shape[0], y + h + g)
+        patch = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(patch, [c], -1, 255, cv2.FILLED, offset=(-x0, -y0))
+        if _stands_alone(patch, (diff[y0:y1, x0:x1] > DIFF_THRESHOLD) & (near[y0:y1, x0:x1] == 0)):
+            out[y0:y1, x0:x1] |= patch
+    return out
+
+
+def _stands_alone(patch: np.ndarray, clear: np.ndarray) -> bool:
+    """Whether a faint blob is a die on its own: marks inside it, nothing clear around it.
+
+    A die's marks differ clearly even on a pale die; a blotch of the tray's
+    pattern has none. A lit patch beside the cup's rim or a die's shadow has the
+    clear line it lies along just around it (a ``WEAK_GAP`` disc).
+    """
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_GAP, WEAK_GAP))
+    around = (cv2.dilate(patch, disc) > 0) & (patch == 0)
+    if (around & clear).any():
+        return False
+    inner = cv2.erode(patch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))) > 0
+    return np.count_nonzero(inner & clear) >= WEAK_MARK_PIXELS
+
+
+def _die_like(contour: np.ndarray, min_side: float, max_side: float) -> bool:
+    """Whether an outline holds one square, solid die of a plausible size (what a faint blob must be to be kept)."""
+    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+    lo, hi = min(rw, rh), max(rw, rh)
+    pixels = cv2.contourArea(contour) + cv2.arcLength(contour, True) / 2 + 1  # the outline runs through its edge pixels' centres
+    return min_side <= hi <= max_side and hi <= 1.4 * lo and pixels >= 0.75 * rw * rh
 
 
 def _rect(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
@@ -261,10 +389,11 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
     scale = work_side / max(h, w)
     sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
     small = shrink(frame, (sw, sh))
-    mask = foreground(small)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    strong, faint = masks(small)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.bitwise_or(strong, faint), connectivity=8)
     min_side, max_side = MIN_SIDE * WORK_SIDE, MAX_SIDE * WORK_SIDE
     blobs: list[tuple[np.ndarray, float]] = []  # (points, hull area)
+    clear: list[bool] = []  # whether the blob was found clearly (only those give the die size: faint specks must not)
     for i in range(1, n):
         x, y, bw, bh, area = stats[i]
         if max(bw, bh) < min_side or min(bw, bh) < min_side * 0.6 or max(bw, bh) > max_side * 3.2:
@@ -275,30 +404,37 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
         if hull_area <= 0:
             continue
         blobs.append((pts, hull_area))
+        clear.append(bool(strong[pts[0, 1], pts[0, 0]]))
     # A die's area: the largest blob that looks like one whole die (square, solid). The largest,
     # not the median: crumbs (bits of the cup's rim, glare) must never make real dice look like pairs.
     singles, single_pixels = [], []
-    for pts, hull_area in blobs:
+    for (pts, hull_area), is_clear in zip(blobs, clear):
         (_, _), (rw, rh), _ = _rect(pts)
-        if max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.25 and len(pts) >= 0.8 * rw * rh:
+        if is_clear and max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.25 and len(pts) >= 0.8 * rw * rh:
             singles.append(hull_area)
             single_pixels.append(len(pts))
     ref_area = (die_side * scale) ** 2 if die_side else (float(np.percentile(singles, REF_PERCENTILE)) if singles else None)
     ref_pixels = (die_side * scale) ** 2 if die_side else (float(np.percentile(single_pixels, REF_PERCENTILE)) if singles else None)
+    # A faint blob is one square die already (``_die_like``): never refined or cut by the clear dice's size.
+    faint_blobs = [b for b, c in zip(blobs, clear) if not c]
+    blobs = [b for b, c in zip(blobs, clear) if c]
     if ref_area:
         blobs = [piece for blob in blobs for piece in _refine(blob, ref_area)]
     else:
         blobs = [b for b in blobs if len(b[0]) >= 0.45 * b[1]]  # no die size to refine by: drop rings and scribbles
     found: list[Candidate] = []
-    for pts, hull_area in blobs:
+    for (pts, hull_area), is_clear in [(b, True) for b in blobs] + [(b, False) for b in faint_blobs]:
         parts = [pts]
         (_, _), (rw, rh), _ = _rect(pts)
-        if ref_area and ref_pixels:
+        if is_clear and ref_area and ref_pixels:
             ratio = hull_area / ref_area
             if ratio >= 1.6 or len(pts) >= 1.5 * ref_pixels:  # touching dice: cut them apart at the die size the frame shows
                 k = int(min(8, max(2, round(len(pts) / ref_pixels))))  # when no cuts give dice: k-means, as many as its pixels hold
                 parts = _cut_apart(pts, float(np.sqrt(ref_pixels)), fallback=k if len(pts) >= 4 * k else 1)
-        elif max(rw, rh) / max(1.0, min(rw, rh)) >= 1.3 or len(pts) < 0.85 * hull_area:
+            elif max(rw, rh) >= PAIR_ASPECT * min(rw, rh) and min(rw, rh) >= 0.5 * np.sqrt(ref_pixels):
+                # two smaller dice side by side (not a strip of the tray's rim): their own shape says where to cut
+                parts = _cut_apart(pts, None)
+        elif is_clear and (max(rw, rh) / max(1.0, min(rw, rh)) >= 1.3 or len(pts) < 0.85 * hull_area):
             parts = _cut_apart(pts, None)  # every die touches another: the blob's own shape says how many
         for part in parts:
             if len(part) < 3:
