@@ -36,14 +36,17 @@ def cut_crop(frame: np.ndarray, cx: float, cy: float, side: float, angle: float 
     m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
     m[0, 2] += size / 2.0 - cx
     m[1, 2] += size / 2.0 - cy
-    if scale < 0.5:  # shrinking a lot: smooth first so marks do not alias away
-        k = 1.0 / scale
-        x0, y0 = int(max(0, cx - span)), int(max(0, cy - span))
-        x1, y1 = int(min(frame.shape[1], cx + span + 1)), int(min(frame.shape[0], cy + span + 1))
-        if x1 > x0 and y1 > y0:
-            patch = cv2.GaussianBlur(frame[y0:y1, x0:x1], (0, 0), 0.45 * k)
+    if scale < 0.5:  # shrinking a lot: halve the die's patch with a Gaussian pyramid first so marks do not alias away
+        reach = 0.71 * span + 3.0 / scale  # the turned crop's corners, and room for the pyramid's filter
+        x0, y0 = int(max(0, cx - reach)), int(max(0, cy - reach))
+        x1, y1 = int(min(frame.shape[1], cx + reach + 1)), int(min(frame.shape[0], cy + reach + 1))
+        if x1 - x0 >= 2 and y1 - y0 >= 2:
+            patch, f = frame[y0:y1, x0:x1], 1
+            while scale * f < 0.5 and min(patch.shape[:2]) >= 2:
+                patch, f = cv2.pyrDown(patch), 2 * f  # pixel i of a level lies on pixel 2i of the one before
             m2 = m.copy()
             m2[:, 2] += m[:, :2] @ np.array([x0, y0], np.float64)
+            m2[:, :2] *= f
             return cv2.warpAffine(patch, m2, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return cv2.warpAffine(frame, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 

@@ -53,3 +53,32 @@ def test_chains_of_three_touching_dice_are_cut_apart_more_often_than_before():
         found = find_dice(frame)
         good += all(sum(_near(c, d) and not c.misshapen for c in found) == 1 for d in placed)
     assert good >= 7, f"only {good} of 30 chains of touching dice cut apart"
+
+
+def _square(x0, y0, side):
+    ys, xs = np.mgrid[y0:y0 + side, x0:x0 + side]
+    return np.stack([xs.ravel(), ys.ravel()], 1)
+
+
+def _no_peeling(*args, **kwargs):
+    raise AssertionError("peeled: each die size tried costs a millisecond or more")
+
+
+def test_a_speck_or_a_strip_no_die_fits_in_is_never_peeled(monkeypatch):
+    import vision.finder
+    from vision.finder import _cut_apart
+
+    monkeypatch.setattr(vision.finder, "_peel", _no_peeling)
+    speck = _square(0, 0, 7)[:20]  # 7×3 pixels of glare at the frame's edge: no die is that small
+    assert [len(p) for p in _cut_apart(speck, None, smallest=6.0)] == [20]
+    strip = np.concatenate([_square(x, 0, 3) for x in range(0, 60, 3)])  # 60×3: thinner than any die it could hold
+    assert [len(p) for p in _cut_apart(strip, None, smallest=6.0)] == [180]
+
+
+def test_two_touching_squares_are_still_cut_in_two_when_the_smallest_die_is_given():
+    from vision.finder import _cut_apart
+
+    pair = np.concatenate([_square(0, 0, 20), _square(20, 0, 20)])
+    pieces = _cut_apart(pair, None, smallest=6.0)
+    assert sorted(len(p) for p in pieces) == [400, 400]
+    assert sorted(int(p[:, 0].min()) for p in pieces) == [0, 20]

@@ -71,6 +71,7 @@ def test_a_squashed_die_reads_as_leaning_or_uncertain(reader):
 @pytest.mark.parametrize("frame,words", [
     (np.zeros((960, 1280, 3), np.uint8), "dark"),
     (np.full((960, 1280, 3), 200, np.uint8), "blank"),
+    (np.full((960, 1280, 3), (20, 30, 220), np.uint8), "blank"),  # one flat colour: blank, not judged across channels
     (np.zeros((1, 1, 3), np.uint8), "too small"),
     (np.zeros((0, 0, 3), np.uint8), "too small"),
     (np.zeros((100, 100, 2), np.uint8), "unusable shape"),
