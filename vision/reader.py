@@ -40,6 +40,10 @@ MARK_SHARE = 0.3
 SIZE_TOLERANCE = 0.3
 #: The crop spans the classifier tries on a `classify` image (share of its width).
 CLASSIFY_SPANS = (1.0, 0.8, 0.65)
+#: An unsure die is looked at again with its box this much smaller and bigger (the finder's box is a guess).
+RELOOK_SPANS = (0.85, 1.15)
+#: ... and a second look makes a die sure only at this confidence (a best of three is a luckier draw than one look).
+RELOOK_SURE = 0.97
 
 
 class DiceReader:
@@ -100,6 +104,7 @@ class DiceReader:
             if p[NOT_A_DIE] > REJECT_ABOVE or (i >= len(cands) - close_ups and p[seen] < self.min_confidence):
                 continue  # not a die; or the coarse look's guess, which only a sure reading may add
             kept.append((c, seen, float(p[seen])))
+        kept = self._relook(frame, kept)
         kept = self._one_reading_per_die(kept)
         kept.sort(key=lambda t: (t[0].cx, t[0].cy))
         dice = tuple(DieReading(seen, self.top_of(seen), conf, _shift(c.box(), ox, oy)) for c, seen, conf in kept)
@@ -137,6 +142,30 @@ class DiceReader:
         coarse = find_dice(frame, None, work_side=CLOSE_UP_WORK_SIDE, smallest=0.8 * CLOSE_UP_MIN_SIDE)
         close_ups = [c for c in coarse if c.side >= CLOSE_UP_MIN_SIDE * long_side]
         return found + close_ups, len(close_ups)
+
+    def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
+        """Each unsure die read again from crops a little smaller and bigger than its box (the
+        finder's box is a guess: a shadow or a neighbour makes it too big, a pale edge too small).
+
+        The surest look wins, but a look only makes a die sure when it is very sure
+        (``RELOOK_SURE``): the best of three looks is a luckier draw than one, and a die
+        the first look doubted must never become silently wrong. Decided on the ``train``
+        photos: 80 -> 70 wrong of 1487 dice, the same 8 unflagged.
+        """
+        unsure = [i for i, (_, _, conf) in enumerate(kept) if conf < self.min_confidence]
+        if not unsure:
+            return kept
+        crops = np.array([cut_crop(frame, c.cx, c.cy, max(c.w, c.h) * s, c.angle) for c, _, _ in (kept[i] for i in unsure) for s in RELOOK_SPANS],
+                         np.uint8).reshape(-1, CROP, CROP, 3)
+        probs = self.classifier.probabilities(crops).reshape(len(unsure), len(RELOOK_SPANS), -1)
+        out = list(kept)
+        for i, looks in zip(unsure, probs):
+            for p in looks:
+                seen = int(p[1:].argmax()) + 1
+                sure_enough = p[seen] < self.min_confidence or p[seen] >= RELOOK_SURE  # still flagged, or very sure
+                if p[NOT_A_DIE] <= REJECT_ABOVE and p[seen] > out[i][2] and sure_enough:
+                    out[i] = (out[i][0], seen, float(p[seen]))
+        return out
 
     def _one_reading_per_die(self, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
         """Where two accepted blobs overlap (the two looks found one die, or a die and its marks), keep one.
