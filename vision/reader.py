@@ -73,8 +73,8 @@ class DiceReader:
     def top_of(self, seen: int) -> int:
         return self.opposite[seen - 1] if self.camera_view == "below" else seen
 
-    def _uncertain(self, reason: str, dice: tuple[DieReading, ...] = (), **extra: Any) -> Reading:
-        return Reading(UNCERTAIN, dice, reason=reason, model_id=self.model_id, extra=extra)
+    def _uncertain(self, reason: str, *codes: dict[str, Any]) -> Reading:
+        return Reading(UNCERTAIN, (), reason=reason, model_id=self.model_id, reasons=codes, sure_at=self.min_confidence)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read every die in ``frame`` (BGR uint8; grey and BGRA are accepted)."""
@@ -94,7 +94,7 @@ class DiceReader:
         mean, std = cv2.meanStdDev(cv2.resize(frame, (160, max(1, round(160 * frame.shape[0] / frame.shape[1]))), interpolation=cv2.INTER_NEAREST))
         if float(std.max()) < 3.0:
             what = "dark" if float(mean.mean()) < 40 else "blank"
-            return self._uncertain(f"the frame is {what}: no dice can be seen (lights off or the camera covered?)")
+            return self._uncertain(f"the frame is {what}: no dice can be seen (lights off or the camera covered?)", {"code": what})
         cands, close_ups = self._candidates(frame)
         crops = np.array([cut_crop(frame, c.cx, c.cy, max(c.w, c.h), c.angle) for c in cands], np.uint8).reshape(-1, CROP, CROP, 3)
         probs = self.classifier.probabilities(crops)
@@ -108,22 +108,28 @@ class DiceReader:
         kept = self._one_reading_per_die(kept)
         kept.sort(key=lambda t: (t[0].cx, t[0].cy))
         dice = tuple(DieReading(seen, self.top_of(seen), conf, _shift(c.box(), ox, oy)) for c, seen, conf in kept)
-        reasons = []
+        reasons: list[str] = []  # in words, for logs and the command line
+        codes: list[dict[str, Any]] = []  # the same for the page to translate (vision.reading.REASON_CODES)
         if len(dice) != self.expected_dice:
             reasons.append(f"found {len(dice)} {'die' if len(dice) == 1 else 'dice'}, expected {self.expected_dice}")
+            codes.append({"code": "count", "found": len(dice), "expected": self.expected_dice})
         if any(c.cut_off for c, _, _ in kept):
             reasons.append("a die is cut off by the frame's edge")
+            codes.append({"code": "cut_off"})
         sides = np.array([c.side for c, _, _ in kept])
         odd_size = len(sides) >= 2 and bool((np.abs(sides / np.median(sides) - 1) > SIZE_TOLERANCE).any())
         if any(c.misshapen for c, _, _ in kept) or odd_size:
             reasons.append("a die looks leaning or misshapen (not flat on the tray?)")
+            codes.append({"code": "leaning"})
         low = [conf for _, _, conf in kept if conf < self.min_confidence]
         if low:
             reasons.append(f"low confidence on {len(low)} {'die' if len(low) == 1 else 'dice'} (lowest {min(low):.2f})")
+            codes.append({"code": "low_confidence", "n": len(low), "lowest": round(min(low), 2)})
         extra = {"candidates": len(cands), "rejected": len(cands) - len(kept)}
         if reasons:
-            return Reading(UNCERTAIN, dice, reason="; ".join(reasons), model_id=self.model_id, extra=extra)
-        return Reading(OK, dice, model_id=self.model_id, extra=extra)
+            return Reading(UNCERTAIN, dice, reason="; ".join(reasons), model_id=self.model_id, extra=extra,
+                           reasons=tuple(codes), sure_at=self.min_confidence)
+        return Reading(OK, dice, model_id=self.model_id, extra=extra, sure_at=self.min_confidence)
 
     def _candidates(self, frame: np.ndarray) -> tuple[list[Candidate], int]:
         """The finder's blobs, then, when the die size is not known, a coarse look's close-up dice

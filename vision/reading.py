@@ -13,6 +13,11 @@ from typing import Any
 OK = "ok"
 UNCERTAIN = "uncertain"
 
+#: Why a reading is uncertain, as codes the page translates (``reason_<code>`` in every language):
+#: ``count`` {found, expected}, ``cut_off``, ``leaning``, ``low_confidence`` {n, lowest}, ``dark``, ``blank``.
+#: Any other trouble (an unusable image) keeps only the English ``reason``.
+REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank")
+
 
 @dataclass(frozen=True)
 class DieReading:
@@ -50,6 +55,10 @@ class Reading:
     reason: str | None = None
     model_id: str = "none"
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: the reason again, as ``{"code": ..., params}`` for the page to say in the players' language
+    reasons: tuple[dict[str, Any], ...] = ()
+    #: the confidence from which a die counted as read for sure (the setting in force, kept with the Bluff)
+    sure_at: float | None = None
 
     @property
     def total(self) -> int:
@@ -65,6 +74,8 @@ class Reading:
             "dice": [d.to_json() for d in self.dice],
             "total": self.total,
             "model": self.model_id,
+            "reasons": [dict(r) for r in self.reasons],
+            "sure_at": self.sure_at,
         }
 
     @classmethod
@@ -74,4 +85,6 @@ class Reading:
             dice=tuple(DieReading.from_json(d) for d in data.get("dice", [])),
             reason=data.get("reason"),
             model_id=data.get("model", "none"),
+            reasons=tuple(dict(r) for r in data.get("reasons") or ()),
+            sure_at=data.get("sure_at"),
         )

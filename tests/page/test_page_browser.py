@@ -6,7 +6,9 @@ Bluff, as a person would put them under the camera; everything else is clicks.
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -171,6 +173,8 @@ def test_uncertain_reading_is_confirmed_by_tapping_the_dice(server: Server, new_
         pytest.skip(f"two dice under the camera did not make the reading uncertain here (phase {state['phase']!r}); R14 cannot be shown")
     expect(page.locator("#act-confirm")).to_be_visible()
     expect(page.locator("#turn-name")).to_have_text("Check the dice")
+    reading = server.api("GET", f"/api/challenges/{state['last_challenge']}").json()["reading"]
+    expect(page.locator("#confirm-reason")).to_have_text(_reasons_in_english(reading))  # why the table must check, in words
     expect(page.locator("#confirm-button")).to_be_disabled()
     shot(page, "08-uncertain-reading")
     for die, value in enumerate([6, 4, 2]):
@@ -183,6 +187,17 @@ def test_uncertain_reading_is_confirmed_by_tapping_the_dice(server: Server, new_
     expect(position(page, 1)).to_have_attribute("data-position", "1")
     challenge = server.api("GET", f"/api/challenges/{state['last_challenge']}").json()
     assert challenge["dice"] == [6, 4, 2] and challenge["source"] == "table"
+
+
+def _reasons_in_english(reading: dict[str, Any]) -> str:
+    """What the page should say for a reading's reason codes, from the English texts."""
+    texts = json.loads((Path(__file__).resolve().parents[2] / "companion/web/translations/en.json").read_text(encoding="utf-8"))
+    assert reading["reasons"], reading
+    out = []
+    for r in reading["reasons"]:
+        params = {k: (f"{round(100 * v)} %" if k == "lowest" else v) for k, v in r.items()}
+        out.append(texts["reason_" + r["code"]].format(**params))
+    return " ".join(out)
 
 
 def _bluffed_game(server: Server) -> tuple[dict[str, Any], str]:
@@ -343,10 +358,9 @@ PHOTO_BOXES = [(80, 120, 110, 110), (270, 200, 120, 115), (460, 90, 100, 105)]
 
 
 def test_a_bluff_with_a_photo_shows_each_die_boxed_and_cropped(server: Server, new_context: Any) -> None:
-    """Once the camera reader lands, a Bluff has a photo (``has_images``). Until then
-    the browser is served that Bluff with a photo in its JSON, to check what the page draws."""
-    import json
-
+    """The browser is served that Bluff with a fixed photo and reading, to check what the page draws:
+    each box where the reading puts it, a die marked unsure below the reading's own ``sure_at``
+    (the setting when it was read, not the page's guess), and why the camera was unsure, in words."""
     game, cid = _bluffed_game(server)
     jpeg = _frame_jpeg()
 
@@ -354,8 +368,9 @@ def test_a_bluff_with_a_photo_shows_each_die_boxed_and_cropped(server: Server, n
         challenge["has_images"] = True
         challenge["image_url"] = f"/api/challenges/{challenge['id']}/image"
         challenge["annotated_url"] = f"/api/challenges/{challenge['id']}/annotated"
-        dice = [{"seen": 7 - v, "top": v, "confidence": c, "box": list(b)} for v, c, b in zip([6, 4, 3], [0.99, 0.97, 0.62], PHOTO_BOXES)]
-        challenge["reading"] = {"status": "ok", "reason": None, "dice": dice, "total": 13, "model": "test"}
+        dice = [{"seen": 7 - v, "top": v, "confidence": c, "box": list(b)} for v, c, b in zip([6, 4, 3], [0.99, 0.93, 0.62], PHOTO_BOXES)]
+        challenge["reading"] = {"status": "uncertain", "reason": "low confidence on 2 dice (lowest 0.62)", "dice": dice, "total": 13,
+                                "model": "test", "reasons": [{"code": "low_confidence", "n": 2, "lowest": 0.62}], "sure_at": 0.95}
         return challenge
 
     def one(route: Any) -> None:
@@ -375,6 +390,8 @@ def test_a_bluff_with_a_photo_shows_each_die_boxed_and_cropped(server: Server, n
     boxes = page.locator("#verdict-frame .box")
     expect(boxes).to_have_count(3)
     expect(boxes.locator(".box-label")).to_have_text(["6", "4", "3"])
+    expect(boxes.nth(0)).not_to_have_class(re.compile(r"\bbox-unsure\b"))
+    expect(boxes.nth(1)).to_have_class(re.compile(r"\bbox-unsure\b"))  # 0.93: sure at the default 0.9, not at this reading's 0.95
     expect(boxes.nth(2)).to_have_class(re.compile(r"\bbox-unsure\b"))
     # Each box sits where the reading says, in the frame's proportions.
     frame = page.locator("#verdict-frame .frame").bounding_box()
@@ -390,8 +407,10 @@ def test_a_bluff_with_a_photo_shows_each_die_boxed_and_cropped(server: Server, n
     crops = page.locator("#bluff-crops .crop")
     expect(crops).to_have_count(3)
     assert "url(" in crops.nth(0).evaluate("(el) => el.style.backgroundImage")
-    expect(page.locator("#bluff-crops .confidence")).to_have_text(["sure at 99%", "sure at 97%", "sure at 62%"])
+    expect(page.locator("#bluff-crops .confidence")).to_have_text(["sure at 99%", "sure at 93%", "sure at 62%"])
+    expect(page.locator("#bluff-crops .crop-item").nth(1)).to_have_class(re.compile(r"\bunsure\b"))
     expect(page.locator("#bluff-crops .crop-item").nth(2)).to_have_class(re.compile(r"\bunsure\b"))
+    expect(page.locator("#bluff-reading")).to_contain_text("Dice read without certainty: 2 (the least sure at 62 %).")
     expect(page.locator("#bluff-annotated")).to_have_attribute("href", f"/api/challenges/{cid}/annotated")
     shot(page, "15-disputed-detail-photo", full_page=True)
 

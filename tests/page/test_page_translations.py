@@ -58,3 +58,14 @@ def test_translate_fills_placeholders_and_falls_back_to_english() -> None:
     assert i18n.translate("fr", "round", n=3) == "Manche 3"
     assert i18n.translate("de", "moves_two", name="Ann") == "Ann zieht 2 Felder vor"
     assert i18n.translate("da", "no_such_key") == "no_such_key"
+
+
+def test_every_reason_the_reader_gives_has_a_text_with_its_numbers() -> None:
+    """The page says why a reading was unsure from ``reason_<code>`` (vision.reading.REASON_CODES)."""
+    from vision.reading import REASON_CODES
+
+    params = {"count": {"found", "expected"}, "low_confidence": {"n", "lowest"}}
+    for code in REASON_CODES:
+        text = ENGLISH.get(f"reason_{code}")
+        assert text, f"en.json has no reason_{code}"
+        assert set(i18n.PLACEHOLDER.findall(text)) == params.get(code, set()), code

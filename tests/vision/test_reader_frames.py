@@ -125,3 +125,28 @@ def test_opposite_faces_setting_maps_seen_to_top(reader):
     frame, placed = render_table([1, 3, 5], np.random.default_rng(91), touching=0.0, glare=0)
     r = odd.read(frame)
     assert sorted(d.top for d in r.dice) == [2, 4, 6] and sorted(d.seen for d in r.dice) == [1, 3, 5]
+
+
+def test_an_uncertain_reading_says_why_in_codes_the_page_can_translate(reader):
+    from vision.reading import REASON_CODES, Reading
+
+    frame, placed = _frame([2, 5], 61, touching=0.0, glare=0)  # a die missing from the tray
+    r = reader.read(frame)
+    assert r.status == "uncertain"
+    assert {"code": "count", "found": len(r.dice), "expected": 3} in r.reasons
+    assert all(c["code"] in REASON_CODES for c in r.reasons)
+    assert r.sure_at == reader.min_confidence
+    again = Reading.from_json(r.to_json())  # kept with the Bluff in the game log, and read back for the replay
+    assert again.reasons == r.reasons and again.sure_at == r.sure_at
+
+
+def test_a_sure_reading_has_no_reason_and_keeps_the_confidence_it_was_sure_at(reader):
+    frame, _ = _frame([1, 3, 6], 62, touching=0.0, glare=0)
+    r = reader.read(frame)
+    assert r.status == "ok", r.reason
+    assert r.reasons == () and r.to_json()["reasons"] == [] and r.to_json()["sure_at"] == reader.min_confidence
+
+
+def test_a_dark_frame_says_so_in_a_code(reader):
+    r = reader.read(np.zeros((480, 640, 3), np.uint8))
+    assert r.reasons == ({"code": "dark"},)

@@ -27,7 +27,7 @@
         picture = Dice.face(d.top, "die-big");
       }
       const percent = Math.round(100 * d.confidence);
-      return el("li", { class: "crop-item" + (d.confidence < 0.8 ? " unsure" : ""), "data-die": i },
+      return el("li", { class: "crop-item" + (Dice.unsure(challenge.reading, d) ? " unsure" : ""), "data-die": i },
         picture,
         el("strong", { class: "crop-value", text: t("die_top", { n: i + 1, top: d.top }) }),
         el("span", { class: "confidence", text: t("confidence", { p: percent }) }),
@@ -49,7 +49,7 @@
     if (challenge.annotated_url) $("bluff-annotated").href = challenge.annotated_url;
     const r = challenge.reading;
     $("bluff-reading").textContent = r
-      ? t(r.status === "ok" ? "reading_ok" : "reading_unsure", { model: r.model || "?" }) + (challenge.problem ? " " + challenge.problem : "")
+      ? [t(r.status === "ok" ? "reading_ok" : "reading_unsure", { model: r.model || "?" }), Dice.reasonText(r), challenge.problem || ""].filter(Boolean).join(" ")
       : t("reading_none") + (challenge.problem ? " " + challenge.problem : "");
     Dice.showVerdict("bluff", challenge, names);
     $("bluff-source").textContent = Dice.sourceText(challenge) + (challenge.dice ? " · " + challenge.dice.join(" + ") : "");

@@ -17,6 +17,31 @@ const Dice = (() => {
     return el("div", { class: "dice-row" }, ...values.map((v) => face(v, extraClass)));
   }
 
+  /** Whether a die was read below the confidence the reader counted as sure when it read it
+      (kept with each reading: the setting may have changed since; 0.9 for older readings). */
+  function unsure(reading, die) {
+    const sureAt = reading && typeof reading.sure_at === "number" ? reading.sure_at : 0.9;
+    return die.confidence < sureAt;
+  }
+
+  // The reader's reason codes (vision.reading.REASON_CODES) and their texts.
+  const REASON_TEXTS = {
+    count: "reason_count", cut_off: "reason_cut_off", leaning: "reason_leaning",
+    low_confidence: "reason_low_confidence", dark: "reason_dark", blank: "reason_blank",
+  };
+
+  /** Why the reader was not sure, in the page's language; its English words when a code is
+      unknown here (an unusable image, a newer reader); "" when it was sure. */
+  function reasonText(reading) {
+    if (!reading || reading.status === "ok") return "";
+    const codes = Array.isArray(reading.reasons) ? reading.reasons : [];
+    const known = codes.length > 0 && codes.every((r) => r && Object.prototype.hasOwnProperty.call(REASON_TEXTS, r.code));
+    if (!known) return reading.reason || "";
+    return codes.map((r) => t(REASON_TEXTS[r.code], {
+      ...r, lowest: typeof r.lowest === "number" ? Math.round(100 * r.lowest) + " %" : undefined,
+    })).join(" ");
+  }
+
   /** The camera's frame with each die boxed and its top face; drawn dice when there is no photo. */
   function frame(holder, challenge, options) {
     holder.replaceChildren();
@@ -33,7 +58,7 @@ const Dice = (() => {
         readDice.forEach((d, i) => {
           if (!d.box) return;
           const [x, y, bw, bh] = d.box;
-          const box = el("span", { class: "box" + (d.confidence < 0.8 ? " box-unsure" : ""), "data-die": i },
+          const box = el("span", { class: "box" + (unsure(reading, d) ? " box-unsure" : ""), "data-die": i },
             el("span", { class: "box-label", text: String(d.top) }));
           box.style.left = (100 * x / w) + "%";
           box.style.top = (100 * y / h) + "%";
@@ -109,5 +134,5 @@ const Dice = (() => {
     return t("source_waiting");
   }
 
-  return { face, row, frame, pickers, verdict, showVerdict, sourceText };
+  return { face, row, frame, pickers, verdict, showVerdict, sourceText, unsure, reasonText };
 })();

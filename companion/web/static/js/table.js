@@ -297,6 +297,7 @@
     try { challenge = await getChallenge(cid, state.events); } catch (e) { toast(EB.errorText(e)); confirmFor = null; return; }
     if (confirmFor !== cid) return;
     $("confirm-problem").textContent = t("confirm_problem", { claimer: EB.playerName(state, challenge.claimer), n: challenge.claim });
+    $("confirm-reason").textContent = Dice.reasonText(challenge.reading) || challenge.problem || "";
     Dice.frame($("confirm-frame"), challenge);
     Dice.pickers($("confirm-pickers"), [], $("confirm-total"), (dice, complete) => {
       confirmDice = dice;
