@@ -30,14 +30,19 @@ from vision.finder import find_dice
 from vision.reader import DiceReader, load_reader
 from vision.simtable import render_table
 
-def test_split(root: Path) -> list[tuple[str, np.ndarray, list[Label]]]:
-    """(name, image, [(value, cx, cy, w, h)]) for every photo of the ``test`` split."""
+def split_photos(root: Path, split: str) -> list[tuple[str, np.ndarray, list[Label]]]:
+    """(name, image, [(value, cx, cy, w, h)]) for every photo of ``split``."""
     out = []
-    for name in split_names(root, "test"):
+    for name in split_names(root, split):
         img = cv2.imread(str(root / "images" / f"{name}.jpg"))
         h, w = img.shape[:2]
         out.append((name, img, labels_in_pixels(root, name, w, h)))
     return out
+
+
+def test_split(root: Path) -> list[tuple[str, np.ndarray, list[Label]]]:
+    """Every photo of the ``test`` split, for the final report only."""
+    return split_photos(root, "test")
 
 
 def _confusion(truth: list[int], pred: list[int]) -> list[list[int]]:

@@ -16,30 +16,20 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
 from companion.settings import Settings
-from vision.bench import _match
-from vision.dataset import dataset_dir, labels_in_pixels, split_names
+from vision.bench import _match, split_photos
+from vision.dataset import dataset_dir
 from vision.finder import find_dice
 from vision.reader import load_reader
 
 
-def load_split(root: Path, split: str) -> list[tuple[str, np.ndarray, list]]:
-    """(name, image, labels in pixels) for every photo of ``split``."""
-    out = []
-    for name in split_names(root, split):
-        img = cv2.imread(str(root / "images" / f"{name}.jpg"))
-        out.append((name, img, labels_in_pixels(root, name, img.shape[1], img.shape[0])))
-    return out
-
-
 def evaluate(data, reader=None) -> dict[str, Any]:
-    """The figures above for ``data`` (from ``load_split``), and per-photo rows."""
+    """The figures above for ``data`` (from ``vision.bench.split_photos``), and per-photo rows."""
     reader = (reader or load_reader(Settings.defaults())).with_view("above")
     dice = found = right = extra = cand_found = cands_n = 0
     rows = []
@@ -104,7 +94,7 @@ def main() -> None:
     root = dataset_dir()
     if root is None:
         raise SystemExit("the real-dice-byler dataset is not found (set ELEPHANTS_BLUFF_DICE_DATASET)")
-    data = load_split(root, args.split)
+    data = split_photos(root, args.split)
     reader = load_reader(Settings.defaults())
     res = evaluate(data, reader)
     rows = sorted(res.pop("rows"), key=lambda r: (-r["missed"], -r["extra"], -r["wrong"]))
