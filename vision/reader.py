@@ -93,11 +93,10 @@ class DiceReader:
         # colour is blank whatever the colour, so each channel is judged on its own
         mean, std = cv2.meanStdDev(cv2.resize(frame, (160, max(1, round(160 * frame.shape[0] / frame.shape[1]))), interpolation=cv2.INTER_NEAREST))
         if float(std.max()) < 3.0:
-            what = "dark" if float(mean.mean()) < 40 else "blank"
-            return self._uncertain(f"the frame is {what}: no dice can be seen (lights off or the camera covered?)", {"code": what})
+            blank = {"code": "dark" if float(mean.mean()) < 40 else "blank"}
+            return self._uncertain(_in_words(blank), blank)
         cands, close_ups = self._candidates(frame)
-        crops = np.array([cut_crop(frame, c.cx, c.cy, max(c.w, c.h), c.angle) for c in cands], np.uint8).reshape(-1, CROP, CROP, 3)
-        probs = self.classifier.probabilities(crops)
+        probs = self.classifier.probabilities(_crops(frame, [(c, 1.0) for c in cands]))
         kept: list[tuple[Candidate, int, float]] = []
         for i, (c, p) in enumerate(zip(cands, probs)):
             seen = int(p[1:].argmax()) + 1
@@ -108,26 +107,21 @@ class DiceReader:
         kept = self._one_reading_per_die(kept)
         kept.sort(key=lambda t: (t[0].cx, t[0].cy))
         dice = tuple(DieReading(seen, self.top_of(seen), conf, _shift(c.box(), ox, oy)) for c, seen, conf in kept)
-        reasons: list[str] = []  # in words, for logs and the command line
-        codes: list[dict[str, Any]] = []  # the same for the page to translate (vision.reading.REASON_CODES)
+        codes: list[dict[str, Any]] = []  # why it is uncertain (vision.reading.REASON_CODES); ``_in_words`` for people
         if len(dice) != self.expected_dice:
-            reasons.append(f"found {len(dice)} {'die' if len(dice) == 1 else 'dice'}, expected {self.expected_dice}")
             codes.append({"code": "count", "found": len(dice), "expected": self.expected_dice})
         if any(c.cut_off for c, _, _ in kept):
-            reasons.append("a die is cut off by the frame's edge")
             codes.append({"code": "cut_off"})
         sides = np.array([c.side for c, _, _ in kept])
         odd_size = len(sides) >= 2 and bool((np.abs(sides / np.median(sides) - 1) > SIZE_TOLERANCE).any())
         if any(c.misshapen for c, _, _ in kept) or odd_size:
-            reasons.append("a die looks leaning or misshapen (not flat on the tray?)")
             codes.append({"code": "leaning"})
         low = [conf for _, _, conf in kept if conf < self.min_confidence]
         if low:
-            reasons.append(f"low confidence on {len(low)} {'die' if len(low) == 1 else 'dice'} (lowest {min(low):.2f})")
             codes.append({"code": "low_confidence", "n": len(low), "lowest": round(min(low), 2)})
         extra = {"candidates": len(cands), "rejected": len(cands) - len(kept)}
-        if reasons:
-            return Reading(UNCERTAIN, dice, reason="; ".join(reasons), model_id=self.model_id, extra=extra,
+        if codes:
+            return Reading(UNCERTAIN, dice, reason="; ".join(_in_words(c) for c in codes), model_id=self.model_id, extra=extra,
                            reasons=tuple(codes), sure_at=self.min_confidence)
         return Reading(OK, dice, model_id=self.model_id, extra=extra, sure_at=self.min_confidence)
 
@@ -161,12 +155,11 @@ class DiceReader:
         unsure = [i for i, (_, _, conf) in enumerate(kept) if conf < self.min_confidence]
         if not unsure:
             return kept
-        crops = np.array([cut_crop(frame, c.cx, c.cy, max(c.w, c.h) * s, c.angle) for c, _, _ in (kept[i] for i in unsure) for s in RELOOK_SPANS],
-                         np.uint8).reshape(-1, CROP, CROP, 3)
-        probs = self.classifier.probabilities(crops).reshape(len(unsure), len(RELOOK_SPANS), -1)
+        looks = [(kept[i][0], span) for i in unsure for span in RELOOK_SPANS]
+        probs = self.classifier.probabilities(_crops(frame, looks)).reshape(len(unsure), len(RELOOK_SPANS), -1)
         out = list(kept)
-        for i, looks in zip(unsure, probs):
-            for p in looks:
+        for i, answers in zip(unsure, probs):
+            for p in answers:
                 seen = int(p[1:].argmax()) + 1
                 sure_enough = p[seen] < self.min_confidence or p[seen] >= RELOOK_SURE  # still flagged, or very sure
                 if p[NOT_A_DIE] <= REJECT_ABOVE and p[seen] > out[i][2] and sure_enough:
@@ -225,6 +218,24 @@ class DiceReader:
         head = f"{reading.status}: total {reading.total}" if reading.status == OK else f"uncertain: {reading.reason}"
         _text(out, head, (8, int(24 * scale)), scale * 0.7, (60, 200, 60) if reading.status == OK else (0, 140, 255), thick)
         return out
+
+
+def _crops(frame: np.ndarray, looks: list[tuple[Candidate, float]]) -> np.ndarray:
+    """The classifier's crops (N×CROP×CROP×3) of each candidate, its box scaled by the span given with it."""
+    crops = [cut_crop(frame, c.cx, c.cy, max(c.w, c.h) * span, c.angle) for c, span in looks]
+    return np.array(crops, np.uint8).reshape(-1, CROP, CROP, 3)
+
+
+def _in_words(code: dict[str, Any]) -> str:
+    """A reason code (vision.reading.REASON_CODES) as the English the logs and the command line show."""
+    kind = code["code"]
+    if kind == "count":
+        return f"found {code['found']} {'die' if code['found'] == 1 else 'dice'}, expected {code['expected']}"
+    if kind == "low_confidence":
+        return f"low confidence on {code['n']} {'die' if code['n'] == 1 else 'dice'} (lowest {code['lowest']:.2f})"
+    if kind in ("dark", "blank"):
+        return f"the frame is {kind}: no dice can be seen (lights off or the camera covered?)"
+    return {"cut_off": "a die is cut off by the frame's edge", "leaning": "a die looks leaning or misshapen (not flat on the tray?)"}[kind]
 
 
 def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int], thick: int) -> None:
