@@ -194,7 +194,7 @@ class DiceReader:
         h, w = img.shape[:2]
         side = min(h, w)
         crops = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CLASSIFY_SPANS], np.uint8)
-        p = self.classifier.probabilities(crops)
+        p = self.classifier.probabilities_turned(crops)
         best = p[:, 1:].max(axis=1).argmax()
         value = int(p[best, 1:].argmax()) + 1
         return value, float(p[best, value])
