@@ -6,16 +6,12 @@ guess the eight disagree, and the mean falls below the reader's threshold.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 
+from models.training.heldout import HERE, heldout_names
 from vision.bench import split_photos
 from vision.classifier import MARGIN, TURNS, cut_crop, turn
 from vision.simtable import render_table
-
-VALIDATION = Path(__file__).resolve().parents[2] / "models" / "training" / "validation.json"
 
 
 def _die_crop(seed: int) -> np.ndarray:
@@ -48,7 +44,7 @@ def test_held_out_real_crops_at_any_size_and_angle_are_read_or_flagged_never_sil
     """The 20 train photos kept out of training, each die cut as a user might crop it:
     the die 50-100 % of the crop, off centre by up to 5 %, at any angle (two crops a die).
     These 246 crops: one look per span read 7 wrong, one of them unflagged; the eight looks 3, all flagged."""
-    held_out = set(json.loads(VALIDATION.read_text())["val_names"])
+    held_out = set(heldout_names(HERE / "validation.json"))
     rng = np.random.default_rng(11)
     wrong = silent = n = 0
     for _, img, labels in [d for d in split_photos(real_dataset, "train") if d[0] in held_out]:
