@@ -224,9 +224,11 @@ def _not_marks(strong: np.ndarray, weak: np.ndarray, min_side: float, max_side: 
     contours, _ = cv2.findContours(strong, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     areas = [cv2.contourArea(c) for c in contours]
     dice = [a for c, a in zip(contours, areas) if _die_like(c, min_side, max_side)]
-    limit = MARKS_SHARE * max(dice) if dice else max_side ** 2
+    if dice:  # marks cover a fraction of a die, and the die around them reaches 1.5 sides at most
+        limit, reach = MARKS_SHARE * max(dice), int(np.ceil(min(max_side, 1.5 * np.sqrt(max(dice)))))
+    else:  # no clear die to size by: any blob that fits in a die
+        limit, reach = max_side ** 2, int(np.ceil(max_side))
     out = strong
-    reach = int(np.ceil(min(max_side, 1.5 * np.sqrt(max(dice))) if dice else max_side))  # how far the die around marks may reach
     for c, area in zip(contours, areas):
         if area >= limit:
             continue
@@ -235,12 +237,9 @@ def _not_marks(strong: np.ndarray, weak: np.ndarray, min_side: float, max_side: 
             continue
         x0, y0 = max(0, x + w - reach), max(0, y + h - reach)
         x1, y1 = min(strong.shape[1], x + reach), min(strong.shape[0], y + reach)
-        window = cv2.copyMakeBorder(cv2.bitwise_or(weak[y0:y1, x0:x1], strong[y0:y1, x0:x1]), 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
-        outside = window.copy()
-        cv2.floodFill(outside, None, (0, 0), 128)  # the tray around: what the holes are not
-        region = np.where(outside == 128, 0, 255).astype(np.uint8)  # the window's blobs with their holes filled
+        region = _fill_holes(cv2.bitwise_or(weak[y0:y1, x0:x1], strong[y0:y1, x0:x1]), max_side)  # the window's blobs, filled
         px, py = c[0, 0]
-        cv2.floodFill(region, None, (int(px - x0 + 1), int(py - y0 + 1)), 64)
+        cv2.floodFill(region, None, (int(px - x0), int(py - y0)), 64)
         outline, _ = cv2.findContours((region == 64).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if len(outline) == 1 and _die_like(outline[0], min_side, max_side) and area < MARKS_SHARE * cv2.contourArea(outline[0]):
             if out is strong:
