@@ -140,12 +140,18 @@ def _clean(mask: np.ndarray) -> np.ndarray:
 def masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Two 0/255 masks of what differs from the tray: clearly (dice, their marks and edges), and
     faintly (pale dice on a pale tray, apart from everything clear)."""
+    strong, faint, _ = _masks(small)
+    return strong, faint
+
+
+def _masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``masks``, and the clear mask before ``_clean`` closed its gaps (the seams between touching dice)."""
     diff = _difference(small, _background(small))
-    mask = (diff > DIFF_THRESHOLD).astype(np.uint8) * 255
-    mask = _clean(mask)
+    raw = (diff > DIFF_THRESHOLD).astype(np.uint8) * 255
+    mask = _clean(raw)
     if not WEAK_PASS:
-        return mask, np.zeros_like(mask)
-    return mask, _faint_dice(_difference(small, _tray_without(small, mask)), mask)
+        return mask, np.zeros_like(mask), raw
+    return mask, _faint_dice(_difference(small, _tray_without(small, mask)), mask), raw
 
 
 def foreground(small: np.ndarray) -> np.ndarray:
@@ -406,6 +412,57 @@ def _cut_apart(points: np.ndarray, side: float | None, fallback: int = 0, limit:
     return [points[i] for i in best[1]]
 
 
+#: Whether touching dice are first split at the seams the clear mask shows before closing (``_split_at_seams``).
+SEAM_SPLIT = True
+#: A seam split's cores must each be at least this share of the largest one's area.
+SEAM_CORE_SHARE = 0.4
+
+
+def _split_at_seams(points: np.ndarray, raw: np.ndarray, die_pixels: float | None = None) -> list[np.ndarray] | None:
+    """Touching dice split where the frame itself shows the seams between them, or None.
+
+    ``_clean`` closes small gaps so a die's marks do not break it up; it also
+    closes the thin dark seam between two dice lying against each other, and
+    then only their joint outline is left to cut by. Before closing, the
+    seams are there: eroded by one pixel, the raw mask inside the blob falls
+    apart into one core per die, and each pixel of the blob goes to the
+    nearest core. None unless that gives two or more square pieces of about
+    one size (``die_pixels`` each, when the frame's die size is known).
+    """
+    if not SEAM_SPLIT:
+        return None
+    x0, y0 = points.min(0)
+    x1, y1 = points.max(0)
+    blob = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.uint8)
+    blob[points[:, 1] - y0, points[:, 0] - x0] = 255
+    cores = cv2.erode(cv2.bitwise_and(raw[y0:y1 + 1, x0:x1 + 1], blob), np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=4)
+    if n < 3:
+        return None
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    keep = [i + 1 for i, a in enumerate(areas) if a >= SEAM_CORE_SHARE * areas.max()]
+    if len(keep) < 2:
+        return None
+    seeds = np.full(blob.shape, 255, np.uint8)
+    core_of = np.zeros(blob.shape, np.int32)  # which kept core each seed pixel belongs to (1..)
+    for k, i in enumerate(keep, 1):
+        seeds[labels == i] = 0
+        core_of[labels == i] = k
+    _, nearest = cv2.distanceTransformWithLabels(seeds, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL)
+    lookup = np.zeros(int(nearest.max()) + 1, np.int32)
+    lookup[nearest[seeds == 0]] = core_of[seeds == 0]
+    owner = np.where(blob > 0, lookup[nearest], 0)
+    pieces = []
+    for k in range(1, len(keep) + 1):
+        ys, xs = np.nonzero(owner == k)
+        piece = np.stack([xs + x0, ys + y0], 1)
+        (_, _), (rw, rh), _ = _rect(piece)
+        if max(rw, rh) > 1.5 * max(1.0, min(rw, rh)) or (die_pixels and not 0.5 * die_pixels <= len(piece) <= 1.6 * die_pixels):
+            return None
+        pieces.append(piece)
+    return pieces
+
+
 def _refine(blob: tuple[np.ndarray, float], ref_area: float) -> list[tuple[np.ndarray, float]]:
     """A blob that is not one clean die, opened with a disc of about 0.6 die sides.
 
@@ -450,7 +507,7 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
     scale = work_side / max(h, w)
     sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
     small = shrink(frame, (sw, sh))
-    strong, faint = masks(small)
+    strong, faint, raw = _masks(small)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.bitwise_or(strong, faint), connectivity=8)
     min_side, max_side = max(MIN_SIDE * WORK_SIDE, smallest * work_side), MAX_SIDE * WORK_SIDE
     blobs: list[tuple[np.ndarray, float]] = []  # (points, hull area)
@@ -491,12 +548,13 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
             ratio = hull_area / ref_area
             if ratio >= 1.6 or len(pts) >= 1.5 * ref_pixels:  # touching dice: cut them apart at the die size the frame shows
                 k = int(min(8, max(2, round(len(pts) / ref_pixels))))  # when no cuts give dice: k-means, as many as its pixels hold
-                parts = _cut_apart(pts, float(np.sqrt(ref_pixels)), fallback=k if len(pts) >= 4 * k else 1)
+                parts = _split_at_seams(pts, raw, ref_pixels) or _cut_apart(pts, float(np.sqrt(ref_pixels)), fallback=k if len(pts) >= 4 * k else 1)
             elif max(rw, rh) >= PAIR_ASPECT * min(rw, rh) and min(rw, rh) >= 0.5 * np.sqrt(ref_pixels):
                 # two smaller dice side by side (not a strip of the tray's rim): their own shape says where to cut
-                parts = _cut_apart(pts, None, smallest=min_side)
-        elif is_clear and (max(rw, rh) / max(1.0, min(rw, rh)) >= 1.3 or len(pts) < 0.85 * hull_area):
-            parts = _cut_apart(pts, None, smallest=min_side)  # every die touches another: the blob's own shape says how many
+                parts = _split_at_seams(pts, raw) or _cut_apart(pts, None, smallest=min_side)
+        elif is_clear:  # no single die gives the size: the seams, else the blob's own shape, say how many dice touch
+            parts = _split_at_seams(pts, raw) or (
+                _cut_apart(pts, None, smallest=min_side) if max(rw, rh) / max(1.0, min(rw, rh)) >= 1.3 or len(pts) < 0.85 * hull_area else [pts])
         for part in parts:
             if len(part) < 3:
                 continue
