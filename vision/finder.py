@@ -7,8 +7,9 @@ tray behind the dice with a coarse median, keeps what differs from it, and turns
 each compact blob into a rotated square. A second, faint pass finds pale dice
 on a pale tray, which differ only at their outline and marks (``_faint_dice``):
 each must be one square die on its own, and is never cut apart. Blobs too big for one die (touching
-dice) are cut apart along straight seams in the dice's own axes (``_cut_apart``),
-with k-means on their pixels as the fallback. It does not decide what a blob *is*: the
+dice) are split where the clear mask, before its gaps were closed, shows the
+seams between them (``_split_at_seams``), else cut apart along straight lines in
+the dice's own axes (``_cut_apart``), with k-means on their pixels as the fallback. It does not decide what a blob *is*: the
 face classifier rejects blobs that are not dice, so finding may be generous.
 
 The finder flags what the reader must not trust: a die touching the frame's
@@ -45,6 +46,10 @@ WEAK_GAP = 5
 WEAK_MARK_PIXELS = 3
 #: A clear blob covering less than this share of the faint outline around it is that pale die's marks (``_not_marks``).
 MARKS_SHARE = 0.4
+#: Whether touching dice are first split at the seams the clear mask shows before closing (``_split_at_seams``).
+SEAM_SPLIT = True
+#: A seam split's cores must each be at least this share of the largest one's area.
+SEAM_CORE_SHARE = 0.4
 #: A blob this much longer than wide, yet small enough for one die of the frame's size, is two smaller dice.
 PAIR_ASPECT = 1.6
 #: Which of the die-like blobs gives the die size (percentile of their areas).
@@ -137,15 +142,10 @@ def _clean(mask: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
 
 
-def masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Two 0/255 masks of what differs from the tray: clearly (dice, their marks and edges), and
-    faintly (pale dice on a pale tray, apart from everything clear)."""
-    strong, faint, _ = _masks(small)
-    return strong, faint
-
-
-def _masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``masks``, and the clear mask before ``_clean`` closed its gaps (the seams between touching dice)."""
+def masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Three 0/255 masks of what differs from the tray: clearly (dice, their marks and edges),
+    faintly (pale dice on a pale tray, apart from everything clear), and the clear mask
+    before ``_clean`` closed its gaps (it still shows the seams between touching dice)."""
     diff = _difference(small, _background(small))
     raw = (diff > DIFF_THRESHOLD).astype(np.uint8) * 255
     mask = _clean(raw)
@@ -156,7 +156,8 @@ def _masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def foreground(small: np.ndarray) -> np.ndarray:
     """A 0/255 mask of what differs from the tray, clearly or faintly."""
-    return cv2.bitwise_or(*masks(small))
+    strong, faint, _ = masks(small)
+    return cv2.bitwise_or(strong, faint)
 
 
 def _median(img: np.ndarray) -> float:
@@ -412,10 +413,13 @@ def _cut_apart(points: np.ndarray, side: float | None, fallback: int = 0, limit:
     return [points[i] for i in best[1]]
 
 
-#: Whether touching dice are first split at the seams the clear mask shows before closing (``_split_at_seams``).
-SEAM_SPLIT = True
-#: A seam split's cores must each be at least this share of the largest one's area.
-SEAM_CORE_SHARE = 0.4
+def _blob_mask(points: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """A blob's points as a 0/255 mask just big enough for them, and where its corner lies."""
+    x0, y0 = points.min(0)
+    x1, y1 = points.max(0)
+    mask = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.uint8)
+    mask[points[:, 1] - y0, points[:, 0] - x0] = 255
+    return mask, int(x0), int(y0)
 
 
 def _split_at_seams(points: np.ndarray, raw: np.ndarray, die_pixels: float | None = None) -> list[np.ndarray] | None:
@@ -431,11 +435,8 @@ def _split_at_seams(points: np.ndarray, raw: np.ndarray, die_pixels: float | Non
     """
     if not SEAM_SPLIT:
         return None
-    x0, y0 = points.min(0)
-    x1, y1 = points.max(0)
-    blob = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.uint8)
-    blob[points[:, 1] - y0, points[:, 0] - x0] = 255
-    cores = cv2.erode(cv2.bitwise_and(raw[y0:y1 + 1, x0:x1 + 1], blob), np.ones((3, 3), np.uint8))
+    blob, x0, y0 = _blob_mask(points)
+    cores = cv2.erode(cv2.bitwise_and(raw[y0:y0 + blob.shape[0], x0:x0 + blob.shape[1]], blob), np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=4)
     if n < 3:
         return None
@@ -476,10 +477,7 @@ def _refine(blob: tuple[np.ndarray, float], ref_area: float) -> list[tuple[np.nd
     if solid >= 0.8 and max(rw, rh) / max(1.0, min(rw, rh)) <= 1.3 and hull_area < 1.6 * ref_area:
         return [blob]
     side = float(np.sqrt(ref_area))
-    x0, y0 = pts.min(0)
-    x1, y1 = pts.max(0)
-    mask = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.uint8)
-    mask[pts[:, 1] - y0, pts[:, 0] - x0] = 255
+    mask, x0, y0 = _blob_mask(pts)
     k = max(3, int(side * 0.6)) | 1
     opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     n, labels = cv2.connectedComponents(opened, connectivity=8)
@@ -507,7 +505,7 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
     scale = work_side / max(h, w)
     sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
     small = shrink(frame, (sw, sh))
-    strong, faint, raw = _masks(small)
+    strong, faint, raw = masks(small)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.bitwise_or(strong, faint), connectivity=8)
     min_side, max_side = max(MIN_SIDE * WORK_SIDE, smallest * work_side), MAX_SIDE * WORK_SIDE
     blobs: list[tuple[np.ndarray, float]] = []  # (points, hull area)
