@@ -6,7 +6,9 @@ its long side, so a 1280×960 frame costs about a millisecond), estimates the
 tray behind the dice with a coarse median, keeps what differs from it, and turns
 each compact blob into a rotated square. A second, faint pass finds pale dice
 on a pale tray, which differ only at their outline and marks (``_faint_dice``):
-each must be one square die on its own, and is never cut apart. Blobs too big for one die (touching
+each must be one square die on its own, and is never cut apart. An outline open
+on the die's lit side is filled to its hull; one made oblong by the die's shadow
+gives the square around the die's marks. Blobs too big for one die (touching
 dice) are split where the clear mask, before its gaps were closed, shows the
 seams between them (``_split_at_seams``), else cut apart along straight lines in
 the dice's own axes (``_cut_apart``), with k-means on their pixels as the fallback. It does not decide what a blob *is*: the
@@ -42,8 +44,16 @@ WEAK_CLOSE = 3
 WEAK_PASS = True
 #: Disc (working pixels, diameter) around a faint blob that must hold nothing clear: it keeps that far from the strong blobs.
 WEAK_GAP = 5
+#: Whether a faint blob about one die's size is filled to its convex hull (an open ring), and how square that hull must be.
+HULL_FILL = True
+HULL_ASPECT = 1.4
+#: How many clearly differing pixels may lie just around a faint blob (its own edge, cut off by the opening).
+WEAK_AROUND_CLEAR = 6
 #: How many clearly differing pixels (its marks) a faint blob must hold.
 WEAK_MARK_PIXELS = 3
+#: Whether a faint outline up to SHADOW_ASPECT times longer than wide (a pale die and its shadow) gives the die under its marks.
+SHADOWED_DICE = True
+SHADOW_ASPECT = 2.0
 #: A clear blob covering less than this share of the faint outline around it is that pale die's marks (``_not_marks``).
 MARKS_SHARE = 0.4
 #: Whether touching dice are first split at the seams the clear mask shows before closing (``_split_at_seams``).
@@ -187,20 +197,54 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
     weak[near > 0] = 0  # a pale die against a clear one: the faint part beside it, kept apart from it by a gap
     # fill the holes no bigger than a die (the die's own colour inside its ring); not the tray inside its rim
     weak = _fill_holes(weak, max_side)
+    if HULL_FILL:
+        weak = _fill_hulls(weak, min_side, max_side)
+        weak[near > 0] = 0  # a hull may reach back across the gap
     weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
     out = np.zeros_like(weak)
     contours, hierarchy = cv2.findContours(weak, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     for c, (_, _, _, parent) in zip(contours, hierarchy[0] if contours else ()):
-        if parent >= 0 or not _die_like(c, min_side, max_side):
+        if parent >= 0:
             continue  # outer outlines at every depth (a die inside the ring of the tray's rim counts too), one die each
+        square = _die_like(c, min_side, max_side)
+        if not square and not (SHADOWED_DICE and _shadowed_die_like(c, min_side, max_side)):
+            continue
         x, y, w, h = cv2.boundingRect(c)
         g = WEAK_GAP
         x0, y0, x1, y1 = max(0, x - g), max(0, y - g), min(diff.shape[1], x + w + g), min(diff.shape[0], y + h + g)
         patch = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.drawContours(patch, [c], -1, 255, cv2.FILLED, offset=(-x0, -y0))
-        if _stands_alone(patch, (diff[y0:y1, x0:x1] > DIFF_THRESHOLD) & (near[y0:y1, x0:x1] == 0)):
-            out[y0:y1, x0:x1] |= patch
+        clear = (diff[y0:y1, x0:x1] > DIFF_THRESHOLD) & (near[y0:y1, x0:x1] == 0)
+        if not _stands_alone(patch, clear):
+            continue
+        if not square:
+            patch = _die_under_marks(c, patch, clear, (x0, y0))
+        out[y0:y1, x0:x1] |= patch
     return out
+
+
+def _shadowed_die_like(contour: np.ndarray, min_side: float, max_side: float) -> bool:
+    """Whether an outline may be one pale die with its shadow along one side: solid, oblong, about one die wide."""
+    lo, hi, solid = _outline_shape(contour)
+    return min_side <= lo and hi <= max_side and 1.4 * lo < hi <= SHADOW_ASPECT * lo and solid
+
+
+def _die_under_marks(contour: np.ndarray, patch: np.ndarray, clear: np.ndarray, offset: tuple[int, int]) -> np.ndarray:
+    """The square die inside a pale die's oblong outline (the die and its shadow): one short side wide,
+    centred along the outline on its marks (every face's marks are centred on the face)."""
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+    side = min(rw, rh)
+    t = np.deg2rad(angle) if rw >= rh else np.deg2rad(angle + 90.0)
+    axis = np.array([np.cos(t), np.sin(t)])
+    inner = cv2.erode(patch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))) > 0
+    ys, xs = np.nonzero(inner & clear)
+    mx, my = xs.mean() + offset[0], ys.mean() + offset[1]
+    along = float(np.clip((mx - cx) * axis[0] + (my - cy) * axis[1], -(max(rw, rh) - side) / 2, (max(rw, rh) - side) / 2))
+    centre = (cx + along * axis[0] - offset[0], cy + along * axis[1] - offset[1])
+    out = np.zeros_like(patch)
+    pts = cv2.boxPoints((centre, (side, side), angle)).round().astype(np.int32)
+    cv2.fillConvexPoly(out, pts, 255)
+    return cv2.bitwise_and(out, patch)  # never past the faint outline, which keeps its gap from everything clear
 
 
 def _fill_holes(mask: np.ndarray, max_side: float) -> np.ndarray:
@@ -211,6 +255,26 @@ def _fill_holes(mask: np.ndarray, max_side: float) -> np.ndarray:
     holes = [c for c, (_, _, _, parent) in zip(contours, hierarchy[0]) if parent >= 0 and cv2.contourArea(c) <= max_side ** 2]
     out = mask.copy()
     cv2.drawContours(out, holes, -1, 255, cv2.FILLED)
+    return out
+
+
+def _fill_hulls(mask: np.ndarray, min_side: float, max_side: float) -> np.ndarray:
+    """``mask`` with each die-sized, square blob filled to its convex hull: a pale die's faint ring
+    often stays open on its lit side, so it has no hole to fill."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hulls = []
+    for c in contours:
+        x, y, w, h = cv2.boundingRect(c)
+        if max(w, h) < min_side or max(w, h) > max_side:
+            continue
+        hull = cv2.convexHull(c)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
+        if max(rw, rh) <= HULL_ASPECT * min(rw, rh):
+            hulls.append(hull)
+    if not hulls:
+        return mask
+    out = mask.copy()
+    cv2.drawContours(out, hulls, -1, 255, cv2.FILLED)
     return out
 
 
@@ -260,22 +324,30 @@ def _stands_alone(patch: np.ndarray, clear: np.ndarray) -> bool:
 
     A die's marks differ clearly even on a pale die; a blotch of the tray's
     pattern has none. A lit patch beside the cup's rim or a die's shadow has the
-    clear line it lies along just around it (a ``WEAK_GAP`` disc).
+    clear line it lies along just around it (a ``WEAK_GAP`` disc). A few clear
+    pixels there (``WEAK_AROUND_CLEAR``) are the die's own edge, which the
+    opening cut off the faint outline: refusing those lost 6 of the train
+    photos' white dice.
     """
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_GAP, WEAK_GAP))
     around = (cv2.dilate(patch, disc) > 0) & (patch == 0)
-    if (around & clear).any():
+    if np.count_nonzero(around & clear) > WEAK_AROUND_CLEAR:
         return False
     inner = cv2.erode(patch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))) > 0
     return np.count_nonzero(inner & clear) >= WEAK_MARK_PIXELS
 
 
+def _outline_shape(contour: np.ndarray) -> tuple[float, float, bool]:
+    """An outline's short and long side (its rotated rectangle) and whether it fills three quarters of that rectangle."""
+    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+    pixels = cv2.contourArea(contour) + cv2.arcLength(contour, True) / 2 + 1  # the outline runs through its edge pixels' centres
+    return min(rw, rh), max(rw, rh), pixels >= 0.75 * rw * rh
+
+
 def _die_like(contour: np.ndarray, min_side: float, max_side: float) -> bool:
     """Whether an outline holds one square, solid die of a plausible size (what a faint blob must be to be kept)."""
-    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
-    lo, hi = min(rw, rh), max(rw, rh)
-    pixels = cv2.contourArea(contour) + cv2.arcLength(contour, True) / 2 + 1  # the outline runs through its edge pixels' centres
-    return min_side <= hi <= max_side and hi <= 1.4 * lo and pixels >= 0.75 * rw * rh
+    lo, hi, solid = _outline_shape(contour)
+    return min_side <= hi <= max_side and hi <= 1.4 * lo and solid
 
 
 def _rect(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
