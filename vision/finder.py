@@ -54,6 +54,8 @@ WEAK_MARK_PIXELS = 3
 #: Whether a faint outline up to SHADOW_ASPECT times longer than wide (a pale die and its shadow) gives the die under its marks.
 SHADOWED_DICE = True
 SHADOW_ASPECT = 2.0
+#: How many clear pixels may lie on such an outline's edge (more: it cuts through the die's marks).
+SHADOW_EDGE_MARKS = 8
 #: A clear blob covering less than this share of the faint outline around it is that pale die's marks (``_not_marks``).
 MARKS_SHARE = 0.4
 #: Whether touching dice are first split at the seams the clear mask shows before closing (``_split_at_seams``).
@@ -219,7 +221,10 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
             continue
         if not square:
             patch = _die_under_marks(c, patch, clear, (x0, y0))
+            if patch is None:
+                continue
         out[y0:y1, x0:x1] |= patch
+    out[near > 0] = 0  # a die under its marks may reach past its outline: never across the gap
     return out
 
 
@@ -229,14 +234,21 @@ def _shadowed_die_like(contour: np.ndarray, min_side: float, max_side: float) ->
     return min_side <= lo and hi <= max_side and 1.4 * lo < hi <= SHADOW_ASPECT * lo and solid
 
 
-def _die_under_marks(contour: np.ndarray, patch: np.ndarray, clear: np.ndarray, offset: tuple[int, int]) -> np.ndarray:
+def _die_under_marks(contour: np.ndarray, patch: np.ndarray, clear: np.ndarray, offset: tuple[int, int]) -> np.ndarray | None:
     """The square die inside a pale die's oblong outline (the die and its shadow): one short side wide,
-    centred along the outline on its marks (every face's marks are centred on the face)."""
+    centred along the outline on its marks (every face's marks are centred on the face).
+
+    None when more than ``SHADOW_EDGE_MARKS`` clear pixels lie on the outline's
+    edge: marks cut by the outline mean it missed part of the die, so its short
+    side is not the die's (such a square, half shadow, read a two as a one for sure).
+    """
+    inner = cv2.erode(patch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))) > 0
+    if np.count_nonzero((patch > 0) & clear & ~inner) > SHADOW_EDGE_MARKS:
+        return None
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
     side = min(rw, rh)
     t = np.deg2rad(angle) if rw >= rh else np.deg2rad(angle + 90.0)
     axis = np.array([np.cos(t), np.sin(t)])
-    inner = cv2.erode(patch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))) > 0
     ys, xs = np.nonzero(inner & clear)
     mx, my = xs.mean() + offset[0], ys.mean() + offset[1]
     along = float(np.clip((mx - cx) * axis[0] + (my - cy) * axis[1], -(max(rw, rh) - side) / 2, (max(rw, rh) - side) / 2))
@@ -244,7 +256,7 @@ def _die_under_marks(contour: np.ndarray, patch: np.ndarray, clear: np.ndarray, 
     out = np.zeros_like(patch)
     pts = cv2.boxPoints((centre, (side, side), angle)).round().astype(np.int32)
     cv2.fillConvexPoly(out, pts, 255)
-    return cv2.bitwise_and(out, patch)  # never past the faint outline, which keeps its gap from everything clear
+    return out
 
 
 def _fill_holes(mask: np.ndarray, max_side: float) -> np.ndarray:

@@ -86,3 +86,28 @@ def test_with_no_clear_pixel_allowed_around_it_the_pale_die_beside_a_speck_is_lo
 def test_a_pale_patch_along_a_long_clear_line_is_still_not_a_die():
     """A lit patch beside the cup's rim has a whole clear line around it: the tolerance does not cover that."""
     assert not _found_at_die(_with_dark_pixels_beside_the_die(120))
+
+
+def _oblong_outline_with_a_mark(mark_row: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A faint outline 20×11 working px (a die 11 wide and its shadow), with a 3×3 mark at ``mark_row``, column 15."""
+    patch = np.zeros((21, 30), np.uint8)
+    patch[5:16, 5:25] = 255
+    clear = np.zeros(patch.shape, bool)
+    clear[mark_row - 1:mark_row + 2, 14:17] = True
+    contour, _ = cv2.findContours(patch, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return contour[0], patch, clear
+
+
+def test_the_die_under_an_oblong_outline_is_the_square_around_its_marks():
+    contour, patch, clear = _oblong_outline_with_a_mark(10)
+    square = finder._die_under_marks(contour, patch, clear, (0, 0))
+    ys, xs = np.nonzero(square)
+    assert abs(xs.mean() - 15) <= 1 and abs(ys.mean() - 10) <= 1
+    assert 9 <= xs.max() - xs.min() + 1 <= 12 and 9 <= ys.max() - ys.min() + 1 <= 12
+
+
+def test_an_oblong_outline_that_cuts_through_its_marks_gives_no_die():
+    """The outline missed part of the die: its short side is not the die's, so no square is guessed from it."""
+    contour, patch, clear = _oblong_outline_with_a_mark(15)
+    clear[14:18, 10:20] = True  # a pip and the die's edge, cut by the outline's bottom side
+    assert finder._die_under_marks(contour, patch, clear, (0, 0)) is None
