@@ -6,6 +6,12 @@ acrylic), dice left on the tray. Then it stores the tray's region and, on the
 Pi camera, the exposure, gain and white balance it settled on, so every Bluff
 is read under the same light. Other backends are checked but have nothing to
 lock.
+
+``calibrate --dice``, run next with the game's dice lying apart on the tray,
+measures a die's side in pixels and stores it as ``reader.die_side_px``. The
+camera's height under the tray fixes that size, and a reader that knows it
+need not guess it from each frame: touching dice are cut at the right size
+and the coarse look for close-up photos is skipped.
 """
 
 from __future__ import annotations
@@ -20,12 +26,15 @@ import numpy as np
 from companion.errors import HardwareError
 from companion.settings import CONFIG_NAME, Settings, all_settings, render_config
 from vision.finder import find_dice
+from vision.reader import DiceReader, load_reader
 from vision.sources import build_frame_source
 
 #: Strongest-edge response (99.9th percentile of |Laplacian|) below which the frame is called blurred...
 MIN_SHARPNESS = 12.0
 #: ...unless fewer pixels than this share are on an edge at all: nothing to judge focus by.
 FEATURELESS = 0.002
+#: ``--dice``: the dice's sides may differ this much from their median (more: touching or leaning dice, or a blob that is no die).
+SIDE_AGREEMENT = 0.15
 
 
 def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
@@ -59,6 +68,42 @@ def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
     return problems, {"notes": notes, "sharpness": round(sharp, 1), "mean": round(mean, 1), "burnt": round(burnt, 4), "dark": round(dark, 4), "tray_region": region}
 
 
+def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None, list[str]]:
+    """A die's side in frame pixels, from a frame with the game's dice lying apart on the tray; or what to fix.
+
+    The real reader must find exactly the expected dice, none cut off or
+    leaning (a low confidence does not matter: only their size is wanted), and
+    their sides must agree.
+    """
+    reading = reader.read(frame)
+    codes = {c["code"] for c in reading.reasons}
+    want = reader.expected_dice
+    if codes & {"dark", "blank"} or (not reading.dice and reading.reason and not reading.reasons):
+        return None, [f"The camera shows nothing to measure ({reading.reason}): check the light and the camera, then run calibrate --dice again."]
+    problems = []
+    if len(reading.dice) != want:
+        problems.append(f"Found {len(reading.dice)} dice, not {want}: lay all {want} dice flat on the tray, apart from each other "
+                        "and from the cup's rim, then run calibrate --dice again.")
+    if "cut_off" in codes:
+        problems.append("A die is cut off by the edge of the picture: move the dice to the middle of the tray.")
+    if "leaning" in codes:
+        problems.append("A die looks leaning, or two dice touch: lay them flat and apart.")
+    if problems:
+        return None, problems
+    found = find_dice(frame)
+    sides = []
+    for die in reading.dice:
+        x, y, w, h = die.box
+        near = [c for c in found if x <= c.cx <= x + w and y <= c.cy <= y + h]
+        if near:
+            sides.append(min(near, key=lambda c: np.hypot(c.cx - (x + w / 2), c.cy - (y + h / 2))).side)
+    median = float(np.median(sides)) if sides else 0.0
+    if len(sides) != want or any(abs(s / median - 1) > SIDE_AGREEMENT for s in sides):
+        return None, ["The dice do not look the same size (" + ", ".join(f"{s:.0f}" for s in sides) + " px): "
+                      "lay them flat and apart, away from glare, then run calibrate --dice again."]
+    return round(median), []
+
+
 def tray_region(grey: np.ndarray) -> list[int]:
     """The bounding box of the lit part of the frame (dark borders and vignetting corners cut off)."""
     lit = (grey > max(10.0, 0.25 * float(grey.mean()))).astype(np.uint8)
@@ -82,17 +127,21 @@ def store(instance: Path, updates: dict) -> Path:
     return path
 
 
-def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None) -> int:
-    """Run the checks and store the locks; 0 when the camera is fit to read dice, 1 otherwise."""
+def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, dice: bool = False) -> int:
+    """Run the checks and store the locks (``dice``: measure the dice instead); 0 when stored or fit, 1 otherwise."""
     say = (lambda s: print(s, file=out)) if out else (lambda s: None)
     settings = Settings.load(instance / CONFIG_NAME)
     source = build_frame_source(settings)
     try:
         source.open()
         frame = source.grab()
+        reader = load_reader(settings.with_overrides(reader__die_side_px=0)) if dice else None
     except HardwareError as exc:
         say(f"camera: {exc.message}")
         return 1
+    if reader is not None:
+        source.close()
+        return _store_die_side(instance, frame, reader, dry_run, say)
     problems, measures = check_frame_quality(frame)
     say(f"camera: {source.name}, frame {frame.shape[1]}×{frame.shape[0]}; " + ", ".join(f"{k} {v}" for k, v in measures.items() if k != "notes"))
     for n in measures.pop("notes"):
@@ -120,4 +169,20 @@ def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None) 
         return 0
     path = store(instance, updates)
     say(f"stored in {path}: " + ", ".join(f"{k} = {v}" for k, v in updates.items()))
+    return 0
+
+
+def _store_die_side(instance: Path, frame: np.ndarray, reader: DiceReader, dry_run: bool, say) -> int:
+    side, problems = measure_die_side(frame, reader)
+    for p in problems:
+        say(f"fix: {p}")
+    if side is None:
+        say("Nothing stored: fix the above and run calibrate --dice again.")
+        return 1
+    updates = {"reader.die_side_px": side}
+    if dry_run:
+        say(f"dry run: a die is {side} px wide; would store reader.die_side_px = {side}")
+        return 0
+    path = store(instance, updates)
+    say(f"a die is {side} px wide; stored in {path}: reader.die_side_px = {side}")
     return 0

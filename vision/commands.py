@@ -34,6 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help="check the real camera on an empty tray and lock exposure and white balance")
     p.add_argument("--instance", type=Path, default=Path("instance"))
     p.add_argument("--dry-run", action="store_true", help="check and report, but store nothing")
+    p.add_argument("--dice", action="store_true", help="with the dice lying apart on the tray: measure a die's size and store it")
     p.set_defaults(func=_calibrate)
 
 
@@ -90,4 +91,4 @@ def _classify(args: argparse.Namespace) -> int:
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.calibrate import calibrate
 
-    return calibrate(args.instance, dry_run=args.dry_run, out=sys.stdout)
+    return calibrate(args.instance, dry_run=args.dry_run, out=sys.stdout, dice=args.dice)

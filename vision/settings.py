@@ -51,6 +51,6 @@ SETTINGS: list[Setting] = [
     Setting("reader.opposite_faces", [6, 5, 4, 3, 2, 1], "The face opposite each face 1..6 (the top face when the camera sees that face from below); standard dice: 7 - v.", _faces_map),
     Setting("reader.min_confidence", 0.9, "Below this confidence on any die the reading is `uncertain` and the table confirms the values (RULES.md R14). 0.9 flags every wrong die of the 20 held-out photos (python -m models.training.heldout --threshold 0.9); python -m models.training.threshold asks 0.99 of the shipped model only because of one cut-off synthetic crop every model misreads, which would flag 41 % of right dice (models/MODEL_CARD.md).", _between(0.0, 1.0)),
     Setting("reader.expected_dice", 3, "How many dice a reading must find to be `ok`.", int_between(1, 30)),
-    Setting("reader.die_side_px", 0, "A die's side in frame pixels when the table's geometry fixes it (0: learn it from the dice in each frame).", int_between(0, 2000)),
+    Setting("reader.die_side_px", 0, "A die's side in frame pixels when the table's geometry fixes it: `elephants-bluff calibrate --dice` measures and stores it (0: learn it from the dice in each frame).", int_between(0, 2000)),
     Setting("reader.model", "", "Path of an ONNX face model to use instead of the shipped one ('' : the shipped models/dice-faces-*.onnx).", None),
 ]

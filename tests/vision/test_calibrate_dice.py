@@ -1,0 +1,97 @@
+"""``calibrate --dice``: the dice lying apart on the tray give a die's size, stored for the reader."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.cli import main
+from companion.settings import Settings
+from vision.reader import load_reader
+from vision.simtable import render_table
+
+SIDE = 64.0
+
+
+def _camera_on(tmp_path, frame: np.ndarray) -> None:
+    """An instance whose camera is one image file showing ``frame``."""
+    img = tmp_path / "tray.png"
+    cv2.imwrite(str(img), frame)
+    (tmp_path / "config.toml").write_text(f'[camera]\nbackend = "files"\nfiles_dir = "{img}"\ncamera_view = "below"\n')
+
+
+def _dice_apart(faces=(2, 4, 6), seed=4) -> tuple[np.ndarray, list]:
+    return render_table(list(faces), np.random.default_rng(seed), view="below", die_side=SIDE, touching=0.0, glare=0)
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_three_dice_apart_give_the_die_size_and_it_is_stored_for_the_reader(tmp_path, capsys, seed):
+    frame, placed = _dice_apart(seed=seed)
+    _camera_on(tmp_path, frame)
+    assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    settings = Settings.load(tmp_path / "config.toml")
+    side = settings["reader.die_side_px"]
+    assert abs(side - SIDE) <= 0.1 * SIDE, out
+    assert f"reader.die_side_px = {side}" in out
+    assert settings["camera.backend"] == "files"  # the other settings are kept
+    assert load_reader(settings).die_side_px == side
+
+
+def test_a_dry_run_measures_but_stores_nothing(tmp_path, capsys):
+    frame, _ = _dice_apart()
+    _camera_on(tmp_path, frame)
+    before = (tmp_path / "config.toml").read_text()
+    assert main(["calibrate", "--dice", "--dry-run", "--instance", str(tmp_path)]) == 0
+    assert "would store reader.die_side_px" in capsys.readouterr().out
+    assert (tmp_path / "config.toml").read_text() == before
+
+
+@pytest.mark.parametrize("faces", [(), (3, 5)], ids=["empty tray", "two dice"])
+def test_too_few_dice_say_to_lay_them_all_out_and_store_nothing(tmp_path, capsys, faces):
+    frame, _ = _dice_apart(faces)
+    _camera_on(tmp_path, frame)
+    before = (tmp_path / "config.toml").read_text()
+    assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"Found {len(faces)} dice, not 3" in out and "Nothing stored" in out
+    assert (tmp_path / "config.toml").read_text() == before
+
+
+def test_a_die_cut_off_by_the_picture_edge_is_not_measured(tmp_path, capsys):
+    frame, placed = _dice_apart()
+    die = min(placed, key=lambda d: d.cx)
+    _camera_on(tmp_path, np.ascontiguousarray(frame[:, int(die.cx):]))  # the picture's edge runs through the leftmost die
+    assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "cut off by the edge" in out or "Found 2 dice" in out
+    assert Settings.load(tmp_path / "config.toml")["reader.die_side_px"] == 0
+
+
+def test_a_black_frame_says_the_camera_shows_nothing(tmp_path, capsys):
+    _camera_on(tmp_path, np.zeros((480, 640, 3), np.uint8))
+    assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 1
+    assert "shows nothing" in capsys.readouterr().out
+
+
+def test_without_a_camera_it_says_so(tmp_path, capsys):
+    (tmp_path / "config.toml").write_text('[camera]\nbackend = "files"\nfiles_dir = "/no/such/folder"\n')
+    assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 1
+    assert "does not exist" in capsys.readouterr().out
+
+
+def test_dice_that_do_not_look_the_same_size_are_not_measured(tmp_path, capsys):
+    """One blob a fifth bigger than the others (a die on its edge, two dice touching): no size is trusted."""
+    from vision.simtable import DieStyle, PlacedDie, finish, paste_die
+
+    rng = np.random.default_rng(2)
+    frame = np.full((480, 640, 3), 200.0, np.float32)
+    red = DieStyle((40, 40, 190), (245, 245, 245), "pip", 1.0)
+    for die in (PlacedDie(2, 150, 150, 64, 10), PlacedDie(4, 450, 160, 64, 30), PlacedDie(5, 300, 340, 78, 20)):
+        paste_die(frame, die, red, rng, mirrored=False, shadow=True)
+    _camera_on(tmp_path, finish(frame, rng, blur=0.6, noise=2.0, jpeg_quality=90))
+    assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "do not look the same size" in out, out
+    assert Settings.load(tmp_path / "config.toml")["reader.die_side_px"] == 0
