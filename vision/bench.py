@@ -4,9 +4,11 @@
   around each labelled box (the ``classify`` path) and whole frames read as
   seen (the ``read --as-seen`` path);
 * the synthetic table: all 216 ordered outcomes of three dice in several
-  rendered layouts: right, ``uncertain``, or silently wrong;
+  rendered layouts: right, ``uncertain``, or silently wrong; again with each
+  frame's die size known, as after ``calibrate --dice``;
 * the share of wrong dice that were flagged (low confidence / uncertain);
-* speed on one core: a full read of 1280×960 three-dice frames (a dozen layouts), the classifier
+* speed on one core: a full read of 1280×960 three-dice frames (a dozen layouts; again with
+  their die size known), the classifier
   on three faces; the model's size;
 * the same figures for the no-model baseline (``vision.baseline``), same run.
 """
@@ -129,8 +131,13 @@ def real_frames(reader: DiceReader, data) -> dict[str, Any]:
     return out
 
 
-def synthetic(reader: DiceReader, layouts: int) -> dict[str, Any]:
-    """All 216 ordered outcomes × ``layouts`` rendered frames (seeded), from below, read with the real reader."""
+def synthetic(reader: DiceReader, layouts: int, die_side_known: bool = False) -> dict[str, Any]:
+    """All 216 ordered outcomes × ``layouts`` rendered frames (seeded), from below, read with the real reader.
+
+    ``die_side_known``: each frame is read knowing its dice's size, as on a
+    table where ``calibrate --dice`` stored it (the renderer varies the size
+    from frame to frame, as from table to table).
+    """
     rng = np.random.default_rng(216)
     right = uncertain = wrong = 0
     dice_truth, dice_pred, dice_flag = [], [], []
@@ -142,7 +149,7 @@ def synthetic(reader: DiceReader, layouts: int) -> dict[str, Any]:
                     tops = [a, b, c]
                     seen = [reader.opposite[t - 1] for t in tops]
                     frame, placed = render_table(seen, rng, view="below")
-                    r = reader.read(frame)
+                    r = (reader.with_die_side(placed[0].side) if die_side_known else reader).read(frame)
                     labels = [(t, d.cx, d.cy, d.side, d.side) for t, d in zip(tops, placed)]
                     m = _match([d.box for d in r.dice], labels)
                     got = [r.dice[j].top if j is not None else 0 for j in m]
@@ -174,6 +181,19 @@ def synthetic(reader: DiceReader, layouts: int) -> dict[str, Any]:
     }
 
 
+def _read_times(reads: list[tuple[DiceReader, np.ndarray]], repeats: int) -> tuple[list[float], list[list[float]]]:
+    """Milliseconds of each read (after one untimed read of each), round-robin, ``repeats`` in all; and per frame."""
+    for reader, frame in reads:
+        reader.read(frame)
+    per_frame: list[list[float]] = [[] for _ in reads]
+    for _ in range(max(1, repeats // len(reads))):
+        for i, (reader, frame) in enumerate(reads):
+            t = time.perf_counter()
+            reader.read(frame)
+            per_frame[i].append((time.perf_counter() - t) * 1000)
+    return [t for ts in per_frame for t in ts], per_frame
+
+
 def speed(reader: DiceReader, repeats: int, layouts: int = 12) -> dict[str, Any]:
     """Median milliseconds on one core: a full read of 1280×960 with three dice; the classifier on three faces.
 
@@ -187,15 +207,9 @@ def speed(reader: DiceReader, repeats: int, layouts: int = 12) -> dict[str, Any]
     rng = np.random.default_rng(5)
     rendered = [render_table([2, 4, 6], rng, view="below") for _ in range(layouts)]
     frames = [frame for frame, _ in rendered]
-    for frame in frames:
-        reader.read(frame)
-    per_layout: list[list[float]] = [[] for _ in frames]
-    for _ in range(max(1, repeats // layouts)):
-        for i, frame in enumerate(frames):
-            t = time.perf_counter()
-            reader.read(frame)
-            per_layout[i].append((time.perf_counter() - t) * 1000)
-    times = [t for ts in per_layout for t in ts]
+    times, per_layout = _read_times([(reader, frame) for frame in frames], repeats)
+    # the same frames, each read knowing its dice's size (a table after ``calibrate --dice``)
+    known, _ = _read_times([(reader.with_die_side(placed[0].side), frame) for frame, placed in rendered], repeats)
     frame, placed = rendered[0]
     crops = np.array([cut_crop(frame, d.cx, d.cy, d.side, d.angle) for d in placed], np.uint8)
     ctimes = []
@@ -212,6 +226,7 @@ def speed(reader: DiceReader, repeats: int, layouts: int = 12) -> dict[str, Any]
         "read_1280x960_3_dice_median_ms": round(statistics.median(times), 2),
         "read_p90_ms": round(float(np.percentile(times, 90)), 2),
         "read_slowest_layout_median_ms": round(max(statistics.median(ts) for ts in per_layout), 2),
+        "read_die_side_known_median_ms": round(statistics.median(known), 2),
         "layouts": layouts,
         "classifier_3_faces_median_ms": round(statistics.median(ctimes), 3),
         "baseline_count_3_faces_median_ms": round(statistics.median(btimes), 3),
@@ -237,6 +252,7 @@ def bench_reader(full: bool) -> dict[str, Any]:
         report["real_test_crops"] = real_crops(reader, data)
         report["real_test_frames_as_seen"] = real_frames(reader, data)
     report["synthetic_216"] = synthetic(reader, 5 if full else 3)
+    report["synthetic_216_die_side_known"] = synthetic(reader, 5 if full else 1, die_side_known=True)
     return report
 
 

@@ -67,8 +67,17 @@ class DiceReader:
 
     def with_view(self, camera_view: str) -> "DiceReader":
         """The same reader for another camera view (``read --as-seen`` reads as from above)."""
-        return DiceReader(self.classifier, camera_view=camera_view, opposite_faces=self.opposite, min_confidence=self.min_confidence,
-                          expected_dice=self.expected_dice, die_side_px=self.die_side_px or 0, tray_region=self.tray_region)
+        return self._but(camera_view=camera_view)
+
+    def with_die_side(self, die_side_px: float) -> "DiceReader":
+        """The same reader knowing a die's side in frame pixels (what ``calibrate --dice`` stores; 0: not known)."""
+        return self._but(die_side_px=die_side_px)
+
+    def _but(self, **changes: Any) -> "DiceReader":
+        kwargs: dict[str, Any] = dict(camera_view=self.camera_view, opposite_faces=self.opposite, min_confidence=self.min_confidence,
+                                      expected_dice=self.expected_dice, die_side_px=self.die_side_px or 0, tray_region=self.tray_region)
+        kwargs.update(changes)
+        return DiceReader(self.classifier, **kwargs)
 
     def top_of(self, seen: int) -> int:
         return self.opposite[seen - 1] if self.camera_view == "below" else seen

@@ -95,3 +95,17 @@ def test_dice_that_do_not_look_the_same_size_are_not_measured(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "do not look the same size" in out, out
     assert Settings.load(tmp_path / "config.toml")["reader.die_side_px"] == 0
+
+
+def test_the_stored_size_reads_the_same_table_with_every_other_setting_kept(tmp_path):
+    frame, placed = _dice_apart(faces=(1, 3, 5), seed=6)
+    _camera_on(tmp_path, frame)
+    assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 0
+    reader = load_reader(Settings.load(tmp_path / "config.toml"))
+    sized = reader.with_die_side(0).with_die_side(reader.die_side_px)
+    assert (sized.camera_view, sized.opposite, sized.min_confidence, sized.expected_dice) == \
+        (reader.camera_view, reader.opposite, reader.min_confidence, reader.expected_dice)
+    later, _ = _dice_apart(faces=(1, 5, 3), seed=6)  # the next roll on the same table: seen from below, so 6, 2, 4 on top
+    reading = reader.read(later)
+    assert reading.status == "ok", reading.reason
+    assert sorted(reading.tops()) == [2, 4, 6]
