@@ -71,15 +71,19 @@ def _scores(truth: list[int], pred: list[int], flagged: list[bool]) -> dict[str,
     }
 
 
+def label_crop(img: np.ndarray, cx: float, cy: float, w: float, h: float) -> np.ndarray:
+    """The square crop around a labelled die's box (the die about 77-100 % of its width), as ``classify`` takes."""
+    side = max(w, h) * MARGIN
+    x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
+    return img[max(0, y0):y0 + int(side), max(0, x0):x0 + int(side)]
+
+
 def real_crops(reader: DiceReader, data) -> dict[str, Any]:
-    """Each labelled die cut as a square crop (die about 77-100 % of its width), read like ``classify``."""
+    """Each labelled die cut as a square crop (``label_crop``), read like ``classify``."""
     truth, pred, flagged, base = [], [], [], []
     for _, img, labels in data:
         for value, cx, cy, w, h in labels:
-            side = max(w, h) * MARGIN
-            x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
-            crop = img[max(0, y0):y0 + int(side), max(0, x0):x0 + int(side)]
-            v, conf = reader.classify_crop(crop)
+            v, conf = reader.classify_crop(label_crop(img, cx, cy, w, h))
             truth.append(value)
             pred.append(v)
             flagged.append(conf < reader.min_confidence)

@@ -7,8 +7,9 @@ photos are the ``val_names`` a training run wrote to its ``validation.json``; wi
 The ``test`` split is never read here.
 
 Each labelled die is cut and read exactly as ``bench.real_crops`` does for the
-model card (a square of max(w, h) × MARGIN around the box, read by
-``DiceReader.classify_crop``), with ``data.TRAIN_LABEL_FIXES`` applied. Prints
+model card (``bench.label_crop``, read by ``DiceReader.classify_crop``), with
+``data.TRAIN_LABEL_FIXES`` applied. A die is flagged below the reader's own
+``reader.min_confidence`` unless ``--threshold`` says otherwise. Prints
 per-die accuracy, the share of wrong dice below ``--threshold`` (flagged, good)
 and of right dice below it (flagged needlessly), and lists every wrong die.
 """
@@ -23,8 +24,10 @@ import cv2
 import numpy as np
 
 from models.training import data
-from vision.classifier import MARGIN, FaceClassifier
+from vision.bench import label_crop
+from vision.classifier import FaceClassifier
 from vision.reader import DiceReader
+from vision.settings import SETTINGS as VISION_SETTINGS
 
 HERE = Path(__file__).resolve().parent
 
@@ -38,17 +41,18 @@ def heldout_names(validation: Path | None, recompute: bool = False, seed: int = 
     return json.loads(validation.read_text())["val_names"]
 
 
-def evaluate(model: Path | None, names: list[str], threshold: float = 0.8) -> dict:
+#: The reader's default ``reader.min_confidence``: the threshold a die is flagged below.
+MIN_CONFIDENCE = next(s.default for s in VISION_SETTINGS if s.key == "reader.min_confidence")
+
+
+def evaluate(model: Path | None, names: list[str], threshold: float = MIN_CONFIDENCE) -> dict:
     reader = DiceReader(FaceClassifier(model), min_confidence=threshold)
     root = data.dataset_dir()
     rows = []
     for name in names:
         img = cv2.imread(str(root / "images" / f"{name}.jpg"))
         for value, cx, cy, w, h in data.real_labels(name, root):
-            side = max(w, h) * MARGIN
-            x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
-            crop = img[max(0, y0):y0 + int(side), max(0, x0):x0 + int(side)]
-            v, conf = reader.classify_crop(crop)
+            v, conf = reader.classify_crop(label_crop(img, cx, cy, w, h))
             rows.append((name, cx / img.shape[1], cy / img.shape[0], value, v, conf))
     right = np.array([r[3] == r[4] for r in rows])
     conf = np.array([r[5] for r in rows])
@@ -70,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("model", nargs="?", type=Path, help="an .onnx file (default: the shipped model)")
     ap.add_argument("--validation", type=Path, default=HERE / "validation.json", help="a run's validation.json (for val_names)")
     ap.add_argument("--recompute", action="store_true", help="redraw the held-out names like train.build (seed 3)")
-    ap.add_argument("--threshold", type=float, default=0.8, help="the confidence below which a die is flagged")
+    ap.add_argument("--threshold", type=float, default=MIN_CONFIDENCE, help="the confidence below which a die is flagged (default: the reader's)")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     r = evaluate(args.model, heldout_names(args.validation, args.recompute), args.threshold)
