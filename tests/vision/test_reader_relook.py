@@ -43,6 +43,11 @@ class ScriptedLooks:
         return answer
 
 
+def _looks(*rows: list[float]) -> list[list[float]]:
+    """One die's second looks: ``rows`` for the first spans, the rest a plain unsure five (which never wins)."""
+    return list(rows) + [_row(5, 0.4)] * (len(RELOOK_SPANS) - len(rows))
+
+
 @pytest.fixture(scope="module")
 def three_dice_apart():
     frame, placed = render_table([3, 3, 3], np.random.default_rng(21), touching=0.0, glare=0, view="above")
@@ -61,7 +66,7 @@ def test_a_sure_die_is_never_looked_at_again(three_dice_apart):
 
 
 def test_an_unsure_die_a_second_look_reads_surely_is_read_sure(three_dice_apart):
-    reading, looks = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(3, 0.99)], [_row(5, 0.5), _row(3, 0.96), _row(5, 0.7)])
+    reading, looks = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(3, 0.99)], _looks(_row(5, 0.5), _row(3, 0.96), _row(5, 0.7)))
     assert looks.calls == [3, len(RELOOK_SPANS)]
     assert reading.status == "ok" and [d.seen for d in reading.dice] == [3, 3, 3]
     assert sorted(d.confidence for d in reading.dice)[0] == pytest.approx(0.96)
@@ -69,7 +74,7 @@ def test_an_unsure_die_a_second_look_reads_surely_is_read_sure(three_dice_apart)
 
 def test_a_second_look_still_under_the_bar_leaves_the_die_unsure(three_dice_apart):
     """Surer than the first look but under 0.9: the table confirms (R14), shown at the surer reading."""
-    reading, _ = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(3, 0.99)], [_row(3, 0.85), _row(3, 0.8), _row(5, 0.7)])
+    reading, _ = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(3, 0.99)], _looks(_row(3, 0.85), _row(3, 0.8), _row(5, 0.7)))
     assert reading.status == "uncertain" and "low confidence" in reading.reason
     assert sorted(d.confidence for d in reading.dice)[0] == pytest.approx(0.85)
 
@@ -82,7 +87,7 @@ def test_a_second_look_only_fairly_sure_leaves_the_die_unsure(three_dice_apart):
 
 
 def test_only_the_unsure_dice_are_looked_at_again(three_dice_apart):
-    reading, looks = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(4, 0.7)], [_row(5, 0.95)] * 3 + [_row(4, 0.96)] * 3)
+    reading, looks = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(4, 0.7)], [_row(5, 0.95)] * len(RELOOK_SPANS) + [_row(4, 0.96)] * len(RELOOK_SPANS))
     assert looks.calls == [3, 2 * len(RELOOK_SPANS)]
     assert reading.status == "ok" and sorted(d.seen for d in reading.dice) == [3, 4, 5]
 
