@@ -198,9 +198,10 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
     near = cv2.dilate(_not_marks(strong, weak, min_side, max_side), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_GAP, WEAK_GAP)))
     weak[near > 0] = 0  # a pale die against a clear one: the faint part beside it, kept apart from it by a gap
     # fill the holes no bigger than a die (the die's own colour inside its ring); not the tray inside its rim
+    ring = weak
     weak = _fill_holes(weak, max_side)
     if HULL_FILL:
-        weak = _fill_hulls(weak, min_side, max_side)
+        weak = _fill_hulls(weak, cv2.bitwise_xor(weak, ring), min_side, max_side)
         weak[near > 0] = 0  # a hull may reach back across the gap
     weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
     out = np.zeros_like(weak)
@@ -270,14 +271,15 @@ def _fill_holes(mask: np.ndarray, max_side: float) -> np.ndarray:
     return out
 
 
-def _fill_hulls(mask: np.ndarray, min_side: float, max_side: float) -> np.ndarray:
+def _fill_hulls(mask: np.ndarray, filled: np.ndarray, min_side: float, max_side: float) -> np.ndarray:
     """``mask`` with each die-sized, square blob filled to its convex hull: a pale die's faint ring
-    often stays open on its lit side, so it has no hole to fill."""
+    often stays open on its lit side, so it has no hole to fill. A blob whose ring was closed
+    (its hole is in ``filled``) is left as it is: its hull would only add the shadow beside it."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hulls = []
     for c in contours:
         x, y, w, h = cv2.boundingRect(c)
-        if max(w, h) < min_side or max(w, h) > max_side:
+        if max(w, h) < min_side or max(w, h) > max_side or filled[y:y + h, x:x + w].any():
             continue
         hull = cv2.convexHull(c)
         (_, _), (rw, rh), _ = cv2.minAreaRect(hull)

@@ -66,9 +66,9 @@ def test_without_filling_to_the_hull_the_open_outline_is_lost(monkeypatch):
 
 
 def _with_dark_pixels_beside_the_die(count: int) -> np.ndarray:
-    """The pale die with a dark line ``count`` px long, 2 px wide, 5 px right of its outline."""
+    """The pale die with a dark line ``count`` px long, 2 px wide, 3 px right of its outline."""
     frame = _pale_die()
-    x = CX + SIDE // 2 + 5
+    x = CX + SIDE // 2 + 3
     frame[CY - count // 2:CY - count // 2 + count, x:x + 2] = 40
     return frame
 
@@ -111,3 +111,15 @@ def test_an_oblong_outline_that_cuts_through_its_marks_gives_no_die():
     contour, patch, clear = _oblong_outline_with_a_mark(15)
     clear[14:18, 10:20] = True  # a pip and the die's edge, cut by the outline's bottom side
     assert finder._die_under_marks(contour, patch, clear, (0, 0)) is None
+
+
+def test_only_an_open_ring_is_filled_to_its_hull_not_one_whose_hole_was_filled():
+    """A closed ring's hole is already filled: its hull would only add the shadow wedge beside it."""
+    open_ring = np.zeros((40, 40), np.uint8)
+    cv2.rectangle(open_ring, (10, 10), (29, 29), 255, 2)
+    open_ring[12:28, 28:30] = 0  # the lit side: no outline
+    filled = finder._fill_hulls(open_ring, np.zeros_like(open_ring), 6.0, 64.0)
+    assert filled[20, 20] == 255
+    hole = np.zeros_like(open_ring)
+    hole[12:28, 12:28] = 255  # what _fill_holes added: the ring was closed
+    assert finder._fill_hulls(open_ring, hole, 6.0, 64.0)[20, 20] == 0
