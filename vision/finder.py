@@ -44,9 +44,11 @@ WEAK_CLOSE = 3
 WEAK_PASS = True
 #: Disc (working pixels, diameter) around a faint blob that must hold nothing clear: it keeps that far from the strong blobs.
 WEAK_GAP = 5
+#: How much longer than wide an outline may be and still be one square die.
+SQUARE_ASPECT = 1.4
 #: Whether a faint blob about one die's size is filled to its convex hull (an open ring), and how square that hull must be.
 HULL_FILL = True
-HULL_ASPECT = 1.4
+HULL_ASPECT = SQUARE_ASPECT
 #: How many clearly differing pixels may lie just around a faint blob (its own edge, cut off by the opening).
 WEAK_AROUND_CLEAR = 6
 #: How many clearly differing pixels (its marks) a faint blob must hold.
@@ -189,7 +191,10 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
     one or be cut apart wrongly), its die-sized holes filled, thin tails
     opened off. Each outline that is one square die of a plausible size, with
     marks and nothing clear around it (``_stands_alone``: not a die's shadow,
-    not a lit patch beside the cup's rim), is kept filled.
+    not a lit patch beside the cup's rim), is kept filled. A ring open on the
+    die's lit side has no hole to fill: it is filled to its hull
+    (``_fill_hulls``). An outline made oblong by the die's shadow gives the
+    square centred on its marks (``_die_under_marks``).
     """
     thr = min(DIFF_THRESHOLD, max(WEAK_MIN, WEAK_K * _median(diff)))
     weak = (diff > thr).astype(np.uint8) * 255
@@ -232,7 +237,7 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
 def _shadowed_die_like(contour: np.ndarray, min_side: float, max_side: float) -> bool:
     """Whether an outline may be one pale die with its shadow along one side: solid, oblong, about one die wide."""
     lo, hi, solid = _outline_shape(contour)
-    return min_side <= lo and hi <= max_side and 1.4 * lo < hi <= SHADOW_ASPECT * lo and solid
+    return min_side <= lo and hi <= max_side and SQUARE_ASPECT * lo < hi <= SHADOW_ASPECT * lo and solid
 
 
 def _die_under_marks(contour: np.ndarray, patch: np.ndarray, clear: np.ndarray, offset: tuple[int, int]) -> np.ndarray | None:
@@ -361,7 +366,7 @@ def _outline_shape(contour: np.ndarray) -> tuple[float, float, bool]:
 def _die_like(contour: np.ndarray, min_side: float, max_side: float) -> bool:
     """Whether an outline holds one square, solid die of a plausible size (what a faint blob must be to be kept)."""
     lo, hi, solid = _outline_shape(contour)
-    return min_side <= hi <= max_side and hi <= 1.4 * lo and solid
+    return min_side <= hi <= max_side and hi <= SQUARE_ASPECT * lo and solid
 
 
 def _rect(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
