@@ -29,24 +29,11 @@ def dataset_dir() -> Path:
     return root
 
 
-#: Train labels found wrong and checked by eye (models/MODEL_CARD.md): (photo, cx, cy) -> the true face.
-TRAIN_LABEL_FIXES = {
-    ("IMG_20191209_095439", 0.5192, 0.6038): 4,
-    ("IMG_20191209_095954", 0.3746, 0.5291): 3,
-    ("IMG_20191209_100722", 0.6771, 0.6840): 5,
-}
-
-
 def real_labels(name: str, root: Path, fixes: bool = True) -> list[tuple[int, float, float, float, float]]:
     """(value, cx, cy, w, h) in pixels for one photo; value = class + 1, with ``TRAIN_LABEL_FIXES`` applied."""
     img = cv2.imread(str(root / "images" / f"{name}.jpg"))
     h, w = img.shape[:2]
-    out = []
-    for value, x, y, bw, bh in labels_in_pixels(root, name, w, h):
-        if fixes:
-            value = TRAIN_LABEL_FIXES.get((name, round(x / w, 4), round(y / h, 4)), value)
-        out.append((value, x, y, bw, bh))
-    return out
+    return labels_in_pixels(root, name, w, h, fixes=fixes)
 
 
 def _match(cands, dice: list[tuple[int, float, float, float]]) -> list[int | None]:

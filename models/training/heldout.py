@@ -8,7 +8,7 @@ The ``test`` split is never read here.
 
 Each labelled die is cut and read exactly as ``bench.real_crops`` does for the
 model card (``bench.label_crop``, read by ``DiceReader.classify_crop``), with
-``data.TRAIN_LABEL_FIXES`` applied. A die is flagged below the reader's own
+``vision.dataset.TRAIN_LABEL_FIXES`` applied. A die is flagged below the reader's own
 ``reader.min_confidence`` unless ``--threshold`` says otherwise. Prints
 per-die accuracy, the share of wrong dice below ``--threshold`` (flagged, good)
 and of right dice below it (flagged needlessly), and lists every wrong die.
