@@ -27,19 +27,14 @@ from companion.bench import BENCHES
 from companion.settings import Settings
 from vision import baseline
 from vision.classifier import CROP, MARGIN, cut_crop
-from vision.dataset import Label, dataset_dir, labels_in_pixels, split_names
+from vision.dataset import Label, dataset_dir, photo, split_names
 from vision.finder import find_dice
 from vision.reader import DiceReader, load_reader
 from vision.simtable import render_table
 
 def split_photos(root: Path, split: str) -> list[tuple[str, np.ndarray, list[Label]]]:
     """(name, image, [(value, cx, cy, w, h)]) for every photo of ``split``."""
-    out = []
-    for name in split_names(root, split):
-        img = cv2.imread(str(root / "images" / f"{name}.jpg"))
-        h, w = img.shape[:2]
-        out.append((name, img, labels_in_pixels(root, name, w, h)))
-    return out
+    return [(name, *photo(root, name)) for name in split_names(root, split)]
 
 
 def test_split(root: Path) -> list[tuple[str, np.ndarray, list[Label]]]:

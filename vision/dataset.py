@@ -10,6 +10,9 @@ import json
 import os
 from pathlib import Path
 
+import cv2
+import numpy as np
+
 #: (value, cx, cy, w, h): the face value and the box in pixels
 Label = tuple[int, float, float, float, float]
 
@@ -50,3 +53,9 @@ def labels_in_pixels(root: Path, name: str, width: int, height: int, fixes: bool
                 value = TRAIN_LABEL_FIXES.get((name, round(float(x), 4), round(float(y), 4)), value)
             out.append((value, float(x) * width, float(y) * height, float(bw) * width, float(bh) * height))
     return out
+
+
+def photo(root: Path, name: str, fixes: bool = True) -> tuple[np.ndarray, list[Label]]:
+    """One photo (BGR) and its labels in pixels (``labels_in_pixels``), the image read once for both."""
+    img = cv2.imread(str(root / "images" / f"{name}.jpg"))
+    return img, labels_in_pixels(root, name, img.shape[1], img.shape[0], fixes=fixes)

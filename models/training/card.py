@@ -18,6 +18,7 @@ from companion.settings import Settings
 from models.training import data
 from vision import bench
 from vision.classifier import cut_crop
+from vision.dataset import photo
 from vision.reader import load_reader
 
 CARD = Path(__file__).resolve().parents[1] / "MODEL_CARD.md"
@@ -49,8 +50,8 @@ def label_noise(reader) -> list[str]:
     root = data.dataset_dir()
     found = []
     for name in data.split_names()["train"]:
-        img = __import__("cv2").imread(str(root / "images" / f"{name}.jpg"))
-        for value, cx, cy, w, h in data.real_labels(name, root, fixes=False):
+        img, labels = photo(root, name, fixes=False)
+        for value, cx, cy, w, h in labels:
             crops = np.array([cut_crop(img, cx, cy, max(w, h) * 0.85, a) for a in (0, 90, 180, 270)], np.uint8)
             p = reader.classifier.probabilities(crops).mean(0)
             v = int(p[1:].argmax()) + 1

@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.classifier import CROP, cut_crop
 from vision.dataset import dataset_dir as shared_dataset_dir
-from vision.dataset import labels_in_pixels
+from vision.dataset import photo
 from vision.finder import find_dice
 from vision.simtable import DieStyle, PlacedDie, face_texture, finish, paste_die, render_table
 
@@ -27,13 +27,6 @@ def dataset_dir() -> Path:
     if root is None:
         raise FileNotFoundError("the real-dice-byler dataset is not found next to the repository")
     return root
-
-
-def real_labels(name: str, root: Path, fixes: bool = True) -> list[tuple[int, float, float, float, float]]:
-    """(value, cx, cy, w, h) in pixels for one photo; value = class + 1, with ``TRAIN_LABEL_FIXES`` applied."""
-    img = cv2.imread(str(root / "images" / f"{name}.jpg"))
-    h, w = img.shape[:2]
-    return labels_in_pixels(root, name, w, h, fixes=fixes)
 
 
 def _match(cands, dice: list[tuple[int, float, float, float]]) -> list[int | None]:
@@ -57,8 +50,7 @@ def real_crops(names: list[str], rng: np.random.Generator, reps: int) -> tuple[n
     root = dataset_dir()
     xs, ys = [], []
     for name in names:
-        img = cv2.imread(str(root / "images" / f"{name}.jpg"))
-        labels = real_labels(name, root)
+        img, labels = photo(root, name)
         for value, cx, cy, bw, bh in labels:
             for _ in range(reps):
                 side = max(bw, bh) * rng.uniform(0.72, 1.08)

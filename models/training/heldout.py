@@ -26,6 +26,7 @@ import numpy as np
 from models.training import data
 from vision.bench import label_crop
 from vision.classifier import FaceClassifier
+from vision.dataset import photo
 from vision.reader import DiceReader
 from vision.settings import SETTINGS as VISION_SETTINGS
 
@@ -50,8 +51,8 @@ def evaluate(model: Path | None, names: list[str], threshold: float = MIN_CONFID
     root = data.dataset_dir()
     rows = []
     for name in names:
-        img = cv2.imread(str(root / "images" / f"{name}.jpg"))
-        for value, cx, cy, w, h in data.real_labels(name, root):
+        img, labels = photo(root, name)
+        for value, cx, cy, w, h in labels:
             v, conf = reader.classify_crop(label_crop(img, cx, cy, w, h))
             rows.append((name, cx / img.shape[1], cy / img.shape[0], value, v, conf))
     right = np.array([r[3] == r[4] for r in rows])
