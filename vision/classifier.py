@@ -137,8 +137,8 @@ class FaceClassifier:
         Decided on the 20 held-out train photos (984 crops, die at 50-100 % of
         the crop, any angle): 24 wrong of 984 with one look, 12 with the four
         turns, 7 with turns and mirrors, none of those unflagged. It costs eight
-        looks (about 2 ms a crop), so only ``classify`` uses it: in the reader's
-        second look at unsure dice it added 0.5-1.7 ms to the median read.
+        looks, so the reader's first look at a frame stays one look a die: only
+        ``classify`` and the reader's second look at unsure dice use it.
         """
         if len(crops) == 0:
             return np.zeros((0, 7), np.float32)

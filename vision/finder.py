@@ -248,7 +248,7 @@ def _die_under_marks(contour: np.ndarray, patch: np.ndarray, clear: np.ndarray, 
     edge: marks cut by the outline mean it missed part of the die, so its short
     side is not the die's (such a square, half shadow, read a two as a one for sure).
     """
-    inner = cv2.erode(patch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))) > 0
+    inner = _inside(patch)
     if np.count_nonzero((patch > 0) & clear & ~inner) > SHADOW_EDGE_MARKS:
         return None
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
@@ -352,8 +352,12 @@ def _stands_alone(patch: np.ndarray, clear: np.ndarray) -> bool:
     around = (cv2.dilate(patch, disc) > 0) & (patch == 0)
     if np.count_nonzero(around & clear) > WEAK_AROUND_CLEAR:
         return False
-    inner = cv2.erode(patch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))) > 0
-    return np.count_nonzero(inner & clear) >= WEAK_MARK_PIXELS
+    return np.count_nonzero(_inside(patch) & clear) >= WEAK_MARK_PIXELS
+
+
+def _inside(patch: np.ndarray) -> np.ndarray:
+    """A faint blob's inside, two pixels in from its outline: where its marks lie, not its edge."""
+    return cv2.erode(patch, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))) > 0
 
 
 def _outline_shape(contour: np.ndarray) -> tuple[float, float, bool]:

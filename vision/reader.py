@@ -160,7 +160,7 @@ class DiceReader:
         The surest of those looks wins.
 
         A look only makes a die sure when it is very sure (``RELOOK_SURE``): the
-        best of three looks is a luckier draw than one, and on a close-up photo
+        best of several looks is a luckier draw than one, and on a close-up photo
         an elephant of a big die, cut out on its own, reads as a die showing
         one at 0.9 and more. Decided on the ``train`` photos (model
         ``42f815ade3cc``, 1487 dice): one plain look at the two other spans read
