@@ -180,6 +180,19 @@ def _median(img: np.ndarray) -> float:
     return float(np.searchsorted(cum, cum[-1] / 2))
 
 
+def _percentile(values: list[float], q: float) -> float:
+    """``np.percentile(values, q)`` (linear, and the same arithmetic), for a few values: numpy's
+    costs about 0.2 ms a call, most of it overhead, and ``find_dice`` makes two a frame."""
+    s = sorted(values)
+    pos = q / 100 * (len(s) - 1)
+    lo = int(pos)
+    t = pos - lo
+    if t == 0 or lo + 1 >= len(s):
+        return float(s[lo])
+    a, b = float(s[lo]), float(s[lo + 1])
+    return b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t
+
+
 def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
     """Dice the strong pass missed, as a 0/255 mask.
 
@@ -420,34 +433,41 @@ def _piece_score(points: np.ndarray, side: float, area: float) -> float:
 def _best_cut(points: np.ndarray, theta: float, side: float, area: float) -> tuple[float, np.ndarray] | None:
     """The best die to cut off one end of a blob in axes ``theta``: a straight cut between 0.85 and
     1.25 sides from that end, at the seam (the thinnest line) unless a cut nearby gives a piece much
-    more like one die. Returns (how unlike a die the piece is in these axes, piece mask)."""
+    more like one die. Returns (how unlike a die the piece is in these axes, piece mask).
+
+    The four ways to cut (from either end, along either axis) are one row each of the same arrays:
+    a few hundred points make every numpy call overhead, and this is the finder's busiest loop."""
     uv = _uv(points, theta)
-    best = None
-    cuts = np.arange(round(0.85 * side), round(1.25 * side) + 1, dtype=np.float32)
+    n = len(points)
+    cuts = np.arange(round(0.85 * side), round(1.25 * side) + 2, dtype=np.float32)  # and one past the last, for its seam
+    order_up = np.argsort(uv, axis=0, kind="stable")
+    orders = np.empty((4, n), np.intp)
+    along, across = np.empty((4, n), uv.dtype), np.empty((4, n), uv.dtype)
     for axis in (0, 1):
-        order_up = np.argsort(uv[:, axis], kind="stable")
-        top = uv[:, axis].max()
-        for end in (0, 1):
-            order = order_up if end == 0 else order_up[::-1]
-            sv = uv[order, axis] if end == 0 else top - uv[order, axis]
-            so = uv[order, 1 - axis]
-            lo, hi = np.minimum.accumulate(so), np.maximum.accumulate(so)
-            counts = np.searchsorted(sv, cuts, side="left")
-            ok = (counts > 2) & (counts < len(sv))
-            if not ok.any():
-                continue
-            cc, counts = cuts[ok], counts[ok]
-            ext_along = sv[counts - 1] + 1
-            ext_across = hi[counts - 1] - lo[counts - 1] + 1
-            cheap = np.maximum(np.maximum(np.abs(ext_along / side - 1), np.abs(ext_across / side - 1)), np.abs(counts / area - 1))
-            # two guesses: the thinnest line (the seam between dice in line) and the cut whose piece is most like a die
-            seam = np.bincount(sv.astype(np.int64), minlength=int(cuts[-1]) + 2)[cc.astype(np.int64)]
-            i = int(np.argmin(seam)) if cheap[int(np.argmin(seam))] <= cheap.min() + 0.1 else int(np.argmin(cheap))
-            if best is None or cheap[i] < best[0]:
-                take = np.zeros(len(points), bool)
-                take[order[:counts[i]]] = True
-                best = (float(cheap[i]), take)
-    return best
+        o = order_up[:, axis]
+        a, b = uv[o, axis], uv[o, 1 - axis]
+        orders[2 * axis], along[2 * axis], across[2 * axis] = o, a, b
+        orders[2 * axis + 1], along[2 * axis + 1], across[2 * axis + 1] = o[::-1], a[-1] - a[::-1], b[::-1]
+    before = np.stack([np.searchsorted(row, cuts, side="left") for row in along])  # points before each cut
+    counts, seam = before[:, :-1], np.diff(before, axis=1)  # seam: the points on the cut's own line
+    ok = (counts > 2) & (counts < n)
+    if not ok.any():
+        return None
+    last = np.clip(counts - 1, 0, n - 1)
+    ext_along = np.take_along_axis(along, last, 1) + 1
+    lo, hi = np.minimum.accumulate(across, axis=1), np.maximum.accumulate(across, axis=1)
+    ext_across = np.take_along_axis(hi, last, 1) - np.take_along_axis(lo, last, 1) + 1
+    cheap = np.maximum(np.maximum(np.abs(ext_along / side - 1), np.abs(ext_across / side - 1)), np.abs(counts / area - 1))
+    cheap = np.where(ok, cheap, np.inf)
+    # two guesses a way: the thinnest line (the seam between dice in line) and the cut whose piece is most like a die
+    rows = np.arange(4)
+    i = np.where(ok, seam, n + 1).argmin(axis=1)
+    i = np.where(cheap[rows, i] > cheap.min(axis=1) + 0.1, cheap.argmin(axis=1), i)
+    score = cheap[rows, i]
+    r = int(score.argmin())
+    take = np.zeros(n, bool)
+    take[orders[r, :counts[r, i[r]]]] = True
+    return float(score[r]), take
 
 
 def _peel(points: np.ndarray, side: float, area: float, limit: int) -> tuple[list[np.ndarray], float]:
@@ -624,8 +644,8 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
         if is_clear and max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.25 and len(pts) >= 0.8 * rw * rh:
             singles.append(hull_area)
             single_pixels.append(len(pts))
-    ref_area = (die_side * scale) ** 2 if die_side else (float(np.percentile(singles, REF_PERCENTILE)) if singles else None)
-    ref_pixels = (die_side * scale) ** 2 if die_side else (float(np.percentile(single_pixels, REF_PERCENTILE)) if singles else None)
+    ref_area = (die_side * scale) ** 2 if die_side else (_percentile(singles, REF_PERCENTILE) if singles else None)
+    ref_pixels = (die_side * scale) ** 2 if die_side else (_percentile(single_pixels, REF_PERCENTILE) if singles else None)
     # A faint blob is one square die already (``_die_like``): never refined or cut by the clear dice's size.
     faint_blobs = [b for b, c in zip(blobs, clear) if not c]
     blobs = [b for b, c in zip(blobs, clear) if c]
