@@ -6,7 +6,9 @@
 * the synthetic table: all 216 ordered outcomes of three dice in several
   rendered layouts: right, ``uncertain``, or silently wrong; again with each
   frame's die size known, as after ``calibrate --dice``;
-* the share of wrong dice that were flagged (low confidence / uncertain);
+* the share of wrong dice that were flagged: a crop read unsure; in a whole
+  photo a die missed, or one that alone makes its reading uncertain (its
+  ``doubts``: unsure, cut off, leaning), and beside it the share read unsure;
 * speed on one core: a full read of 1280×960 three-dice frames (a dozen layouts; again with
   their die size known), the classifier
   on three faces; the model's size;
@@ -107,7 +109,7 @@ def _match(boxes: list[tuple[int, int, int, int]], labels) -> list[int | None]:
 def real_frames(reader: DiceReader, data) -> dict[str, Any]:
     """Whole photos through the reader as seen from above (``read --as-seen``); a missed die counts as wrong."""
     seen_reader = reader.with_view("above")
-    truth, pred, flagged, base_pred, extra, found = [], [], [], [], 0, 0
+    truth, pred, flagged, unsure, base_pred, extra, found = [], [], [], [], [], 0, 0
     for _, img, labels in data:
         r = seen_reader.read(img)
         boxes = [d.box for d in r.dice]
@@ -116,7 +118,9 @@ def real_frames(reader: DiceReader, data) -> dict[str, Any]:
         for (value, *_), j in zip(labels, m):
             truth.append(value)
             pred.append(r.dice[j].top if j is not None else 0)
-            flagged.append(j is None or r.dice[j].confidence < reader.min_confidence)
+            # flagged: missed, or a die that alone makes its reading uncertain (unsure, cut off, leaning)
+            flagged.append(j is None or bool(r.dice[j].doubts))
+            unsure.append(j is None or r.dice[j].confidence < reader.min_confidence)
             found += j is not None
         # The baseline: the same finder, marks counted instead of the model (it cannot reject non-dice).
         cands = find_dice(img)
@@ -126,7 +130,8 @@ def real_frames(reader: DiceReader, data) -> dict[str, Any]:
             c = cands[j] if j is not None else None
             base_pred.append(baseline.count_marks(cut_crop(img, c.cx, c.cy, max(c.w, c.h), c.angle)) if c else 0)
     out = {"model": _scores(truth, pred, flagged), "baseline": _scores(truth, base_pred, [False] * len(truth))}
-    out["model"].update(found_share=round(found / max(1, len(truth)), 4), extra_detections=extra)
+    out["model"].update(found_share=round(found / max(1, len(truth)), 4), extra_detections=extra,
+                        wrong_unsure_share=_scores(truth, pred, unsure)["wrong_flagged_share"])
     return out
 
 

@@ -115,17 +115,15 @@ class DiceReader:
         kept = self._relook(frame, kept)
         kept = self._one_reading_per_die(kept)
         kept.sort(key=lambda t: (t[0].cx, t[0].cy))
-        dice = tuple(DieReading(seen, self.top_of(seen), conf, _shift(c.box(), ox, oy)) for c, seen, conf in kept)
+        sides = np.array([c.side for c, _, _ in kept])
+        odd_size = np.abs(sides / np.median(sides) - 1) > SIZE_TOLERANCE if len(sides) >= 2 else np.zeros(len(sides), bool)
+        dice = tuple(DieReading(seen, self.top_of(seen), conf, _shift(c.box(), ox, oy), self._doubts(c, conf, bool(odd)))
+                     for (c, seen, conf), odd in zip(kept, odd_size))
         codes: list[dict[str, Any]] = []  # why it is uncertain (vision.reading.REASON_CODES); ``_in_words`` for people
         if len(dice) != self.expected_dice:
             codes.append({"code": "count", "found": len(dice), "expected": self.expected_dice})
-        if any(c.cut_off for c, _, _ in kept):
-            codes.append({"code": "cut_off"})
-        sides = np.array([c.side for c, _, _ in kept])
-        odd_size = len(sides) >= 2 and bool((np.abs(sides / np.median(sides) - 1) > SIZE_TOLERANCE).any())
-        if any(c.misshapen for c, _, _ in kept) or odd_size:
-            codes.append({"code": "leaning"})
-        low = [conf for _, _, conf in kept if conf < self.min_confidence]
+        codes += [{"code": doubt} for doubt in ("cut_off", "leaning") if any(doubt in d.doubts for d in dice)]
+        low = [d.confidence for d in dice if "low_confidence" in d.doubts]
         if low:
             codes.append({"code": "low_confidence", "n": len(low), "lowest": round(min(low), 2)})
         extra = {"candidates": len(cands), "rejected": len(cands) - len(kept)}
@@ -133,6 +131,13 @@ class DiceReader:
             return Reading(UNCERTAIN, dice, reason="; ".join(_in_words(c) for c in codes), model_id=self.model_id, extra=extra,
                            reasons=tuple(codes), sure_at=self.min_confidence)
         return Reading(OK, dice, model_id=self.model_id, extra=extra, sure_at=self.min_confidence)
+
+    def _doubts(self, c: Candidate, confidence: float, odd_size: bool) -> tuple[str, ...]:
+        """Why this die alone makes a reading uncertain: cut off by the frame's edge; leaning (not
+        square, or its side more than ``SIZE_TOLERANCE`` off the other dice's median: a die on its
+        edge, or a box holding only part of a die or more than one); read unsure."""
+        return tuple(doubt for doubt, yes in (("cut_off", c.cut_off), ("leaning", c.misshapen or odd_size),
+                                               ("low_confidence", confidence < self.min_confidence)) if yes)
 
     def _candidates(self, frame: np.ndarray) -> tuple[list[Candidate], int]:
         """The finder's blobs, then, when the die size is not known, a coarse look's close-up dice
@@ -230,8 +235,8 @@ class DiceReader:
         thick = max(1, int(round(2 * scale)))
         for d in reading.dice:
             x, y, w, h = d.box
-            sure = d.confidence >= self.min_confidence
-            colour = (60, 200, 60) if sure else (0, 140, 255)
+            # orange: this die is why the reading is uncertain (a reading back from JSON keeps only its confidence)
+            colour = (0, 140, 255) if d.doubts or d.confidence < self.min_confidence else (60, 200, 60)
             cv2.rectangle(out, (x, y), (x + w, y + h), colour, thick, cv2.LINE_AA)
             label = f"{d.top}" if d.top == d.seen else f"{d.top} (sees {d.seen})"
             label += f" {d.confidence:.2f}"

@@ -27,6 +27,9 @@ class DieReading:
     top: int
     confidence: float
     box: tuple[int, int, int, int]  # x, y, w, h in frame pixels
+    #: why this die alone makes its reading uncertain (``cut_off``, ``leaning``, ``low_confidence``): the
+    #: annotated image marks that die. Evidence of the read, not of the record: the JSON keeps API.md's four keys.
+    doubts: tuple[str, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {

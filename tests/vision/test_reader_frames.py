@@ -150,3 +150,71 @@ def test_a_sure_reading_has_no_reason_and_keeps_the_confidence_it_was_sure_at(re
 def test_a_dark_frame_says_so_in_a_code(reader):
     r = reader.read(np.zeros((480, 640, 3), np.uint8))
     assert r.reasons == ({"code": "dark"},)
+
+
+def test_the_die_cut_off_by_the_edge_is_the_one_that_carries_the_doubt(reader):
+    frame, placed = _frame([4, 4, 4], 41, touching=0.0, glare=0)
+    d = min(placed, key=lambda p: p.cx)
+    r = reader.read(np.ascontiguousarray(frame[:, int(d.cx - d.side * 0.1):]))
+    cut = [die for die in r.dice if die.box[0] <= 0]
+    assert cut and all("cut_off" in die.doubts for die in cut), r.dice
+    assert all("cut_off" not in die.doubts for die in r.dice if die.box[0] > 0)
+    assert {"code": "cut_off"} in r.reasons
+
+
+def _two_dice_and_a_small_one():
+    """A box holding only part of a die (a pale die's lit half) is about this much smaller than the rest."""
+    from vision.simtable import DieStyle, PlacedDie, finish, paste_die
+
+    rng = np.random.default_rng(5)
+    frame = np.full((960, 1280, 3), (205, 210, 215), np.float32)
+    red = DieStyle((40, 40, 190), (245, 245, 245), "pip", 1.0)
+    for x, side in ((300, 64), (640, 64), (980, 38)):
+        paste_die(frame, PlacedDie(3, x, 480, side, 10.0), red, rng, mirrored=False, shadow=False)
+    return finish(frame, rng, blur=0.4, noise=2.0, jpeg_quality=95)
+
+
+def test_a_die_much_smaller_than_the_others_is_doubted_as_leaning_and_the_others_are_not(reader):
+    r = reader.read(_two_dice_and_a_small_one())
+    assert len(r.dice) == 3, r
+    small = min(r.dice, key=lambda die: die.box[2])
+    assert "leaning" in small.doubts and small.confidence >= reader.min_confidence  # read sure, and still doubted
+    assert all(die.doubts == () for die in r.dice if die is not small)
+    assert r.status == "uncertain" and {"code": "leaning"} in r.reasons
+
+
+def test_an_unsure_die_is_doubted_for_its_confidence_and_a_sure_reading_doubts_none(reader):
+    frame, _ = _frame([6, 5, 4], 71, touching=0.0, glare=0)
+    sure = reader.read(frame)
+    assert sure.status == "ok" and all(die.doubts == () for die in sure.dice)
+    strict = reader._but(min_confidence=0.99999)
+    r = strict.read(frame)
+    unsure = [die for die in r.dice if die.confidence < 0.99999]
+    assert unsure and all("low_confidence" in die.doubts for die in unsure)
+    assert r.reasons[-1]["code"] == "low_confidence" and r.reasons[-1]["n"] == len(unsure)
+
+
+def test_the_annotated_frame_marks_only_the_doubted_die_orange_even_when_it_reads_sure(reader):
+    frame = _two_dice_and_a_small_one()
+    r = reader.read(frame)
+    out = reader.annotate(frame, r)
+    orange, green = np.array([0, 140, 255]), np.array([60, 200, 60])
+    assert sorted(bool(die.doubts) for die in r.dice) == [False, False, True]
+    for die in r.dice:
+        x, y, w, h = die.box
+        edge = out[y - 1:y + 2, x + w // 2].astype(int)  # the box's top side, half way along
+        want = orange if die.doubts else green
+        assert (np.abs(edge - want).sum(axis=1) < 60).any(), (die, edge)
+
+
+def test_doubts_stay_out_of_the_reading_json_and_its_equality(reader):
+    frame, placed = _frame([4, 4, 4], 41, touching=0.0, glare=0)
+    d = min(placed, key=lambda p: p.cx)
+    r = reader.read(np.ascontiguousarray(frame[:, int(d.cx - d.side * 0.1):]))
+    assert any(die.doubts for die in r.dice)
+    as_json = r.to_json()
+    assert all(set(die) == {"seen", "top", "confidence", "box"} for die in as_json["dice"])  # API.md's four keys
+    from dataclasses import replace
+
+    assert all(die.doubts == () for die in Reading.from_json(as_json).dice)
+    assert all(replace(die, doubts=()) == die for die in r.dice)  # evidence, not part of what the die reads
