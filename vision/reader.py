@@ -113,9 +113,10 @@ class DiceReader:
         kept = self._dice_among(frame, cands, close_ups)
         finer = self._fine_work_side(frame, kept)
         if finer > WORK_SIDE:
-            fine = self._dice_among(frame, find_dice(frame, None, work_side=finer), 0)
+            fine_cands = find_dice(frame, None, work_side=finer)
+            fine = self._dice_among(frame, fine_cands, 0)
             if self._sure_count(fine) >= self._sure_count(kept):  # the finer look can lose what it no longer opens away
-                kept = fine
+                cands, kept = fine_cands, fine
         kept = self._relook(frame, kept)
         kept = self._one_reading_per_die(kept)
         kept.sort(key=lambda t: (t[0].cx, t[0].cy))
