@@ -115,7 +115,7 @@ class DiceReader:
         if finer > WORK_SIDE:
             fine_cands = find_dice(frame, None, work_side=finer)
             fine = self._dice_among(frame, fine_cands, 0)
-            if self._sure_count(fine) >= self._sure_count(kept):  # the finer look can lose what it no longer opens away
+            if _counts(fine, self.min_confidence) >= _counts(kept, self.min_confidence):  # it can lose what it no longer opens away
                 cands, kept = fine_cands, fine
         kept = self._relook(frame, kept)
         kept = self._one_reading_per_die(kept)
@@ -156,11 +156,8 @@ class DiceReader:
             kept.append((c, seen, float(p[seen])))
         return kept
 
-    def _sure_count(self, kept: list[tuple[Candidate, int, float]]) -> int:
-        return sum(conf >= self.min_confidence for _, _, conf in kept)
-
     def _fine_work_side(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> int:
-        """The working side for a finer look when the dice found are small in the default look, else 0.
+        """The working side for a finer look when the dice read sure are small in the default look, else 0.
 
         The finder is made for dice about 14 working pixels wide (a tray
         camera's dice, the real photos'). Dice a few percent of a big photo's
@@ -170,19 +167,22 @@ class DiceReader:
         found about ``FINE_DIE_SIDE`` wide finds 360 and 346 of them again
         (the finder alone). Its rules are in working pixels, so a cup's rim
         it opened away before may now glue to a die: the finer look is taken
-        only when it reads at least as many dice sure. Read whole, half the
-        train photos in a frame twice as wide: 586 -> 683 of 728 dice found,
-        570 -> 671 right, 1 wrong and sure (4 before); three times as wide,
-        220 -> 447 found (the default look then finds too few of the tiny
+        only when it reads at least as many dice sure (and, as many, no fewer
+        dice). Only dice read sure tell the size: a lone unsure speck is no
+        reason for a bigger find. Read whole, half the
+        train photos in a frame twice as wide: 586 -> 699 of 728 dice found,
+        570 -> 686 right, 2 wrong and sure (4 before); three times as wide,
+        220 -> 488 found (the default look then finds too few of the tiny
         dice, mostly groups of them, to tell their size by). Rendered tables
-        with 28-31 px dice in 1280×960: 14 of 16 frames read ok, none before.
+        with 28-31 px dice in 1280×960: 13 of 16 frames read ok, none before.
         It costs a bigger find, so only frames whose dice are small pay for
         it; a table whose die size is known never does.
         """
-        if self.die_side_px or not kept:
+        sure = [c.side for c, _, conf in kept if conf >= self.min_confidence]
+        if self.die_side_px or not sure:
             return 0
         long_side = max(frame.shape[:2])
-        side = float(np.median([c.side for c, _, _ in kept])) * WORK_SIDE / long_side
+        side = float(np.median(sure)) * WORK_SIDE / long_side
         if side >= SMALL_DIE_SIDE:
             return 0
         return int(min(long_side, FINE_MAX_WORK_SIDE, round(WORK_SIDE * FINE_DIE_SIDE / max(side, 1.0))))
@@ -292,6 +292,11 @@ class DiceReader:
         head = f"{reading.status}: total {reading.total}" if reading.status == OK else f"uncertain: {reading.reason}"
         _text(out, head, (8, int(24 * scale)), scale * 0.7, (60, 200, 60) if reading.status == OK else (0, 140, 255), thick)
         return out
+
+
+def _counts(kept: list[tuple[Candidate, int, float]], sure_at: float) -> tuple[int, int]:
+    """How many dice a look read sure, and how many in all: which of two looks read more."""
+    return sum(conf >= sure_at for _, _, conf in kept), len(kept)
 
 
 def _crops(frame: np.ndarray, looks: list[tuple[Candidate, float]]) -> np.ndarray:

@@ -70,3 +70,11 @@ def test_the_finer_look_is_not_taken_when_it_reads_fewer_dice_sure(reader, monke
     frame, _ = render_table([1, 3, 5], np.random.default_rng(3), touching=0.0, glare=0)
     r = reader.read(frame)
     assert r.status == "ok" and len(r.dice) == 3  # the default look's dice kept
+
+
+def test_a_lone_unsure_speck_is_no_reason_for_a_finer_look(reader, work_sides):
+    """Half a die at the frame's edge, read unsure: it says nothing about the dice's size."""
+    frame, placed = render_table([4, 4, 4], np.random.default_rng(41), touching=0.0, glare=0)
+    r = reader.read(np.ascontiguousarray(frame[:, int(placed[0].cx - placed[0].side * 0.1):]))
+    assert max(work_sides) == WORK_SIDE
+    assert r.status == "uncertain" and r.dice
