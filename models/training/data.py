@@ -57,6 +57,9 @@ def real_crops(names: list[str], rng: np.random.Generator, reps: int) -> tuple[n
                 jx, jy = rng.normal(0, 0.06 * side, 2)
                 xs.append(cut_crop(img, cx + jx, cy + jy, side, rng.uniform(0, 360)))
                 ys.append(value)
+        plain = tray_crops(img, labels, rng, TRAY_CROPS)
+        xs += plain
+        ys += [0] * len(plain)
         cands = find_dice(img)
         dice = [(v, cx, cy, max(bw, bh)) for v, cx, cy, bw, bh in labels]
         for c, j in zip(cands, _match(cands, dice)):
@@ -67,6 +70,26 @@ def real_crops(names: list[str], rng: np.random.Generator, reps: int) -> tuple[n
                 xs.append(cut_crop(img, c.cx, c.cy, max(c.w, c.h), angle))
                 ys.append(0 if j is None else dice[j][0])
     return np.array(xs, np.uint8), np.array(ys, np.int64)
+
+
+#: Plain patches of a photo's tray (no die in them) cut per photo, as "not a die".
+TRAY_CROPS = 6
+
+
+def tray_crops(img: np.ndarray, labels, rng: np.random.Generator, n: int) -> list[np.ndarray]:
+    """Up to ``n`` crops of the photo's own tray, well away from every labelled die, each the size of one of
+    its dice: with grain added in training, a flat patch must read "not a die" (it read as a six)."""
+    h, w = img.shape[:2]
+    sides = [max(bw, bh) for _, _, _, bw, bh in labels] or [min(h, w) / 10]
+    out: list[np.ndarray] = []
+    for _ in range(40 * n):
+        if len(out) == n:
+            break
+        side = float(rng.choice(sides)) * rng.uniform(0.8, 1.2)
+        x, y = rng.uniform(side, w - side), rng.uniform(side, h - side)
+        if all(np.hypot(x - cx, y - cy) > 0.95 * side + 0.75 * max(bw, bh) for _, cx, cy, bw, bh in labels):
+            out.append(cut_crop(img, x, y, side, rng.uniform(0, 360)))
+    return out  # fewer when the tray is crowded
 
 
 #: Dark dice with coloured pips (BGR): the dark faces ``DieStyle.random`` has, and marks it never pairs with them.

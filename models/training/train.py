@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from models.training import data
+from models.training.augment import augment
 from vision.classifier import CROP, file_model_id, prepare
 
 MODELS = Path(__file__).resolve().parents[1]
@@ -43,77 +44,6 @@ class FaceNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.features(x))
-
-
-def specular(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Glints of the lights on glossy plastic: 1-4 tiny saturated white dots or short streaks on the die
-    (half of them where a pip may sit: concave pips catch the light), smaller than any mark."""
-    n = crop.shape[0]
-    half = n / 2 / 1.3  # the die's half-side in the crop (cut_crop's MARGIN)
-    out = crop.astype(np.float32)
-    layer = np.zeros((n, n), np.float32)
-    for _ in range(int(rng.integers(1, 5))):
-        if rng.random() < 0.6:  # on a pip's place; the centre (4 or 5? 2 or 3?) most often
-            x, y = (rng.integers(-1, 2, 2) * 0.4 * half if rng.random() < 0.6 else np.zeros(2)) + rng.normal(0, 0.08 * half, 2)
-        else:
-            x, y = rng.uniform(-0.85 * half, 0.85 * half, 2)
-        cx, cy = int(round((n / 2 + x) * 16)), int(round((n / 2 + y) * 16))
-        if rng.random() < 0.6:  # a dot
-            ax = (int(rng.uniform(0.5, 1.3) * 16), int(rng.uniform(0.4, 1.0) * 16))
-            cv2.ellipse(layer, (cx, cy), ax, float(rng.uniform(0, 180)), 0, 360, 1.0, -1, cv2.LINE_AA, 4)
-        else:  # a short streak
-            t = rng.uniform(0, np.pi)
-            length = rng.uniform(2, 0.5 * half) * 8
-            d = np.array([np.cos(t), np.sin(t)]) * length
-            cv2.line(layer, (int(cx - d[0]), int(cy - d[1])), (int(cx + d[0]), int(cy + d[1])), 1.0, 1, cv2.LINE_AA, 4)
-    layer = cv2.GaussianBlur(layer, (0, 0), rng.uniform(0.3, 0.7))
-    layer = np.clip(layer * rng.uniform(1.0, 2.0), 0, 1)[..., None] * rng.uniform(0.6, 1.0)
-    out = out * (1 - layer) + rng.uniform(235, 255) * layer
-    return np.clip(out, 0, 255).astype(np.uint8)
-
-
-def _distort(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One crop made to look like a small, tilted, soft real die: perspective, lost resolution, blur, JPEG."""
-    n = crop.shape[0]
-    out = crop
-    if rng.random() < 0.5:  # glints of light first: the camera's blur and JPEG then soften them
-        out = specular(out, rng)
-    if rng.random() < 0.5:  # a perspective warp: the corners moved by up to 8 % of the crop, zoom 0.85-1.15
-        src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
-        z = rng.uniform(0.85, 1.15)
-        dst = (src - n / 2) * z + n / 2 + rng.uniform(-0.08 * n, 0.08 * n, (4, 2)).astype(np.float32)
-        m = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
-        out = cv2.warpPerspective(out, m, (n, n), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    if rng.random() < 0.4:  # a small die: seen at 50-100 % of the crop's resolution
-        s = max(8, int(round(n * rng.uniform(0.5, 1.0))))
-        out = cv2.resize(cv2.resize(out, (s, s), interpolation=cv2.INTER_AREA), (n, n), interpolation=cv2.INTER_LINEAR)
-    if rng.random() < 0.25:
-        out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.1))
-    if rng.random() < 0.25:
-        ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(out), [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
-        if ok:
-            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return out
-
-
-def augment(x: np.ndarray, rng: np.random.Generator, strong: bool = False) -> np.ndarray:
-    """Per-batch: random 90° turns, flips, brightness/contrast and channel order (colour-blind to hue);
-    with ``strong``, per crop also glints, perspective, resolution loss, blur, JPEG (``_distort``) and a colour cast."""
-    x = np.ascontiguousarray(x)
-    if strong:
-        x = np.array([_distort(c, rng) for c in x], np.uint8)
-    k = int(rng.integers(4))
-    x = np.rot90(x, k, axes=(1, 2))
-    if rng.random() < 0.5:
-        x = x[:, :, ::-1]
-    x = x.astype(np.float32)
-    cast = rng.uniform(0.85, 1.15, (len(x), 1, 1, 3)) if strong else 1.0
-    x = x * rng.uniform(0.7, 1.3, (len(x), 1, 1, 1)) * cast + rng.uniform(-30, 30, (len(x), 1, 1, 1))
-    perm = rng.permutation(3)
-    grey = rng.random(len(x)) < 0.15
-    x = x[..., perm]
-    x[grey] = x[grey].mean(axis=3, keepdims=True)
-    return np.clip(x, 0, 255).astype(np.uint8)
 
 
 def build(rng: np.random.Generator, quick: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:

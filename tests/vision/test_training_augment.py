@@ -1,0 +1,66 @@
+"""The training data's camera effects and plain-tray negatives (no PyTorch needed to check them)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from models.training.augment import GREY_SHARE, augment, distort, sensor_noise
+from models.training.data import tray_crops
+from vision.classifier import CROP
+
+
+def _flat(value=150):
+    return np.full((CROP, CROP, 3), value, np.uint8)
+
+
+def test_grain_is_a_few_grey_levels_around_the_crop_and_keeps_its_shape():
+    rng = np.random.default_rng(1)
+    spreads = []
+    for _ in range(200):
+        out = sensor_noise(_flat(), rng)
+        assert out.shape == (CROP, CROP, 3) and out.dtype == np.uint8
+        assert abs(float(out.mean()) - 150) < 3
+        spreads.append(float(out.astype(np.float32).std()))
+    assert 1.0 < min(spreads) and max(spreads) < 22 and np.median(spreads) > 4
+
+
+def test_grain_is_sometimes_in_brightness_only_and_sometimes_per_channel():
+    rng = np.random.default_rng(2)
+    same = [bool((o[..., 0] == o[..., 1]).all() and (o[..., 1] == o[..., 2]).all()) for o in (sensor_noise(_flat(), rng) for _ in range(100))]
+    assert 20 < sum(same) < 80
+
+
+def test_a_distorted_crop_stays_a_crop():
+    rng = np.random.default_rng(3)
+    crop = np.random.default_rng(4).integers(0, 255, (CROP, CROP, 3)).astype(np.uint8)
+    for _ in range(50):
+        out = distort(crop, rng)
+        assert out.shape == crop.shape and out.dtype == np.uint8
+
+
+def test_about_the_grey_share_of_a_batch_is_made_grey():
+    rng = np.random.default_rng(5)
+    batch = np.random.default_rng(6).integers(0, 255, (2000, CROP, CROP, 3)).astype(np.uint8)
+    out = augment(batch, rng)
+    grey = np.mean([(o[..., 0] == o[..., 1]).all() and (o[..., 1] == o[..., 2]).all() for o in out])
+    assert abs(grey - GREY_SHARE) < 0.04
+
+
+def test_tray_crops_keep_away_from_every_labelled_die():
+    """Red squares on a grey tray: no crop of the tray may hold any red."""
+    img = np.full((480, 640, 3), 170, np.uint8)
+    labels = []
+    for value, (x, y) in enumerate([(100, 100), (320, 240), (500, 380), (560, 90)], start=1):
+        img[y - 20:y + 20, x - 20:x + 20] = (30, 30, 220)
+        labels.append((value, float(x), float(y), 40.0, 40.0))
+    crops = tray_crops(img, labels, np.random.default_rng(7), 12)
+    assert len(crops) == 12
+    for c in crops:
+        assert c.shape == (CROP, CROP, 3)
+        assert not ((c[..., 2] > 150) & (c[..., 0] < 100)).any()
+
+
+def test_a_tray_crowded_with_dice_gives_fewer_crops_not_dice():
+    img = np.full((200, 200, 3), 170, np.uint8)
+    labels = [(1, float(x), float(y), 40.0, 40.0) for x in range(20, 200, 40) for y in range(20, 200, 40)]
+    assert tray_crops(img, labels, np.random.default_rng(8), 6) == []
