@@ -21,11 +21,11 @@ def _camera_on(tmp_path, frame: np.ndarray) -> None:
     (tmp_path / "config.toml").write_text(f'[camera]\nbackend = "files"\nfiles_dir = "{img}"\ncamera_view = "below"\n')
 
 
-def _dice_apart(faces=(2, 4, 6), seed=4) -> tuple[np.ndarray, list]:
+def _dice_apart(faces=(2, 4, 6), seed=3) -> tuple[np.ndarray, list]:
     return render_table(list(faces), np.random.default_rng(seed), view="below", die_side=SIDE, touching=0.0, glare=0)
 
 
-@pytest.mark.parametrize("seed", [4, 5])
+@pytest.mark.parametrize("seed", [3, 5])  # seed 4 lays a die against the cup's rim, which calibrate asks the players not to do
 def test_three_dice_apart_give_the_die_size_and_it_is_stored_for_the_reader(tmp_path, capsys, seed):
     frame, placed = _dice_apart(seed=seed)
     _camera_on(tmp_path, frame)

@@ -16,7 +16,7 @@ from vision.simtable import render_table
 def test_dice_a_fifth_of_the_frame_wide_are_read_whole_not_as_their_marks(reader):
     above = reader.with_view("above")
     read_right = 0
-    for seed in range(10):
+    for seed in range(20):
         rng = np.random.default_rng(seed)
         tops = [int(v) for v in rng.integers(1, 7, 3)]
         frame, _ = render_table(tops, rng, width=640, height=480, view="above", die_side=0.18 * 640, touching=0.0, glare=0)
@@ -24,7 +24,9 @@ def test_dice_a_fifth_of_the_frame_wide_are_read_whole_not_as_their_marks(reader
         if reading.status == "ok":
             assert sorted(d.seen for d in reading.dice) == sorted(tops), (seed, reading)  # never silently wrong
         read_right += sorted(d.seen for d in reading.dice) == sorted(tops)
-    assert read_right >= 8  # the default look alone read 2 of these 10 frames: it found the elephants, not the dice
+    # the default look alone reads 1 of these 20 frames (it finds the elephants, not the dice); with the
+    # close-up look dice-faces-42f815ade3cc read 18, dice-faces-5bbb6f704193 16 (the rest uncertain)
+    assert read_right >= 15
 
 
 def test_dice_of_the_trays_size_read_the_same_with_or_without_the_close_up_look(reader, monkeypatch):
