@@ -218,3 +218,15 @@ def test_doubts_stay_out_of_the_reading_json_and_its_equality(reader):
 
     assert all(die.doubts == () for die in Reading.from_json(as_json).dice)
     assert all(replace(die, doubts=()) == die for die in r.dice)  # evidence, not part of what the die reads
+
+
+def test_the_bench_counts_a_wrong_die_that_carries_a_doubt_as_flagged_even_when_read_sure(reader):
+    """In a three-dice game a doubted die makes the referee confirm, so it is not silently wrong."""
+    from vision import bench
+
+    frame = _two_dice_and_a_small_one()  # three 3s; the small one is doubted as leaning, yet read sure
+    labels = [(3, 300.0, 480.0, 64.0, 64.0), (3, 640.0, 480.0, 64.0, 64.0), (5, 980.0, 480.0, 38.0, 38.0)]  # the small one mislabelled
+    scores = bench.real_frames(reader, [("small", frame, labels)])["model"]
+    assert scores["wrong"] == 1
+    assert scores["wrong_flagged_share"] == 1.0  # it carries a doubt
+    assert scores["wrong_unsure_share"] == 0.0  # but it was read sure
