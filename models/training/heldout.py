@@ -23,12 +23,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from companion.settings import Settings
 from models.training import data
 from vision.bench import label_crop
 from vision.classifier import FaceClassifier
 from vision.dataset import photo
 from vision.reader import DiceReader
-from vision.settings import SETTINGS as VISION_SETTINGS
 
 HERE = Path(__file__).resolve().parent
 
@@ -43,7 +43,7 @@ def heldout_names(validation: Path | None, recompute: bool = False, seed: int = 
 
 
 #: The reader's default ``reader.min_confidence``: the threshold a die is flagged below.
-MIN_CONFIDENCE = next(s.default for s in VISION_SETTINGS if s.key == "reader.min_confidence")
+MIN_CONFIDENCE = Settings.defaults()["reader.min_confidence"]
 
 
 def evaluate(model: Path | None, names: list[str], threshold: float = MIN_CONFIDENCE) -> dict:
