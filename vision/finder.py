@@ -73,6 +73,12 @@ REF_PERCENTILE = 75
 #: exposed like the tray camera's (the simulated table's frames reach 228 and more, the real photos 192 and more).
 EXPOSURE_LEVEL = 160
 MAX_GAIN = 4.0
+#: A blob far bigger than any die (a dark frame, a box's wall) is opened like any other blob that is not
+#: one clean die (``_refine``), so that the dice against it are cut out; only its die-shaped pieces are kept.
+WALL_DICE = True
+#: The disc that opens such a blob, in die sides: wider than ``_refine``'s 0.6, since a frame is often thicker than
+#: what glues dice together, and a die's piece that kept a stub of the frame was cut in two as a pair.
+WALL_REACH = 0.85
 #: Smallest and largest die side, as a share of the frame's long side.
 MIN_SIDE = 0.018
 MAX_SIDE = 0.2
@@ -405,6 +411,18 @@ def _die_like(contour: np.ndarray, min_side: float, max_side: float) -> bool:
     return min_side <= hi <= max_side and hi <= SQUARE_ASPECT * lo and solid
 
 
+def _extent(points: np.ndarray) -> float:
+    """The longer side of the points' upright bounding box, in pixels (as ``connectedComponentsWithStats`` counts)."""
+    return float((points.max(0) - points.min(0)).max() + 1)
+
+
+def _solid_and_wide(points: np.ndarray, hull_area: float, ref_area: float) -> bool:
+    """Whether a piece of a frame may be dice: solid (a corner of the frame left by the opening is an L)
+    and most of a die wide (a stretch of it, a strip)."""
+    (_, _), (rw, rh), _ = _rect(points)
+    return len(points) >= 0.8 * hull_area and min(rw, rh) >= 0.75 * float(np.sqrt(ref_area))
+
+
 def _rect(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
     return cv2.minAreaRect(points.astype(np.int32))  # pixel coordinates: int32 is exact, and a quarter faster than float
 
@@ -598,12 +616,14 @@ def _split_at_seams(points: np.ndarray, raw: np.ndarray, die_pixels: float | Non
     return pieces
 
 
-def _refine(blob: tuple[np.ndarray, float], ref_area: float) -> list[tuple[np.ndarray, float]]:
-    """A blob that is not one clean die, opened with a disc of about 0.6 die sides.
+def _refine(blob: tuple[np.ndarray, float], ref_area: float, reach: float = 0.6) -> list[tuple[np.ndarray, float]]:
+    """A blob that is not one clean die, opened with a disc of ``reach`` die sides.
 
     What survives are die-sized cores; thin things glued to a die (the cup's
     shadow band, its rim, a glare's tail) fall away, and a ring or scribble with
-    no die in it vanishes. A clean square blob is returned as it is.
+    no die in it vanishes. A clean square blob is returned as it is. Beyond the
+    blob's own mask counts as empty: OpenCV's default border kept any thin line
+    along the mask's edge.
     """
     pts, hull_area = blob
     (_, _), (rw, rh), _ = _rect(pts)
@@ -612,8 +632,8 @@ def _refine(blob: tuple[np.ndarray, float], ref_area: float) -> list[tuple[np.nd
         return [blob]
     side = float(np.sqrt(ref_area))
     mask, x0, y0 = _blob_mask(pts)
-    k = max(3, int(side * 0.6)) | 1
-    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    k = max(3, int(side * reach)) | 1
+    opened = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)), borderType=cv2.BORDER_CONSTANT, borderValue=0)
     n, labels = cv2.connectedComponents(opened, connectivity=8)
     out = []
     for i in range(1, n):
@@ -644,9 +664,10 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
     min_side, max_side = max(MIN_SIDE * WORK_SIDE, smallest * work_side), MAX_SIDE * WORK_SIDE
     blobs: list[tuple[np.ndarray, float]] = []  # (points, hull area)
     clear: list[bool] = []  # whether the blob was found clearly (only those give the die size: faint specks must not)
+    giant = max_side * 3.2  # no group of touching dice is this long
     for i in range(1, n):
         x, y, bw, bh, area = stats[i]
-        if max(bw, bh) < min_side or min(bw, bh) < min_side * 0.6 or max(bw, bh) > max_side * 3.2:
+        if max(bw, bh) < min_side or min(bw, bh) < min_side * 0.6 or (max(bw, bh) > giant and not WALL_DICE):
             continue
         ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == i)
         pts = np.stack([xs + x, ys + y], 1)
@@ -669,9 +690,17 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
     faint_blobs = [b for b, c in zip(blobs, clear) if not c]
     blobs = [b for b, c in zip(blobs, clear) if c]
     if ref_area:
-        blobs = [piece for blob in blobs for piece in _refine(blob, ref_area)]
+        refined = []
+        for blob in blobs:
+            if _extent(blob[0]) <= giant:
+                pieces = _refine(blob, ref_area)
+            else:  # a dark frame or wall with dice against it: a wider disc leaves no stub of it on a die
+                pieces = [p for p in _refine(blob, ref_area, WALL_REACH) if _solid_and_wide(p[0], p[1], ref_area)]
+            refined += pieces
+        blobs = refined
     else:
-        blobs = [b for b in blobs if len(b[0]) >= 0.45 * b[1]]  # no die size to refine by: drop rings and scribbles
+        # no die size to refine by: drop rings and scribbles, and whatever is far bigger than any die
+        blobs = [b for b in blobs if len(b[0]) >= 0.45 * b[1] and _extent(b[0]) <= giant]
     found: list[Candidate] = []
     for (pts, hull_area), is_clear in [(b, True) for b in blobs] + [(b, False) for b in faint_blobs]:
         parts = [pts]
