@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from models.training.tables import other_table
 from vision.classifier import CROP, cut_crop
 from vision.dataset import dataset_dir as shared_dataset_dir
 from vision.dataset import photo
@@ -46,20 +47,25 @@ def _match(cands, dice: list[tuple[int, float, float, float]]) -> list[int | Non
 
 
 def real_crops(names: list[str], rng: np.random.Generator, reps: int) -> tuple[np.ndarray, np.ndarray]:
-    """Jittered, rotated crops around each labelled die, plus the finder's own blobs (dice and not)."""
+    """Jittered, rotated crops around each labelled die, plus the finder's own blobs (dice and not);
+    for a share of the photos (``OTHER_TABLE_SHARE``) also the same dice on another table (``other_table``)."""
     root = dataset_dir()
     xs, ys = [], []
     for name in names:
         img, labels = photo(root, name)
-        for value, cx, cy, bw, bh in labels:
-            for _ in range(reps):
-                side = max(bw, bh) * rng.uniform(0.72, 1.08)
-                jx, jy = rng.normal(0, 0.06 * side, 2)
-                xs.append(cut_crop(img, cx + jx, cy + jy, side, rng.uniform(0, 360)))
-                ys.append(value)
-        plain = tray_crops(img, labels, rng, TRAY_CROPS)
-        xs += plain
-        ys += [0] * len(plain)
+        tables = [(img, reps, TRAY_CROPS)]
+        if rng.random() < OTHER_TABLE_SHARE:
+            tables.append((other_table(img, labels, rng), max(1, reps // 2), TRAY_CROPS // 2))
+        for table, n, plain_n in tables:
+            for value, cx, cy, bw, bh in labels:
+                for _ in range(n):
+                    side = max(bw, bh) * rng.uniform(0.72, 1.08)
+                    jx, jy = rng.normal(0, 0.06 * side, 2)
+                    xs.append(cut_crop(table, cx + jx, cy + jy, side, rng.uniform(0, 360)))
+                    ys.append(value)
+            plain = tray_crops(table, labels, rng, plain_n)
+            xs += plain
+            ys += [0] * len(plain)
         cands = find_dice(img)
         dice = [(v, cx, cy, max(bw, bh)) for v, cx, cy, bw, bh in labels]
         for c, j in zip(cands, _match(cands, dice)):
@@ -74,6 +80,8 @@ def real_crops(names: list[str], rng: np.random.Generator, reps: int) -> tuple[n
 
 #: Plain patches of a photo's tray (no die in them) cut per photo, as "not a die".
 TRAY_CROPS = 6
+#: The share of training photos also shown on another table (``models.training.tables``), at half the crops.
+OTHER_TABLE_SHARE = 0.5
 
 
 def tray_crops(img: np.ndarray, labels, rng: np.random.Generator, n: int) -> list[np.ndarray]:
