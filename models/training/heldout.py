@@ -12,6 +12,9 @@ model card (``bench.label_crop``, read by ``DiceReader.classify_crop``), with
 ``reader.min_confidence`` unless ``--threshold`` says otherwise. Prints
 per-die accuracy, the share of wrong dice below ``--threshold`` (flagged, good)
 and of right dice below it (flagged needlessly), and lists every wrong die.
+With ``--tables N`` it then reads the same dice again on N other tables each
+(``models.training.tables.other_table``, seeds 0 to N-1): a model that only
+knows the grey tray loses dice there.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import numpy as np
 
 from companion.settings import Settings
 from models.training import data
+from models.training.tables import other_table
 from vision.bench import label_crop
 from vision.classifier import FaceClassifier
 from vision.dataset import photo
@@ -46,15 +50,18 @@ def heldout_names(validation: Path | None, recompute: bool = False, seed: int = 
 MIN_CONFIDENCE = Settings.defaults()["reader.min_confidence"]
 
 
-def evaluate(model: Path | None, names: list[str], threshold: float = MIN_CONFIDENCE) -> dict:
+def evaluate(model: Path | None, names: list[str], threshold: float = MIN_CONFIDENCE, tables: int = 0) -> dict:
+    """The held-out dice read one by one; with ``tables``, on that many other tables each instead."""
     reader = DiceReader(FaceClassifier(model), min_confidence=threshold)
     root = data.dataset_dir()
     rows = []
     for name in names:
         img, labels = photo(root, name)
-        for value, cx, cy, w, h in labels:
-            v, conf = reader.classify_crop(label_crop(img, cx, cy, w, h))
-            rows.append((name, cx / img.shape[1], cy / img.shape[0], value, v, conf))
+        shown = [(name, img)] if not tables else [(f"{name} table {k}", other_table(img, labels, np.random.default_rng(k))) for k in range(tables)]
+        for where, table in shown:
+            for value, cx, cy, w, h in labels:
+                v, conf = reader.classify_crop(label_crop(table, cx, cy, w, h))
+                rows.append((where, cx / img.shape[1], cy / img.shape[0], value, v, conf))
     right = np.array([r[3] == r[4] for r in rows])
     conf = np.array([r[5] for r in rows])
     low = conf < threshold
@@ -76,13 +83,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--validation", type=Path, default=HERE / "validation.json", help="a run's validation.json (for val_names)")
     ap.add_argument("--recompute", action="store_true", help="redraw the held-out names like train.build (seed 3)")
     ap.add_argument("--threshold", type=float, default=MIN_CONFIDENCE, help="the confidence below which a die is flagged (default: the reader's)")
+    ap.add_argument("--tables", type=int, default=0, help="also read every die on this many other tables")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    r = evaluate(args.model, heldout_names(args.validation, args.recompute), args.threshold)
-    print(f"{r['model']}: {r['right']}/{r['dice']} right ({r['accuracy']:.1%}); wrong flagged {r['wrong_flagged']}; "
-          f"right flagged {r['right_flagged']} ({r['right_flagged_share']:.1%})")
-    for w in r["wrong"]:
-        print("  wrong:", w)
+    names = heldout_names(args.validation, args.recompute)
+    for tables in [0] + ([args.tables] if args.tables > 0 else []):
+        r = evaluate(args.model, names, args.threshold, tables)
+        where = f"on {tables} other tables each" if tables else "as photographed"
+        print(f"{r['model']} ({where}): {r['right']}/{r['dice']} right ({r['accuracy']:.1%}); wrong flagged {r['wrong_flagged']}; "
+              f"right flagged {r['right_flagged']} ({r['right_flagged_share']:.1%})")
+        for w in r["wrong"]:
+            print("  wrong:", w)
     return 0
 
 

@@ -80,3 +80,13 @@ def test_tables_are_of_every_kind_and_the_same_for_the_same_seed():
     a = table_texture(60, 80, np.random.default_rng(5))
     b = table_texture(60, 80, np.random.default_rng(5))
     assert a.dtype == np.float32 and a.shape == (60, 80, 3) and np.array_equal(a, b)
+
+
+def test_the_held_out_check_reads_every_die_once_on_each_other_table():
+    from models.training.heldout import HERE, evaluate, heldout_names
+
+    names = heldout_names(HERE / "validation.json")[:2]
+    plain = evaluate(None, names)
+    tables = evaluate(None, names, tables=2)
+    assert tables["dice"] == 2 * plain["dice"] > 0
+    assert all(" table " in w for w in tables["wrong"])
