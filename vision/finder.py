@@ -11,7 +11,9 @@ on the die's lit side is filled to its hull; one made oblong by the die's shadow
 gives the square around the die's marks. Blobs too big for one die (touching
 dice) are split where the clear mask, before its gaps were closed, shows the
 seams between them (``_split_at_seams``), else cut apart along straight lines in
-the dice's own axes (``_cut_apart``), with k-means on their pixels as the fallback. It does not decide what a blob *is*: the
+the dice's own axes (``_cut_apart``), with k-means on their pixels as the fallback. A blob far longer than any
+group of dice (a dark frame or wall with dice against it) is opened wider, and only its solid pieces are kept
+(``WALL_DICE``). It does not decide what a blob *is*: the
 face classifier rejects blobs that are not dice, so finding may be generous.
 
 The finder flags what the reader must not trust: a die touching the frame's
