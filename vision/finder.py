@@ -12,8 +12,8 @@ gives the square around the die's marks. Blobs too big for one die (touching
 dice) are split where the clear mask, before its gaps were closed, shows the
 seams between them (``_split_at_seams``), else cut apart along straight lines in
 the dice's own axes (``_cut_apart``), with k-means on their pixels as the fallback. A blob far longer than any
-group of dice (a dark frame or wall with dice against it) is opened wider, and only its solid pieces are kept
-(``WALL_DICE``). It does not decide what a blob *is*: the
+group of dice (a dark frame or wall with dice against it) is opened wider, and only its pieces wide enough to be dice are
+kept (``WALL_DICE``). It does not decide what a blob *is*: the
 face classifier rejects blobs that are not dice, so finding may be generous.
 
 The finder flags what the reader must not trust: a die touching the frame's
@@ -76,7 +76,7 @@ REF_PERCENTILE = 75
 EXPOSURE_LEVEL = 160
 MAX_GAIN = 4.0
 #: A blob far bigger than any die (a dark frame, a box's wall) is opened like any other blob that is not
-#: one clean die (``_refine``), so that the dice against it are cut out; only its die-shaped pieces are kept.
+#: one clean die (``_refine``), so that the dice against it are cut out; only pieces that may be dice are kept.
 WALL_DICE = True
 #: The disc that opens such a blob, in die sides: wider than ``_refine``'s 0.6, since a frame is often thicker than
 #: what glues dice together, and a die's piece that kept a stub of the frame was cut in two as a pair.
@@ -418,11 +418,11 @@ def _extent(points: np.ndarray) -> float:
     return float((points.max(0) - points.min(0)).max() + 1)
 
 
-def _solid_and_wide(points: np.ndarray, hull_area: float, ref_area: float) -> bool:
-    """Whether a piece of a frame may be dice: solid (a corner of the frame left by the opening is an L)
-    and most of a die wide (a stretch of it, a strip)."""
+def _may_be_dice(points: np.ndarray, ref_area: float, giant: float) -> bool:
+    """Whether a piece of a frame may be dice: most of a die wide (not a strip of the frame), and not
+    the frame itself (one thicker than the opening's disc survives it whole)."""
     (_, _), (rw, rh), _ = _rect(points)
-    return len(points) >= 0.8 * hull_area and min(rw, rh) >= 0.75 * float(np.sqrt(ref_area))
+    return min(rw, rh) >= 0.75 * float(np.sqrt(ref_area)) and _extent(points) <= giant
 
 
 def _rect(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
@@ -697,7 +697,7 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
             if _extent(blob[0]) <= giant:
                 pieces = _refine(blob, ref_area)
             else:  # a dark frame or wall with dice against it: a wider disc leaves no stub of it on a die
-                pieces = [p for p in _refine(blob, ref_area, WALL_REACH) if _solid_and_wide(p[0], p[1], ref_area)]
+                pieces = [p for p in _refine(blob, ref_area, WALL_REACH) if _may_be_dice(p[0], ref_area, giant)]
             refined += pieces
         blobs = refined
     else:

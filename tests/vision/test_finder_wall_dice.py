@@ -29,7 +29,10 @@ def _die(frame: np.ndarray, cx: int, cy: int, value: int, colour=(40, 40, 200)) 
         cv2.circle(frame, (cx + sx * 10, cy + sy * 10), 4, (245, 245, 245), -1, cv2.LINE_AA)
 
 
-def _table(with_dice_at_wall: bool = True, seed: int = 0) -> tuple[np.ndarray, list[tuple[int, int]]]:
+PAIR = [(280, INNER[1] + SIDE // 2), (320, INNER[1] + SIDE // 2)]  # two touching dice against the top wall
+
+
+def _table(with_dice_at_wall: bool = True, seed: int = 0, pair_at_wall: bool = False) -> tuple[np.ndarray, list[tuple[int, int]]]:
     """The frame, and the centres of the dice against its wall."""
     frame = np.full((480, 640, 3), 232.0, np.float32)
     x0, y0, x1, y1 = INNER
@@ -38,6 +41,8 @@ def _table(with_dice_at_wall: bool = True, seed: int = 0) -> tuple[np.ndarray, l
     _die(frame, 320, 260, 3)  # alone in the middle
     at_wall = [(x0 + SIDE // 2, 200), (300, y0 + SIDE // 2), (x1 - SIDE // 2, 330)] if with_dice_at_wall else []
     for (cx, cy), v in zip(at_wall, (2, 4, 5)):
+        _die(frame, cx, cy, v, colour=(60, 150, 40))
+    for (cx, cy), v in zip(PAIR if pair_at_wall else [], (1, 5)):
         _die(frame, cx, cy, v, colour=(60, 150, 40))
     return finish(frame, np.random.default_rng(seed), blur=0.6, noise=2.0, jpeg_quality=92), at_wall
 
@@ -62,6 +67,16 @@ def test_without_cutting_the_frame_open_the_dice_against_it_are_lost(monkeypatch
     cands = find_dice(frame)
     assert not any(_found_near(cands, cx, cy) for cx, cy in at_wall)
     assert _found_near(cands, 320, 260)
+
+
+@pytest.mark.xfail(strict=True, reason="known limit: a pair against the wall keeps a stub of it after the opening, "
+                   "and the cut loop makes four pieces of pair and stub (single dice against it are found)")
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_pair_of_touching_dice_against_the_frame_is_cut_into_its_dice(seed):
+    frame, _ = _table(with_dice_at_wall=False, seed=seed, pair_at_wall=True)
+    cands = find_dice(frame)
+    for cx, cy in PAIR:
+        assert _found_near(cands, cx, cy), [(round(c.cx), round(c.cy), round(c.side)) for c in cands]
 
 
 @pytest.mark.parametrize("seed", [0, 1])
