@@ -29,8 +29,10 @@ from vision.images import ImageError, check_frame
 from vision.reading import OK, UNCERTAIN, DieReading, Reading
 
 #: Dice found narrower than this (working pixels of the default look) are looked for again on a finer
-#: working copy that makes them about FINE_DIE_SIDE wide, at most FINE_MAX_WORK_SIDE on its long side.
+#: working copy that makes them about FINE_DIE_SIDE wide, at most FINE_MAX_WORK_SIDE on its long side;
+#: dice wider than BIG_DIE_SIDE on a coarser one (at least CLOSE_UP_WORK_SIDE), which only adds dice.
 SMALL_DIE_SIDE = 9.0
+BIG_DIE_SIDE = 24.0
 FINE_DIE_SIDE = 14.0
 FINE_MAX_WORK_SIDE = 1280
 #: A blob whose "not a die" probability is above this is dropped.
@@ -41,6 +43,9 @@ CLOSE_UP_WORK_SIDE = 96
 CLOSE_UP_MIN_SIDE = 0.12
 #: Inside a sure close-up die, a found "die" smaller than this share of its side, or unsure, is one of its marks.
 MARK_SHARE = 0.3
+#: ... but a "one" less than this share of its side is one of its marks all the same: a big die's mark, cut out
+#: with the rim of shade around it, reads as a die showing one, sure, and is often a third of the die wide.
+HALF_SHARE = 0.45
 #: A die whose side differs from the others' median by more than this share is suspect (leaning).
 SIZE_TOLERANCE = 0.3
 #: The crop spans the classifier tries on a `classify` image (share of its width).
@@ -111,13 +116,22 @@ class DiceReader:
             return self._uncertain(_in_words(blank), blank)
         cands, close_ups = self._candidates(frame)
         kept = self._dice_among(frame, cands, close_ups)
-        finer = self._fine_work_side(frame, kept)
-        if finer > WORK_SIDE:
-            fine_cands = find_dice(frame, None, work_side=finer)
+        other = self._other_work_side(frame, kept)
+        guessed: frozenset[int] = frozenset()
+        if other > WORK_SIDE:
+            fine_cands = find_dice(frame, None, work_side=other)
             fine = self._dice_among(frame, fine_cands, 0)
             if _counts(fine, self.min_confidence) >= _counts(kept, self.min_confidence):  # it can lose what it no longer opens away
                 cands, kept = fine_cands, fine
-        kept = self._relook(frame, kept)
+        elif other:
+            # dice big for the default look: the coarser look's boxes can be a fifth of a die off, so it only adds
+            # the dice the default look did not find, each unsure until the second look (``_relook``, at four
+            # spans) reads it very sure; marks inside them are dropped with ``_one_reading_per_die``
+            added = [(c, seen, 0.0) for c, seen, _ in self._dice_among(frame, find_dice(frame, None, work_side=other), 0)
+                     if not any(_same_die(c, k) for k, _, _ in kept)]
+            guessed = frozenset(range(len(kept), len(kept) + len(added)))
+            cands, kept = cands + [c for c, _, _ in added], kept + added
+        kept = self._relook(frame, kept, guessed)
         kept = self._one_reading_per_die(kept)
         kept.sort(key=lambda t: (t[0].cx, t[0].cy))
         sides = np.array([c.side for c, _, _ in kept])
@@ -156,8 +170,9 @@ class DiceReader:
             kept.append((c, seen, float(p[seen])))
         return kept
 
-    def _fine_work_side(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> int:
-        """The working side for a finer look when the dice read sure are small in the default look, else 0.
+    def _other_work_side(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> int:
+        """The working side for a finer look when the dice read sure are small in the default look, for a
+        coarser one when they are big, else 0.
 
         The finder is made for dice about 14 working pixels wide (a tray
         camera's dice, the real photos'). Dice a few percent of a big photo's
@@ -177,12 +192,27 @@ class DiceReader:
         with 28-31 px dice in 1280×960: 13 of 16 frames read ok, none before.
         It costs a bigger find, so only frames whose dice are small pay for
         it; a table whose die size is known never does.
+
+        Dice more than ``BIG_DIE_SIDE`` wide (8 % of the frame's side and more,
+        a photo taken closer) half melt into the default look's tray estimate,
+        which then finds some of them as their marks, or not at all; the
+        close-up look only reports dice of 12 % and more. A coarser look that
+        makes them about ``FINE_DIE_SIDE`` wide finds them, but its boxes can
+        be a fifth of a die off, and a crop of part of a die reads as another
+        value, sure. So it only adds the dice the default look did not find
+        (``_same_die``), each unsure until the second look reads it very sure
+        and the same at all four spans. The train photos zoomed in twice (a
+        window around a die, enlarged to the photo's size; 1134 dice): 1034 ->
+        1105 read right, wrong and sure 3 -> 3; three times: 518 -> 557, 3 -> 3.
+        The tray camera's dice (14-20 working pixels) never take this look.
         """
         sure = [c.side for c, _, conf in kept if conf >= self.min_confidence]
         if self.die_side_px or not sure:
             return 0
         long_side = max(frame.shape[:2])
         side = float(np.median(sure)) * WORK_SIDE / long_side
+        if side > BIG_DIE_SIDE:
+            return max(CLOSE_UP_WORK_SIDE, round(WORK_SIDE * FINE_DIE_SIDE / side))
         if side >= SMALL_DIE_SIDE:
             return 0
         return int(min(long_side, FINE_MAX_WORK_SIDE, round(WORK_SIDE * FINE_DIE_SIDE / max(side, 1.0))))
@@ -205,7 +235,8 @@ class DiceReader:
         close_ups = [c for c in coarse if c.side >= CLOSE_UP_MIN_SIDE * long_side]
         return found + close_ups, len(close_ups)
 
-    def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
+    def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]],
+                guessed: frozenset[int] = frozenset()) -> list[tuple[Candidate, int, float]]:
         """Each unsure die read again: its 8 turns and mirrors averaged (``probabilities_turned``),
         from its box and from crops a little smaller and bigger (a shadow or a
         neighbour makes the finder's box too big, a pale edge too small: on
@@ -233,6 +264,8 @@ class DiceReader:
         probs = self.classifier.probabilities_turned(_crops(frame, looks)).reshape(len(unsure), len(RELOOK_SPANS), -1)
         out = list(kept)
         for i, answers in zip(unsure, probs):
+            if i in guessed and len({int(p[1:].argmax()) for p in answers}) > 1:
+                continue  # a coarse look's box, read differently at different spans: part of a die, or more
             for p in answers:
                 seen = int(p[1:].argmax()) + 1
                 sure_enough = p[seen] < self.min_confidence or p[seen] >= RELOOK_SURE  # still flagged, or very sure
@@ -255,7 +288,8 @@ class DiceReader:
             if i in dropped or conf < self.min_confidence:
                 continue
             inside = [j for j in order if j != i and j not in dropped and _centre_inside(kept[j][0], big)]
-            dice_sized = [j for j in inside if kept[j][0].side >= MARK_SHARE * big.side and kept[j][2] >= self.min_confidence]
+            dice_sized = [j for j in inside if kept[j][0].side >= MARK_SHARE * big.side and kept[j][2] >= self.min_confidence
+                          and not (kept[j][1] == 1 and kept[j][0].side < HALF_SHARE * big.side)]  # one mark, cut out with its rim, reads as a one
             if len(dice_sized) >= 2 or any(kept[j][2] > conf for j in dice_sized):
                 dropped.add(i)  # a group of dice, or the same die found surer by the other look
                 continue
@@ -320,6 +354,11 @@ def _in_words(code: dict[str, Any]) -> str:
 def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int], thick: int) -> None:
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
     cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+
+
+def _same_die(a: Candidate, b: Candidate) -> bool:
+    """Whether two looks' blobs are one die: about the same size, one's centre inside the other."""
+    return min(a.side, b.side) >= 0.6 * max(a.side, b.side) and (_centre_inside(a, b) or _centre_inside(b, a))
 
 
 def _centre_inside(small: Candidate, big: Candidate) -> bool:
