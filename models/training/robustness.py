@@ -1,0 +1,118 @@
+"""Read the 20 held-out ``train`` photos whole, changed the way another camera, light, table or distance would.
+
+Run with ``python -m models.training.robustness [MODEL.onnx] [--only CHANGE ...]``
+(default: the shipped model, every change). The reader is judged on other
+real photos than these (other dice, cameras, light), so a change to the
+finder, the reader or the model is checked here as well as on the photos as
+they are. Per change it prints the dice, how many were found, read right,
+read wrong with no doubt on them (silently wrong: the worst), and the extra
+detections. Only the held-out photos are read (never trained on; the finder's
+rules were written looking at all ``train`` photos), never ``test``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.training import data
+from models.training.heldout import HERE, heldout_names
+from models.training.tables import other_table
+from vision.bench import _match
+from vision.classifier import FaceClassifier
+from vision.dataset import photo
+from vision.reader import DiceReader
+
+Shown = Iterator[tuple[np.ndarray, list, int]]  # (image, the labels of the dice wholly in it, how many more it cuts)
+
+
+def _noise(sigma: float) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    def change(img, labels, rng):
+        yield np.clip(img.astype(np.float32) + rng.normal(0, sigma, img.shape), 0, 255).astype(np.uint8), labels, 0
+    return change
+
+
+def _pixels(f: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    def change(img, labels, rng):
+        yield np.ascontiguousarray(f(img)), labels, 0
+    return change
+
+
+def _zoomed(z: float) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """A window 1/z of the photo around each of its first three dice, enlarged to the photo's size."""
+    def change(img, labels, rng):
+        h, w = img.shape[:2]
+        cw, ch = int(w / z), int(h / z)
+        for _, cx0, cy0, _, _ in labels[:3]:
+            x0, y0 = int(np.clip(cx0 - cw / 2, 0, w - cw)), int(np.clip(cy0 - ch / 2, 0, h - ch))
+            window = cv2.resize(img[y0:y0 + ch, x0:x0 + cw], (w, h), interpolation=cv2.INTER_LINEAR)
+            inside = [(v, (cx - x0) * z, (cy - y0) * z, bw * z, bh * z) for v, cx, cy, bw, bh in labels
+                      if x0 <= cx - bw / 2 and cx + bw / 2 <= x0 + cw and y0 <= cy - bh / 2 and cy + bh / 2 <= y0 + ch]
+            touching = sum(cx + bw / 2 > x0 and cx - bw / 2 < x0 + cw and cy + bh / 2 > y0 and cy - bh / 2 < y0 + ch
+                           for _, cx, cy, bw, bh in labels)
+            yield window, inside, touching - len(inside)
+    return change
+
+
+def _jpeg(img: np.ndarray) -> np.ndarray:
+    return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 25])[1], cv2.IMREAD_COLOR)
+
+
+CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
+    "as photographed": _pixels(lambda i: i),
+    "noise 8": _noise(8),
+    "noise 12": _noise(12),
+    "JPEG 25": _pixels(_jpeg),
+    "grey": _pixels(lambda i: cv2.cvtColor(cv2.cvtColor(i, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)),
+    "dark 0.5": _pixels(lambda i: (i.astype(np.float32) * 0.5).astype(np.uint8)),
+    "bright 1.4": _pixels(lambda i: np.clip(i.astype(np.float32) * 1.4, 0, 255).astype(np.uint8)),
+    "blur 1.5": _pixels(lambda i: cv2.GaussianBlur(i, (0, 0), 1.5)),
+    "warm light": _pixels(lambda i: np.clip(i.astype(np.float32) * np.array([0.75, 0.95, 1.2], np.float32), 0, 255).astype(np.uint8)),
+    "other table": lambda img, labels, rng: iter([(other_table(img, labels, rng), labels, 0)]),
+    "zoomed 2x": _zoomed(2.0),
+    "zoomed 3x": _zoomed(3.0),
+}
+
+
+def measure(model: Path | None, names: list[str], changes: list[str]) -> dict[str, dict[str, int]]:
+    reader = DiceReader(FaceClassifier(model), camera_view="above")
+    root = data.dataset_dir()
+    photos = [photo(root, name) for name in names]
+    out = {}
+    for change in changes:
+        row = dict.fromkeys(("dice", "found", "right", "wrong_and_sure", "extra"), 0)
+        for k, (img, labels) in enumerate(photos):
+            for image, inside, cut in CHANGES[change](img, labels, np.random.default_rng(k)):
+                reading = reader.read(image)
+                matched = _match([d.box for d in reading.dice], inside)
+                row["dice"] += len(inside)
+                # a die cut by a zoomed window's edge is no extra detection (at most one reading each)
+                row["extra"] += max(0, len(reading.dice) - sum(j is not None for j in matched) - cut)
+                for (value, *_), j in zip(inside, matched):
+                    if j is not None:
+                        die = reading.dice[j]
+                        row["found"] += 1
+                        row["right"] += die.top == value
+                        row["wrong_and_sure"] += die.top != value and not die.doubts
+        out[change] = row
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("model", nargs="?", type=Path, help="an .onnx file (default: the shipped model)")
+    ap.add_argument("--only", action="append", choices=list(CHANGES), help="this change only (repeatable)")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    for change, row in measure(args.model, heldout_names(HERE / "validation.json"), args.only or list(CHANGES)).items():
+        print(f"{change:16s} dice {row['dice']:4d}  found {row['found']:4d}  right {row['right']:4d}  "
+              f"wrong and sure {row['wrong_and_sure']:2d}  extra {row['extra']:3d}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
