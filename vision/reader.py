@@ -116,21 +116,7 @@ class DiceReader:
             return self._uncertain(_in_words(blank), blank)
         cands, close_ups = self._candidates(frame)
         kept = self._dice_among(frame, cands, close_ups)
-        other = self._other_work_side(frame, kept)
-        guessed: frozenset[int] = frozenset()
-        if other > WORK_SIDE:
-            fine_cands = find_dice(frame, None, work_side=other)
-            fine = self._dice_among(frame, fine_cands, 0)
-            if _counts(fine, self.min_confidence) >= _counts(kept, self.min_confidence):  # it can lose what it no longer opens away
-                cands, kept = fine_cands, fine
-        elif other:
-            # dice big for the default look: the coarser look's boxes can be a fifth of a die off, so it only adds
-            # the dice the default look did not find, each unsure until the second look (``_relook``, at four
-            # spans) reads it very sure; marks inside them are dropped with ``_one_reading_per_die``
-            added = [(c, seen, 0.0) for c, seen, _ in self._dice_among(frame, find_dice(frame, None, work_side=other), 0)
-                     if not any(_same_die(c, k) for k, _, _ in kept)]
-            guessed = frozenset(range(len(kept), len(kept) + len(added)))
-            cands, kept = cands + [c for c, _, _ in added], kept + added
+        cands, kept, guessed = self._other_look(frame, cands, kept)
         kept = self._relook(frame, kept, guessed)
         kept = self._one_reading_per_die(kept)
         kept.sort(key=lambda t: (t[0].cx, t[0].cy))
@@ -169,6 +155,27 @@ class DiceReader:
                 continue
             kept.append((c, seen, float(p[seen])))
         return kept
+
+    def _other_look(self, frame: np.ndarray, cands: list[Candidate], kept: list[tuple[Candidate, int, float]]
+                    ) -> tuple[list[Candidate], list[tuple[Candidate, int, float]], frozenset[int]]:
+        """The finer or the coarser look (``_other_work_side``), when the dice are small or big: the candidates,
+        the dice kept, and which of them the coarser look guessed (``_relook`` must read those the same at
+        every span)."""
+        other = self._other_work_side(frame, kept)
+        if other > WORK_SIDE:
+            fine_cands = find_dice(frame, None, work_side=other)
+            fine = self._dice_among(frame, fine_cands, 0)
+            if _counts(fine, self.min_confidence) >= _counts(kept, self.min_confidence):  # it can lose what it no longer opens away
+                return fine_cands, fine, frozenset()
+        elif other:
+            # dice big for the default look: the coarser look's boxes can be a fifth of a die off, so it only adds
+            # the dice the default look did not find, each unsure (just under the threshold) until the second
+            # look reads it very sure; marks inside them are dropped with ``_one_reading_per_die``
+            unsure = float(np.nextafter(self.min_confidence, 0.0))
+            added = [(c, seen, min(conf, unsure)) for c, seen, conf in self._dice_among(frame, find_dice(frame, None, work_side=other), 0)
+                     if not any(_same_die(c, k) for k, _, _ in kept)]
+            return cands + [c for c, _, _ in added], kept + added, frozenset(range(len(kept), len(kept) + len(added)))
+        return cands, kept, frozenset()
 
     def _other_work_side(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> int:
         """The working side for a finer look when the dice read sure are small in the default look, for a
@@ -255,7 +262,8 @@ class DiceReader:
         3 more right but lost a close-up photo's die to its neighbouring
         elephants (37 of 40 close-up frames instead of 38).
         Only unsure dice pay for it: 2 of the 12 three-dice layouts ``bench``
-        times have one.
+        times have one. A die the coarser look ``guessed`` must also read the
+        same value at every span: its box may hold only part of the die.
         """
         unsure = [i for i, (_, _, conf) in enumerate(kept) if conf < self.min_confidence]
         if not unsure:
