@@ -13,7 +13,8 @@ dice) are split where the clear mask, before its gaps were closed, shows the
 seams between them (``_split_at_seams``), else cut apart along straight lines in
 the dice's own axes (``_cut_apart``), with k-means on their pixels as the fallback. A blob far longer than any
 group of dice (a dark frame or wall with dice against it) is opened wider, and only its pieces wide enough to be dice are
-kept (``WALL_DICE``). It does not decide what a blob *is*: the
+kept (``WALL_DICE``). A die neither pass sees, whose marks still show (a white die on a pale tray), is left to
+``vision.marks``, which looks for it in the clear mask ``look`` hands back. It does not decide what a blob *is*: the
 face classifier rejects blobs that are not dice, so finding may be generous.
 
 The finder flags what the reader must not trust: a die touching the frame's
@@ -97,6 +98,8 @@ class Candidate:
     angle: float
     cut_off: bool = False
     misshapen: bool = False
+    #: found only by its marks (``vision.marks``): its square is the frame's die size around them, a guess
+    by_marks: bool = False
 
     @property
     def side(self) -> float:
@@ -646,8 +649,25 @@ def _refine(blob: tuple[np.ndarray, float], ref_area: float, reach: float = 0.6)
     return out
 
 
+@dataclass(frozen=True)
+class Look:
+    """What one look at a frame found: its candidates, and the clear mask they came from (``vision.marks``
+    looks there for dice whose body it lost)."""
+
+    candidates: list[Candidate]
+    #: the clear mask before its gaps were closed, 0/255, in working pixels
+    raw: np.ndarray
+    #: working pixels per frame pixel
+    scale: float
+
+
 def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK_SIDE, smallest: float = 0.0) -> list[Candidate]:
-    """Every blob in ``frame`` (BGR uint8) that may be a die, in frame pixels.
+    """Every blob in ``frame`` (BGR uint8) that may be a die, in frame pixels (``look``'s candidates)."""
+    return look(frame, die_side, work_side, smallest).candidates
+
+
+def look(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK_SIDE, smallest: float = 0.0) -> Look:
+    """Every blob in ``frame`` (BGR uint8) that may be a die, in frame pixels, and the mask they came from.
 
     ``die_side`` (frame pixels) is the expected side of a die when known (the
     table's geometry); otherwise the blobs themselves give it. ``work_side``
@@ -732,4 +752,4 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
             cut = x0 <= 0 or y0 <= 0 or x1 >= sw - 1 or y1 >= sh - 1
             # a die cut out of a touching group is rarely a perfect square: allow it more slack
             found.append(Candidate(cx / scale, cy / scale, rw / scale, rh / scale, float(angle), cut, aspect > (1.45 if len(parts) > 1 else 1.3)))
-    return found
+    return Look(found, raw, scale)

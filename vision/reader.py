@@ -24,8 +24,9 @@ import cv2
 import numpy as np
 
 from vision.classifier import CROP, MARGIN, NOT_A_DIE, FaceClassifier, cut_crop
-from vision.finder import WORK_SIDE, Candidate, find_dice
+from vision.finder import WORK_SIDE, Candidate, Look, find_dice, look
 from vision.images import ImageError, check_frame
+from vision.marks import lost_dice
 from vision.reading import OK, UNCERTAIN, DieReading, Reading
 
 #: Dice found narrower than this (working pixels of the default look) are looked for again on a finer
@@ -46,6 +47,12 @@ MARK_SHARE = 0.3
 #: ... but a "one" less than this share of its side is one of its marks all the same: a big die's mark, cut out
 #: with the rim of shade around it, reads as a die showing one, sure, and is often a third of the die wide.
 HALF_SHARE = 0.45
+#: Whether the dice the finder lost are looked for by their marks (``vision.marks``; off: to compare).
+BY_MARKS = True
+#: A die found only by its marks (``vision.marks``) is kept when its first look reads it a die at this
+#: confidence or more, and it overlaps no die already kept by more than MARKS_OVERLAP of its area.
+MARKS_FIRST = 0.5
+MARKS_OVERLAP = 0.15
 #: A die whose side differs from the others' median by more than this share is suspect (leaning).
 SIZE_TOLERANCE = 0.3
 #: The crop spans the classifier tries on a `classify` image (share of its width).
@@ -114,9 +121,10 @@ class DiceReader:
         if float(std.max()) < 3.0:
             blank = {"code": "dark" if float(mean.mean()) < 40 else "blank"}
             return self._uncertain(_in_words(blank), blank)
-        cands, close_ups = self._candidates(frame)
+        default, cands, close_ups = self._candidates(frame)
         kept = self._dice_among(frame, cands, close_ups)
         cands, kept, guessed = self._other_look(frame, cands, kept)
+        cands, kept, guessed = self._by_marks(frame, default, cands, kept, guessed)
         kept = self._relook(frame, kept, guessed)
         kept = self._one_reading_per_die(kept)
         kept.sort(key=lambda t: (t[0].cx, t[0].cy))
@@ -224,8 +232,8 @@ class DiceReader:
             return 0
         return int(min(long_side, FINE_MAX_WORK_SIDE, round(WORK_SIDE * FINE_DIE_SIDE / max(side, 1.0))))
 
-    def _candidates(self, frame: np.ndarray) -> tuple[list[Candidate], int]:
-        """The finder's blobs, then, when the die size is not known, a coarse look's close-up dice
+    def _candidates(self, frame: np.ndarray) -> tuple[Look, list[Candidate], int]:
+        """The default look, its blobs then, when the die size is not known, a coarse look's close-up dice
         (and how many of those there are, last in the list).
 
         The default look estimates the tray behind the dice from cells a few
@@ -234,13 +242,42 @@ class DiceReader:
         does that, but a photo from another camera may: the coarse look works
         on a copy a third the size, where such a die is an ordinary one.
         """
-        found = find_dice(frame, self.die_side_px)
+        default = look(frame, self.die_side_px)
         if self.die_side_px:
-            return found, 0
+            return default, default.candidates, 0
         long_side = max(frame.shape[:2])
         coarse = find_dice(frame, None, work_side=CLOSE_UP_WORK_SIDE, smallest=0.8 * CLOSE_UP_MIN_SIDE)
         close_ups = [c for c in coarse if c.side >= CLOSE_UP_MIN_SIDE * long_side]
-        return found + close_ups, len(close_ups)
+        return default, default.candidates + close_ups, len(close_ups)
+
+    def _by_marks(self, frame: np.ndarray, default: Look, cands: list[Candidate], kept: list[tuple[Candidate, int, float]],
+                  guessed: frozenset[int]) -> tuple[list[Candidate], list[tuple[Candidate, int, float]], frozenset[int]]:
+        """The dice the finder lost, found again by their marks (``vision.marks``: a white die on a pale
+        tray), at the size of the dice read sure (or the table's, when known).
+
+        A square around a group of marks is a guess: it is kept when its first
+        look reads it a die at ``MARKS_FIRST`` or more and it overlaps no die
+        already kept (dice never overlap: such a square holds that die's own
+        marks, or part of it), unsure (just under the threshold) until
+        ``_relook`` reads it very sure and the same at every span. On the
+        ``train`` photos (1487 dice): 1452 -> 1456 read right (each new one at
+        0.98 or more), no die more wrong, no extra "die". The first 100 train
+        photos on seven other tables (905 dice each): 1 to 11 more right a
+        table (black 806 -> 816, red 840 -> 845, wood 843 -> 847), one extra
+        "die" in all, none more wrong and sure; the held-out photos with
+        noise of 12 grey levels: 115 -> 117 of 123. The synthetic table reads
+        as before. Cost: under 0.1 ms on the bench's frames (the classifier
+        only runs when marks are left over).
+        """
+        sure = [c.side for c, _, conf in kept if conf >= self.min_confidence]
+        side = self.die_side_px or (float(np.median(sure)) if sure else 0.0)
+        lost = lost_dice(default, [c for c, _, _ in kept], side) if side and BY_MARKS else []
+        if not lost:
+            return cands, kept, guessed
+        unsure = float(np.nextafter(self.min_confidence, 0.0))
+        added = [(c, value, min(conf, unsure)) for c, value, conf in self._dice_among(frame, lost, 0)
+                 if conf >= MARKS_FIRST and not any(_overlap(c, k) > MARKS_OVERLAP for k, _, _ in kept)]
+        return cands + lost, kept + added, guessed | frozenset(range(len(kept), len(kept) + len(added)))
 
     def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]],
                 guessed: frozenset[int] = frozenset()) -> list[tuple[Candidate, int, float]]:
@@ -367,6 +404,14 @@ def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour
 def _same_die(a: Candidate, b: Candidate) -> bool:
     """Whether two looks' blobs are one die: about the same size, one's centre inside the other."""
     return min(a.side, b.side) >= 0.6 * max(a.side, b.side) and (_centre_inside(a, b) or _centre_inside(b, a))
+
+
+def _overlap(a: Candidate, b: Candidate) -> float:
+    """How much of the smaller of two rotated squares the other covers (0..1)."""
+    kind, pts = cv2.rotatedRectangleIntersection(((a.cx, a.cy), (a.w, a.h), a.angle), ((b.cx, b.cy), (b.w, b.h), b.angle))
+    if kind == cv2.INTERSECT_NONE or pts is None:
+        return 0.0
+    return float(cv2.contourArea(cv2.convexHull(pts))) / max(1e-6, min(a.w * a.h, b.w * b.h))
 
 
 def _centre_inside(small: Candidate, big: Candidate) -> bool:

@@ -25,13 +25,15 @@ def _read_right(reader, frames) -> int:
 def work_sides(monkeypatch):
     """The working sides of every find the reader makes."""
     seen: list[int] = []
-    real = vision.reader.find_dice
 
-    def spy(frame, die_side=None, work_side=WORK_SIDE, smallest=0.0):
-        seen.append(work_side)
-        return real(frame, die_side, work_side=work_side, smallest=smallest)
+    def spy_on(real):
+        def spy(frame, die_side=None, work_side=WORK_SIDE, smallest=0.0):
+            seen.append(work_side)
+            return real(frame, die_side, work_side=work_side, smallest=smallest)
+        return spy
 
-    monkeypatch.setattr(vision.reader, "find_dice", spy)
+    for name in ("find_dice", "look"):  # the default look keeps its mask (``vision.marks``), the others only their blobs
+        monkeypatch.setattr(vision.reader, name, spy_on(getattr(vision.reader, name)))
     return seen
 
 
