@@ -262,12 +262,13 @@ class DiceReader:
         ``_relook`` reads it very sure and the same at every span. On the
         ``train`` photos (1487 dice): 1452 -> 1456 read right (each new one at
         0.98 or more), no die more wrong, no extra "die". The first 100 train
-        photos on seven other tables (905 dice each): 1 to 11 more right a
+        photos on seven other tables (905 dice each): 1 to 10 more right a
         table (black 806 -> 816, red 840 -> 845, wood 843 -> 847), one extra
         "die" in all, none more wrong and sure; the held-out photos with
         noise of 12 grey levels: 115 -> 117 of 123. The synthetic table reads
-        as before. Cost: under 0.1 ms on the bench's frames (the classifier
-        only runs when marks are left over).
+        as before. Cost: about 0.3 ms a read (median over the bench's twelve
+        frames), up to 1.3 ms where crumbs of the cup's rim group into a face
+        that the classifier must look at.
         """
         sure = [c.side for c, _, conf in kept if conf >= self.min_confidence]
         side = self.die_side_px or (float(np.median(sure)) if sure else 0.0)
