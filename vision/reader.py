@@ -179,9 +179,8 @@ class DiceReader:
             # dice big for the default look: the coarser look's boxes can be a fifth of a die off, so it only adds
             # the dice the default look did not find, each unsure (just under the threshold) until the second
             # look reads it very sure; marks inside them are dropped with ``_one_reading_per_die``
-            unsure = float(np.nextafter(self.min_confidence, 0.0))
-            added = [(c, seen, min(conf, unsure)) for c, seen, conf in self._dice_among(frame, find_dice(frame, None, work_side=other), 0)
-                     if not any(_same_die(c, k) for k, _, _ in kept)]
+            added = self._as_guesses([(c, seen, conf) for c, seen, conf in self._dice_among(frame, find_dice(frame, None, work_side=other), 0)
+                                      if not any(_same_die(c, k) for k, _, _ in kept)])
             return cands + [c for c, _, _ in added], kept + added, frozenset(range(len(kept), len(kept) + len(added)))
         return cands, kept, frozenset()
 
@@ -221,16 +220,28 @@ class DiceReader:
         1105 read right, wrong and sure 3 -> 3; three times: 518 -> 557, 3 -> 3.
         The tray camera's dice (14-20 working pixels) never take this look.
         """
-        sure = [c.side for c, _, conf in kept if conf >= self.min_confidence]
-        if self.die_side_px or not sure:
+        sure_side = self._sure_side(kept)
+        if self.die_side_px or not sure_side:
             return 0
         long_side = max(frame.shape[:2])
-        side = float(np.median(sure)) * WORK_SIDE / long_side
+        side = sure_side * WORK_SIDE / long_side
         if side > BIG_DIE_SIDE:
             return max(CLOSE_UP_WORK_SIDE, round(WORK_SIDE * FINE_DIE_SIDE / side))
         if side >= SMALL_DIE_SIDE:
             return 0
         return int(min(long_side, FINE_MAX_WORK_SIDE, round(WORK_SIDE * FINE_DIE_SIDE / max(side, 1.0))))
+
+    def _sure_side(self, kept: list[tuple[Candidate, int, float]]) -> float:
+        """The median side of the dice read sure (frame pixels), 0 when none is: a lone unsure speck
+        says nothing of the dice's size."""
+        sure = [c.side for c, _, conf in kept if conf >= self.min_confidence]
+        return float(np.median(sure)) if sure else 0.0
+
+    def _as_guesses(self, dice: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
+        """Dice a look only guessed at, each unsure (just under the threshold) until ``_relook`` reads it
+        very sure and the same at every span."""
+        unsure = float(np.nextafter(self.min_confidence, 0.0))
+        return [(c, value, min(conf, unsure)) for c, value, conf in dice]
 
     def _candidates(self, frame: np.ndarray) -> tuple[Look, list[Candidate], int]:
         """The default look, its blobs then, when the die size is not known, a coarse look's close-up dice
@@ -270,14 +281,12 @@ class DiceReader:
         frames), up to 1.3 ms where crumbs of the cup's rim group into a face
         that the classifier must look at.
         """
-        sure = [c.side for c, _, conf in kept if conf >= self.min_confidence]
-        side = self.die_side_px or (float(np.median(sure)) if sure else 0.0)
+        side = self.die_side_px or self._sure_side(kept)
         lost = lost_dice(default, [c for c, _, _ in kept], side) if side and BY_MARKS else []
         if not lost:
             return cands, kept, guessed
-        unsure = float(np.nextafter(self.min_confidence, 0.0))
-        added = [(c, value, min(conf, unsure)) for c, value, conf in self._dice_among(frame, lost, 0)
-                 if conf >= MARKS_FIRST and not any(_overlap(c, k) > MARKS_OVERLAP for k, _, _ in kept)]
+        added = self._as_guesses([(c, value, conf) for c, value, conf in self._dice_among(frame, lost, 0)
+                                  if conf >= MARKS_FIRST and not any(_overlap(c, k) > MARKS_OVERLAP for k, _, _ in kept)])
         return cands + lost, kept + added, guessed | frozenset(range(len(kept), len(kept) + len(added)))
 
     def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]],
