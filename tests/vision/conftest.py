@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+import vision.reader
 from companion.settings import Settings
 from vision.bench import dataset_dir
+from vision.finder import WORK_SIDE
 from vision.reader import DiceReader, load_reader
 
 
@@ -20,3 +22,19 @@ def real_dataset():
     if root is None:
         pytest.skip("the real-dice-byler dataset is not beside the repository (../shared/datasets); set ELEPHANTS_BLUFF_DICE_DATASET")
     return root
+
+
+@pytest.fixture
+def work_sides(monkeypatch):
+    """The working sides of every find the reader makes."""
+    seen: list[int] = []
+
+    def spy_on(real):
+        def spy(frame, die_side=None, work_side=WORK_SIDE, smallest=0.0):
+            seen.append(work_side)
+            return real(frame, die_side, work_side=work_side, smallest=smallest)
+        return spy
+
+    for name in ("find_dice", "look"):  # the default look keeps its mask (``vision.marks``), the others only their blobs
+        monkeypatch.setattr(vision.reader, name, spy_on(getattr(vision.reader, name)))
+    return seen

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import vision.reader
 from vision.finder import WORK_SIDE
@@ -19,22 +18,6 @@ def _small_dice_frames(side: float, n: int = 8):
 
 def _read_right(reader, frames) -> int:
     return sum(r.status == "ok" and sorted(r.tops()) == TOPS for r in map(reader.read, frames))
-
-
-@pytest.fixture
-def work_sides(monkeypatch):
-    """The working sides of every find the reader makes."""
-    seen: list[int] = []
-
-    def spy_on(real):
-        def spy(frame, die_side=None, work_side=WORK_SIDE, smallest=0.0):
-            seen.append(work_side)
-            return real(frame, die_side, work_side=work_side, smallest=smallest)
-        return spy
-
-    for name in ("find_dice", "look"):  # the default look keeps its mask (``vision.marks``), the others only their blobs
-        monkeypatch.setattr(vision.reader, name, spy_on(getattr(vision.reader, name)))
-    return seen
 
 
 def test_small_dice_in_a_big_frame_are_read_by_the_finer_look(reader, monkeypatch):
