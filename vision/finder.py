@@ -98,8 +98,9 @@ class Candidate:
     angle: float
     cut_off: bool = False
     misshapen: bool = False
-    #: found only by its marks (``vision.marks``): its square is the frame's die size around them, a guess
-    by_marks: bool = False
+    #: a look only guessed its square (``vision.marks``: the frame's die size around orphan marks; or the
+    #: reader's coarser look): the reader must read it the same at every span before it counts
+    guessed: bool = False
 
     @property
     def side(self) -> float:

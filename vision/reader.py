@@ -17,6 +17,7 @@ frame: it says so in the reading.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -124,9 +125,9 @@ class DiceReader:
             blank = {"code": "dark" if float(mean.mean()) < 40 else "blank"}
             return self._uncertain(_in_words(blank), blank)
         default, cands, kept = self._candidates(frame)
-        cands, kept, guessed = self._other_look(frame, cands, kept)
-        cands, kept, guessed = self._by_marks(frame, default, cands, kept, guessed)
-        kept = self._relook(frame, kept, guessed)
+        cands, kept = self._other_look(frame, cands, kept)
+        cands, kept = self._by_marks(frame, default, cands, kept)
+        kept = self._relook(frame, kept)
         kept = self._one_reading_per_die(kept)
         kept.sort(key=lambda t: (t[0].cx, t[0].cy))
         sides = np.array([c.side for c, _, _ in kept])
@@ -166,24 +167,23 @@ class DiceReader:
         return kept
 
     def _other_look(self, frame: np.ndarray, cands: list[Candidate], kept: list[tuple[Candidate, int, float]]
-                    ) -> tuple[list[Candidate], list[tuple[Candidate, int, float]], frozenset[int]]:
-        """The finer or the coarser look (``_other_work_side``), when the dice are small or big: the candidates,
-        the dice kept, and which of them the coarser look guessed (``_relook`` must read those the same at
-        every span)."""
+                    ) -> tuple[list[Candidate], list[tuple[Candidate, int, float]]]:
+        """The finer or the coarser look (``_other_work_side``), when the dice are small or big: the candidates
+        and the dice kept (the coarser look's own are guesses, ``_as_guesses``)."""
         other = self._other_work_side(frame, kept)
         if other > WORK_SIDE:
             fine_cands = find_dice(frame, None, work_side=other)
             fine = self._dice_among(frame, fine_cands)
             if _counts(fine, self.min_confidence) >= _counts(kept, self.min_confidence):  # it can lose what it no longer opens away
-                return fine_cands, fine, frozenset()
+                return fine_cands, fine
         elif other:
             # dice big for the default look: the coarser look's boxes can be a fifth of a die off, so it only adds
             # the dice the default look did not find, each unsure (just under the threshold) until the second
             # look reads it very sure; marks inside them are dropped with ``_one_reading_per_die``
             added = self._as_guesses([(c, seen, conf) for c, seen, conf in self._dice_among(frame, find_dice(frame, None, work_side=other))
                                       if not any(_same_die(c, k) for k, _, _ in kept)])
-            return cands + [c for c, _, _ in added], kept + added, frozenset(range(len(kept), len(kept) + len(added)))
-        return cands, kept, frozenset()
+            return cands + [c for c, _, _ in added], kept + added
+        return cands, kept
 
     def _other_work_side(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> int:
         """The working side for a finer look when the dice read sure are small in the default look, for a
@@ -239,10 +239,10 @@ class DiceReader:
         return float(np.median(sure)) if sure else 0.0
 
     def _as_guesses(self, dice: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
-        """Dice a look only guessed at, each unsure (just under the threshold) until ``_relook`` reads it
-        very sure and the same at every span."""
+        """Dice a look only guessed at (``Candidate.guessed``), each unsure (just under the threshold) until
+        ``_relook`` reads it very sure and the same at every span."""
         unsure = float(np.nextafter(self.min_confidence, 0.0))
-        return [(c, value, min(conf, unsure)) for c, value, conf in dice]
+        return [(replace(c, guessed=True), value, min(conf, unsure)) for c, value, conf in dice]
 
     def _candidates(self, frame: np.ndarray) -> tuple[Look, list[Candidate], list[tuple[Candidate, int, float]]]:
         """The default look, its blobs and the dice among them; then, when the die size is not known and
@@ -287,8 +287,8 @@ class DiceReader:
         size = float(np.median(dice))  # a sure one of the other dice's size is a die showing one
         return any(seen == 1 and abs(c.side / size - 1) > SIZE_TOLERANCE for c, seen in sure)
 
-    def _by_marks(self, frame: np.ndarray, default: Look, cands: list[Candidate], kept: list[tuple[Candidate, int, float]],
-                  guessed: frozenset[int]) -> tuple[list[Candidate], list[tuple[Candidate, int, float]], frozenset[int]]:
+    def _by_marks(self, frame: np.ndarray, default: Look, cands: list[Candidate], kept: list[tuple[Candidate, int, float]]
+                  ) -> tuple[list[Candidate], list[tuple[Candidate, int, float]]]:
         """The dice the finder lost, found again by their marks (``vision.marks``: a white die on a pale
         tray), at the size of the dice read sure (or the table's, when known).
 
@@ -310,13 +310,12 @@ class DiceReader:
         side = self.die_side_px or self._sure_side(kept)
         lost = lost_dice(default, [c for c, _, _ in kept], side) if side and BY_MARKS else []
         if not lost:
-            return cands, kept, guessed
+            return cands, kept
         added = self._as_guesses([(c, value, conf) for c, value, conf in self._dice_among(frame, lost)
                                   if conf >= MARKS_FIRST and not any(_overlap(c, k) > MARKS_OVERLAP for k, _, _ in kept)])
-        return cands + lost, kept + added, guessed | frozenset(range(len(kept), len(kept) + len(added)))
+        return cands + lost, kept + added
 
-    def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]],
-                guessed: frozenset[int] = frozenset()) -> list[tuple[Candidate, int, float]]:
+    def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
         """Each unsure die read again: its 8 turns and mirrors averaged (``probabilities_turned``),
         from its box and from crops a little smaller and bigger (a shadow or a
         neighbour makes the finder's box too big, a pale edge too small: on
@@ -335,7 +334,7 @@ class DiceReader:
         3 more right but lost a close-up photo's die to its neighbouring
         elephants (37 of 40 close-up frames instead of 38).
         Only unsure dice pay for it: 2 of the 12 three-dice layouts ``bench``
-        times have one. A die the coarser look ``guessed`` must also read the
+        times have one. A die a look only ``guessed`` must also read the
         same value at every span: its box may hold only part of the die.
         """
         unsure = [i for i, (_, _, conf) in enumerate(kept) if conf < self.min_confidence]
@@ -345,7 +344,7 @@ class DiceReader:
         probs = self.classifier.probabilities_turned(_crops(frame, looks)).reshape(len(unsure), len(RELOOK_SPANS), -1)
         out = list(kept)
         for i, answers in zip(unsure, probs):
-            if i in guessed and len({int(p[1:].argmax()) for p in answers}) > 1:
+            if kept[i][0].guessed and len({int(p[1:].argmax()) for p in answers}) > 1:
                 continue  # a coarse look's box, read differently at different spans: part of a die, or more
             for p in answers:
                 seen = int(p[1:].argmax()) + 1

@@ -28,7 +28,7 @@ def _die(cx: float, cy: float, side: float = SIDE, angle: float = 0.0) -> Candid
 
 def test_two_marks_apart_from_every_die_give_a_square_of_the_dice_size_around_them():
     (die,) = marks.lost_dice(_look((93, 93, 3, 3), (104, 104, 3, 3)), [_die(30, 30)], SIDE)
-    assert die.by_marks and (die.w, die.h) == (SIDE, SIDE)
+    assert die.guessed and (die.w, die.h) == (SIDE, SIDE)
     assert abs(die.cx - 100) <= 1 and abs(die.cy - 100) <= 1
     assert min(die.angle % 90, 90 - die.angle % 90) < 5  # a two's marks lie along the diagonal: the die is upright
     assert not die.cut_off
