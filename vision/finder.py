@@ -6,7 +6,9 @@ its long side, so a 1280×960 frame costs about a millisecond), estimates the
 tray behind the dice with a coarse median, keeps what differs from it, and turns
 each compact blob into a rotated square. A second, faint pass finds pale dice
 on a pale tray, which differ only at their outline and marks (``_faint_dice``):
-each must be one square die on its own, and is never cut apart. An outline open
+each must be one square die on its own, and is never cut apart (a look may stop
+before it, ``look(faint=False)``, and take it later, ``with_faint``, without cutting
+the clear blobs again: the reader skips it when the clear pass read the game's dice). An outline open
 on the die's lit side is filled to its hull; one made oblong by the die's shadow
 gives the square around the die's marks. Blobs too big for one die (touching
 dice) are split where the clear mask, before its gaps were closed, shows the
@@ -24,7 +26,7 @@ dice the split could not separate).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -187,16 +189,27 @@ def _clean(mask: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
 
 
-def masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Three 0/255 masks of what differs from the tray: clearly (dice, their marks and edges),
-    faintly (pale dice on a pale tray, apart from everything clear), and the clear mask
-    before ``_clean`` closed its gaps (it still shows the seams between touching dice)."""
+def clear_masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two 0/255 masks of what differs clearly from the tray (dice, their marks and edges): closed
+    and opened (``_clean``), and before ``_clean`` closed its gaps (it still shows the seams between
+    touching dice)."""
     diff = _difference(small, _background(small))
     raw = (diff > DIFF_THRESHOLD).astype(np.uint8) * 255
-    mask = _clean(raw)
+    return _clean(raw), raw
+
+
+def faint_mask(small: np.ndarray, strong: np.ndarray) -> np.ndarray:
+    """A 0/255 mask of what differs faintly from the tray (pale dice on a pale tray), apart from
+    everything in ``strong`` (``clear_masks``' closed mask)."""
     if not WEAK_PASS:
-        return mask, np.zeros_like(mask), raw
-    return mask, _faint_dice(_difference(small, _tray_without(small, mask)), mask), raw
+        return np.zeros_like(strong)
+    return _faint_dice(_difference(small, _tray_without(small, strong)), strong)
+
+
+def masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Three 0/255 masks of what differs from the tray: clearly, faintly, and clearly before its gaps were closed."""
+    strong, raw = clear_masks(small)
+    return strong, faint_mask(small, strong), raw
 
 
 def foreground(small: np.ndarray) -> np.ndarray:
@@ -660,6 +673,16 @@ class Look:
     raw: np.ndarray
     #: working pixels per frame pixel
     scale: float
+    #: whether the faint pass ran: ``look(faint=False)`` stops after the clear pass, ``with_faint`` adds it
+    faint: bool = True
+    #: what ``with_faint`` goes on from: the working copy, its closed clear mask, and the look's own arguments
+    small: np.ndarray | None = None
+    strong: np.ndarray | None = None
+    die_side: float | None = None
+    smallest: float = 0.0
+    #: each clear blob's pieces cut into dice, by its pixels and the die size: the faint pass adds blobs,
+    #: and cutting touching dice apart is the costliest step of a look, so ``with_faint`` never cuts twice
+    cut: dict[tuple[bytes, float | None, float | None], list[list[np.ndarray]]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK_SIDE, smallest: float = 0.0) -> list[Candidate]:
@@ -667,7 +690,8 @@ def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int =
     return look(frame, die_side, work_side, smallest).candidates
 
 
-def look(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK_SIDE, smallest: float = 0.0) -> Look:
+def look(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK_SIDE, smallest: float = 0.0,
+         faint: bool = True) -> Look:
     """Every blob in ``frame`` (BGR uint8) that may be a die, in frame pixels, and the mask they came from.
 
     ``die_side`` (frame pixels) is the expected side of a die when known (the
@@ -677,13 +701,35 @@ def look(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK
     ``WORK_SIDE / work_side`` times the sizes of the default look.
     ``smallest`` (a share of the frame's long side) skips smaller blobs before
     any work is spent on them: a look for big dice only needs big blobs.
+    ``faint=False`` stops after the clear pass (the faint pass costs about a
+    third of a look): ``with_faint`` adds it later, from where it stopped.
     """
     h, w = frame.shape[:2]
     scale = work_side / max(h, w)
     sw, sh = max(1, round(w * scale)), max(1, round(h * scale))
     small = exposed(shrink(frame, (sw, sh)))
-    strong, faint, raw = masks(small)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.bitwise_or(strong, faint), connectivity=8)
+    strong, raw = clear_masks(small)
+    clear_only = Look([], raw, scale, faint=False, small=small, strong=strong, die_side=die_side, smallest=smallest)
+    return with_faint(clear_only) if faint else replace(clear_only, candidates=_blobs_to_dice(clear_only, None))
+
+
+def with_faint(clear_only: Look) -> Look:
+    """The same look with its faint pass: the dice of the clear pass, and the pale dice it missed."""
+    if clear_only.faint:
+        return clear_only
+    assert clear_only.small is not None and clear_only.strong is not None
+    faint = faint_mask(clear_only.small, clear_only.strong)
+    return replace(clear_only, candidates=_blobs_to_dice(clear_only, faint), faint=True)
+
+
+def _blobs_to_dice(seen: Look, faint: np.ndarray | None) -> list[Candidate]:
+    """The candidates in a look's clear mask and ``faint`` (None: the clear mask alone): blobs
+    refined, touching dice cut apart, each turned into a rotated square in frame pixels."""
+    assert seen.small is not None and seen.strong is not None
+    strong, raw, scale, die_side, smallest = seen.strong, seen.raw, seen.scale, seen.die_side, seen.smallest
+    sh, sw = seen.small.shape[:2]
+    work_side = max(sw, sh)
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(strong if faint is None else cv2.bitwise_or(strong, faint), connectivity=8)
     min_side, max_side = max(MIN_SIDE * WORK_SIDE, smallest * work_side), MAX_SIDE * WORK_SIDE
     blobs: list[tuple[np.ndarray, float]] = []  # (points, hull area)
     clear: list[bool] = []  # whether the blob was found clearly (only those give the die size: faint specks must not)
@@ -710,47 +756,61 @@ def look(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK
     ref_area = (die_side * scale) ** 2 if die_side else (_percentile(singles, REF_PERCENTILE) if singles else None)
     ref_pixels = (die_side * scale) ** 2 if die_side else (_percentile(single_pixels, REF_PERCENTILE) if singles else None)
     # A faint blob is one square die already (``_die_like``): never refined or cut by the clear dice's size.
-    faint_blobs = [b for b, c in zip(blobs, clear) if not c]
-    blobs = [b for b, c in zip(blobs, clear) if c]
+    found: list[Candidate | None] = []
+    for blob, is_clear in zip(blobs, clear):
+        if is_clear:  # its dice do not change when the faint pass is added: cut once (``with_faint``)
+            key = (blob[0].tobytes(), ref_area, ref_pixels)
+            if key not in seen.cut:
+                seen.cut[key] = _clear_blob_parts(blob, ref_area, ref_pixels, raw, min_side, giant)
+            found += [_die_square(part, pieces, scale, (sw, sh), min_side, max_side) for pieces in seen.cut[key] for part in pieces]
+    found += [_die_square(blob[0], [blob[0]], scale, (sw, sh), min_side, max_side) for blob, is_clear in zip(blobs, clear) if not is_clear]
+    return [c for c in found if c is not None]
+
+
+def _clear_blob_parts(blob: tuple[np.ndarray, float], ref_area: float | None, ref_pixels: float | None, raw: np.ndarray,
+                      min_side: float, giant: float) -> list[list[np.ndarray]]:
+    """A clear blob's pieces (``_refine``: thin things glued to dice opened off), each cut into its dice."""
     if ref_area:
-        refined = []
-        for blob in blobs:
-            if _extent(blob[0]) <= giant:
-                pieces = _refine(blob, ref_area)
-            else:  # a dark frame or wall with dice against it: a wider disc leaves no stub of it on a die
-                pieces = [p for p in _refine(blob, ref_area, WALL_REACH) if _may_be_dice(p[0], ref_area, giant)]
-            refined += pieces
-        blobs = refined
+        if _extent(blob[0]) <= giant:
+            pieces = _refine(blob, ref_area)
+        else:  # a dark frame or wall with dice against it: a wider disc leaves no stub of it on a die
+            pieces = [p for p in _refine(blob, ref_area, WALL_REACH) if _may_be_dice(p[0], ref_area, giant)]
     else:
         # no die size to refine by: drop rings and scribbles, and whatever is far bigger than any die
-        blobs = [b for b in blobs if len(b[0]) >= 0.45 * b[1] and _extent(b[0]) <= giant]
-    found: list[Candidate] = []
-    for (pts, hull_area), is_clear in [(b, True) for b in blobs] + [(b, False) for b in faint_blobs]:
-        parts = [pts]
-        (_, _), (rw, rh), _ = _rect(pts)
-        if is_clear and ref_area and ref_pixels:
-            ratio = hull_area / ref_area
-            if ratio >= 1.6 or len(pts) >= 1.5 * ref_pixels:  # touching dice: cut them apart at the die size the frame shows
-                k = int(min(8, max(2, round(len(pts) / ref_pixels))))  # when no cuts give dice: k-means, as many as its pixels hold
-                parts = _split_at_seams(pts, raw, ref_pixels) or _cut_apart(pts, float(np.sqrt(ref_pixels)), fallback=k if len(pts) >= 4 * k else 1)
-            elif max(rw, rh) >= PAIR_ASPECT * min(rw, rh) and min(rw, rh) >= 0.5 * np.sqrt(ref_pixels):
-                # two smaller dice side by side (not a strip of the tray's rim): their own shape says where to cut
-                parts = _split_at_seams(pts, raw) or _cut_apart(pts, None, smallest=min_side)
-        elif is_clear:  # no single die gives the size: the seams, else the blob's own shape, say how many dice touch
-            parts = _split_at_seams(pts, raw) or (
-                _cut_apart(pts, None, smallest=min_side) if max(rw, rh) / max(1.0, min(rw, rh)) >= 1.3 or len(pts) < 0.85 * hull_area else [pts])
-        for part in parts:
-            if len(part) < 3:
-                continue
-            (cx, cy), (rw, rh), angle = _rect(part)
-            if max(rw, rh) < min_side or max(rw, rh) > max_side:
-                continue
-            aspect = max(rw, rh) / max(1.0, min(rw, rh))
-            if aspect > 2.2:
-                continue  # a line: the tray's rim, a scratch, a shadow's edge
-            x0, y0 = part.min(0)
-            x1, y1 = part.max(0)
-            cut = x0 <= 0 or y0 <= 0 or x1 >= sw - 1 or y1 >= sh - 1
-            # a die cut out of a touching group is rarely a perfect square: allow it more slack
-            found.append(Candidate(cx / scale, cy / scale, rw / scale, rh / scale, float(angle), cut, aspect > (1.45 if len(parts) > 1 else 1.3)))
-    return Look(found, raw, scale)
+        pieces = [blob] if len(blob[0]) >= 0.45 * blob[1] and _extent(blob[0]) <= giant else []
+    return [_cut_into_dice(pts, hull_area, ref_area, ref_pixels, raw, min_side) for pts, hull_area in pieces]
+
+
+def _cut_into_dice(pts: np.ndarray, hull_area: float, ref_area: float | None, ref_pixels: float | None, raw: np.ndarray,
+                   min_side: float) -> list[np.ndarray]:
+    """A clear piece cut into the touching dice it holds (itself when it is one die)."""
+    (_, _), (rw, rh), _ = _rect(pts)
+    if ref_area and ref_pixels:
+        ratio = hull_area / ref_area
+        if ratio >= 1.6 or len(pts) >= 1.5 * ref_pixels:  # touching dice: cut them apart at the die size the frame shows
+            k = int(min(8, max(2, round(len(pts) / ref_pixels))))  # when no cuts give dice: k-means, as many as its pixels hold
+            return _split_at_seams(pts, raw, ref_pixels) or _cut_apart(pts, float(np.sqrt(ref_pixels)), fallback=k if len(pts) >= 4 * k else 1)
+        if max(rw, rh) >= PAIR_ASPECT * min(rw, rh) and min(rw, rh) >= 0.5 * np.sqrt(ref_pixels):
+            # two smaller dice side by side (not a strip of the tray's rim): their own shape says where to cut
+            return _split_at_seams(pts, raw) or _cut_apart(pts, None, smallest=min_side)
+        return [pts]
+    # no single die gives the size: the seams, else the blob's own shape, say how many dice touch
+    return _split_at_seams(pts, raw) or (
+        _cut_apart(pts, None, smallest=min_side) if max(rw, rh) / max(1.0, min(rw, rh)) >= 1.3 or len(pts) < 0.85 * hull_area else [pts])
+
+
+def _die_square(part: np.ndarray, parts: list[np.ndarray], scale: float, size: tuple[int, int], min_side: float,
+               max_side: float) -> Candidate | None:
+    """The rotated square around one die's pixels, in frame pixels, or None when the part is no die's size or a
+    line (the tray's rim, a scratch, a shadow's edge). Flagged cut off at the working copy's edge, and
+    misshapen when not square (a die cut out of a touching group, one of ``parts``, gets more slack)."""
+    if len(part) < 3:
+        return None
+    (cx, cy), (rw, rh), angle = _rect(part)
+    aspect = max(rw, rh) / max(1.0, min(rw, rh))
+    if not min_side <= max(rw, rh) <= max_side or aspect > 2.2:
+        return None
+    x0, y0 = part.min(0)
+    x1, y1 = part.max(0)
+    cut = x0 <= 0 or y0 <= 0 or x1 >= size[0] - 1 or y1 >= size[1] - 1
+    return Candidate(cx / scale, cy / scale, rw / scale, rh / scale, float(angle), cut, aspect > (1.45 if len(parts) > 1 else 1.3))

@@ -30,9 +30,9 @@ def work_sides(monkeypatch):
     seen: list[int] = []
 
     def spy_on(real):
-        def spy(frame, die_side=None, work_side=WORK_SIDE, smallest=0.0):
+        def spy(frame, die_side=None, work_side=WORK_SIDE, smallest=0.0, **more):
             seen.append(work_side)
-            return real(frame, die_side, work_side=work_side, smallest=smallest)
+            return real(frame, die_side, work_side=work_side, smallest=smallest, **more)
         return spy
 
     for name in ("find_dice", "look"):  # the default look keeps its mask (``vision.marks``), the others only their blobs

@@ -3,7 +3,8 @@
 ``_best_cut`` tries its four ways to cut as rows of one set of arrays, and
 ``_percentile`` stands in for ``np.percentile``: both only to save time, so
 each is checked here against the plain version, on the blobs the finder
-really cuts (rendered touching dice) and on random ones.
+really cuts (rendered touching dice) and on random ones. A look stopped after
+its clear pass and finished later (``with_faint``) finds what a whole look finds.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from vision import finder
-from vision.finder import _best_cut, _orientation, _percentile
+from vision.finder import _best_cut, _orientation, _percentile, look, with_faint
 from vision.simtable import render_table
 
 
@@ -102,3 +103,25 @@ def test_the_die_size_percentile_is_numpys_on_random_areas():
     for _ in range(300):
         values = list(rng.uniform(10, 900, rng.integers(1, 12)))
         assert _percentile(values, 75) == float(np.percentile(values, 75))
+
+
+def test_the_faint_pass_goes_on_from_the_clear_pass_and_cuts_no_blob_twice(monkeypatch):
+    cuts = []
+    real = finder._clear_blob_parts
+    monkeypatch.setattr(finder, "_clear_blob_parts", lambda *a, **k: cuts.append(1) or real(*a, **k))
+    for seed in range(4):
+        frame, _ = render_table([6, 6, 6], np.random.default_rng(seed), view="below", touching=1.0)
+        whole = look(frame)
+        cuts.clear()
+        clear = look(frame, faint=False)
+        cut_once = len(cuts)
+        assert not clear.faint and with_faint(clear).faint
+        assert with_faint(clear).candidates == whole.candidates
+        assert len(cuts) == cut_once > 0  # the second half reused the clear blobs' cuts
+
+
+def test_the_clear_pass_alone_gives_the_same_blobs_as_a_look_without_the_faint_pass(monkeypatch):
+    frame, _ = render_table([2, 3, 4], np.random.default_rng(9), view="below")
+    clear = look(frame, faint=False).candidates
+    monkeypatch.setattr(finder, "WEAK_PASS", False)
+    assert look(frame).candidates == clear
