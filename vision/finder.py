@@ -27,6 +27,7 @@ dice the split could not separate).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -680,9 +681,11 @@ class Look:
     strong: np.ndarray | None = None
     die_side: float | None = None
     smallest: float = 0.0
-    #: each clear blob's pieces cut into dice, by its pixels and the die size: the faint pass adds blobs,
-    #: and cutting touching dice apart is the costliest step of a look, so ``with_faint`` never cuts twice
-    cut: dict[tuple[bytes, float | None, float | None], list[list[np.ndarray]]] = field(default_factory=dict, compare=False, repr=False)
+    #: what ``with_faint`` takes again for the blobs the faint pass left as they were (``_blobs_to_dice``):
+    #: each blob by its stats, and each clear blob's dice by its stats and the die size (cutting touching
+    #: dice apart is the costliest step of a look)
+    blobs: dict[tuple[int, ...], "_Blob | None"] = field(default_factory=dict, compare=False, repr=False)
+    dice: dict[tuple[tuple[int, ...], float | None, float | None], list[Candidate]] = field(default_factory=dict, compare=False, repr=False)
 
 
 def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK_SIDE, smallest: float = 0.0) -> list[Candidate]:
@@ -724,47 +727,71 @@ def with_faint(clear_only: Look) -> Look:
 
 def _blobs_to_dice(seen: Look, faint: np.ndarray | None) -> list[Candidate]:
     """The candidates in a look's clear mask and ``faint`` (None: the clear mask alone): blobs
-    refined, touching dice cut apart, each turned into a rotated square in frame pixels."""
+    refined, touching dice cut apart, each turned into a rotated square in frame pixels.
+
+    A blob is known by its box and pixel count (``connectedComponentsWithStats``'
+    stats): two different 8-connected blobs cannot both span one box, so a blob
+    the faint pass left as it was has the key it had after the clear pass, and
+    what was worked out for it then (its pixels, its dice) is taken again."""
     assert seen.small is not None and seen.strong is not None
     strong, raw, scale, die_side, smallest = seen.strong, seen.raw, seen.scale, seen.die_side, seen.smallest
     sh, sw = seen.small.shape[:2]
     work_side = max(sw, sh)
     n, labels, stats, _ = cv2.connectedComponentsWithStats(strong if faint is None else cv2.bitwise_or(strong, faint), connectivity=8)
     min_side, max_side = max(MIN_SIDE * WORK_SIDE, smallest * work_side), MAX_SIDE * WORK_SIDE
-    blobs: list[tuple[np.ndarray, float]] = []  # (points, hull area)
-    clear: list[bool] = []  # whether the blob was found clearly (only those give the die size: faint specks must not)
     giant = max_side * 3.2  # no group of touching dice is this long
+    blobs: list[tuple[tuple[int, ...], _Blob]] = []
     for i in range(1, n):
-        x, y, bw, bh, area = stats[i]
+        key = tuple(int(v) for v in stats[i])
+        x, y, bw, bh, _ = key
         if max(bw, bh) < min_side or min(bw, bh) < min_side * 0.6 or (max(bw, bh) > giant and not WALL_DICE):
             continue
-        ys, xs = np.nonzero(labels[y:y + bh, x:x + bw] == i)
-        pts = np.stack([xs + x, ys + y], 1)
-        hull_area = cv2.contourArea(cv2.convexHull(pts.astype(np.int32)))
-        if hull_area <= 0:
-            continue
-        blobs.append((pts, hull_area))
-        clear.append(bool(strong[pts[0, 1], pts[0, 0]]))
+        if key not in seen.blobs:
+            seen.blobs[key] = _gather(labels[y:y + bh, x:x + bw] == i, (x, y), strong, max_side)
+        blob = seen.blobs[key]
+        if blob is not None:
+            blobs.append((key, blob))
     # A die's area: the largest blob that looks like one whole die (square, solid). The largest,
     # not the median: crumbs (bits of the cup's rim, glare) must never make real dice look like pairs.
-    singles, single_pixels = [], []
-    for (pts, hull_area), is_clear in zip(blobs, clear):
-        (_, _), (rw, rh), _ = _rect(pts)
-        if is_clear and max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.25 and len(pts) >= 0.8 * rw * rh:
-            singles.append(hull_area)
-            single_pixels.append(len(pts))
-    ref_area = (die_side * scale) ** 2 if die_side else (_percentile(singles, REF_PERCENTILE) if singles else None)
-    ref_pixels = (die_side * scale) ** 2 if die_side else (_percentile(single_pixels, REF_PERCENTILE) if singles else None)
+    singles = [b for _, b in blobs if b.clear and b.single]
+    ref_area = (die_side * scale) ** 2 if die_side else (_percentile([b.hull_area for b in singles], REF_PERCENTILE) if singles else None)
+    ref_pixels = (die_side * scale) ** 2 if die_side else (_percentile([len(b.points) for b in singles], REF_PERCENTILE) if singles else None)
+    found: list[Candidate] = []
+    for key, blob in blobs:
+        if blob.clear:  # its dice do not change when the faint pass is added: cut once (``with_faint``)
+            done = (key, ref_area, ref_pixels)
+            if done not in seen.dice:
+                pieces = _clear_blob_parts((blob.points, blob.hull_area), ref_area, ref_pixels, raw, min_side, giant)
+                seen.dice[done] = [c for parts in pieces for c in (_die_square(p, parts, scale, (sw, sh), min_side, max_side) for p in parts)
+                                   if c is not None]
+            found += seen.dice[done]
     # A faint blob is one square die already (``_die_like``): never refined or cut by the clear dice's size.
-    found: list[Candidate | None] = []
-    for blob, is_clear in zip(blobs, clear):
-        if is_clear:  # its dice do not change when the faint pass is added: cut once (``with_faint``)
-            key = (blob[0].tobytes(), ref_area, ref_pixels)
-            if key not in seen.cut:
-                seen.cut[key] = _clear_blob_parts(blob, ref_area, ref_pixels, raw, min_side, giant)
-            found += [_die_square(part, pieces, scale, (sw, sh), min_side, max_side) for pieces in seen.cut[key] for part in pieces]
-    found += [_die_square(blob[0], [blob[0]], scale, (sw, sh), min_side, max_side) for blob, is_clear in zip(blobs, clear) if not is_clear]
-    return [c for c in found if c is not None]
+    squares = [_die_square(blob.points, [blob.points], scale, (sw, sh), min_side, max_side) for _, blob in blobs if not blob.clear]
+    return found + [c for c in squares if c is not None]
+
+
+class _Blob(NamedTuple):
+    """One blob of a look's mask, in working pixels."""
+
+    points: np.ndarray
+    hull_area: float
+    #: found clearly (only those give the die size: faint specks must not)
+    clear: bool
+    #: looks like one whole die (square, solid, not too big): the die size is taken from such blobs
+    single: bool
+
+
+def _gather(inside: np.ndarray, corner: tuple[int, int], strong: np.ndarray, max_side: float) -> _Blob | None:
+    """The blob whose pixels are ``inside`` its box (at ``corner``), or None when it has no area."""
+    ys, xs = np.nonzero(inside)
+    pts = np.stack([xs + corner[0], ys + corner[1]], 1)
+    hull_area = cv2.contourArea(cv2.convexHull(pts.astype(np.int32)))
+    if hull_area <= 0:
+        return None
+    clear = bool(strong[pts[0, 1], pts[0, 0]])
+    (_, _), (rw, rh), _ = _rect(pts)
+    single = max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.25 and len(pts) >= 0.8 * rw * rh
+    return _Blob(pts, hull_area, clear, single)
 
 
 def _clear_blob_parts(blob: tuple[np.ndarray, float], ref_area: float | None, ref_pixels: float | None, raw: np.ndarray,

@@ -106,18 +106,22 @@ def test_the_die_size_percentile_is_numpys_on_random_areas():
 
 
 def test_the_faint_pass_goes_on_from_the_clear_pass_and_cuts_no_blob_twice(monkeypatch):
-    cuts = []
-    real = finder._clear_blob_parts
-    monkeypatch.setattr(finder, "_clear_blob_parts", lambda *a, **k: cuts.append(1) or real(*a, **k))
+    cuts, gathered = [], []
+    real_cut, real_gather = finder._clear_blob_parts, finder._gather
+    monkeypatch.setattr(finder, "_clear_blob_parts", lambda *a, **k: cuts.append(1) or real_cut(*a, **k))
+    monkeypatch.setattr(finder, "_gather", lambda *a, **k: gathered.append(1) or real_gather(*a, **k))
     for seed in range(4):
         frame, _ = render_table([6, 6, 6], np.random.default_rng(seed), view="below", touching=1.0)
         whole = look(frame)
         cuts.clear()
+        gathered.clear()
         clear = look(frame, faint=False)
-        cut_once = len(cuts)
-        assert not clear.faint and with_faint(clear).faint
-        assert with_faint(clear).candidates == whole.candidates
+        cut_once, gathered_once = len(cuts), len(gathered)
+        finished = with_faint(clear)
+        assert not clear.faint and finished.faint
+        assert finished.candidates == whole.candidates
         assert len(cuts) == cut_once > 0  # the second half reused the clear blobs' cuts
+        assert len(gathered) - gathered_once < gathered_once  # ... and gathered only the blobs the faint pass changed
 
 
 def test_the_clear_pass_alone_gives_the_same_blobs_as_a_look_without_the_faint_pass(monkeypatch):
