@@ -684,7 +684,7 @@ class Look:
     #: what ``with_faint`` takes again for the blobs the faint pass left as they were (``_blobs_to_dice``):
     #: each blob by its stats, and each clear blob's dice by its stats and the die size (cutting touching
     #: dice apart is the costliest step of a look)
-    blobs: dict[tuple[int, ...], "_Blob | None"] = field(default_factory=dict, compare=False, repr=False)
+    blobs: dict[tuple[int, ...], _Blob | None] = field(default_factory=dict, compare=False, repr=False)
     dice: dict[tuple[tuple[int, ...], float | None, float | None], list[Candidate]] = field(default_factory=dict, compare=False, repr=False)
 
 

@@ -329,7 +329,7 @@ class DiceReader:
             return False
         if not self.die_side_px and self._may_be_marks(frame, kept):
             return False
-        return not (BY_MARKS and lost_dice(clear, [c for c, _, _ in kept], self.die_side_px or self._sure_side(kept)))
+        return not self._lost_dice(clear, kept)
 
     def _may_be_marks(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> bool:
         """Whether the dice the default look read may be a big die's marks or parts (the close-up look must
@@ -365,13 +365,18 @@ class DiceReader:
         """
         if not default.faint:
             return cands, kept  # the clear pass read the game's dice (``_default_look``): none was lost
-        side = self.die_side_px or self._sure_side(kept)
-        lost = lost_dice(default, [c for c, _, _ in kept], side) if side and BY_MARKS else []
+        lost = self._lost_dice(default, kept)
         if not lost:
             return cands, kept
         added = self._as_guesses([(c, value, conf) for c, value, conf in self._dice_among(frame, lost)
                                   if conf >= MARKS_FIRST and not any(_overlap(c, k) > MARKS_OVERLAP for k, _, _ in kept)])
         return cands + lost, kept + added
+
+    def _lost_dice(self, seen: Look, kept: list[tuple[Candidate, int, float]]) -> list[Candidate]:
+        """Squares around the marks in the look's clear mask that lie apart from every die kept
+        (``vision.marks``), at the table's die size or the sure dice's; none without a size."""
+        side = self.die_side_px or self._sure_side(kept)
+        return lost_dice(seen, [c for c, _, _ in kept], side) if side and BY_MARKS else []
 
     def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
         """Each unsure die read again: its 8 turns and mirrors averaged (``probabilities_turned``),
