@@ -109,6 +109,11 @@ class Candidate:
     def side(self) -> float:
         return (self.w + self.h) / 2.0
 
+    @classmethod
+    def square(cls, cx: float, cy: float, side: float, angle: float = 0.0, **flags: bool) -> "Candidate":
+        """A square of ``side`` centred at (cx, cy): a die's size placed where its marks or its box say."""
+        return cls(float(cx), float(cy), float(side), float(side), float(angle), **flags)
+
     def box(self) -> tuple[int, int, int, int]:
         """The axis-aligned box (x, y, w, h) around the rotated square."""
         pts = cv2.boxPoints(((self.cx, self.cy), (self.w, self.h), self.angle))

@@ -86,7 +86,7 @@ def lost_dice(look: Look, dice: list[Candidate], side: float) -> list[Candidate]
             angle += 45.0  # a two or a three: its marks lie along the face's diagonal
         cx, cy = (lo + hi) / 2
         cut = min(cx, cy) < side / 2 or cx > w - side / 2 or cy > h - side / 2
-        out.append(Candidate(float(cx) / scale, float(cy) / scale, side / scale, side / scale, float(angle), cut, False, guessed=True))
+        out.append(Candidate.square(float(cx) / scale, float(cy) / scale, side / scale, angle, cut_off=bool(cut), guessed=True))
     return out
 
 

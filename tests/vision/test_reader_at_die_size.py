@@ -124,10 +124,10 @@ def turned_looks(reader, monkeypatch):
 
 def test_sure_dice_dice_of_the_right_size_and_guessed_dice_are_not_looked_at_again(reader, glare_glued_frame, turned_looks):
     frame, _, _ = glare_glued_frame
-    dice = [(Candidate(480.0, 279.0, 96.0, 96.0, 0.0), 5, 0.99), (Candidate(572.5, 373.0, 97.0, 98.0, 0.0), 6, 0.99)]
+    dice = [(Candidate.square(480.0, 279.0, 96.0), 5, 0.99), (Candidate(572.5, 373.0, 97.0, 98.0, 0.0), 6, 0.99)]
     cases = {
-        "a small die read sure": (Candidate(199.5, 173.5, 40.0, 40.0, 0.0), 6, 0.97),
-        "an unsure die of the dice's size": (Candidate(199.5, 173.5, 100.0, 100.0, 0.0), 6, 0.6),
+        "a small die read sure": (Candidate.square(199.5, 173.5, 40.0), 6, 0.97),
+        "an unsure die of the dice's size": (Candidate.square(199.5, 173.5, 100.0), 6, 0.6),
         "a guessed die": (Candidate(199.5, 173.5, 135.0, 127.0, 0.0, guessed=True), 6, 0.6),
     }
     for why, die in cases.items():
@@ -146,8 +146,8 @@ def test_only_the_two_surest_squares_at_one_look_are_read_in_their_eight_turns(r
 
 def test_a_square_that_would_overlap_another_die_is_never_taken(reader, glare_glued_frame, turned_looks):
     frame, _, _ = glare_glued_frame
-    neighbour = (Candidate(480.0, 279.0, 96.0, 96.0, 0.0), 5, 0.99)
-    marks_of_the_neighbour = (Candidate(480.0, 279.0, 30.0, 30.0, 0.0), 2, 0.6)  # every square over it covers the die
+    neighbour = (Candidate.square(480.0, 279.0, 96.0), 5, 0.99)
+    marks_of_the_neighbour = (Candidate.square(480.0, 279.0, 30.0), 2, 0.6)  # every square over it covers the die
     kept = [marks_of_the_neighbour, neighbour, (Candidate(572.5, 373.0, 97.0, 98.0, 0.0), 6, 0.99)]
     assert reader._at_die_size(frame, kept) == kept
     assert turned_looks[0] == 0
@@ -155,7 +155,7 @@ def test_a_square_that_would_overlap_another_die_is_never_taken(reader, glare_gl
 
 def test_without_a_sure_die_or_the_tables_size_nothing_is_looked_at_again(reader, glare_glued_frame, turned_looks):
     frame, _, _ = glare_glued_frame
-    kept = [(Candidate(199.5, 173.5, 30.0, 30.0, 0.0), 6, 0.6), (Candidate(480.0, 279.0, 96.0, 96.0, 0.0), 5, 0.7)]
+    kept = [(Candidate.square(199.5, 173.5, 30.0), 6, 0.6), (Candidate.square(480.0, 279.0, 96.0), 5, 0.7)]
     assert reader._at_die_size(frame, kept) == kept
     assert turned_looks[0] == 0
 

@@ -27,18 +27,14 @@ def test_dice_of_the_trays_size_never_take_the_coarser_look(reader, real_dataset
     assert [(r.status, r.dice) for r in readings] == [(r.status, r.dice) for r in (reader.read(f) for f in frames)]
 
 
-def _die(cx, cy, side):
-    return Candidate(float(cx), float(cy), float(side), float(side), 0.0)
-
-
 def test_a_big_dies_marks_read_as_ones_a_third_of_its_side_are_still_its_marks(reader):
     """Cut out with the rim of shade around it, a mark is a third of the die wide and reads as a one, sure."""
-    big = (_die(100, 100, 116), 5, 0.99)
-    marks = [(_die(75, 75, 40), 1, 0.94), (_die(125, 125, 42), 1, 0.96), (_die(100, 100, 38), 2, 0.6)]
+    big = (Candidate.square(100, 100, 116), 5, 0.99)
+    marks = [(Candidate.square(75, 75, 40), 1, 0.94), (Candidate.square(125, 125, 42), 1, 0.96), (Candidate.square(100, 100, 38), 2, 0.6)]
     assert reader._one_reading_per_die([big, *marks]) == [big]
 
 
 def test_two_dice_showing_one_half_a_big_blobs_side_are_dice_not_marks(reader):
-    group = (_die(100, 100, 120), 6, 0.96)
-    ones = [(_die(72, 100, 58), 1, 0.98), (_die(130, 100, 58), 1, 0.97)]
+    group = (Candidate.square(100, 100, 120), 6, 0.96)
+    ones = [(Candidate.square(72, 100, 58), 1, 0.98), (Candidate.square(130, 100, 58), 1, 0.97)]
     assert reader._one_reading_per_die([group, *ones]) == ones

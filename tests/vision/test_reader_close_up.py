@@ -39,32 +39,28 @@ def test_dice_of_the_trays_size_read_the_same_with_or_without_the_close_up_look(
     assert [(r.status, r.dice) for r in with_look] == [(r.status, r.dice) for r in without]
 
 
-def _die(cx, cy, side):
-    return Candidate(float(cx), float(cy), float(side), float(side), 0.0)
-
-
 def test_a_sure_big_die_keeps_its_reading_and_drops_its_marks(reader):
-    big = (_die(100, 100, 120), 5, 0.99)
-    marks = [(_die(70, 70, 20), 1, 0.95), (_die(130, 130, 22), 1, 0.97)]
-    elsewhere = (_die(400, 100, 60), 3, 0.99)
+    big = (Candidate.square(100, 100, 120), 5, 0.99)
+    marks = [(Candidate.square(70, 70, 20), 1, 0.95), (Candidate.square(130, 130, 22), 1, 0.97)]
+    elsewhere = (Candidate.square(400, 100, 60), 3, 0.99)
     assert reader._one_reading_per_die([big, *marks, elsewhere]) == [big, elsewhere]
 
 
 def test_a_big_blob_over_touching_dice_gives_way_to_the_dice(reader):
-    group = (_die(100, 100, 120), 6, 0.96)
-    dice = [(_die(80, 80, 40), 2, 0.98), (_die(125, 120, 38), 3, 0.99)]
+    group = (Candidate.square(100, 100, 120), 6, 0.96)
+    dice = [(Candidate.square(80, 80, 40), 2, 0.98), (Candidate.square(125, 120, 38), 3, 0.99)]
     assert reader._one_reading_per_die([group, *dice]) == dice
 
 
 def test_one_die_found_by_both_looks_is_read_once_the_surer_way(reader):
-    coarse, fine = (_die(100, 100, 118), 4, 0.90), (_die(102, 99, 110), 4, 0.99)
+    coarse, fine = (Candidate.square(100, 100, 118), 4, 0.90), (Candidate.square(102, 99, 110), 4, 0.99)
     assert reader._one_reading_per_die([coarse, fine]) == [fine]
     assert reader._one_reading_per_die([(coarse[0], 4, 0.99), (fine[0], 4, 0.90)]) == [(coarse[0], 4, 0.99)]
 
 
 def test_an_unsure_big_blob_drops_nothing(reader):
-    unsure = (_die(100, 100, 120), 6, 0.5)
-    inside = (_die(90, 90, 30), 2, 0.6)
+    unsure = (Candidate.square(100, 100, 120), 6, 0.5)
+    inside = (Candidate.square(90, 90, 30), 2, 0.6)
     assert reader._one_reading_per_die([unsure, inside]) == [unsure, inside]
 
 
@@ -93,13 +89,13 @@ def test_a_frame_of_ones_only_still_takes_the_close_up_look(reader, work_sides):
 
 def test_what_may_be_a_big_dies_marks_or_parts(reader):
     frame = np.zeros((960, 1280, 3), np.uint8)  # an ordinary die is under 96 px here (24 working pixels)
-    ordinary = [(_die(100, 100, 64), 2, 0.99), (_die(300, 100, 66), 5, 0.98)]
+    ordinary = [(Candidate.square(100, 100, 64), 2, 0.99), (Candidate.square(300, 100, 66), 5, 0.98)]
     assert not reader._may_be_marks(frame, ordinary)
-    assert not reader._may_be_marks(frame, ordinary + [(_die(500, 100, 62), 1, 0.97)])  # a die showing one
+    assert not reader._may_be_marks(frame, ordinary + [(Candidate.square(500, 100, 62), 1, 0.97)])  # a die showing one
     assert reader._may_be_marks(frame, [])  # nothing read
-    assert reader._may_be_marks(frame, [(_die(100, 100, 64), 2, 0.6)])  # nothing read sure
-    assert reader._may_be_marks(frame, [(_die(100, 100, 20), 1, 0.99), (_die(140, 100, 21), 1, 0.98)])  # only ones
-    assert reader._may_be_marks(frame, ordinary + [(_die(500, 100, 20), 1, 0.97)])  # a one far smaller than the dice
-    assert reader._may_be_marks(frame, ordinary + [(_die(500, 100, 62), 1, 0.4)])  # an unsure one
-    assert reader._may_be_marks(frame, ordinary + [(_die(500, 100, 130), 3, 0.97)])  # a big die: part of a close-up's
-    assert not reader._may_be_marks(frame, ordinary + [(_die(500, 100, 130), 3, 0.5)])  # ... read sure
+    assert reader._may_be_marks(frame, [(Candidate.square(100, 100, 64), 2, 0.6)])  # nothing read sure
+    assert reader._may_be_marks(frame, [(Candidate.square(100, 100, 20), 1, 0.99), (Candidate.square(140, 100, 21), 1, 0.98)])  # only ones
+    assert reader._may_be_marks(frame, ordinary + [(Candidate.square(500, 100, 20), 1, 0.97)])  # a one far smaller than the dice
+    assert reader._may_be_marks(frame, ordinary + [(Candidate.square(500, 100, 62), 1, 0.4)])  # an unsure one
+    assert reader._may_be_marks(frame, ordinary + [(Candidate.square(500, 100, 130), 3, 0.97)])  # a big die: part of a close-up's
+    assert not reader._may_be_marks(frame, ordinary + [(Candidate.square(500, 100, 130), 3, 0.5)])  # ... read sure

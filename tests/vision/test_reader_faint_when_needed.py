@@ -77,10 +77,6 @@ def test_white_dice_beside_three_dice_read_sure_are_still_found_by_their_marks(r
     assert sorted(d.seen for d in when_needed.dice) == sorted(v for v, *_ in labels) == [1, 1, 4, 6, 6]
 
 
-def _die(cx, cy, side=64.0, **flags):
-    return Candidate(float(cx), float(cy), float(side), float(side), 0.0, **flags)
-
-
 def _clear_look(*marks: tuple[int, int]) -> Look:
     """A 1280×960 frame's clear mask at one working pixel a frame pixel, with small square marks."""
     raw = np.zeros((960, 1280), np.uint8)
@@ -91,18 +87,18 @@ def _clear_look(*marks: tuple[int, int]) -> Look:
 
 def test_what_counts_as_the_clear_pass_reading_all_the_dice(reader):
     frame = np.zeros((960, 1280, 3), np.uint8)
-    three = [(_die(100, 100), 2, 0.99), (_die(300, 100), 5, 0.98), (_die(500, 100), 1, 0.97)]
+    three = [(Candidate.square(x, 100, 64), seen, conf) for x, seen, conf in ((100, 2, 0.99), (300, 5, 0.98), (500, 1, 0.97))]
     assert reader._clear_pass_read_all(frame, _clear_look(), three)
     assert not reader._clear_pass_read_all(frame, _clear_look(), three[:2])  # fewer than the game's
-    assert not reader._clear_pass_read_all(frame, _clear_look(), three + [(_die(700, 100), 4, 0.99)])  # more
-    assert not reader._clear_pass_read_all(frame, _clear_look(), three[:2] + [(_die(500, 100), 1, 0.6)])  # one unsure
-    assert not reader._clear_pass_read_all(frame, _clear_look(), three[:2] + [(_die(500, 100, cut_off=True), 1, 0.99)])
-    assert not reader._clear_pass_read_all(frame, _clear_look(), three[:2] + [(_die(500, 100, misshapen=True), 1, 0.99)])
-    assert not reader._clear_pass_read_all(frame, _clear_look(), three[:2] + [(_die(500, 100, 100), 3, 0.99)])  # odd size
-    ones = [(_die(100 + 200 * i, 100), 1, 0.99) for i in range(3)]
+    assert not reader._clear_pass_read_all(frame, _clear_look(), three + [(Candidate.square(700, 100, 64), 4, 0.99)])  # more
+    assert not reader._clear_pass_read_all(frame, _clear_look(), three[:2] + [(Candidate.square(500, 100, 64), 1, 0.6)])  # one unsure
+    assert not reader._clear_pass_read_all(frame, _clear_look(), three[:2] + [(Candidate.square(500, 100, 64, cut_off=True), 1, 0.99)])
+    assert not reader._clear_pass_read_all(frame, _clear_look(), three[:2] + [(Candidate.square(500, 100, 64, misshapen=True), 1, 0.99)])
+    assert not reader._clear_pass_read_all(frame, _clear_look(), three[:2] + [(Candidate.square(500, 100, 100), 3, 0.99)])  # odd size
+    ones = [(Candidate.square(100 + 200 * i, 100, 64), 1, 0.99) for i in range(3)]
     assert not reader._clear_pass_read_all(frame, _clear_look(), ones)  # ones alone may be a big die's marks
     assert reader.with_die_side(64)._clear_pass_read_all(frame, _clear_look(), ones)  # ... not at a known die size
-    small = [(_die(100 + 200 * i, 100, 20), 3, 0.99) for i in range(3)]
+    small = [(Candidate.square(100 + 200 * i, 100, 20), 3, 0.99) for i in range(3)]
     assert not reader._clear_pass_read_all(frame, _clear_look(), small)  # small dice: the finer look reads them
     assert not reader._clear_pass_read_all(frame, _clear_look((700, 600), (730, 630)), three)  # a lost die's marks
     assert reader._clear_pass_read_all(frame, _clear_look((290, 90), (305, 105)), three)  # a die's own marks

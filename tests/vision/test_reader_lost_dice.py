@@ -22,12 +22,8 @@ def _look(*spots: tuple[int, int, int, int]) -> Look:
     return Look([], raw, 1.0)
 
 
-def _die(cx: float, cy: float, side: float = SIDE, angle: float = 0.0) -> Candidate:
-    return Candidate(cx, cy, side, side, angle)
-
-
 def test_two_marks_apart_from_every_die_give_a_square_of_the_dice_size_around_them():
-    (die,) = marks.lost_dice(_look((93, 93, 3, 3), (104, 104, 3, 3)), [_die(30, 30)], SIDE)
+    (die,) = marks.lost_dice(_look((93, 93, 3, 3), (104, 104, 3, 3)), [Candidate.square(30, 30, SIDE)], SIDE)
     assert die.guessed and (die.w, die.h) == (SIDE, SIDE)
     assert abs(die.cx - 100) <= 1 and abs(die.cy - 100) <= 1
     assert min(die.angle % 90, 90 - die.angle % 90) < 5  # a two's marks lie along the diagonal: the die is upright
@@ -47,7 +43,7 @@ def test_a_face_of_four_marks_is_one_die_turned_as_its_marks():
 
 def test_marks_beside_a_found_die_are_its_own():
     """A die's box often misses its outermost marks: marks within CLEAR_OF of its square are left to it."""
-    assert marks.lost_dice(_look((93, 93, 3, 3), (104, 104, 3, 3)), [_die(100, 100, 16)], SIDE) == []
+    assert marks.lost_dice(_look((93, 93, 3, 3), (104, 104, 3, 3)), [Candidate.square(100, 100, 16)], SIDE) == []
 
 
 def test_a_lone_mark_is_no_die():
@@ -76,9 +72,9 @@ def test_a_die_found_by_its_marks_at_the_frames_edge_is_cut_off():
 
 
 def test_overlap_is_the_share_of_the_smaller_square_covered():
-    assert _overlap(_die(50, 50), _die(50, 50)) == pytest.approx(1.0)
-    assert _overlap(_die(50, 50), _die(60, 50)) == pytest.approx(0.5, abs=0.02)
-    assert _overlap(_die(50, 50), _die(90, 50)) == 0.0
+    assert _overlap(Candidate.square(50, 50, SIDE), Candidate.square(50, 50, SIDE)) == pytest.approx(1.0)
+    assert _overlap(Candidate.square(50, 50, SIDE), Candidate.square(60, 50, SIDE)) == pytest.approx(0.5, abs=0.02)
+    assert _overlap(Candidate.square(50, 50, SIDE), Candidate.square(90, 50, SIDE)) == 0.0
 
 
 # train photos (never test): a white die alone on the pale tray, its outline too faint for either of the finder's passes
