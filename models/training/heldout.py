@@ -50,9 +50,14 @@ def heldout_names(validation: Path | None, recompute: bool = False, seed: int = 
 MIN_CONFIDENCE = Settings.defaults()["reader.min_confidence"]
 
 
-def evaluate(model: Path | None, names: list[str], threshold: float = MIN_CONFIDENCE, tables: int = 0) -> dict:
+def held_out_reader(model: Path | None = None, threshold: float = MIN_CONFIDENCE) -> DiceReader:
+    """A reader of ``model`` (default: the shipped one) that flags dice below ``threshold``."""
+    return DiceReader(FaceClassifier(model), min_confidence=threshold)
+
+
+def evaluate(reader: DiceReader, names: list[str], tables: int = 0) -> dict:
     """The held-out dice read one by one; with ``tables``, on that many other tables each instead."""
-    reader = DiceReader(FaceClassifier(model), min_confidence=threshold)
+    threshold = reader.min_confidence
     root = data.dataset_dir()
     rows = []
     for name in names:
@@ -87,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     names = heldout_names(args.validation, args.recompute)
+    reader = held_out_reader(args.model, args.threshold)  # loaded once for both passes
     for tables in [0] + ([args.tables] if args.tables > 0 else []):
-        r = evaluate(args.model, names, args.threshold, tables)
+        r = evaluate(reader, names, tables)
         where = f"on {tables} other tables each" if tables else "as photographed"
         print(f"{r['model']} ({where}): {r['right']}/{r['dice']} right ({r['accuracy']:.1%}); wrong flagged {r['wrong_flagged']}; "
               f"right flagged {r['right_flagged']} ({r['right_flagged_share']:.1%})")

@@ -83,10 +83,11 @@ def test_tables_are_of_every_kind_and_the_same_for_the_same_seed():
 
 
 def test_the_held_out_check_reads_every_die_once_on_each_other_table():
-    from models.training.heldout import HERE, evaluate, heldout_names
+    from models.training.heldout import HERE, evaluate, held_out_reader, heldout_names
 
     names = heldout_names(HERE / "validation.json")[:2]
-    plain = evaluate(None, names)
-    tables = evaluate(None, names, tables=2)
+    reader = held_out_reader()
+    plain = evaluate(reader, names)
+    tables = evaluate(reader, names, tables=2)
     assert tables["dice"] == 2 * plain["dice"] > 0
     assert all(" table " in w for w in tables["wrong"])
