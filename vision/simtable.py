@@ -245,28 +245,56 @@ def paste_die(frame: np.ndarray, die: PlacedDie, style: DieStyle, rng: np.random
     """Draw one die face into the float frame (in place), with a soft contact shadow when seen from above."""
     tex_size = int(max(16, round(die.side * 1.5)))
     tex = face_texture(die.seen, tex_size, style, rng, mirrored)
-    tex = cv2.GaussianBlur(tex, (0, 0), 0.6)
     # Texture corners -> frame corners (the texture's first corner maps to boxPoints' order).
     src = np.array([[0, tex_size], [0, 0], [tex_size, 0], [tex_size, tex_size]], np.float32)
-    dst = die.corners().astype(np.float32)
+    _paste_face(frame, tex, src, die.corners().astype(np.float32), die.side, shadow)
+
+
+def paste_leaning_die(frame: np.ndarray, die: PlacedDie, style: DieStyle, rng: np.random.Generator, mirrored: bool,
+                      tilt: float) -> None:
+    """Draw a die leaning on the cup by ``tilt`` degrees, as the camera below sees it (in place): its
+    face foreshortened along the die's first axis, and beside it the side face it leans towards, darker
+    and foreshortened the other way. Together they lie centred on ``die``'s centre; the footprint is
+    longer than a die by the factor cos(tilt) + sin(tilt)."""
+    t = np.radians(tilt)
+    a = np.radians(die.angle)
+    u, v = np.float32([np.cos(a), np.sin(a)]), np.float32([-np.sin(a), np.cos(a)])
+    s = die.side
+    face_len, side_len = s * float(np.cos(t)), s * float(np.sin(t))
+    corner = np.float32([die.cx, die.cy]) - u * (face_len + side_len) / 2 - v * s / 2
+    tex_size = int(max(16, round(s * 1.5)))
+    src = np.array([[0, 0], [tex_size, 0], [tex_size, tex_size], [0, tex_size]], np.float32)
+    for start, length, value, shade in ((face_len, side_len, int(rng.integers(1, 7)), rng.uniform(0.5, 0.8)), (0.0, face_len, die.seen, 1.0)):
+        a0 = corner + u * start
+        quad = np.float32([a0, a0 + u * length, a0 + u * length + v * s, a0 + v * s])
+        tex = face_texture(value, tex_size, style, rng, mirrored) * shade
+        _paste_face(frame, tex, src, quad, s, shadow=False)
+
+
+def _paste_face(frame: np.ndarray, tex: np.ndarray, src: np.ndarray, dst: np.ndarray, side: float, shadow: bool) -> None:
+    """Warp a face texture onto the frame quad ``dst`` (its corners ``src`` in the texture), with softly rounded
+    edges, and a soft contact shadow under it when ``shadow``."""
+    tex = cv2.GaussianBlur(tex, (0, 0), 0.6)
     m = cv2.getAffineTransform(src[:3], dst[:3])
-    x, y, bw, bh = die.box()
-    pad = int(die.side * 0.3) + 2
+    x, y = np.floor(dst.min(0)).astype(int)
+    x1, y1 = np.ceil(dst.max(0)).astype(int)
+    pad = int(side * 0.3) + 2
     h, w = frame.shape[:2]
-    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+    x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x1 + pad), min(h, y1 + pad)
     if x1 <= x0 or y1 <= y0:
         return
     m[:, 2] -= (x0, y0)
     region = frame[y0:y1, x0:x1]
     if shadow:
         sh = np.zeros(region.shape[:2], np.float32)
-        cv2.fillConvexPoly(sh, (dst - (x0, y0) + die.side * 0.08).astype(np.int32), 1.0)
-        sh = cv2.GaussianBlur(sh, (0, 0), die.side * 0.08)
+        cv2.fillConvexPoly(sh, (dst - (x0, y0) + side * 0.08).astype(np.int32), 1.0)
+        sh = cv2.GaussianBlur(sh, (0, 0), side * 0.08)
         region *= 1 - 0.45 * sh[..., None]
+    size = tex.shape[0]
     warped = cv2.warpAffine(tex, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    alpha = cv2.warpAffine(np.ones((tex_size, tex_size), np.float32), m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
+    alpha = cv2.warpAffine(np.ones((size, size), np.float32), m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
     # Slightly rounded corners of the silhouette.
-    alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.5, die.side * 0.02))
+    alpha = cv2.GaussianBlur(alpha, (0, 0), max(0.5, side * 0.02))
     alpha = np.clip((alpha - 0.5) * 2.2 + 0.5, 0, 1)[..., None]
     region[:] = region * (1 - alpha) + warped * alpha
 
@@ -307,13 +335,15 @@ def finish(frame: np.ndarray, rng: np.random.Generator, blur: float | None = Non
 def render_table(seen: list[int], rng: np.random.Generator, *, width: int = 1280, height: int = 960, view: str = "below",
                  die_side: float | None = None, styles: list[DieStyle] | None = None, touching: float = 0.3,
                  glare: int | None = None, blur: float | None = None, noise: float | None = None,
-                 jpeg_quality: int | None = None) -> tuple[np.ndarray, list[PlacedDie]]:
+                 jpeg_quality: int | None = None, leaning: float = 0.0) -> tuple[np.ndarray, list[PlacedDie]]:
     """A camera frame of dice showing the faces ``seen`` to the camera, and where each die lies.
 
     ``view="below"``: through the acrylic tray (faces mirrored, no shadows, the
     room and the cup's footprint behind). ``view="above"``: on the tray's floor,
     with contact shadows. ``die_side`` defaults to the boxed game's 16 mm dice
     for a 1280-wide frame of the tray (about 64 px), scaled with ``width``.
+    ``leaning``: the first die leans on the cup by this many degrees
+    (``paste_leaning_die``; RULES.md R14: the referee must not trust it).
     """
     side = die_side if die_side is not None else width / 1280 * rng.uniform(56, 72)
     frame, cup = _background(rng, width, height, view)
@@ -322,7 +352,10 @@ def render_table(seen: list[int], rng: np.random.Generator, *, width: int = 1280
     for i, (value, (cx, cy, angle)) in enumerate(zip(seen, positions)):
         die = PlacedDie(int(value), float(cx), float(cy), float(side * rng.uniform(0.98, 1.02)), float(angle % 90))
         style = styles[i] if styles else DieStyle.game(rng)
-        paste_die(frame, die, style, rng, mirrored=view == "below", shadow=view == "above")
+        if i == 0 and leaning:
+            paste_leaning_die(frame, die, style, rng, mirrored=view == "below", tilt=leaning)
+        else:
+            paste_die(frame, die, style, rng, mirrored=view == "below", shadow=view == "above")
         dice.append(die)
     _glare(frame, rng, int(rng.integers(0, 3)) if glare is None else glare)
     return finish(frame, rng, blur, noise, jpeg_quality), dice

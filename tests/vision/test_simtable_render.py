@@ -48,3 +48,39 @@ def test_faces_show_more_mark_pixels_for_more_marks():
 def test_empty_table_renders_without_dice():
     frame, dice = render_table([], np.random.default_rng(0))
     assert dice == [] and frame.shape == (960, 1280, 3)
+
+
+@pytest.mark.parametrize("tilt", [20.0, 35.0, 45.0])
+def test_a_leaning_die_shows_its_face_foreshortened_and_its_side_face_beside_it(tilt):
+    """From below, a die leaning on the cup by ``tilt`` shows its face cos(tilt) long and the side face it
+    leans towards sin(tilt) long beside it, darker: a footprint longer than a die, one die wide."""
+    import cv2
+
+    from vision.simtable import PlacedDie, paste_leaning_die
+
+    frame = np.full((300, 300, 3), 20.0, np.float32)
+    die = PlacedDie(4, 150.0, 150.0, 80.0, 30.0)
+    paste_leaning_die(frame, die, DieStyle((235, 235, 235), (90, 40, 200), "pip", 1.0), np.random.default_rng(1), False, tilt)
+    drawn = (frame.max(axis=2) > 60).astype(np.uint8)
+    (cx, cy), (w, h), _ = cv2.minAreaRect(cv2.findNonZero(drawn))
+    t = np.radians(tilt)
+    assert max(w, h) == pytest.approx(80 * (np.cos(t) + np.sin(t)), rel=0.06)
+    assert min(w, h) == pytest.approx(80, rel=0.06)
+    assert (cx, cy) == pytest.approx((150, 150), abs=2)
+    u = np.array([np.cos(np.radians(30)), np.sin(np.radians(30))])
+    start = np.array([150.0, 150.0]) - u * 80 * (np.cos(t) + np.sin(t)) / 2
+    face = start + u * 80 * np.cos(t) / 2  # the middle of the face, then of the side face
+    side = start + u * 80 * (np.cos(t) + np.sin(t) / 2)
+
+    def brightness(p):
+        x, y = int(p[0]), int(p[1])
+        return frame[y - 3:y + 4, x - 3:x + 4].mean()
+    assert brightness(side) < 0.9 * brightness(face)
+
+
+def test_render_table_leans_only_the_first_die_when_asked():
+    flat, placed = render_table([2, 3, 4], np.random.default_rng(8), touching=0.0)
+    leaning, placed_leaning = render_table([2, 3, 4], np.random.default_rng(8), touching=0.0, leaning=30.0)
+    assert [(d.seen, d.cx, d.cy, d.angle) for d in placed] == [(d.seen, d.cx, d.cy, d.angle) for d in placed_leaning]
+    x, y, w, h = placed[0].box()
+    assert not np.array_equal(flat[y:y + h, x:x + w], leaning[y:y + h, x:x + w])
