@@ -105,6 +105,8 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Synthetic 216 outcomes: read outright (ok)", "reader.synthetic_216.ok_share", "(higher is better)", lambda v: True),
     ("Synthetic 216 outcomes, die size known (calibrate --dice): right or uncertain", "reader.synthetic_216_die_side_known.right_or_uncertain_share", "1.0", lambda v: v == 1.0),
     ("Synthetic 216 outcomes, die size known: read outright (ok)", "reader.synthetic_216_die_side_known.ok_share", "(higher is better)", lambda v: True),
+    ("Synthetic frames with a die leaning on the cup (R14): uncertain", "reader.synthetic_leaning.uncertain_share", "1.0", lambda v: v == 1.0),
+    ("Synthetic frames with a die leaning on the cup: read ok with a wrong value", "reader.synthetic_leaning.ok_but_wrong", "0", lambda v: v == 0),
     ("read, 1280x960, 3 dice, one core, median ms", "reader.speed.read_1280x960_3_dice_median_ms", "<= 10", lambda v: v <= 10),
     ("read as above, die size known (calibrate --dice), median ms", "reader.speed.read_die_side_known_median_ms", "<= 10", lambda v: v <= 10),
     ("classifier, 3 faces, median ms", "reader.speed.classifier_3_faces_median_ms", "<= 1", lambda v: v <= 1),

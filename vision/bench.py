@@ -6,6 +6,9 @@
 * the synthetic table: all 216 ordered outcomes of three dice in several
   rendered layouts: right, ``uncertain``, or silently wrong; again with each
   frame's die size known, as after ``calibrate --dice``;
+* frames with a die leaning on the cup (RULES.md R14): how many the reader
+  trusted (``ok``) instead of asking the table, and whether any of those was
+  read wrong;
 * the share of wrong dice that were flagged: a crop read unsure; in a whole
   photo a die missed, or one that alone makes its reading uncertain (its
   ``doubts``: unsure, cut off, leaning), and beside it the share read unsure;
@@ -185,6 +188,25 @@ def synthetic(reader: DiceReader, layouts: int, die_side_known: bool = False) ->
     }
 
 
+def synthetic_leaning(reader: DiceReader, frames: int) -> dict[str, Any]:
+    """``frames`` seeded three-dice frames from below whose first die leans on the cup by 20-45 degrees
+    (``render_table(leaning=...)``), each read with its die size unknown and known: a leaning die must
+    make the reading uncertain (RULES.md R14). ``trusted``: readings ``ok`` all the same; ``ok_but_wrong``:
+    those whose values differ from the faces the camera sees."""
+    readings = trusted = wrong = 0
+    for seed in range(frames):
+        rng = np.random.default_rng(20_000 + seed)
+        seen = [int(v) for v in rng.integers(1, 7, 3)]
+        frame, placed = render_table(seen, rng, view="below", leaning=float(rng.uniform(20, 45)))
+        for r in (reader.read(frame), reader.with_die_side(placed[0].side).read(frame)):
+            readings += 1
+            if r.status == "ok":
+                trusted += 1
+                wrong += sorted(d.seen for d in r.dice) != sorted(seen)
+    return {"frames": frames, "readings": readings, "trusted": trusted, "ok_but_wrong": wrong,
+            "uncertain_share": round(1 - trusted / max(1, readings), 4)}
+
+
 def _read_times(reads: list[tuple[DiceReader, np.ndarray]], repeats: int) -> tuple[list[float], list[list[float]]]:
     """Milliseconds of each read (after one untimed read of each), round-robin, ``repeats`` in all; and per frame."""
     for reader, frame in reads:
@@ -257,6 +279,7 @@ def bench_reader(full: bool) -> dict[str, Any]:
         report["real_test_frames_as_seen"] = real_frames(reader, data)
     report["synthetic_216"] = synthetic(reader, 5 if full else 3)
     report["synthetic_216_die_side_known"] = synthetic(reader, 5 if full else 1, die_side_known=True)
+    report["synthetic_leaning"] = synthetic_leaning(reader, 100 if full else 20)
     return report
 
 

@@ -1,0 +1,52 @@
+"""A die leaning on the cup (RULES.md R14): the referee must not trust it, and never reads it wrong.
+
+The simulated table renders such a die (``render_table(leaning=...)``): from
+below, its face foreshortened and, beside it, the darker side face it leans
+towards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.simtable import render_table
+
+SEEDS = range(20)
+
+
+def _leaning_frames():
+    """Seeded three-dice frames whose first die leans on the cup by 20-45 degrees."""
+    for seed in SEEDS:
+        rng = np.random.default_rng(1000 + seed)
+        seen = [int(v) for v in rng.integers(1, 7, 3)]
+        tilt = float(rng.uniform(20, 45))
+        frame, placed = render_table(seen, rng, view="below", leaning=tilt)
+        yield seed, seen, frame, placed
+
+
+def test_a_frame_with_a_leaning_die_is_never_read_ok_with_a_wrong_value(reader):
+    """What a leaning die shows the camera is its bottom face, foreshortened; when the reader trusts the
+    frame, it has read that face (whose opposite is the face most nearly up)."""
+    for seed, seen, frame, placed in _leaning_frames():
+        for r in (reader.read(frame), reader.with_die_side(placed[0].side).read(frame)):
+            if r.status == "ok":
+                assert sorted(d.seen for d in r.dice) == sorted(seen), seed
+
+
+@pytest.mark.xfail(strict=True, reason="known limit: a die leaning 20-45 degrees on the cup is read ok in about 3 of 10 "
+                                       "frames: its face alone, or with part of its side face, gives a box squarer than "
+                                       "the 1.3 that flags a misshapen die, read sure; its seen face is read right each "
+                                       "time, but R14 wants the table to confirm")
+def test_a_frame_with_a_leaning_die_is_never_read_ok(reader):
+    trusted = [seed for seed, _, frame, _ in _leaning_frames() if reader.read(frame).status == "ok"]
+    assert trusted == []
+
+
+def test_the_bench_counts_the_leaning_frames_the_reader_trusted(reader):
+    from vision.bench import synthetic_leaning
+
+    report = synthetic_leaning(reader, 4)
+    assert report["frames"] == 4 and report["readings"] == 8  # each frame with its die size unknown and known
+    assert 0 <= report["ok_but_wrong"] <= report["trusted"] <= 8
+    assert report["uncertain_share"] == pytest.approx(1 - report["trusted"] / 8, abs=1e-4)
