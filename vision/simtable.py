@@ -264,7 +264,9 @@ def paste_leaning_die(frame: np.ndarray, die: PlacedDie, style: DieStyle, rng: n
     corner = np.float32([die.cx, die.cy]) - u * (face_len + side_len) / 2 - v * s / 2
     tex_size = int(max(16, round(s * 1.5)))
     src = np.array([[0, 0], [tex_size, 0], [tex_size, tex_size], [0, tex_size]], np.float32)
-    for start, length, value, shade in ((face_len, side_len, int(rng.integers(1, 7)), rng.uniform(0.5, 0.8)), (0.0, face_len, die.seen, 1.0)):
+    side_face = (face_len, side_len, int(rng.integers(1, 7)), rng.uniform(0.5, 0.8))  # in the shade of the die
+    face = (0.0, face_len, die.seen, 1.0)
+    for start, length, value, shade in (side_face, face):  # the face last: it covers their seam
         a0 = corner + u * start
         quad = np.float32([a0, a0 + u * length, a0 + u * length + v * s, a0 + v * s])
         tex = face_texture(value, tex_size, style, rng, mirrored) * shade
