@@ -376,13 +376,18 @@ class DiceReader:
         if not lost:
             return cands, kept
         added = self._as_guesses([(c, value, conf) for c, value, conf in self._dice_among(frame, lost)
-                                  if conf >= MARKS_FIRST and not any(_overlap(c, k) > MARKS_OVERLAP for k, _, _ in kept)])
+                                  if conf >= MARKS_FIRST and _clear_of(c, [k for k, _, _ in kept])])
         return cands + lost, kept + added
+
+    def _die_size(self, kept: list[tuple[Candidate, int, float]]) -> float:
+        """The dice's side in frame pixels: the table's (``calibrate --dice``), else the sure dice's median;
+        0 when neither is known."""
+        return self.die_side_px or self._sure_side(kept)
 
     def _lost_dice(self, seen: Look, kept: list[tuple[Candidate, int, float]]) -> list[Candidate]:
         """Squares around the marks in the look's clear mask that lie apart from every die kept
-        (``vision.marks``), at the table's die size or the sure dice's; none without a size."""
-        side = self.die_side_px or self._sure_side(kept)
+        (``vision.marks``), at the dice's size (``_die_size``); none without a size."""
+        side = self._die_size(kept)
         return lost_dice(seen, [c for c, _, _ in kept], side) if side and BY_MARKS else []
 
     def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
@@ -455,10 +460,11 @@ class DiceReader:
         before. 80 rendered frames with a die leaning 20-45 degrees on the
         cup, read with the die size known and not: 50 of 160 readings ok
         instead of 48, all read right (66 if the square cleared a non-square
-        box's doubt; ``tests/vision/test_reader_leaning.py``). Cost: 9 looks and 16 turned looks for each such die, about
-        3 ms; the bench's median read does not move.
+        box's doubt; ``tests/vision/test_reader_leaning.py``). Cost: 9 looks
+        and 16 turned looks for each such die, about 3 ms; the bench's median
+        read does not move.
         """
-        side = self.die_side_px or self._sure_side(kept)
+        side = self._die_size(kept)
         if not AT_DIE_SIZE or not side:
             return kept
         out = list(kept)
@@ -468,11 +474,12 @@ class DiceReader:
             if conf >= self.min_confidence or c.guessed or not (small or big):
                 continue
             others = [k for j, (k, _, _) in enumerate(out) if j != i]
-            squares = [s for s in _squares_over(c, side) if not any(_overlap(s, k) > MARKS_OVERLAP for k in others)]
+            squares = [s for s in _squares_over(c, side) if _clear_of(s, others)]
+            crops = _crops(frame, [(s, 1.0) for s in squares])
             if len(squares) > AT_DIE_SIZE_TURNED:
-                first = self.classifier.probabilities(_crops(frame, [(s, 1.0) for s in squares]))
-                squares = [squares[j] for j in np.argsort(-first[:, 1:].max(axis=1))[:AT_DIE_SIZE_TURNED]]
-            for s, p in zip(squares, self.classifier.probabilities_turned(_crops(frame, [(s, 1.0) for s in squares]))):
+                surest = np.argsort(-self.classifier.probabilities(crops)[:, 1:].max(axis=1))[:AT_DIE_SIZE_TURNED]
+                squares, crops = [squares[j] for j in surest], crops[surest]
+            for s, p in zip(squares, self.classifier.probabilities_turned(crops)):
                 seen = int(p[1:].argmax()) + 1
                 if p[NOT_A_DIE] <= REJECT_ABOVE and p[seen] >= RELOOK_SURE and p[seen] > out[i][2]:
                     out[i] = (s, seen, float(p[seen]))
@@ -593,6 +600,12 @@ def _overlap(a: Candidate, b: Candidate) -> float:
     if kind == cv2.INTERSECT_NONE or pts is None:
         return 0.0
     return float(cv2.contourArea(cv2.convexHull(pts))) / max(1e-6, min(a.w * a.h, b.w * b.h))
+
+
+def _clear_of(square: Candidate, dice: list[Candidate]) -> bool:
+    """Whether ``square`` overlaps none of ``dice`` by more than ``MARKS_OVERLAP``: dice never overlap, so a
+    square that does holds a found die's own marks or part of it."""
+    return not any(_overlap(square, d) > MARKS_OVERLAP for d in dice)
 
 
 def _centre_inside(small: Candidate, big: Candidate) -> bool:
