@@ -188,16 +188,23 @@ def synthetic(reader: DiceReader, layouts: int, die_side_known: bool = False) ->
     }
 
 
+def leaning_frames(frames: int, first_seed: int = 20_000):
+    """``frames`` seeded three-dice frames from below whose first die leans on the cup by 20-45 degrees:
+    (the faces seen, the frame, where each die lies) for each."""
+    for seed in range(first_seed, first_seed + frames):
+        rng = np.random.default_rng(seed)
+        seen = [int(v) for v in rng.integers(1, 7, 3)]
+        frame, placed = render_table(seen, rng, view="below", leaning=float(rng.uniform(20, 45)))
+        yield seen, frame, placed
+
+
 def synthetic_leaning(reader: DiceReader, frames: int) -> dict[str, Any]:
     """``frames`` seeded three-dice frames from below whose first die leans on the cup by 20-45 degrees
     (``render_table(leaning=...)``), each read with its die size unknown and known: a leaning die must
     make the reading uncertain (RULES.md R14). ``trusted``: readings ``ok`` all the same; ``ok_but_wrong``:
     those whose values differ from the faces the camera sees."""
     readings = trusted = wrong = 0
-    for seed in range(frames):
-        rng = np.random.default_rng(20_000 + seed)
-        seen = [int(v) for v in rng.integers(1, 7, 3)]
-        frame, placed = render_table(seen, rng, view="below", leaning=float(rng.uniform(20, 45)))
+    for seen, frame, placed in leaning_frames(frames):
         for r in (reader.read(frame), reader.with_die_side(placed[0].side).read(frame)):
             readings += 1
             if r.status == "ok":
