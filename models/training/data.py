@@ -196,3 +196,18 @@ def synth_frame_crops(frames: int, rng: np.random.Generator) -> tuple[np.ndarray
 
 def split_names() -> dict[str, list[str]]:
     return json.loads((dataset_dir() / "split.json").read_text())
+
+
+#: How many ``train`` photos are held out to choose a recipe, and the seed that draws them (whatever the run's seed,
+#: so that runs are judged on the same photos).
+HELD_OUT_PHOTOS = 20
+HELD_OUT_SEED = 3
+
+
+def fit_and_held_out(names: list[str], all_photos: bool = False) -> tuple[list[str], list[str]]:
+    """The ``train`` photos a run fits on, and the ``HELD_OUT_PHOTOS`` it is judged on. With ``all_photos`` the
+    fit also takes the held-out ones (after them): the final fit of a recipe already chosen on them."""
+    order = np.random.default_rng(HELD_OUT_SEED).permutation(len(names))
+    held_out = [names[i] for i in order[:HELD_OUT_PHOTOS]]
+    fit = [names[i] for i in order[HELD_OUT_PHOTOS:]]
+    return fit + (held_out if all_photos else []), held_out

@@ -37,13 +37,16 @@ from vision.reader import DiceReader
 HERE = Path(__file__).resolve().parent
 
 
-def heldout_names(validation: Path | None, recompute: bool = False, seed: int = 3) -> list[str]:
+def heldout_names(validation: Path | None, recompute: bool = False) -> list[str]:
     """The 20 held-out photos: from a run's validation.json, or redrawn like ``train.build``."""
     if recompute or validation is None:
-        names = data.split_names()["train"]
-        order = np.random.default_rng(seed).permutation(len(names))
-        return [names[i] for i in order[:20]]
+        return data.fit_and_held_out(data.split_names()["train"])[1]
     return json.loads(validation.read_text())["val_names"]
+
+
+def fitted_on_held_out(validation: Path | None) -> bool:
+    """Whether the run that wrote ``validation`` also trained on its held-out photos (``train --all-photos``)."""
+    return bool(validation and validation.exists() and json.loads(validation.read_text()).get("fit_on_held_out"))
 
 
 #: The reader's default ``reader.min_confidence``: the threshold a die is flagged below.
@@ -92,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     names = heldout_names(args.validation, args.recompute)
+    if fitted_on_held_out(args.validation):
+        print(f"note: {args.validation} is from a run that also trained on these photos (train --all-photos): "
+              "its model's figures here measure fit, not reading")
     reader = held_out_reader(args.model, args.threshold)  # loaded once for both passes
     for tables in [0] + ([args.tables] if args.tables > 0 else []):
         r = evaluate(reader, names, tables)

@@ -24,6 +24,9 @@ def main() -> int:
     conf = p[np.arange(len(p)), pred]
     wrong = pred != y
     print(f"model {v['model']}: {dice.sum()} validation dice, {wrong.sum()} wrong ({wrong.mean():.2%})")
+    if v.get("fit_on_held_out"):
+        print("note: this run also trained on its real validation photos (train --all-photos): pick the threshold "
+              "from the run that chose the recipe")
     pick = None
     for t in (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.97, 0.99):
         fw = (conf[wrong] < t).mean() if wrong.any() else 1.0

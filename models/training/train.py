@@ -46,15 +46,14 @@ class FaceNet(nn.Module):
         return self.head(self.features(x))
 
 
-def build(rng: np.random.Generator, quick: bool) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def build(rng: np.random.Generator, quick: bool, all_photos: bool = False) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The training and validation crops. With ``all_photos`` the 20 held-out photos are trained on too (the
+    final fit of a recipe already chosen on them): their validation figures then measure fit, not reading."""
     names = data.split_names()["train"]
-    # The 20 held-out photos are always drawn with seed 3, whatever --seed is, so that runs with other
-    # seeds are judged on the same photos and never train on them; the training rng still takes its
-    # draw so that a seed-3 run makes exactly the data it made before.
+    # The held-out photos are drawn with their own seed (``data.fit_and_held_out``); the training rng still
+    # takes the draw it once made for them, so that a seed-3 run makes exactly the data it made before.
     rng.permutation(len(names))
-    order = np.random.default_rng(3).permutation(len(names))
-    val_names = [names[i] for i in order[:20]]
-    fit_names = [names[i] for i in order[20:]]
+    fit_names, val_names = data.fit_and_held_out(names, all_photos)
     t = time.time()
     sets = {
         "real": data.real_crops(fit_names, rng, 4 if quick else 10),
@@ -85,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--strong-augment", action="store_true",
                     help="also glints, perspective, resolution loss, blur, JPEG and colour casts per crop")
+    ap.add_argument("--all-photos", action="store_true",
+                    help="also train on the 20 held-out photos: the final fit of a recipe chosen on them (models/MODEL_CARD.md)")
     ap.add_argument("--out", type=Path, default=MODELS, help="folder for the .onnx file and validation.json (compare before shipping)")
     ap.add_argument("--widths", type=lambda t: tuple(int(v) for v in t.split(",")), default=(16, 32, 64, 64),
                     help="channels of the four conv blocks, e.g. 16,32,64,64 (wider only if 3 crops stay <= 1 ms on one thread)")
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)  # rendering is many small images: OpenCV's thread pool only adds contention
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    sets = build(rng, args.quick)
+    sets = build(rng, args.quick, args.all_photos)
     x = np.concatenate([sets[k][0] for k in ("real", "faces", "frames")])
     y = np.concatenate([sets[k][1] for k in ("real", "faces", "frames")])
     model = FaceNet(args.widths)
@@ -117,11 +118,11 @@ def main(argv: list[str] | None = None) -> int:
             total += float(loss.detach()) * len(idx)
         accs = {k: float((predict(model, sets[k][0]).argmax(1) == sets[k][1]).mean()) for k in ("val_real", "val_synth")}
         print(f"epoch {epoch + 1}: loss {total / len(x):.4f} val {accs} ({time.time() - t:.0f} s)", flush=True)
-    export(model, sets, args.out)
+    export(model, sets, args.out, args.all_photos)
     return 0
 
 
-def export(model: nn.Module, sets: dict, out: Path = MODELS) -> Path:
+def export(model: nn.Module, sets: dict, out: Path = MODELS, fit_on_held_out: bool = False) -> Path:
     """Write the ONNX file named by its hash, remove older ones, and save validation figures."""
     model.eval()
     out.mkdir(parents=True, exist_ok=True)
@@ -138,7 +139,8 @@ def export(model: nn.Module, sets: dict, out: Path = MODELS) -> Path:
     for k in ("val_real", "val_synth"):
         p = predict(model, sets[k][0])
         val[k] = {"n": int(len(p)), "probabilities": p.round(5).tolist(), "labels": sets[k][1].tolist()}
-    (out / "training" / "validation.json").write_text(json.dumps({"model": model_id, "val_names": sets["_names"][0].tolist(), **val}))
+    (out / "training" / "validation.json").write_text(json.dumps({"model": model_id, "val_names": sets["_names"][0].tolist(),
+                                                                        "fit_on_held_out": fit_on_held_out, **val}))
     print(f"wrote {final} ({final.stat().st_size} bytes)")
     return final
 
