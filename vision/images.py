@@ -19,6 +19,9 @@ from companion.errors import ElephantsBluffError
 MAX_PIXELS = 40_000_000
 #: The smallest side a frame can have and still show a die.
 MIN_SIDE = 16
+#: Colour, 16-bit kept (``check_frame`` brings it to 8), and turned upright as the file's EXIF orientation says:
+#: a phone photo is read, and its boxes given, as every viewer shows it (``IMREAD_UNCHANGED`` ignores that tag).
+DECODE_FLAGS = cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH
 
 
 class ImageError(ElephantsBluffError, ValueError):
@@ -63,7 +66,7 @@ def decode_image(data: bytes, name: str = "the image") -> np.ndarray:
     if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-1024:]:  # some cameras pad after the end marker
         raise ImageError(f"{name} is a truncated JPEG (the file ends before the image does).")
     try:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), DECODE_FLAGS)
     except cv2.error as exc:
         if "MAX_IMAGE_PIXELS" in str(exc):  # the limit set in vision/__init__.py: refused before decoding
             raise ImageError(f"{name} is too large to read (over {MAX_PIXELS // 1_000_000} megapixels).") from None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import struct
+
 import cv2
 import numpy as np
 import pytest
@@ -67,3 +69,28 @@ def test_frames_with_odd_channels_are_converted_or_refused():
         check_frame(np.zeros((20, 20, 5), np.uint8))
     with pytest.raises(ImageError, match="8-bit"):
         check_frame(np.zeros((20, 20, 3), np.float64))
+
+
+def _with_exif_orientation(jpeg: bytes, orientation: int) -> bytes:
+    """The JPEG with an EXIF block whose only tag is its orientation (as a phone writes it)."""
+    tiff = b"MM\x00\x2a\x00\x00\x00\x08" + struct.pack(">H", 1) + struct.pack(">HHIHH", 0x0112, 3, 1, orientation, 0) + b"\x00" * 4
+    app1 = b"Exif\x00\x00" + tiff
+    return jpeg[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + jpeg[2:]
+
+
+def test_a_phone_photo_is_read_upright_as_its_exif_orientation_says():
+    """Orientation 6: the sensor's image is shown turned 90 degrees clockwise; its left edge becomes the top."""
+    sensor = np.zeros((40, 80, 3), np.uint8)
+    sensor[:, :20] = (0, 0, 255)
+    shown = decode_image(_with_exif_orientation(encode_jpeg(sensor), 6), "phone.jpg")
+    assert shown.shape == (80, 40, 3)
+    assert shown[2, 20, 2] > 200 and shown[-2, 20, 2] < 50
+
+
+def test_16_bit_and_grey_and_transparent_files_still_decode_to_8_bit_colour():
+    deep = np.full((30, 30, 3), 40000, np.uint16)
+    grey = np.full((30, 30), 90, np.uint8)
+    bgra = np.dstack([np.full((30, 30, 3), 200, np.uint8), np.zeros((30, 30), np.uint8)])
+    for img, value in ((deep, 40000 >> 8), (grey, 90), (bgra, 200)):
+        out = decode_image(cv2.imencode(".png", img)[1].tobytes(), "x.png")
+        assert out.dtype == np.uint8 and out.shape == (30, 30, 3) and abs(int(out[5, 5, 0]) - value) <= 1
