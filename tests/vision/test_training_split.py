@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from models.training import data
-from models.training.heldout import HERE, heldout_names
+from models.training.heldout import HERE, fitted_on_held_out, heldout_names
 
 
 def test_a_recipe_run_never_fits_on_the_photos_it_is_judged_on(real_dataset):
@@ -31,8 +31,6 @@ def test_no_test_photo_is_ever_fitted_on(real_dataset):
 
 
 def test_a_run_that_trained_on_its_held_out_photos_says_so(tmp_path):
-    from models.training.heldout import fitted_on_held_out
-
     recipe, final = tmp_path / "recipe.json", tmp_path / "final.json"
     recipe.write_text('{"model": "a", "val_names": ["x"], "fit_on_held_out": false}')
     final.write_text('{"model": "b", "val_names": ["x"], "fit_on_held_out": true}')
