@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from models.training.heldout import HERE, heldout_names
-from models.training.robustness import CHANGES, measure
+from models.training.robustness import CHANGES, flagged_share, measure
 from vision.dataset import photo
 
 
@@ -15,8 +15,10 @@ def test_every_change_gives_photo_sized_images_and_only_whole_dice_as_labels(cha
     img, labels = photo(real_dataset, heldout_names(HERE / "validation.json")[0])
     shown = list(CHANGES[change](img, labels, np.random.default_rng(0)))
     assert shown
+    scale = {"half the pixels": 0.5, "1.5x the pixels": 1.5}.get(change, 1.0)
     for image, inside, cut in shown:
-        assert image.shape == img.shape and image.dtype == np.uint8
+        assert image.shape[:2] == (round(img.shape[0] * scale), round(img.shape[1] * scale))
+        assert image.shape[2] == 3 and image.dtype == np.uint8
         assert cut >= 0
         h, w = image.shape[:2]
         for _, cx, cy, bw, bh in inside:
@@ -32,3 +34,16 @@ def test_the_counts_add_up_and_the_photos_as_they_are_keep_every_die(real_datase
         assert 0 <= row["right"] <= row["found"] <= row["dice"]
         assert row["wrong_and_sure"] <= row["found"] - row["right"] and row["extra"] >= 0
     assert rows["zoomed 2x"]["dice"] > 0
+
+
+def test_a_camera_of_other_resolution_moves_each_label_with_its_die(real_dataset):
+    img, labels = photo(real_dataset, heldout_names(HERE / "validation.json")[0])
+    (image, inside, cut), = CHANGES["half the pixels"](img, labels, np.random.default_rng(0))
+    assert cut == 0 and len(inside) == len(labels)
+    for (v, cx, cy, bw, bh), (v2, cx2, cy2, bw2, bh2) in zip(labels, inside):
+        assert v2 == v and (cx2, cy2, bw2, bh2) == pytest.approx((cx / 2, cy / 2, bw / 2, bh / 2))
+
+
+def test_the_flagged_share_counts_missed_and_wrong_dice_against_the_silently_wrong():
+    assert flagged_share({"dice": 10, "right": 6, "wrong_and_sure": 1}) == 0.75  # 4 missed or wrong, 1 of them unflagged
+    assert flagged_share({"dice": 10, "right": 10, "wrong_and_sure": 0}) == 1.0
