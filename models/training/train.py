@@ -46,6 +46,25 @@ class FaceNet(nn.Module):
         return self.head(self.features(x))
 
 
+class Ensemble(nn.Module):
+    """Several nets read each crop; their probabilities are averaged.
+
+    Nets trained from different starts make partly different mistakes, so their
+    mean is surer where they agree and less sure where they do not: fewer dice
+    wrong, and the wrong ones flagged. Its output is the log of the mean
+    probability, so the runtime's softmax (``FaceClassifier.probabilities``)
+    gives back that mean and reads the file as it reads one net's logits.
+    """
+
+    def __init__(self, members: list[nn.Module]) -> None:
+        super().__init__()
+        self.members = nn.ModuleList(members)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mean = torch.stack([torch.softmax(m(x), 1) for m in self.members]).mean(0)
+        return torch.log(mean.clamp_min(1e-7))
+
+
 def build(rng: np.random.Generator, quick: bool, all_photos: bool = False) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The training and validation crops. With ``all_photos`` the 20 held-out photos are trained on too (the
     final fit of a recipe already chosen on them): their validation figures then measure fit, not reading."""
@@ -89,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=MODELS, help="folder for the .onnx file and validation.json (compare before shipping)")
     ap.add_argument("--widths", type=lambda t: tuple(int(v) for v in t.split(",")), default=(16, 32, 64, 64),
                     help="channels of the four conv blocks, e.g. 16,32,64,64 (wider only if 3 crops stay <= 1 ms on one thread)")
+    ap.add_argument("--members", type=int, default=1,
+                    help="train this many nets on the same data from different starts and ship their mean (one file; "
+                         "its speed and size are the members' summed)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)  # rendering is many small images: OpenCV's thread pool only adds contention
@@ -97,7 +119,21 @@ def main(argv: list[str] | None = None) -> int:
     sets = build(rng, args.quick, args.all_photos)
     x = np.concatenate([sets[k][0] for k in ("real", "faces", "frames")])
     y = np.concatenate([sets[k][1] for k in ("real", "faces", "frames")])
-    model = FaceNet(args.widths)
+    members = []
+    for k in range(args.members):
+        torch.manual_seed(args.seed + 1000 * k)  # member 0 starts exactly as a one-net run of this seed
+        members.append(fit(FaceNet(args.widths), x, y, sets, rng, args, f"net {k + 1}/{args.members} " if args.members > 1 else ""))
+    model = members[0] if args.members == 1 else Ensemble(members)
+    if args.members > 1:
+        accs = {k: float((predict(model, sets[k][0]).argmax(1) == sets[k][1]).mean()) for k in ("val_real", "val_synth")}
+        print(f"the {args.members} nets together: val {accs}", flush=True)
+    export(model, sets, args.out, args.all_photos)
+    return 0
+
+
+def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.random.Generator, args: argparse.Namespace,
+        label: str = "") -> nn.Module:
+    """Train one net on (x, y) with the recipe's optimiser, schedule and augmentation; print validation per epoch."""
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
     steps = args.epochs * (len(x) // 128)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(1, steps))
@@ -117,9 +153,8 @@ def main(argv: list[str] | None = None) -> int:
             sched.step()
             total += float(loss.detach()) * len(idx)
         accs = {k: float((predict(model, sets[k][0]).argmax(1) == sets[k][1]).mean()) for k in ("val_real", "val_synth")}
-        print(f"epoch {epoch + 1}: loss {total / len(x):.4f} val {accs} ({time.time() - t:.0f} s)", flush=True)
-    export(model, sets, args.out, args.all_photos)
-    return 0
+        print(f"{label}epoch {epoch + 1}: loss {total / len(x):.4f} val {accs} ({time.time() - t:.0f} s)", flush=True)
+    return model
 
 
 def export(model: nn.Module, sets: dict, out: Path = MODELS, fit_on_held_out: bool = False) -> Path:
