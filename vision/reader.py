@@ -17,6 +17,7 @@ frame: it says so in the reading.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -251,7 +252,7 @@ class DiceReader:
         """The median side of the dice read sure (frame pixels), 0 when none is: a lone unsure speck
         says nothing of the dice's size."""
         sure = [c.side for c, _, conf in kept if conf >= self.min_confidence]
-        return float(np.median(sure)) if sure else 0.0
+        return float(statistics.median(sure)) if sure else 0.0
 
     def _as_guesses(self, dice: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
         """Dice a look only guessed at (``Candidate.guessed``), each unsure (just under the threshold) until
@@ -347,7 +348,7 @@ class DiceReader:
         dice = [c.side for c, seen in sure if seen != 1]
         if not dice or any(c.side > big for c, _ in sure) or any(seen == 1 and conf < self.min_confidence for _, seen, conf in kept):
             return True
-        size = float(np.median(dice))  # a sure one of the other dice's size is a die showing one
+        size = float(statistics.median(dice))  # a sure one of the other dice's size is a die showing one
         return any(seen == 1 and abs(c.side / size - 1) > SIZE_TOLERANCE for c, seen in sure)
 
     def _by_marks(self, frame: np.ndarray, default: Look, cands: list[Candidate], kept: list[tuple[Candidate, int, float]]
@@ -550,7 +551,7 @@ def _odd_sizes(sides: list[float]) -> np.ndarray:
     if len(sides) < 2:
         return np.zeros(len(sides), bool)
     a = np.array(sides)
-    return np.abs(a / np.median(a) - 1) > SIZE_TOLERANCE
+    return np.abs(a / statistics.median(sides) - 1) > SIZE_TOLERANCE
 
 
 def _crops(frame: np.ndarray, looks: list[tuple[Candidate, float]]) -> np.ndarray:
