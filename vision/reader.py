@@ -84,7 +84,7 @@ class DiceReader:
     """
 
     def __init__(self, classifier: FaceClassifier, *, camera_view: str = "below", opposite_faces: list[int] | None = None,
-                 min_confidence: float = 0.9, expected_dice: int = 3, die_side_px: float = 0,
+                 min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0,
                  tray_region: list[int] | None = None) -> None:
         self.classifier = classifier
         self.model_id = classifier.model_id
@@ -636,7 +636,7 @@ def load_reader(settings: Any, threads: int = 1) -> DiceReader:
         clf,
         camera_view=settings.get("camera.camera_view", "below"),
         opposite_faces=settings.get("reader.opposite_faces", [6, 5, 4, 3, 2, 1]),
-        min_confidence=settings.get("reader.min_confidence", 0.9),
+        min_confidence=settings.get("reader.min_confidence", 0.95),
         expected_dice=settings.get("reader.expected_dice", 3),
         die_side_px=settings.get("reader.die_side_px", 0),
         tray_region=settings.get("camera.tray_region", []),

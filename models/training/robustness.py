@@ -82,6 +82,7 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "blur 1.5": _pixels(lambda i: cv2.GaussianBlur(i, (0, 0), 1.5)),
     "warm light": _pixels(lambda i: np.clip(i.astype(np.float32) * np.array([0.75, 0.95, 1.2], np.float32), 0, 255).astype(np.uint8)),
     "other table": lambda img, labels, rng: iter([(other_table(img, labels, rng), labels, 0)]),
+    "7 other tables": lambda img, labels, rng: ((other_table(img, labels, np.random.default_rng(k)), labels, 0) for k in range(7)),
     "zoomed 2x": _zoomed(2.0),
     "zoomed 3x": _zoomed(3.0),
     "half the pixels": _scaled(0.5),

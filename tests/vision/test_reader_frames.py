@@ -147,6 +147,15 @@ def test_a_sure_reading_has_no_reason_and_keeps_the_confidence_it_was_sure_at(re
     assert r.reasons == () and r.to_json()["reasons"] == [] and r.to_json()["sure_at"] == reader.min_confidence
 
 
+def test_a_reader_made_without_settings_is_as_sure_as_the_settings_default(reader):
+    """``DiceReader``'s own default and ``reader.min_confidence``'s are one choice (models/MODEL_CARD.md): a tool or
+    test that builds a reader by hand must flag the dice the referee flags."""
+    from companion.settings import Settings
+    from vision.reader import DiceReader
+
+    assert DiceReader(reader.classifier).min_confidence == Settings.defaults()["reader.min_confidence"] == reader.min_confidence
+
+
 def test_a_dark_frame_says_so_in_a_code(reader):
     r = reader.read(np.zeros((480, 640, 3), np.uint8))
     assert r.reasons == ({"code": "dark"},)

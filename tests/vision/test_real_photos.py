@@ -33,7 +33,7 @@ def test_model_beats_the_no_model_baseline_on_real_crops(reader, test_split):
 
 
 def test_most_wrong_real_crops_are_flagged_not_silently_wrong(reader, test_split):
-    """At reader.min_confidence (0.9, picked on validation crops) 9 in 10 wrong test crops must be flagged.
+    """At reader.min_confidence (0.95, picked on other tables and held-out photos) 9 in 10 wrong test crops must be flagged.
 
     One look per span flagged 3 of its 4 wrong crops; the mean of eight turns and mirrors flags both of its 2."""
     scores = bench.real_crops(reader, test_split)["model"]
