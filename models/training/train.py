@@ -50,8 +50,10 @@ class Ensemble(nn.Module):
     """Several nets read each crop; their probabilities are averaged.
 
     Nets trained from different starts make partly different mistakes, so their
-    mean is surer where they agree and less sure where they do not: fewer dice
-    wrong, and the wrong ones flagged. Its output is the log of the mean
+    mean is surer where they agree and less sure where they do not. Two small
+    nets in the time of the shipped wide one read fewer held-out dice right
+    (models/MODEL_CARD.md, "Two small nets"): worth trying again only with a
+    bigger speed budget. Its output is the log of the mean
     probability, so the runtime's softmax (``FaceClassifier.probabilities``)
     gives back that mean and reads the file as it reads one net's logits.
     """
