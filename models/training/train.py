@@ -97,6 +97,11 @@ def predict(model: nn.Module, x: np.ndarray) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, 7), np.float32)
 
 
+def validation_accuracy(model: nn.Module, sets: dict) -> dict[str, float]:
+    """The share of the real and the synthetic validation crops ``model`` reads right."""
+    return {k: float((predict(model, sets[k][0]).argmax(1) == sets[k][1]).mean()) for k in ("val_real", "val_synth")}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--epochs", type=int, default=14)
@@ -127,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         members.append(fit(FaceNet(args.widths), x, y, sets, rng, args, f"net {k + 1}/{args.members} " if args.members > 1 else ""))
     model = members[0] if args.members == 1 else Ensemble(members)
     if args.members > 1:
-        accs = {k: float((predict(model, sets[k][0]).argmax(1) == sets[k][1]).mean()) for k in ("val_real", "val_synth")}
+        accs = validation_accuracy(model, sets)
         print(f"the {args.members} nets together: val {accs}", flush=True)
     export(model, sets, args.out, args.all_photos)
     return 0
@@ -154,7 +159,7 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
             opt.step()
             sched.step()
             total += float(loss.detach()) * len(idx)
-        accs = {k: float((predict(model, sets[k][0]).argmax(1) == sets[k][1]).mean()) for k in ("val_real", "val_synth")}
+        accs = validation_accuracy(model, sets)
         print(f"{label}epoch {epoch + 1}: loss {total / len(x):.4f} val {accs} ({time.time() - t:.0f} s)", flush=True)
     return model
 
