@@ -44,6 +44,10 @@ class DieStyle:
     mark: tuple[int, int, int] = GAME_MARK
     marks: str = "elephant"  # or "pip"
     mark_scale: float = 1.0  # relative mark size
+    #: Pips drilled into the plastic, as on most real dice: each hollow catches the light on the far side
+    #: of its rim and is shadowed on the near side, so a glossy pip shows a bright crescent. Off for the
+    #: simulated table (the game's elephants are printed); the training data turns it on for some pips.
+    drilled: bool = False
 
     @staticmethod
     def game(rng: np.random.Generator) -> "DieStyle":
@@ -111,15 +115,19 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
         layout = tuple((y, x) for x, y in layout)
     facing = -1 if mirrored else 1
     canvas = np.ascontiguousarray(face.astype(np.uint8))
+    centres = []
     for x, y in layout:
         cx, cy = half + x * spread * 0.85, half + y * spread * 0.85
         cx += rng.normal(0, size * 0.008)
         cy += rng.normal(0, size * 0.008)
+        centres.append((cx, cy))
         if style.marks == "pip":
             cv2.circle(canvas, (int(cx * 16), int(cy * 16)), max(1, int(radius * 16)), style.mark, -1, cv2.LINE_AA, 4)
         else:
             _draw_elephant(canvas, cx, cy, radius, style.mark, facing)
     face = canvas.astype(np.float32)
+    if style.marks == "pip" and style.drilled:
+        face = _drilled(face, centres, radius, rng)
     # The rounded edges of a real die: darker towards the border.
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
     edge = np.minimum(np.minimum(xx, size - 1 - xx), np.minimum(yy, size - 1 - yy)) / max(1.0, size * 0.09)
@@ -128,6 +136,28 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
     g = rng.uniform(-0.12, 0.12, 2)
     shade = shade * (1.0 + g[0] * (xx / size - 0.5) + g[1] * (yy / size - 0.5))
     return face * shade[..., None]
+
+
+def _drilled(face: np.ndarray, centres: list[tuple[float, float]], radius: float, rng: np.random.Generator) -> np.ndarray:
+    """Each pip's hollow lit from one side (the same light for the whole face): a bright crescent on the
+    rim away from the light, often near white on glossy plastic whatever the pip's colour, and a
+    shadow on the rim towards it. On real dark dice with big red pips these crescents look like extra
+    small marks, and a four was read as a six."""
+    size = face.shape[0]
+    light = float(rng.uniform(0, 360))
+    reach = float(rng.uniform(40, 95))  # half the crescent's arc, degrees
+    width = max(1.0, radius * rng.uniform(0.15, 0.35))
+    bright = np.zeros((size, size), np.float32)
+    dark = np.zeros((size, size), np.float32)
+    r = max(1, int(round((radius - width / 2) * 16)))
+    for cx, cy in centres:
+        centre = (int(round(cx * 16)), int(round(cy * 16)))
+        cv2.ellipse(bright, centre, (r, r), light + 180, -reach, reach, 1.0, max(1, int(round(width))), cv2.LINE_AA, 4)
+        cv2.ellipse(dark, centre, (r, r), light, -reach * 0.8, reach * 0.8, 1.0, max(1, int(round(width))), cv2.LINE_AA, 4)
+    bright = cv2.GaussianBlur(bright, (0, 0), 0.5)[..., None] * rng.uniform(0.5, 1.0)
+    dark = cv2.GaussianBlur(dark, (0, 0), 0.5)[..., None] * rng.uniform(0.2, 0.5)
+    face = face * (1 - dark)
+    return face * (1 - bright) + rng.uniform(200, 255) * bright
 
 
 @dataclass(frozen=True)

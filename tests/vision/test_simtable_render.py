@@ -84,3 +84,33 @@ def test_render_table_leans_only_the_first_die_when_asked():
     assert [(d.seen, d.cx, d.cy, d.angle) for d in placed] == [(d.seen, d.cx, d.cy, d.angle) for d in placed_leaning]
     x, y, w, h = placed[0].box()
     assert not np.array_equal(flat[y:y + h, x:x + w], leaning[y:y + h, x:x + w])
+
+
+def _pip_rim(face: np.ndarray, cx: float, cy: float, radius: float, angle: float) -> float:
+    """The mean brightness just inside a pip's rim, in the direction ``angle`` (degrees) from its centre."""
+    t = np.radians(angle)
+    x, y = cx + 0.75 * radius * np.cos(t), cy + 0.75 * radius * np.sin(t)
+    return float(face[int(round(y)) - 1:int(round(y)) + 2, int(round(x)) - 1:int(round(x)) + 2].mean())
+
+
+def test_drilled_pips_catch_the_light_on_one_side_of_their_rim_only():
+    """A drilled pip (most real dice) is a hollow lit from one side: somewhere on its rim it is much
+    brighter than the pip's colour, while the opposite side of the rim is not."""
+    size, radius = 160, 160 * 0.085 * 1.5
+    dark = DieStyle((30, 30, 30), (40, 40, 200), "pip", 1.5)
+    plain = face_texture(1, size, dark, np.random.default_rng(7))
+    drilled = face_texture(1, size, DieStyle((30, 30, 30), (40, 40, 200), "pip", 1.5, drilled=True), np.random.default_rng(7))
+    around = [_pip_rim(drilled, size / 2, size / 2, radius, a) for a in range(0, 360, 15)]
+    plain_rim = [_pip_rim(plain, size / 2, size / 2, radius, a) for a in range(0, 360, 15)]
+    brightest = int(np.argmax(around))
+    assert around[brightest] > max(plain_rim) + 40
+    assert around[(brightest + 12) % 24] < around[brightest] - 40  # the far side of the rim: no crescent
+    # away from the pip the face is as a printed die's (but for the face's own random shading: a few levels)
+    yy, xx = np.mgrid[0:size, 0:size]
+    away = np.hypot(xx - size / 2, yy - size / 2) > 1.4 * radius
+    assert np.abs(drilled - plain)[away].max() < 8
+
+
+def test_the_simulated_table_draws_printed_marks_unless_told():
+    """``drilled`` is off by default: the simulated table's frames do not change with the training looks."""
+    assert DieStyle().drilled is False and DieStyle.random(np.random.default_rng(1)).drilled is False
