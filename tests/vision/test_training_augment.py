@@ -64,3 +64,37 @@ def test_a_tray_crowded_with_dice_gives_fewer_crops_not_dice():
     img = np.full((200, 200, 3), 170, np.uint8)
     labels = [(1, float(x), float(y), 40.0, 40.0) for x in range(20, 200, 40) for y in range(20, 200, 40)]
     assert tray_crops(img, labels, np.random.default_rng(8), 6) == []
+
+
+
+def _styles_drawn(monkeypatch, n: int) -> list:
+    """The styles of every die ``synth_face_crops`` pastes for ``n`` crops."""
+    from models.training import data
+
+    drawn = []
+    real_paste = data.paste_die
+
+    def paste(frame, die, style, rng, mirrored, shadow):
+        drawn.append(style)
+        real_paste(frame, die, style, rng, mirrored, shadow)
+
+    monkeypatch.setattr(data, "paste_die", paste)
+    data.synth_face_crops(n, np.random.default_rng(5))
+    return drawn
+
+
+def test_about_the_drilled_share_of_synthetic_pip_dice_is_drawn_drilled_and_no_elephant_is(monkeypatch):
+    from models.training.data import DRILLED_SHARE
+
+    drawn = _styles_drawn(monkeypatch, 400)
+    pips = [s for s in drawn if s.marks == "pip"]
+    assert not any(s.drilled for s in drawn if s.marks == "elephant")
+    assert abs(sum(s.drilled for s in pips) / len(pips) - DRILLED_SHARE) < 0.1
+
+
+def test_at_a_drilled_share_of_zero_no_die_is_drilled(monkeypatch):
+    from models.training import data
+
+    monkeypatch.setattr(data, "DRILLED_SHARE", 0.0)
+    drawn = _styles_drawn(monkeypatch, 100)
+    assert any(s.marks == "pip" for s in drawn) and not any(s.drilled for s in drawn)
