@@ -5,8 +5,10 @@ the ``test`` split is for the bench's final report) with the full reader as
 ``read --as-seen`` does, and prints: dice found (a labelled die whose box holds
 a reading's centre, the bench's ``_match``), per-die accuracy (a missed die
 counts as wrong), the dice read right and wrong at or above the reader's
-``min_confidence`` (a die wrong and sure is what the 9-in-10 flagged goal
-counts against), extra detections (readings matching no label), the finder's
+``min_confidence``, the dice read wrong with no doubt on them at all
+(``silently_wrong``: what the referee would act on, and what the 9-in-10
+flagged goal counts against; a die read sure can still carry a doubt, such
+as a box of an odd size, and then the table is asked), extra detections (readings matching no label), the finder's
 own recall (candidates before the classifier, to tell a finder miss from a
 classifier rejection), and the photos with the most misses. ``--draw N``
 saves the N worst photos annotated to ``/tmp/finder_eval_*.png``: labels in
@@ -33,7 +35,7 @@ from vision.reader import load_reader
 def evaluate(data, reader=None) -> dict[str, Any]:
     """The figures above for ``data`` (from ``vision.bench.split_photos``), and per-photo rows."""
     reader = (reader or load_reader(Settings.defaults())).with_view("above")
-    dice = found = right = right_sure = wrong_sure = extra = cand_found = cands_n = 0
+    dice = found = right = right_sure = wrong_sure = silent = extra = cand_found = cands_n = 0
     rows = []
     t_find = 0.0
     for name, img, labels in data:
@@ -48,6 +50,7 @@ def evaluate(data, reader=None) -> dict[str, Any]:
         sure = [(r.dice[j].top == lab[0]) for lab, j in zip(labels, m) if j is not None and r.dice[j].confidence >= reader.min_confidence]
         right_sure += sum(sure)
         wrong_sure += len(sure) - sum(sure)
+        silent += sum(j is not None and r.dice[j].top != lab[0] and not r.dice[j].doubts for lab, j in zip(labels, m))
         n_extra = len(r.dice) - n_found
         dice += len(labels)
         found += n_found
@@ -64,6 +67,7 @@ def evaluate(data, reader=None) -> dict[str, Any]:
         "accuracy": round(right / max(1, dice), 4),
         "right_and_sure": right_sure,
         "wrong_and_sure": wrong_sure,
+        "silently_wrong": silent,
         "extra_detections": extra,
         "finder_recall": round(cand_found / max(1, dice), 4),
         "candidates": cands_n,

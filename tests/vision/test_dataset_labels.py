@@ -27,3 +27,20 @@ def test_the_bench_and_the_finder_evaluation_read_the_corrected_labels(real_data
     res = evaluate(photos, reader)
     assert res["right_and_sure"] + res["wrong_and_sure"] <= round(res["found_share"] * res["dice"])
     assert res["right_and_sure"] <= round(res["accuracy"] * res["dice"])
+    # a die with no doubt on it was read sure, so the silently wrong are among the wrong and sure
+    assert res["silently_wrong"] <= res["wrong_and_sure"]
+
+
+def test_a_die_read_sure_with_no_doubt_against_its_label_counts_as_silently_wrong(real_dataset, reader):
+    """The finder evaluation's ``silently_wrong`` counts what the referee would act on: a die it reads
+    with no doubt on it whose value differs from the label (here a label changed on purpose)."""
+    name, img, labels = bench.split_photos(real_dataset, "train")[0]
+    before = evaluate([(name, img, labels)], reader)
+    seen = reader.with_view("above").read(img)
+    matched = bench._match([d.box for d in seen.dice], labels)
+    k = next(i for i, j in enumerate(matched) if j is not None and not seen.dice[j].doubts and seen.dice[j].top == labels[i][0])
+    value, *rest = labels[k]
+    relabelled = labels[:k] + [(value % 6 + 1, *rest)] + labels[k + 1:]
+    after = evaluate([(name, img, relabelled)], reader)
+    assert after["silently_wrong"] == before["silently_wrong"] + 1
+    assert after["wrong_and_sure"] == before["wrong_and_sure"] + 1
