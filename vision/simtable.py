@@ -149,11 +149,12 @@ def _drilled(face: np.ndarray, centres: list[tuple[float, float]], radius: float
     width = max(1.0, radius * rng.uniform(0.15, 0.35))
     bright = np.zeros((size, size), np.float32)
     dark = np.zeros((size, size), np.float32)
-    r = max(1, int(round((radius - width / 2) * 16)))
+    r = max(1, int(round((radius - width / 2) * 16)))  # the rim's radius in fixed point (4 bits)
+    thickness = max(1, int(round(width)))  # OpenCV takes line widths in whole pixels
     for cx, cy in centres:
         centre = (int(round(cx * 16)), int(round(cy * 16)))
-        cv2.ellipse(bright, centre, (r, r), light + 180, -reach, reach, 1.0, max(1, int(round(width))), cv2.LINE_AA, 4)
-        cv2.ellipse(dark, centre, (r, r), light, -reach * 0.8, reach * 0.8, 1.0, max(1, int(round(width))), cv2.LINE_AA, 4)
+        cv2.ellipse(bright, centre, (r, r), light + 180, -reach, reach, 1.0, thickness, cv2.LINE_AA, 4)
+        cv2.ellipse(dark, centre, (r, r), light, -reach * 0.8, reach * 0.8, 1.0, thickness, cv2.LINE_AA, 4)
     bright = cv2.GaussianBlur(bright, (0, 0), 0.5)[..., None] * rng.uniform(0.5, 1.0)
     dark = cv2.GaussianBlur(dark, (0, 0), 0.5)[..., None] * rng.uniform(0.2, 0.5)
     face = face * (1 - dark)
