@@ -41,13 +41,15 @@ system-deps:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null; \
 	fi
 
+# lint-imports: the layers in pyproject.toml ([tool.importlinter]); an upward import fails the build.
 test: $(VENV)/.installed system-deps
+	$(BIN)/lint-imports
 	$(PY) -m pytest -q -p no:cacheprovider
 
 # The benches drive a real server with requests and measure it with psutil,
 # both test tools: bench needs the test install.
 bench: $(VENV)/.installed
-	$(BIN)/elephants-bluff bench --full --output docs/bench-latest.json --readme README.md
+	$(PY) -m bench --full --output docs/bench-latest.json --readme README.md
 
 # Retrains the face classifier (CPU, PyTorch from the local wheel).
 train: $(VENV)/.installed

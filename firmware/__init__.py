@@ -10,3 +10,6 @@
 - ``peek``: the lid switch's private re-roll check (RULES.md R6, R13).
 - ``table``: ``TableController`` and ``build_table``, the entry point for the app.
 """
+
+# The table's settings are registered whenever any of firmware is imported.
+from firmware import settings as _settings  # noqa: E402,F401

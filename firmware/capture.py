@@ -4,7 +4,7 @@ On ``capture()``: the tray's LED ring on → frames until the dice lie still (or
 a time-out) → the still frame → ring off (always, even when something failed)
 → the reader → a ``Capture`` with the frame and the annotated frame as JPEG.
 
-It is a ``companion.dice.DiceSource``: it never raises for a camera problem.
+It is a ``companion.core.capture.DiceSource``: it never raises for a camera problem.
 A camera that fails, hangs, gives a broken frame, or dice that never settle,
 all come back as ``Capture(reading=None, problem=<sentence>)`` and the referee
 goes to ``confirm`` (RULES.md R14), so a game never hangs on the hardware.
@@ -20,9 +20,9 @@ from typing import Any, Callable
 import cv2
 import numpy as np
 
-from companion.dice import Capture
-from companion.errors import HardwareError, NotFound
-from vision.reading import Reading
+from companion.core.capture import Capture
+from companion.core.errors import HardwareError, NotFound
+from companion.core.reading import Reading
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ def frame_change(a: np.ndarray, b: np.ndarray) -> float:
 
 def _small_grey(frame: np.ndarray) -> np.ndarray:
     # Take every n-th pixel first: converting and averaging a full 2304-pixel frame
-    # costs tens of milliseconds on a Pi, several times per capture (firmware/bench.py).
+    # costs tens of milliseconds on a Pi, several times per capture (bench/firmware.py).
     step = max(1, frame.shape[1] // (2 * _COMPARE_WIDTH))
     grey = cv2.cvtColor(np.ascontiguousarray(frame[::step, ::step]), cv2.COLOR_BGR2GRAY)
     h, w = grey.shape
@@ -69,7 +69,7 @@ class CaptureLoop:
     later with ``attach_light`` because the table's devices are built after the
     referee that needs this loop.
 
-    >>> from vision.frame_source import FrameSource
+    >>> from companion.core.protocols import FrameSource
     >>> class Tray(FrameSource):
     ...     name = "still tray"
     ...     def grab(self):

@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from companion.errors import ElephantsBluffError
-from companion.settings import Settings
+from companion.core.errors import ElephantsBluffError
+from companion.core.settings import Settings
 from firmware.devices import TableDevices, make_pin_factory
 from firmware.pins import check_pin_map, pin_factory_name
 
@@ -41,7 +41,7 @@ def run_check(
 ) -> list[str]:
     """Show each output, then report inputs for ``listen_s`` seconds; returns the inputs seen, in order.
 
-    >>> from companion.settings import Settings
+    >>> from companion.core.settings import Settings
     >>> import io
     >>> devices = TableDevices.open(check_pin_map(Settings.defaults()), make_pin_factory("mock"))
     >>> run_check(devices, show_s=0, listen_s=0, out=io.StringIO(), sleep=lambda s: None)

@@ -19,7 +19,7 @@ from typing import Any
 from gpiozero import LED, PWMLED, Buzzer, Device, DigitalInputDevice
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from companion.errors import HardwareError
+from companion.core.errors import HardwareError
 from firmware.pins import PinMap
 
 log = logging.getLogger(__name__)
@@ -78,7 +78,7 @@ def make_pin_factory(name: str) -> Any:
 class TableDevices:
     """The open devices of one table; optional parts are ``None`` when not fitted.
 
-    >>> from companion.settings import Settings
+    >>> from companion.core.settings import Settings
     >>> from firmware.pins import check_pin_map
     >>> devices = TableDevices.open(check_pin_map(Settings.defaults()), make_pin_factory("mock"))
     >>> devices.believe_light.is_lit, devices.lid_switch is None

@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from vision.reading import OK, Reading
+from companion.core.reading import OK, Reading
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ MOVED, NOT_MOVED, UNKNOWN = "moved", "not moved", "unknown"
 def dice_moved(before: Reading | None, after: Reading | None) -> str:
     """``moved``, ``not moved`` or ``unknown`` (either reading missing or not clean).
 
-    >>> from vision.reading import DieReading
+    >>> from companion.core.reading import DieReading
     >>> a = Reading(OK, tuple(DieReading(1, 6, 1.0, (x, 10, 20, 20)) for x in (0, 40, 80)))
     >>> b = Reading(OK, a.dice[:2] + (DieReading(2, 5, 1.0, (80, 10, 20, 20)),))
     >>> dice_moved(a, a), dice_moved(a, b), dice_moved(a, None)
@@ -82,7 +82,7 @@ class PeekWatch:
     ``snapshot`` reads the tray privately (``CaptureLoop.snapshot``); it is
     called from the table's worker thread, never from a gpiozero callback.
 
-    >>> from vision.reading import DieReading
+    >>> from companion.core.reading import DieReading
     >>> dice = Reading(OK, tuple(DieReading(1, 6, 1.0, (x, 0, 20, 20)) for x in (0, 40, 80)))
     >>> watch = PeekWatch(snapshot=lambda: dice)
     >>> deciding = {"id": "g-1", "round": 1, "phase": "decide", "to_act": 1, "claim": {"amount": 9, "by": 0}}

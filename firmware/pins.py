@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from companion.errors import SettingsError
+from companion.core.errors import SettingsError
 from firmware.settings import FIRST_PIN, LAST_PIN, PIN_FACTORIES, REQUIRED_PINS, SUGGESTED_PINS
 
 PIN_FACTORY_ENV = "GPIOZERO_PIN_FACTORY"
@@ -22,7 +22,7 @@ PIN_KEYS = tuple(REQUIRED_PINS) + tuple(SUGGESTED_PINS)
 class PinMap:
     """The checked pin of every device; ``None`` for an optional part that is not fitted.
 
-    >>> from companion.settings import Settings
+    >>> from companion.core.settings import Settings
     >>> pins = check_pin_map(Settings.defaults())
     >>> pins.believe_button, pins.lid_switch
     (17, None)
@@ -51,11 +51,11 @@ def check_pin_map(settings: Any) -> PinMap:
     is outside GPIO2..GPIO27, or is already used by another device. Call it at
     start-up, before any device is opened.
 
-    >>> from companion.settings import Settings
+    >>> from companion.core.settings import Settings
     >>> check_pin_map(Settings.defaults().with_overrides(gpio__bluff_button=17))
     Traceback (most recent call last):
     ...
-    companion.errors.SettingsError: settings: gpio.bluff_button: uses BCM pin 17, which gpio.believe_button already uses; give each device its own pin
+    companion.core.errors.SettingsError: settings: gpio.bluff_button: uses BCM pin 17, which gpio.believe_button already uses; give each device its own pin
     """
     where = _where(settings)
     used: dict[int, str] = {}
@@ -83,7 +83,7 @@ def check_pin_map(settings: Any) -> PinMap:
 def pin_factory_name(settings: Any, environ: Mapping[str, str] | None = None) -> str:
     """The pin factory in force: ``GPIOZERO_PIN_FACTORY`` overrides ``gpio.pin_factory``.
 
-    >>> from companion.settings import Settings
+    >>> from companion.core.settings import Settings
     >>> pin_factory_name(Settings.defaults(), {"GPIOZERO_PIN_FACTORY": "lgpio"})
     'lgpio'
     """

@@ -1,4 +1,4 @@
-"""The table's GPIO and capture settings (see ``companion/settings.py``).
+"""The table's GPIO and capture settings (registered with ``companion.core.settings`` when imported).
 
 Pins are BCM numbers (the ``GPIOnn`` names), not physical header positions;
 ``hardware/PINS.md`` and ``hardware/wiring.svg`` show both and a test checks that
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from companion.settings import Setting, one_of
+from companion.core.settings import Setting, one_of, register_settings
 
 #: BCM pins a pin-map entry may use: GPIO2..GPIO27 on the 40-pin header.
 #: GPIO0/1 carry the HAT ID EEPROM bus and are refused.
@@ -80,3 +80,5 @@ SETTINGS: list[Setting] = [
     Setting("capture.grab_timeout_s", 5.0, "A camera that gives no frame for this long is reported as not answering (the game goes to confirm, never hangs).", _number_between(0.5, 60.0, " s")),
     Setting("capture.jpeg_quality", 90, "JPEG quality of the saved Bluff frames (50-100).", _number_between(50, 100)),
 ]
+
+register_settings(SETTINGS)

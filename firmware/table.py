@@ -26,12 +26,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from companion.errors import BadRequest, ElephantsBluffError, NotAllowed
+from companion.core.errors import BadRequest, ElephantsBluffError, NotAllowed
 from firmware.debounce import Debouncer
 from firmware.devices import TableDevices, make_pin_factory
 from firmware.peek import PeekWatch
 from firmware.pins import check_pin_map, pin_factory_name
-from vision.reading import OK
+from companion.core.reading import OK
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class _Event:
 class TableController:
     """Runs the tray's buttons and lights against a ``Referee``.
 
-    >>> from companion.settings import Settings
+    >>> from companion.core.settings import Settings
     >>> from firmware.devices import make_pin_factory
     >>> from firmware.pins import check_pin_map
     >>> class NoGame:                      # a referee with no game in progress
@@ -495,7 +495,7 @@ def build_table(
     ``CaptureLoop``) gets the tray's LED ring, serves the lid's private peek
     check and the Confirm button's second reading.
 
-    >>> from companion.settings import Settings
+    >>> from companion.core.settings import Settings
     >>> build_table(Settings.defaults().with_overrides(gpio__pin_factory="none"), referee=None, simulate=True, environ={}) is None
     True
     """

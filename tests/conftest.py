@@ -8,10 +8,10 @@ from typing import Iterator
 
 import pytest
 
-from companion.dice import ValuesDiceSource
-from companion.live_server import LiveServer
-from companion.settings import Settings
-from companion.web import create_app
+from companion.core.capture import ValuesDiceSource
+from bench.live_server import LiveServer
+from companion.app.settings import Settings
+from companion.app.web import create_app
 
 PIN = "4321"
 PIN_HEADERS = {"X-Table-Pin": PIN}
@@ -48,7 +48,7 @@ def free_port() -> int:
 
 
 def live(instance: Path) -> LiveServer:
-    """A real ``serve --simulate`` process (``companion.live_server``) with the tests' PIN."""
+    """A real ``serve --simulate`` process (``bench.live_server``) with the tests' PIN."""
     return LiveServer(instance, pin=PIN)
 
 

@@ -9,7 +9,7 @@ import time
 
 import requests
 
-from companion.cli import build_parser
+from companion.app.cli import build_parser
 from tests.conftest import ROOT, free_port
 
 
@@ -22,7 +22,7 @@ def test_the_command_has_the_documented_subcommands():
 def test_serve_init_creates_a_pin_prints_the_url_and_pin_and_serves(tmp_path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k != "ELEPHANTS_BLUFF_PIN"}
-    proc = subprocess.Popen([sys.executable, "-m", "companion.cli", "serve", "--simulate", "--init", "--instance", str(tmp_path / "inst"), "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"})
+    proc = subprocess.Popen([sys.executable, "-m", "companion.app.cli", "serve", "--simulate", "--init", "--instance", str(tmp_path / "inst"), "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"})
     try:
         lines = []
         deadline = time.monotonic() + 60

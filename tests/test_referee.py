@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from companion.dice import Capture, ValuesDiceSource
-from companion.referee import Referee
-from companion.store import GameStore
-from vision.reading import OK, DieReading, Reading
+from companion.core.capture import Capture, ValuesDiceSource
+from companion.app.referee import Referee
+from companion.app.store import GameStore
+from companion.core.reading import OK, DieReading, Reading
 
 
 class PhotoSource:

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from companion.errors import SettingsError
-from companion.settings import Settings, all_settings, init_config, render_config
+from companion.core.errors import SettingsError
+from companion.app.settings import Settings, all_settings, init_config, render_config
 from tests.conftest import ROOT
 
 
@@ -75,7 +75,7 @@ def test_rendered_config_reads_back_to_the_same_values(tmp_path):
 def test_serve_on_a_bad_setting_says_where_and_only_serves_the_safe_mode_page(tmp_path):
     # Issue 6: a bad config no longer leaves a dead tablet; serve says what is wrong
     # on stderr and serves a safe-mode page and 503 API naming the file and the key.
-    from companion.live_server import LiveServer
+    from bench.live_server import LiveServer
 
     (tmp_path / "config.toml").write_text("[game]\npath_length = 99\n")
     server = LiveServer(tmp_path, pin="4321", simulate=False)
@@ -89,5 +89,5 @@ def test_serve_on_a_bad_setting_says_where_and_only_serves_the_safe_mode_page(tm
 
 
 def test_serve_without_any_pin_says_how_to_set_one(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "companion.cli", "serve", "--instance", str(tmp_path), "--port", "0"], capture_output=True, text=True, cwd=ROOT, timeout=60, env={"PATH": "/usr/bin:/bin"})
+    result = subprocess.run([sys.executable, "-m", "companion.app.cli", "serve", "--instance", str(tmp_path), "--port", "0"], capture_output=True, text=True, cwd=ROOT, timeout=60, env={"PATH": "/usr/bin:/bin"})
     assert result.returncode == 2 and "No table PIN is set" in result.stderr

@@ -9,9 +9,9 @@ import threading
 import pytest
 import requests
 
-from companion.errors import NotAllowed, StoreError
-from companion.store import GameStore
-from companion.live_server import LiveServer
+from companion.core.errors import NotAllowed, StoreError
+from companion.app.store import GameStore
+from bench.live_server import LiveServer
 from tests.conftest import live
 
 

@@ -23,8 +23,8 @@ from typing import TextIO
 import cv2
 import numpy as np
 
-from companion.errors import HardwareError
-from companion.settings import CONFIG_NAME, Settings, all_settings, render_config
+from companion.core.errors import HardwareError
+from companion.core.settings import CONFIG_NAME, Settings, write_config
 from vision.finder import find_dice
 from vision.reader import DiceReader, load_reader
 from vision.sources import build_frame_source
@@ -120,11 +120,7 @@ def store(instance: Path, updates: dict) -> Path:
     path = instance / CONFIG_NAME
     values = Settings.load(path).as_dict()
     values.update(updates)
-    instance.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(render_config(all_settings(), values), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return write_config(instance, values)
 
 
 def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, dice: bool = False) -> int:

@@ -1,4 +1,4 @@
-"""A ``companion.dice.DiceSource`` made of a camera and the reader: grab, read, annotate, encode.
+"""A ``companion.core.capture.DiceSource`` made of a camera and the reader: grab, read, annotate, encode.
 
 The referee asks it for the dice at a Bluff. A camera problem never raises
 here: it becomes a ``Capture`` with no reading and a sentence, and the referee
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 
-from companion.dice import Capture
-from companion.errors import HardwareError, NotFound
-from vision.frame_source import FrameSource
+from companion.core.capture import Capture
+from companion.core.errors import HardwareError, NotFound
+from companion.core.protocols import FrameSource
 from vision.images import encode_jpeg
 from vision.reader import DiceReader
 
@@ -20,7 +20,7 @@ class ReaderDiceSource:
     """Reads the dice with a real (or simulated) camera and the ONNX reader.
 
     >>> import numpy as np
-    >>> from companion.settings import Settings
+    >>> from companion.core.settings import Settings
     >>> from vision.reader import load_reader
     >>> from vision.sources.simulated import SimulatedTableSource
     >>> table = SimulatedTableSource(rng=np.random.default_rng(7))

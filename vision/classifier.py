@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.errors import HardwareError
+from companion.core.errors import HardwareError
 
 #: Side of the classifier's input, in pixels.
 CROP = 40

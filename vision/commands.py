@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from companion.errors import ElephantsBluffError
+from companion.core.errors import ElephantsBluffError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _settings(instance: Path):
-    from companion.settings import CONFIG_NAME, Settings
+    from companion.core.settings import CONFIG_NAME, Settings
 
     return Settings.load(instance / CONFIG_NAME)
 

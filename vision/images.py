@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.errors import ElephantsBluffError
+from companion.core.errors import ElephantsBluffError
 
 #: The largest image the reader accepts (pixels); bigger ones are refused, not read.
 MAX_PIXELS = 40_000_000

@@ -9,7 +9,7 @@ trusts it. Anything else is ``uncertain`` with the reason in words, and the
 table confirms the values (RULES.md R14). The reader never raises on a bad
 frame: it says so in the reading.
 
->>> from companion.settings import Settings
+>>> from companion.core.settings import Settings
 >>> reader = load_reader(Settings.defaults())
 >>> reader.read(np.zeros((480, 640, 3), np.uint8)).status
 'uncertain'
@@ -29,7 +29,7 @@ from vision.classifier import CROP, MARGIN, NOT_A_DIE, FaceClassifier, cut_crop
 from vision.finder import WORK_SIDE, Candidate, Look, find_dice, look, with_faint
 from vision.images import ImageError, check_frame
 from vision.marks import lost_dice
-from vision.reading import OK, UNCERTAIN, DieReading, Reading
+from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 
 #: Dice found narrower than this (working pixels of the default look) are looked for again on a finer
 #: working copy that makes them about FINE_DIE_SIDE wide, at most FINE_MAX_WORK_SIDE on its long side;
@@ -144,7 +144,7 @@ class DiceReader:
         odd_size = _odd_sizes([c.side for c, _, _ in kept])
         dice = tuple(DieReading(seen, self.top_of(seen), conf, _shift(c.box(), ox, oy), self._doubts(c, conf, bool(odd)))
                      for (c, seen, conf), odd in zip(kept, odd_size))
-        codes: list[dict[str, Any]] = []  # why it is uncertain (vision.reading.REASON_CODES); ``_in_words`` for people
+        codes: list[dict[str, Any]] = []  # why it is uncertain (companion.core.reading.REASON_CODES); ``_in_words`` for people
         if len(dice) != self.expected_dice:
             codes.append({"code": "count", "found": len(dice), "expected": self.expected_dice})
         codes += [{"code": doubt} for doubt in ("cut_off", "leaning") if any(doubt in d.doubts for d in dice)]
@@ -574,7 +574,7 @@ def _squares_over(c: Candidate, side: float) -> list[Candidate]:
 
 
 def _in_words(code: dict[str, Any]) -> str:
-    """A reason code (vision.reading.REASON_CODES) as the English the logs and the command line show."""
+    """A reason code (companion.core.reading.REASON_CODES) as the English the logs and the command line show."""
     kind = code["code"]
     if kind == "count":
         return f"found {code['found']} {'die' if code['found'] == 1 else 'dice'}, expected {code['expected']}"

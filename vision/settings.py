@@ -1,10 +1,10 @@
-"""The camera's and the reader's settings (see ``companion/settings.py``)."""
+"""The camera's and the reader's settings (registered with ``companion.core.settings`` when imported)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from companion.settings import Setting, int_between, one_of
+from companion.core.settings import Setting, int_between, one_of, register_settings
 
 
 def _faces_map(v: list[Any]) -> str | None:
@@ -54,3 +54,5 @@ SETTINGS: list[Setting] = [
     Setting("reader.die_side_px", 0, "A die's side in frame pixels when the table's geometry fixes it: `elephants-bluff calibrate --dice` measures and stores it (0: learn it from the dice in each frame).", int_between(0, 2000)),
     Setting("reader.model", "", "Path of an ONNX face model to use instead of the shipped one ('' : the shipped models/dice-faces-*.onnx).", None),
 ]
+
+register_settings(SETTINGS)

@@ -3,7 +3,7 @@
 No I/O lives here (no Flask, no SQL, no clock, no randomness): a game's state is
 ``fold(events)``, and every action is first checked by ``decide_*`` which either
 returns the event to append or raises an error a player understands. The
-referee (``companion/referee.py``) is the I/O shell around it.
+referee (``companion/app/referee.py``) is the I/O shell around it.
 """
 
 from companion.rules.engine import (

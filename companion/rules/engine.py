@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterable
 
-from companion.errors import BadRequest, NotAllowed, NotFound, RuleRefused
+from companion.core.errors import BadRequest, NotAllowed, NotFound, RuleRefused
 from companion.rules.state import (
     PHASE_CLAIM,
     PHASE_CONFIRM,

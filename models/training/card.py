@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.settings import Settings
+from companion.core.settings import Settings
 from models.training import data
-from vision import bench
+from bench import reader as bench
 from vision.classifier import cut_crop
 from vision.dataset import photo
 from vision.reader import load_reader

@@ -26,10 +26,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from companion.settings import Settings
+from companion.core.settings import Settings
 from models.training import data
 from models.training.tables import other_table
-from vision.bench import label_crop
+from bench.reader import label_crop
 from vision.classifier import FaceClassifier
 from vision.dataset import photo
 from vision.reader import DiceReader

@@ -22,7 +22,7 @@ import numpy as np
 from models.training import data
 from models.training.heldout import HERE, heldout_names
 from models.training.tables import other_table
-from vision.bench import _match
+from bench.reader import _match
 from vision.classifier import FaceClassifier
 from vision.dataset import photo
 from vision.reader import DiceReader

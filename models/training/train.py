@@ -21,6 +21,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from companion.core.files import atomic_write
 from models.training import data
 from models.training.augment import augment
 from vision.classifier import CROP, file_model_id, prepare
@@ -176,7 +177,8 @@ def export(model: nn.Module, sets: dict, out: Path = MODELS, fit_on_held_out: bo
     final = out / f"{model_id}.onnx"
     for old in out.glob("dice-faces-*.onnx"):
         old.unlink()
-    tmp.rename(final)
+    atomic_write(final, tmp.read_bytes())
+    tmp.unlink()
     val = {}
     for k in ("val_real", "val_synth"):
         p = predict(model, sets[k][0])

@@ -268,7 +268,7 @@ def test_sim_dice_refuses_impossible_dice(client, body, status):
 
 
 def test_sim_routes_are_404_on_a_real_table(tmp_path, settings):
-    from companion.web import create_app
+    from companion.app.web import create_app
 
     app = create_app(tmp_path / "real", simulate=False, settings=settings, test_config={"TESTING": True})
     try:

@@ -9,9 +9,9 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from companion.dice import ValuesDiceSource
-from companion.referee import Referee
-from companion.store import GameStore
+from companion.core.capture import ValuesDiceSource
+from companion.app.referee import Referee
+from companion.app.store import GameStore
 from firmware.table import build_table
 from tests.firmware.helpers import FakeClock, settings
 

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 from gpiozero.pins.mock import MockFactory
 
-from companion.referee import Referee
-from companion.settings import Settings
-from vision.frame_source import FrameSource
-from vision.reading import OK, DieReading, Reading
+from companion.app.referee import Referee
+from companion.app.settings import Settings
+from companion.core.protocols import FrameSource
+from companion.core.reading import OK, DieReading, Reading
 
 
 class FakeClock:

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from gpiozero import PWMLED
 
-from companion.errors import HardwareError
+from companion.core.errors import HardwareError
 from firmware.capture import CaptureLoop, frame_change
 from tests.firmware.helpers import ScriptedReader, ShakenTray, TrayCamera, die_row
-from vision.reading import Reading
+from companion.core.reading import Reading
 
 
 @pytest.fixture
@@ -131,7 +131,7 @@ def test_an_uncertain_reading_is_passed_on_for_the_referee_to_confirm(clock):
 
 
 def test_the_loop_is_built_from_the_capture_settings(clock):
-    from companion.settings import Settings
+    from companion.app.settings import Settings
 
     s = Settings.defaults().with_overrides(capture__light_level=0.5, capture__still_timeout_s=4.0, capture__still_frames=5)
     loop = CaptureLoop.from_settings(s, TrayCamera(), ScriptedReader(die_row([1, 2, 3])))
@@ -187,7 +187,7 @@ def test_a_camera_that_cannot_open_is_a_problem_and_the_next_capture_tries_again
 
 
 def test_next_values_go_to_a_simulated_table_and_are_refused_for_a_real_camera(clock):
-    from companion.errors import NotFound
+    from companion.core.errors import NotFound
 
     class SimTray(TrayCamera):
         name = "simulated"

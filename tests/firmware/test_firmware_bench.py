@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion import bench as companion_bench
+from bench import report as companion_bench
 
 
 def test_the_firmware_bench_reports_each_figure():

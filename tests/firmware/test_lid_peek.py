@@ -9,7 +9,7 @@ import pytest
 from firmware.capture import CaptureLoop
 from firmware.peek import MOVED, NOT_MOVED, UNKNOWN, PeekWatch, dice_moved
 from tests.firmware.helpers import ScriptedReader, TrayCamera, die_row, start_deciding
-from vision.reading import Reading
+from companion.core.reading import Reading
 
 LID = 5
 

@@ -88,7 +88,7 @@ def test_the_settings_the_installer_writes_load_and_pass_the_pin_check(tmp_path:
     env = {"EB_INSTANCE": str(tmp_path), "EB_HOST": "elephants-bluff", "PATH": "/usr/bin:/bin"}
     out = subprocess.run([sys.executable, "-"], input=write, capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
-    from companion.settings import Settings
+    from companion.app.settings import Settings
 
     settings = Settings.load(tmp_path / "config.toml", environ={})
     assert settings["camera.backend"] == "picamera2" and settings["gpio.pin_factory"] == "lgpio"

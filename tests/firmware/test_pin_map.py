@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from gpiozero import LED
 
-from companion.errors import HardwareError, SettingsError
-from companion.settings import Settings
+from companion.core.errors import HardwareError, SettingsError
+from companion.app.settings import Settings
 from firmware.debounce import Debouncer
 from firmware.devices import MOCK_PIN_HISTORY, make_pin_factory
 from firmware.pins import PinMap, check_pin_map, pin_factory_name

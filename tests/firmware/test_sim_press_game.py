@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion.settings import Settings
-from companion.web import create_app
+from companion.app.settings import Settings
+from companion.app.web import create_app
 
 PIN = {"X-Table-Pin": "4321"}
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from companion.errors import BadRequest, HardwareError, NotAllowed
+from companion.core.errors import BadRequest, HardwareError, NotAllowed
 from firmware.capture import CaptureLoop
 from tests.firmware.helpers import ScriptedReader, TrayCamera, die_row, press, settings, start_deciding
 
@@ -236,7 +236,7 @@ def test_confirm_button_reads_the_dice_again_in_phase_confirm(referee, make_tabl
     reader = ScriptedReader(die_row([6, 5, 4]))
     loop = CaptureLoop(TrayCamera(), reader, clock=clock, sleep=clock.sleep, grab_timeout_s=None)
     gid = start_deciding(referee)
-    referee.dice_source = type("Uncertain", (), {"name": "x", "capture": lambda self: __import__("companion.dice", fromlist=["Capture"]).Capture(None, problem="a die leans on the cup"), "health": lambda self: "ok"})()
+    referee.dice_source = type("Uncertain", (), {"name": "x", "capture": lambda self: __import__("companion.core.capture", fromlist=["Capture"]).Capture(None, problem="a die leans on the cup"), "health": lambda self: "ok"})()
     table = make_table(referee, capture=loop, gpio__confirm_button=CONFIRM)
 
     assert table.press("confirm")["result"] == "refused"  # phase decide: nothing to confirm
@@ -249,7 +249,7 @@ def test_confirm_button_reads_the_dice_again_in_phase_confirm(referee, make_tabl
 
 def test_confirm_button_with_a_hung_camera_is_refused_within_the_referees_time_bound(referee, make_table, clock):
     """The second look runs under the referee's capture bound, like a Bluff's: a hung camera never hangs the table."""
-    from companion.dice import Capture
+    from companion.core.capture import Capture
 
     release = threading.Event()
 
@@ -278,7 +278,7 @@ def test_confirm_button_with_a_hung_camera_is_refused_within_the_referees_time_b
 
 
 def test_confirm_button_refuses_when_the_second_reading_is_unclear(referee, make_table, clock):
-    from vision.reading import Reading
+    from companion.core.reading import Reading
 
     loop = CaptureLoop(TrayCamera(), ScriptedReader(Reading("uncertain", (), reason="two dice touch")), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
     referee.dice_source = loop

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import threading
 
-from companion.settings import Settings
+from companion.app.settings import Settings
 from firmware import check
 from firmware.devices import TableDevices
 from firmware.pins import check_pin_map

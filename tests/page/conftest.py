@@ -30,7 +30,7 @@ class ServeProcess:
         env = {**os.environ, "ELEPHANTS_BLUFF_PIN": PIN, "ELEPHANTS_BLUFF_THREADS": "32"}
         self.log = open(self.instance / "serve.log", "ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "companion.cli", "serve", "--simulate", "--instance", str(self.instance), "--port", str(self.port), "--init"],
+            [sys.executable, "-m", "companion.app.cli", "serve", "--simulate", "--instance", str(self.instance), "--port", str(self.port), "--init"],
             stdout=self.log, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
         )
         deadline = time.monotonic() + 60

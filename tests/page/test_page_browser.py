@@ -191,7 +191,7 @@ def test_uncertain_reading_is_confirmed_by_tapping_the_dice(server: Server, new_
 
 def _reasons_in_english(reading: dict[str, Any]) -> str:
     """What the page should say for a reading's reason codes, from the English texts."""
-    texts = json.loads((Path(__file__).resolve().parents[2] / "companion/web/translations/en.json").read_text(encoding="utf-8"))
+    texts = json.loads((Path(__file__).resolve().parents[2] / "companion/app/web/translations/en.json").read_text(encoding="utf-8"))
     assert reading["reasons"], reading
     out = []
     for r in reading["reasons"]:

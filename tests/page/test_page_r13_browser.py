@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 from pagehelpers import PIN, ROOT, unlock
 
-from companion.live_server import LiveServer
+from bench.live_server import LiveServer
 from trust.test_hidden_information import EARLIER_DICE, SECRET, find_dice
 
-STATIC = ROOT / "companion" / "web" / "static"
+STATIC = ROOT / "companion" / "app" / "web" / "static"
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -10,8 +10,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from companion.web import create_app, i18n
-from companion.web.pages import RULE_SECTIONS
+from companion.app.web import create_app, i18n
+from companion.app.web.pages import RULE_SECTIONS
 
 PAGES = ["/", "/bluffs", "/bluffs/c-abc-1", "/rules"]
 
@@ -108,14 +108,14 @@ def test_every_asset_a_page_names_is_served_locally(client: Any) -> None:
         assert response.status_code == 200, asset
         response.close()
     # The stylesheet's own url(...) references resolve too.
-    css = resources.files("companion.web").joinpath("static", "css", "page.css").read_text(encoding="utf-8")
+    css = resources.files("companion.app.web").joinpath("static", "css", "page.css").read_text(encoding="utf-8")
     for ref in re.findall(r'url\("([^"]+)"\)', css):
-        target = resources.files("companion.web").joinpath("static", "css", ref)
+        target = resources.files("companion.app.web").joinpath("static", "css", ref)
         assert Path(str(target)).resolve().is_file(), ref
 
 
 def test_every_text_the_scripts_ask_for_exists_in_english() -> None:
-    static = resources.files("companion.web").joinpath("static", "js")
+    static = resources.files("companion.app.web").joinpath("static", "js")
     english = i18n.strings("en")
     wanted: set[str] = set()
     for name in ("common.js", "dice.js", "table.js", "bluffs.js", "bluff.js"):
@@ -131,7 +131,7 @@ def test_every_text_the_scripts_ask_for_exists_in_english() -> None:
 
 def test_every_english_text_is_used_by_a_page_or_a_script() -> None:
     """No dead texts: each key is named, quoted, in a template, a script or pages.py."""
-    web = resources.files("companion.web")
+    web = resources.files("companion.app.web")
     sources = [web.joinpath("pages.py").read_text(encoding="utf-8")]
     sources += [p.read_text(encoding="utf-8") for p in web.joinpath("templates").iterdir() if p.name.endswith(".html")]
     sources += [p.read_text(encoding="utf-8") for p in web.joinpath("static", "js").iterdir() if p.name.endswith(".js")]

@@ -8,11 +8,11 @@ from importlib import resources
 
 import pytest
 
-from companion.web import i18n
+from companion.app.web import i18n
 
 
 def _raw(lang: str) -> dict[str, str]:
-    return json.loads(resources.files("companion.web").joinpath("translations", f"{lang}.json").read_text(encoding="utf-8"))
+    return json.loads(resources.files("companion.app.web").joinpath("translations", f"{lang}.json").read_text(encoding="utf-8"))
 
 
 ENGLISH = _raw("en")
@@ -21,7 +21,7 @@ OTHERS = [code for code in i18n.LANGUAGES if code != "en"]
 
 def test_the_nine_languages_of_the_rulebook_each_have_a_file() -> None:
     assert list(i18n.LANGUAGES) == ["en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"]
-    files = {p.name for p in resources.files("companion.web").joinpath("translations").iterdir() if p.name.endswith(".json")}
+    files = {p.name for p in resources.files("companion.app.web").joinpath("translations").iterdir() if p.name.endswith(".json")}
     assert files == {f"{code}.json" for code in i18n.LANGUAGES}
 
 
@@ -61,8 +61,8 @@ def test_translate_fills_placeholders_and_falls_back_to_english() -> None:
 
 
 def test_every_reason_the_reader_gives_has_a_text_with_its_numbers() -> None:
-    """The page says why a reading was unsure from ``reason_<code>`` (vision.reading.REASON_CODES)."""
-    from vision.reading import REASON_CODES
+    """The page says why a reading was unsure from ``reason_<code>`` (companion.core.reading.REASON_CODES)."""
+    from companion.core.reading import REASON_CODES
 
     params = {"count": {"found", "expected"}, "low_confidence": {"n", "lowest"}}
     for code in REASON_CODES:

@@ -6,7 +6,7 @@ import copy
 
 import pytest
 
-from companion.errors import BadRequest, NotAllowed, NotFound, RuleRefused
+from companion.core.errors import BadRequest, NotAllowed, NotFound, RuleRefused
 from companion.rules import apply, bluff_verdict, decide_believe, decide_bluff, decide_claim, decide_confirm, decide_correction, decide_start, fold
 from companion.rules.engine import bluff_event
 from companion.rules.state import GameState

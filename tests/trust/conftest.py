@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from companion.dice import DiceSource, ValuesDiceSource
-from companion.live_server import LiveServer
-from companion.services import build_services
-from companion.settings import Settings
-from companion.web import create_app
+from companion.core.capture import DiceSource, ValuesDiceSource
+from bench.live_server import LiveServer
+from companion.app.services import build_services
+from companion.app.settings import Settings
+from companion.app.web import create_app
 
 PIN = "4821"
 PIN_HEADERS = {"X-Table-Pin": PIN}

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from .conftest import PIN, PIN_HEADERS
-from companion.web.openapi import openapi_spec
+from companion.app.web.openapi import openapi_spec
 
 # Schemathesis' own pytest plugin (parametrize/from_fixture) does not run under
 # pytest 9 yet, so its Python API gives the strategies and hypothesis runs them.

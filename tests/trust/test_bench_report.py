@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from companion import bench
+from bench import report as bench
 
 
 def test_the_load_and_durability_benches_are_registered():

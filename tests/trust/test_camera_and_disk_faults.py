@@ -1,7 +1,7 @@
 """The camera or the frames disk fails mid-game: the Bluff still ends, health says why, the log stays whole.
 
 The faults enter where a real camera's would, through the dice source seam
-(``companion/dice.py``): a source that raises, one that reports no reading, one
+(``companion/core/capture.py``): a source that raises, one that reports no reading, one
 that never answers. The frames folder fails for real: a folder that cannot be
 created (its parent is a regular file) and a disk that is full (the frame's
 temporary file is the kernel's ``/dev/full``, which answers every write with
@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from companion.dice import Capture, ValuesDiceSource
+from companion.core.capture import Capture, ValuesDiceSource
 from companion.rules import fold
 from companion.rules.views import public_state
 

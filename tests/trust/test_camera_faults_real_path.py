@@ -15,10 +15,10 @@ import threading
 import numpy as np
 import pytest
 
-from companion.errors import HardwareError
+from companion.core.errors import HardwareError
 from companion.rules import fold
 from companion.rules.views import public_state
-from companion.settings import Settings
+from companion.app.settings import Settings
 from firmware.capture import CaptureLoop
 from vision.reader import load_reader
 from vision.sources.simulated import SimulatedTableSource

@@ -8,10 +8,10 @@ import sqlite3
 
 import pytest
 
-from companion.dice import ValuesDiceSource
-from companion.errors import StoreError
-from companion.referee import Referee
-from companion.store import GameStore
+from companion.core.capture import ValuesDiceSource
+from companion.core.errors import StoreError
+from companion.app.referee import Referee
+from companion.app.store import GameStore
 
 
 def _digest(path) -> str:  # noqa: ANN001

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.durability import kill_run
+from bench.durability import kill_run
 
 
 @pytest.mark.slow

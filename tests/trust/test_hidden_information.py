@@ -26,9 +26,9 @@ from urllib.parse import quote, unquote
 
 import pytest
 
-from companion.dice import ValuesDiceSource
-from companion.live_server import ViewerPool
-from companion.web.events import _event, _note
+from companion.core.capture import ValuesDiceSource
+from bench.live_server import ViewerPool
+from companion.app.web.events import _event, _note
 
 from .conftest import PIN_HEADERS, build_app
 

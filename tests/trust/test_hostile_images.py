@@ -122,7 +122,7 @@ def test_the_read_command_reports_hostile_files_one_line_each(tmp_path):
     files = {"random.jpg": os.urandom(3000), "claim.png": png_claiming(20000, 20000), "cut.jpg": b"\xff\xd8\xff\xe0" + os.urandom(500), "empty.png": b""}
     for name, data in files.items():
         (tmp_path / name).write_bytes(data)
-    args = [sys.executable, "-m", "companion.cli", "read", "--json", *[str(tmp_path / n) for n in files]]
+    args = [sys.executable, "-m", "companion.app.cli", "read", "--json", *[str(tmp_path / n) for n in files]]
     done = subprocess.run(args, capture_output=True, text=True, timeout=300, cwd=ROOT)
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     assert [line["file"] for line in lines] == [str(tmp_path / n) for n in files], done.stderr
@@ -152,7 +152,7 @@ def test_unusable_frames_are_refused_with_a_sentence(frame, words):
 
 
 def _reader():
-    from companion.settings import Settings
+    from companion.app.settings import Settings
     from vision.reader import load_reader
 
     try:

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.dice import Capture, ValuesDiceSource
+from companion.core.capture import Capture, ValuesDiceSource
 
 from .conftest import PIN, PIN_HEADERS, build_app
 

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from companion.live_server import LiveServer, ViewerPool
-from companion.load_bench import load_run
+from bench.live_server import LiveServer, ViewerPool
+from bench.load import load_run
 
 from .conftest import PIN
 

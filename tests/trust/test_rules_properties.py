@@ -20,7 +20,7 @@ import copy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.errors import ElephantsBluffError
+from companion.core.errors import ElephantsBluffError
 from companion.rules import apply, decide_believe, decide_bluff, decide_claim, decide_confirm, decide_correction, decide_start, fold
 from companion.rules.engine import bluff_event
 from companion.rules.state import PHASE_CONFIRM, PHASE_OVER

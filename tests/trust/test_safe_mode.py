@@ -7,10 +7,10 @@ import os
 
 import pytest
 
-from companion.errors import SettingsError, StoreError
-from companion.live_server import LiveServer
-from companion.settings import all_settings, render_config
-from companion.web.safe_mode import create_safe_app
+from companion.core.errors import SettingsError, StoreError
+from bench.live_server import LiveServer
+from companion.app.settings import all_settings, render_config
+from companion.app.web.safe_mode import create_safe_app
 
 from .conftest import PIN
 from .test_corrupt_store import real_log

@@ -15,8 +15,8 @@ import http.client
 
 import pytest
 
-from companion.web import security
-from companion.web.security import LOCKOUT_S, MAX_FAILURES, PinGuard
+from companion.app.web import security
+from companion.app.web.security import LOCKOUT_S, MAX_FAILURES, PinGuard
 
 from .conftest import PIN, PIN_HEADERS, build_app, start_game
 
@@ -186,7 +186,7 @@ def test_every_answer_carries_the_security_headers(client):
 def test_serve_never_runs_in_debug_mode_even_when_flask_debug_is_set(tmp_path, monkeypatch):
     import waitress
 
-    from companion import server as server_module
+    from companion.app import server as server_module
 
     seen = {}
 
@@ -212,7 +212,7 @@ def test_serve_never_runs_in_debug_mode_even_when_flask_debug_is_set(tmp_path, m
 
 @pytest.mark.slow
 def test_the_real_server_enforces_pin_lockout_hosts_origins_and_headers(tmp_path):
-    from companion.live_server import LiveServer
+    from bench.live_server import LiveServer
 
     with LiveServer(tmp_path / "live", pin=PIN, env={"FLASK_DEBUG": "1"}) as s:
         conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=10)

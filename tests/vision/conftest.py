@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import vision.reader
-from companion.settings import Settings
-from vision.bench import dataset_dir
+from companion.app.settings import Settings
+from bench.reader import dataset_dir
 from vision.finder import WORK_SIDE
 from vision.reader import DiceReader, load_reader
 

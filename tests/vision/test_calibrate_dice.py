@@ -6,8 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cli import main
-from companion.settings import Settings
+from companion.app.cli import main
+from companion.app.settings import Settings
 from vision.reader import load_reader
 from vision.simtable import render_table
 

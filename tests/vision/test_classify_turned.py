@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.training.heldout import HERE, heldout_names
-from vision.bench import split_photos
+from bench.reader import split_photos
 from vision.classifier import MARGIN, TURNS, cut_crop, turn
 from vision.simtable import render_table
 

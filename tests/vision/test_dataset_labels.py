@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import cv2
 
-from vision import bench
+from bench import reader as bench
 from vision.dataset import TRAIN_LABEL_FIXES, labels_in_pixels, split_names
-from vision.finder_eval import evaluate
+from bench.finder_eval import evaluate
 
 
 def test_each_train_label_found_wrong_is_read_corrected_and_as_published_on_request(real_dataset):

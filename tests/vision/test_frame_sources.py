@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.errors import BadRequest, HardwareError
-from companion.settings import Settings
+from companion.core.errors import BadRequest, HardwareError
+from companion.app.settings import Settings
 from vision.sources import build_frame_source
 from vision.sources.files import FilesSource
 from vision.sources.picamera2 import Picamera2Source

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from companion.cli import main
+from companion.app.cli import main
 from vision.simtable import render_table
 
 
@@ -95,7 +95,7 @@ def test_calibrate_on_an_empty_tray_stores_the_tray_region(tmp_path, capsys):
     assert main(["calibrate", "--instance", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "stored in" in out and "camera.tray_region" in out
-    from companion.settings import Settings
+    from companion.app.settings import Settings
 
     s = Settings.load(tmp_path / "config.toml")
     assert s["camera.tray_region"] and s["camera.backend"] == "files"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import vision.reader
-from vision.bench import _match
+from bench.reader import _match
 from vision.dataset import photo
 from vision.finder import Candidate, look
 from vision.reader import AT_DIE_SIZE_TURNED, RELOOK_SURE, _squares_over

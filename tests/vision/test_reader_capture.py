@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from companion.errors import NotFound
+from companion.core.errors import NotFound
 from vision.capture import ReaderDiceSource
 from vision.classifier import file_model_id, shipped_model_id, shipped_model_path
 from vision.sources.files import FilesSource
@@ -41,8 +41,8 @@ def test_shipped_model_is_small_and_its_id_is_its_hash():
 
 
 def test_runtime_never_imports_torch():
-    code = ("import sys, numpy as np; from companion.settings import Settings; import vision.commands, vision.capture, vision.sources;"
+    code = ("import sys, numpy as np; from companion.app.settings import Settings; import vision.commands, vision.capture, vision.sources;"
             "from vision.reader import load_reader; r = load_reader(Settings.defaults()); r.read(np.zeros((64, 64, 3), np.uint8));"
-            "import vision.bench; print('torch' in sys.modules)")
+            "import bench.reader; print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.reading import Reading
+from companion.core.reading import Reading
 from vision.simtable import render_table
 
 
@@ -128,7 +128,7 @@ def test_opposite_faces_setting_maps_seen_to_top(reader):
 
 
 def test_an_uncertain_reading_says_why_in_codes_the_page_can_translate(reader):
-    from vision.reading import REASON_CODES, Reading
+    from companion.core.reading import REASON_CODES, Reading
 
     frame, placed = _frame([2, 5], 61, touching=0.0, glare=0)  # a die missing from the tray
     r = reader.read(frame)
@@ -150,7 +150,7 @@ def test_a_sure_reading_has_no_reason_and_keeps_the_confidence_it_was_sure_at(re
 def test_a_reader_made_without_settings_is_as_sure_as_the_settings_default(reader):
     """``DiceReader``'s own default and ``reader.min_confidence``'s are one choice (models/MODEL_CARD.md): a tool or
     test that builds a reader by hand must flag the dice the referee flags."""
-    from companion.settings import Settings
+    from companion.app.settings import Settings
     from vision.reader import DiceReader
 
     assert DiceReader(reader.classifier).min_confidence == Settings.defaults()["reader.min_confidence"] == reader.min_confidence
@@ -231,7 +231,7 @@ def test_doubts_stay_out_of_the_reading_json_and_its_equality(reader):
 
 def test_the_bench_counts_a_wrong_die_that_carries_a_doubt_as_flagged_even_when_read_sure(reader):
     """In a three-dice game a doubted die makes the referee confirm, so it is not silently wrong."""
-    from vision import bench
+    from bench import reader as bench
 
     frame = _two_dice_and_a_small_one()  # three 3s; the small one is doubted as leaning, yet read sure
     labels = [(3, 300.0, 480.0, 64.0, 64.0), (3, 640.0, 480.0, 64.0, 64.0), (5, 980.0, 480.0, 38.0, 38.0)]  # the small one mislabelled

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from vision.bench import leaning_frames
+from bench.reader import leaning_frames
 
 
 def _leaning_frames():
@@ -36,7 +36,7 @@ def test_a_frame_with_a_leaning_die_is_never_read_ok(reader):
 
 
 def test_the_bench_counts_the_leaning_frames_the_reader_trusted(reader):
-    from vision.bench import synthetic_leaning
+    from bench.reader import synthetic_leaning
 
     report = synthetic_leaning(reader, 4)
     assert report["frames"] == 4 and report["readings"] == 8  # each frame with its die size unknown and known

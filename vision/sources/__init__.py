@@ -1,6 +1,6 @@
 """Camera backends, one module each, chosen once from ``camera.backend``.
 
->>> from companion.settings import Settings
+>>> from companion.core.settings import Settings
 >>> build_frame_source(Settings.defaults()).name
 'simulated'
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.errors import SettingsError
-from vision.frame_source import FrameSource
+from companion.core.errors import SettingsError
+from companion.core.protocols import FrameSource
 
 
 def build_frame_source(settings: Any) -> FrameSource:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from companion.errors import HardwareError
-from vision.frame_source import FrameSource
+from companion.core.errors import HardwareError
+from companion.core.protocols import FrameSource
 from vision.images import ImageError, load_image
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}

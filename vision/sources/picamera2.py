@@ -12,8 +12,8 @@ import threading
 
 import numpy as np
 
-from companion.errors import HardwareError
-from vision.frame_source import FrameSource
+from companion.core.errors import HardwareError
+from companion.core.protocols import FrameSource
 
 
 class Picamera2Source(FrameSource):

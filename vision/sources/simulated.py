@@ -11,8 +11,8 @@ import threading
 
 import numpy as np
 
-from companion.errors import BadRequest
-from vision.frame_source import FrameSource
+from companion.core.errors import BadRequest
+from companion.core.protocols import FrameSource
 from vision.simtable import PlacedDie, render_table
 
 

@@ -7,8 +7,8 @@ import threading
 import cv2
 import numpy as np
 
-from companion.errors import HardwareError
-from vision.frame_source import FrameSource
+from companion.core.errors import HardwareError
+from companion.core.protocols import FrameSource
 
 
 class WebcamSource(FrameSource):

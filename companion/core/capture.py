@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Protocol
 
-from vision.reading import OK, DieReading, Reading
+from companion.core.reading import OK, DieReading, Reading
 
 
 @dataclass(frozen=True)

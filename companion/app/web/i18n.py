@@ -38,7 +38,7 @@ def strings(lang: str) -> dict[str, str]:
     """All texts of one language (read once; the files ship as package data)."""
     if lang not in LANGUAGES:
         raise KeyError(lang)
-    text = resources.files("companion.web").joinpath("translations", f"{lang}.json").read_text(encoding="utf-8")
+    text = resources.files("companion.app.web").joinpath("translations", f"{lang}.json").read_text(encoding="utf-8")
     data: dict[str, Any] = json.loads(text)
     return {k: v for k, v in data.items() if not k.startswith("_")}
 

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from flask import Flask, current_app, request, session
 
-from companion.errors import BadRequest, Forbidden, TooManyAttempts, Unauthorized
+from companion.core.errors import BadRequest, Forbidden, TooManyAttempts, Unauthorized
 
 MAX_FAILURES = 5
 LOCKOUT_S = 60.0

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, jsonify
 
-from companion.errors import BadRequest, NotAllowed, RuleRefused
-from companion.web.api import json_body
-from companion.web.security import require_pin
+from companion.core.errors import BadRequest, NotAllowed, RuleRefused
+from companion.app.web.api import json_body
+from companion.app.web.security import require_pin
 
 bp = Blueprint("sim", __name__, url_prefix="/api/sim")
 

@@ -20,13 +20,14 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, Callable
 
-from companion.dice import Capture, DiceSource
-from companion.errors import NotFound
+from companion.core.capture import Capture, DiceSource
+from companion.core.files import atomic_write
+from companion.core.errors import NotFound
 from companion.rules import apply, decide_believe, decide_bluff, decide_claim, decide_confirm, decide_correction, decide_start, fold
 from companion.rules.engine import bluff_event
 from companion.rules.state import GameState
 from companion.rules.views import challenge_view, public_state
-from companion.store import GameStore
+from companion.app.store import GameStore
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ class Referee:
     """Runs games: validates actions, logs them durably, and announces each change.
 
     >>> import tempfile, pathlib
-    >>> from companion.dice import ValuesDiceSource
+    >>> from companion.core.capture import ValuesDiceSource
     >>> tmp = pathlib.Path(tempfile.mkdtemp())
     >>> ref = Referee(GameStore(tmp / "log.sqlite3"), ValuesDiceSource(), frames_dir=tmp / "frames")
     >>> game = ref.new_game(["Ann", "Ben"])
@@ -216,9 +217,9 @@ class Referee:
             return False, problem
         try:
             self.frames_dir.mkdir(parents=True, exist_ok=True)
-            _write_atomic(self.frames_dir / f"{challenge_id}.jpg", capture.frame_jpeg)
+            atomic_write(self.frames_dir / f"{challenge_id}.jpg", capture.frame_jpeg)
             if capture.annotated_jpeg is not None:
-                _write_atomic(self.frames_dir / f"{challenge_id}-annotated.jpg", capture.annotated_jpeg)
+                atomic_write(self.frames_dir / f"{challenge_id}-annotated.jpg", capture.annotated_jpeg)
             self.problems.pop("frames", None)
             return True, problem
         except OSError as exc:
@@ -277,16 +278,3 @@ class Referee:
     def viewer_count(self) -> int:
         with self._sub_lock:
             return len(self._subscribers)
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".part")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from companion.bench import BENCHES
+from bench.report import BENCHES
 
 
 def _ms(samples: list[float]) -> dict[str, float]:
@@ -46,8 +46,8 @@ def _frame_change(runs: int) -> dict[str, Any]:
 
 def _capture_overhead(runs: int) -> dict[str, float]:
     from firmware.capture import CaptureLoop
-    from vision.frame_source import FrameSource
-    from vision.reading import Reading
+    from companion.core.protocols import FrameSource
+    from companion.core.reading import Reading
 
     frame = np.random.default_rng(1).integers(0, 255, (960, 1280, 3), dtype=np.uint8)
 
@@ -76,10 +76,10 @@ def _capture_overhead(runs: int) -> dict[str, float]:
 
 
 def _press(runs: int) -> dict[str, float]:
-    from companion.dice import ValuesDiceSource
-    from companion.referee import Referee
-    from companion.settings import Settings
-    from companion.store import GameStore
+    from companion.core.capture import ValuesDiceSource
+    from companion.app.referee import Referee
+    from companion.app.settings import Settings
+    from companion.app.store import GameStore
     from firmware.table import build_table
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -12,8 +12,8 @@ import signal
 import sys
 from pathlib import Path
 
-from companion.errors import ElephantsBluffError, SettingsError, StoreError
-from companion.settings import CONFIG_NAME, PIN_ENV, Settings, init_config
+from companion.core.errors import ElephantsBluffError, SettingsError, StoreError
+from companion.app.settings import CONFIG_NAME, PIN_ENV, Settings, init_config
 
 
 def limit_malloc_arenas(arenas: int = 2) -> None:
@@ -68,7 +68,7 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
 
     from waitress import create_server
 
-    from companion.web import create_app
+    from companion.app.web import create_app
 
     try:
         app = create_app(instance, simulate=simulate, settings=settings)
@@ -99,7 +99,7 @@ def _serve_safe_mode(problem: ElephantsBluffError, file: str | None, *, host: st
     """The companion cannot start: serve a page that says why and where (``web/safe_mode.py``)."""
     from waitress import create_server
 
-    from companion.web.safe_mode import create_safe_app
+    from companion.app.web.safe_mode import create_safe_app
 
     print(f"elephants-bluff: {problem.message}", file=sys.stderr, flush=True)
     app = create_safe_app(problem, file)

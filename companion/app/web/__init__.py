@@ -12,8 +12,9 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion import __version__
-from companion.errors import ElephantsBluffError
-from companion.settings import CONFIG_NAME, Settings
+from companion.core.files import atomic_write
+from companion.core.errors import ElephantsBluffError
+from companion.app.settings import CONFIG_NAME, Settings
 
 
 def create_app(instance_path: str | Path | None = None, *, simulate: bool = False, settings: Settings | None = None, test_config: dict[str, Any] | None = None, services: Any = None, dice_source: Any = None) -> Flask:
@@ -42,13 +43,13 @@ def create_app(instance_path: str | Path | None = None, *, simulate: bool = Fals
     if test_config:
         app.config.update(test_config)
     if services is None:
-        from companion.services import build_services
+        from companion.app.services import build_services
 
         services = build_services(instance, settings, simulate=simulate, dice_source=dice_source)
     app.extensions["elephants_bluff"] = services
 
-    from companion.web import api, events, pages, sim
-    from companion.web.security import install_security
+    from companion.app.web import api, events, pages, sim
+    from companion.app.web.security import install_security
 
     install_security(app)
     app.register_blueprint(api.bp)
@@ -78,11 +79,7 @@ def _secret_key(instance: Path) -> bytes:
     """A random key kept in the instance folder, so sessions survive a restart."""
     path = instance / "secret_key"
     if not path.exists():
-        tmp = path.with_suffix(".part")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(secrets.token_bytes(32))
-        os.replace(tmp, path)
+        atomic_write(path, secrets.token_bytes(32), mode=0o600)
     return path.read_bytes()
 
 

@@ -28,8 +28,8 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.bench import BENCHES
-from companion.settings import Settings
+from bench.report import BENCHES
+from companion.app.settings import Settings
 from vision import baseline
 from vision.classifier import CROP, MARGIN, cut_crop
 from vision.dataset import Label, dataset_dir, photo, split_names

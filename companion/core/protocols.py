@@ -11,13 +11,13 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from companion.errors import HardwareError
+from companion.core.errors import HardwareError
 
 
 class FrameSource(ABC):
     """Gives camera frames of the tray as BGR ``uint8`` arrays (H×W×3).
 
-    ``open`` raises ``companion.errors.HardwareError`` with a sentence a person
+    ``open`` raises ``companion.core.errors.HardwareError`` with a sentence a person
     understands when the camera is missing, so a bad set-up shows at start-up
     and in ``/api/health``, never as a crash inside a Bluff.
     """

@@ -49,7 +49,7 @@ _CHALLENGE = {
         "reading": {"type": "object", "nullable": True, "properties": {
             "status": {"type": "string"}, "reason": {"type": "string", "nullable": True}, "dice": {"type": "array", "items": _DIE}, "total": _INT,
             "model": {"type": "string"},
-            "reasons": {"type": "array", "description": "why it is uncertain, as codes the page translates (vision.reading.REASON_CODES)",
+            "reasons": {"type": "array", "description": "why it is uncertain, as codes the page translates (companion.core.reading.REASON_CODES)",
                         "items": {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}},
             "sure_at": {"type": "number", "nullable": True, "description": "the confidence from which a die counted as read for sure"}}},
         "problem": {"type": "string", "nullable": True},

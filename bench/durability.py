@@ -27,13 +27,13 @@ from typing import Any, Callable
 
 import requests
 
-from companion.errors import ElephantsBluffError
-from companion.live_server import LiveServer
+from companion.core.errors import ElephantsBluffError
+from bench.live_server import LiveServer
 from companion.rules import apply, decide_believe, decide_bluff, decide_claim, decide_confirm, decide_correction, decide_start, fold
 from companion.rules.engine import bluff_event
 from companion.rules.state import GameState
 from companion.rules.views import public_state
-from companion.store import GameStore
+from companion.app.store import GameStore
 
 PIN = "4821"
 PLAYERS = ["Ann", "Ben", "Cy", "Dee"]

@@ -7,9 +7,9 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, request, send_file
 
 from companion import __version__
-from companion.errors import BadRequest, NotFound
-from companion.web.openapi import openapi_spec
-from companion.web.security import has_control, open_session, require_pin
+from companion.core.errors import BadRequest, NotFound
+from companion.app.web.openapi import openapi_spec
+from companion.app.web.security import has_control, open_session, require_pin
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 

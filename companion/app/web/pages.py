@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, abort, render_template, request
 
-from companion.web import i18n
+from companion.app.web import i18n
 
 bp = Blueprint("pages", __name__)
 

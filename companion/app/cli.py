@@ -2,7 +2,7 @@
 
 Each part of the project registers its own subcommands: the referee ``serve``
 here, the dice reader ``read``, ``classify`` and ``calibrate`` in
-``vision/commands.py``, and ``bench`` in ``companion/bench.py``.
+``vision/commands.py``, and ``bench`` in ``bench/report.py``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from companion import __version__
-from companion.errors import ElephantsBluffError
+from companion.core.errors import ElephantsBluffError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,16 +28,32 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--init", action="store_true", help="write config.toml with a random PIN if there is none, and print the PIN")
     serve.set_defaults(func=_serve)
 
-    from companion import bench
     from vision import commands as vision_commands
 
     vision_commands.register(sub)
-    bench.register(sub)
+    bench = sub.add_parser("bench", help="print the project's figures as JSON (a source checkout with the test extra: make bench)", add_help=False)
+    bench.add_argument("bench_args", nargs=argparse.REMAINDER)
+    bench.set_defaults(func=_bench)
     return parser
 
 
+def _bench(args: argparse.Namespace) -> int:
+    """Run ``bench/`` of the source checkout this package was installed from, if there is one."""
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "bench" / "report.py").is_file() and str(checkout) not in sys.path:
+        sys.path.insert(0, str(checkout))
+    try:
+        from bench.report import main as bench_main
+    except ModuleNotFoundError as exc:
+        raise ElephantsBluffError(
+            "The benches are not part of the installed companion: run `make bench` in a source checkout "
+            f"(with the test tools installed; missing: {exc.name})."
+        ) from None
+    return int(bench_main(args.bench_args) or 0)
+
+
 def _serve(args: argparse.Namespace) -> int:
-    from companion.server import serve
+    from companion.app.server import serve
 
     return serve(args.instance, host=args.host, port=args.port, simulate=args.simulate, init=args.init)
 

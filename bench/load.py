@@ -9,7 +9,7 @@ forms; the tests in ``tests/trust/`` run the same code in a short form.
   action's response to each viewer's copy of its event (p50, p95, max), the
   errors (failed actions, dropped streams, events a viewer never got), and the
   server's RSS before, at the end and after the viewers left.
-- durability: seeded kill runs (``companion/durability.py``).
+- durability: seeded kill runs (``bench/durability.py``).
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.bench import BENCHES
-from companion.durability import kill_run
-from companion.live_server import LiveServer, ViewerPool
+from bench.report import BENCHES
+from bench.durability import kill_run
+from bench.live_server import LiveServer, ViewerPool
 
 PIN = "4821"
 

@@ -1,26 +1,26 @@
-"""Settings: one TOML file, ``config.toml``, in the instance folder.
+"""Settings: one TOML file, ``config.toml``, in the instance folder, and the registry of what it may hold.
 
 Every setting is declared once, with its default and a docstring (``Setting``),
-by the part of the project that owns it: the referee's here, the camera and
+by the package that owns it, which hands its list to ``register_settings`` when
+it is imported: the app's in ``companion/app/settings.py``, the camera and
 reader's in ``vision/settings.py``, the table's pins in ``firmware/settings.py``.
-A bad setting refuses to start with the file, the key and why
-(``SettingsError``); the environment variable ``ELEPHANTS_BLUFF_PIN`` overrides
-the table PIN.
+The core never imports them, so it stays the bottom layer. A bad setting
+refuses to start with the file, the key and why (``SettingsError``); a setting
+may name an environment variable that overrides the file.
 """
 
 from __future__ import annotations
 
 import os
-import secrets
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from companion.errors import SettingsError
+from companion.core.errors import SettingsError
+from companion.core.files import atomic_write
 
 CONFIG_NAME = "config.toml"
-PIN_ENV = "ELEPHANTS_BLUFF_PIN"
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class Setting:
     doc: str
     check: Callable[[Any], str | None] | None = None  # returns why the value is wrong
     secret: bool = False  # never repeat the value in an error (it may be shown on a page)
+    env: str | None = None  # an environment variable that overrides the file
 
     @property
     def section(self) -> str:
@@ -62,34 +63,31 @@ def one_of(*choices: str) -> Callable[[Any], str | None]:
     return lambda v: None if v in choices else f"must be one of {', '.join(choices)}, not {v!r}"
 
 
-def _pin_check(v: str) -> str | None:
-    if v and not (4 <= len(v) <= 32 and v.isascii() and v.isprintable() and " " not in v):
-        return "must be 4 to 32 letters or digits, without spaces"
-    return None
+_REGISTRY: dict[str, Setting] = {}
 
 
-CORE_SETTINGS: list[Setting] = [
-    Setting("table.pin", "", "The table PIN that every control action needs. Empty: `serve --init` writes a random one. ELEPHANTS_BLUFF_PIN overrides it.", _pin_check, secret=True),
-    Setting("game.path_length", 7, "Squares on each elephant path; the last is the red square (RULES.md R2).", int_between(2, 30)),
-    Setting("storage.frames_dir", "frames", "Where saved Bluff frames go, relative to the instance folder.", lambda v: None if v.strip() else "must name a folder"),
-    Setting("storage.database", "game-log.sqlite3", "The game log's SQLite file, relative to the instance folder.", lambda v: None if v.strip() else "must name a file"),
-    Setting("server.trusted_hosts", ["127.0.0.1", "localhost", "elephants-bluff.local"], "Host names the page may be reached by; '*' allows any (a tablet reaching the Pi by its LAN address needs it listed)."),
-]
+def register_settings(settings: Iterable[Setting]) -> None:
+    """Declare a package's settings; called once by each package when it is imported.
+
+    Registering the same key twice with another default is a programming error.
+    """
+    for setting in settings:
+        known = _REGISTRY.get(setting.key)
+        if known is not None and known != setting:
+            raise ValueError(f"setting {setting.key} is declared twice")
+        _REGISTRY[setting.key] = setting
 
 
 def all_settings() -> list[Setting]:
-    """Every declared setting of the project, in file order."""
-    from firmware.settings import SETTINGS as FIRMWARE
-    from vision.settings import SETTINGS as VISION
-
-    return CORE_SETTINGS + VISION + FIRMWARE
+    """Every registered setting, in the order the packages declared them."""
+    return list(_REGISTRY.values())
 
 
 class Settings:
     """The settings in force: defaults, overlaid by the file, then the environment.
 
-    >>> s = Settings.defaults()
-    >>> s["game.path_length"]
+    >>> register_settings([Setting("demo.size", 7, "A doctest's setting.")])
+    >>> Settings.defaults()["demo.size"]
     7
     """
 
@@ -141,12 +139,14 @@ class Settings:
                     if why:
                         raise SettingsError(str(path), key, why)
                     values[key] = float(value) if isinstance(declared[key].default, float) else value
-        pin = environ.get(PIN_ENV)
-        if pin is not None:
-            why = _pin_check(pin) or (None if pin else "must not be empty")
+        for setting in declared.values():
+            if setting.env is None or setting.env not in environ:
+                continue
+            raw = environ[setting.env]
+            why = setting.validate(raw) or (None if raw else "must not be empty")
             if why:
-                raise SettingsError(PIN_ENV, None, why)
-            values["table.pin"] = pin
+                raise SettingsError(setting.env, None, why)
+            values[setting.key] = raw
         return cls(values, path)
 
 
@@ -177,14 +177,9 @@ def _toml(v: Any) -> str:
     raise TypeError(v)
 
 
-def init_config(instance: Path) -> tuple[Path, bool]:
-    """Create ``config.toml`` with a random PIN on first start. Returns (path, created)."""
+def write_config(instance: Path, values: dict[str, Any]) -> Path:
+    """Write every registered setting with ``values`` over the defaults, with its docs, all at once."""
     instance.mkdir(parents=True, exist_ok=True)
     path = instance / CONFIG_NAME
-    if path.exists():
-        return path, False
-    values = {"table.pin": f"{secrets.randbelow(10**6):06d}"}
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(render_config(all_settings(), values), encoding="utf-8")
-    os.replace(tmp, path)
-    return path, True
+    atomic_write(path, render_config(all_settings(), values), mode=0o600)
+    return path

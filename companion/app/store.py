@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from companion.errors import NotAllowed, StoreError
+from companion.core.errors import NotAllowed, StoreError
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x45424C46  # "EBLF": marks the file as ours

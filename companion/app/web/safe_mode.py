@@ -7,7 +7,7 @@ file, the setting, why, and what to do), ``/api/health`` answers 503 with the
 same facts as JSON, and every other ``/api/`` route answers 503. Nothing can
 be played and nothing is written: the broken file is left for a person to fix.
 
->>> from companion.errors import SettingsError
+>>> from companion.core.errors import SettingsError
 >>> app = create_safe_app(SettingsError("/srv/eb/config.toml", "game.path_length", "must be a whole number, not 'seven'"))
 >>> r = app.test_client().get("/api/health")
 >>> r.status_code, r.json["setting"]
@@ -21,8 +21,8 @@ from typing import Any
 from flask import Flask, jsonify, render_template_string, request
 
 from companion import __version__
-from companion.errors import ElephantsBluffError, SettingsError, StoreError
-from companion.settings import CORE_SETTINGS, PIN_ENV
+from companion.core.errors import ElephantsBluffError, SettingsError, StoreError
+from companion.app.settings import APP_SETTINGS, PIN_ENV
 
 _PAGE = """<!doctype html>
 <html lang="en">
@@ -80,12 +80,12 @@ def describe(problem: ElephantsBluffError, file: str | None = None) -> dict[str,
 
 def create_safe_app(problem: ElephantsBluffError, file: str | None = None) -> Flask:
     """A page and a 503 JSON API that say what stops the companion from starting (``file``: where)."""
-    from companion.web import _trusted_hosts
-    from companion.web.security import install_security
+    from companion.app.web import _trusted_hosts
+    from companion.app.web.security import install_security
 
     facts = describe(problem, file)
     app = Flask(__name__)
-    app.config.update(EB_TRUSTED_HOSTS=_trusted_hosts(next(s.default for s in CORE_SETTINGS if s.key == "server.trusted_hosts")), EB_SAFE_MODE=facts)
+    app.config.update(EB_TRUSTED_HOSTS=_trusted_hosts(next(s.default for s in APP_SETTINGS if s.key == "server.trusted_hosts")), EB_SAFE_MODE=facts)
     install_security(app)
     body = {"status": "safe_mode", "version": __version__, **{k: facts[k] for k in ("error", "message", "file", "setting", "why", "todo")}}
 

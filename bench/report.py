@@ -1,4 +1,4 @@
-"""``elephants-bluff bench``: the project's figures as one JSON report.
+"""``elephants-bluff bench`` (or ``python -m bench``): the project's figures as one JSON report.
 
 Each area adds a function to ``BENCHES``; ``--full`` runs the long forms
 (``make bench``), the default runs the short ones.
@@ -18,20 +18,21 @@ from typing import Any, Callable
 BENCHES: dict[str, Callable[[bool], dict[str, Any]]] = {}
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="print the project's figures as JSON")
+def main(argv: list[str] | None = None) -> int:
+    """``elephants-bluff bench [--full] [--only NAME] [--output FILE] [--readme FILE]``."""
+    p = argparse.ArgumentParser(prog="elephants-bluff bench", description="print the project's figures as JSON")
     p.add_argument("--full", action="store_true", help="the long forms (make bench)")
     p.add_argument("--only", action="append", default=[], help="run only this bench (repeatable)")
     p.add_argument("--output", help="also write the report to this file")
     p.add_argument("--readme", help="also rewrite the 'Latest figures' section of this README from the report")
-    p.set_defaults(func=run)
+    return run(p.parse_args(argv))
 
 
 def _load_benches() -> None:
     """Import the modules that register benches (kept lazy: they pull in heavy deps)."""
     import importlib
 
-    for name in ("vision.bench", "companion.load_bench", "firmware.bench"):
+    for name in ("bench.reader", "bench.load", "bench.firmware"):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:

@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.dice import DiceSource, ValuesDiceSource
-from companion.errors import HardwareError
-from companion.referee import Referee
-from companion.settings import Settings
-from companion.store import GameStore
-from vision.reading import UNCERTAIN, Reading
+from companion.core.capture import DiceSource, ValuesDiceSource
+from companion.core.errors import HardwareError
+from companion.app.referee import Referee
+from companion.app.settings import Settings
+from companion.app.store import GameStore
+from companion.core.reading import UNCERTAIN, Reading
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The finder judged on whole real photos, for developing it: ``python -m vision.finder_eval``.
+"""The finder judged on whole real photos, for developing it: ``python -m bench.finder_eval``.
 
 It reads every photo of a split (``train`` by default: decide only on train,
 the ``test`` split is for the bench's final report) with the full reader as
@@ -25,15 +25,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.settings import Settings
-from vision.bench import _match, split_photos
+from companion.app.settings import Settings
+from bench.reader import _match, split_photos
 from vision.dataset import dataset_dir
 from vision.finder import find_dice
 from vision.reader import load_reader
 
 
 def evaluate(data, reader=None) -> dict[str, Any]:
-    """The figures above for ``data`` (from ``vision.bench.split_photos``), and per-photo rows."""
+    """The figures above for ``data`` (from ``bench.reader.split_photos``), and per-photo rows."""
     reader = (reader or load_reader(Settings.defaults())).with_view("above")
     dice = found = right = right_sure = wrong_sure = silent = extra = cand_found = cands_n = 0
     rows = []

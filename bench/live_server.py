@@ -1,6 +1,6 @@
 """A real ``elephants-bluff serve`` process on loopback, and a light SSE viewer.
 
-Used by the durability and load benchmarks (``companion/load_bench.py``) and by
+Used by the durability and load benchmarks (``bench/load.py``) and by
 the tests that need the real server: the process is started exactly as a table
 starts it (waitress, ``--simulate``), on 127.0.0.1 and a free port, its output
 kept in a log file, and stopped (or killed with SIGKILL) by its own pid.
@@ -62,7 +62,7 @@ class LiveServer:
             env["ELEPHANTS_BLUFF_THREADS"] = str(self.threads)
         env["PYTHONUNBUFFERED"] = "1"
         env.update(self.extra_env)
-        args = [sys.executable, "-m", "companion.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--instance", str(self.instance)]
+        args = [sys.executable, "-m", "companion.app.cli", "serve", "--host", "127.0.0.1", "--port", "0", "--instance", str(self.instance)]
         if self.simulate:
             args.insert(4, "--simulate")
         start_offset = self.log_path.stat().st_size if self.log_path.exists() else 0

@@ -1,0 +1,62 @@
+"""The app's own settings (the table PIN, the game, storage, the server), and the whole set in force.
+
+Importing this module registers the app's settings and, by importing their
+packages, the reader's and the table's, so ``Settings.load`` here knows every
+key a ``config.toml`` may hold. The types and the registry live in
+``companion.core.settings``; they are re-exported for the app's convenience.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+import firmware.settings  # noqa: F401 - registers the table's settings
+import vision.settings  # noqa: F401 - registers the camera's and reader's settings
+from companion.core.settings import (
+    CONFIG_NAME,
+    Setting,
+    Settings,
+    all_settings,
+    int_between,
+    one_of,
+    register_settings,
+    render_config,
+    write_config,
+)
+
+__all__ = ["APP_SETTINGS", "CONFIG_NAME", "PIN_ENV", "Setting", "Settings", "all_settings", "init_config", "int_between", "one_of", "render_config"]
+
+PIN_ENV = "ELEPHANTS_BLUFF_PIN"
+
+
+def _pin_check(v: Any) -> str | None:
+    if v and not (4 <= len(v) <= 32 and v.isascii() and v.isprintable() and " " not in v):
+        return "must be 4 to 32 letters or digits, without spaces"
+    return None
+
+
+APP_SETTINGS: list[Setting] = [
+    Setting("table.pin", "", "The table PIN that every control action needs. Empty: `serve --init` writes a random one. ELEPHANTS_BLUFF_PIN overrides it.", _pin_check, secret=True, env=PIN_ENV),
+    Setting("game.path_length", 7, "Squares on each elephant path; the last is the red square (RULES.md R2).", int_between(2, 30)),
+    Setting("storage.frames_dir", "frames", "Where saved Bluff frames go, relative to the instance folder.", lambda v: None if v.strip() else "must name a folder"),
+    Setting("storage.database", "game-log.sqlite3", "The game log's SQLite file, relative to the instance folder.", lambda v: None if v.strip() else "must name a file"),
+    Setting("server.trusted_hosts", ["127.0.0.1", "localhost", "elephants-bluff.local"], "Host names the page may be reached by; '*' allows any (a tablet reaching the Pi by its LAN address needs it listed)."),
+]
+
+register_settings(APP_SETTINGS)
+
+
+def init_config(instance: Path) -> tuple[Path, bool]:
+    """Create ``config.toml`` with a random PIN on first start. Returns (path, created).
+
+    >>> import tempfile
+    >>> path, created = init_config(Path(tempfile.mkdtemp()))
+    >>> created, len(Settings.load(path, environ={})["table.pin"])
+    (True, 6)
+    """
+    path = instance / CONFIG_NAME
+    if path.exists():
+        return path, False
+    return write_config(instance, {"table.pin": f"{secrets.randbelow(10**6):06d}"}), True

@@ -1,0 +1,69 @@
+"""Writing a file so that a crash or a power cut leaves the old version or the new one, never half of each.
+
+A Pi is unplugged at the end of an evening; every file the project writes for
+keeps (settings, calibration, frames, models) goes through ``atomic_write``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def atomic_write(path: Path | str, data: bytes | str, *, mode: int | None = None, encoding: str = "utf-8") -> None:
+    """Replace ``path`` with ``data`` all at once.
+
+    The data goes to ``NAME.part`` in the same folder (a rename is atomic
+    only within one file system), which is flushed to disk before the rename;
+    the folder is flushed after it, so the new name itself survives a power cut.
+    One writer per file: the temporary name is fixed, so a failed write leaves
+    at most that one ``.part`` file, which the next write replaces.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "x.txt"
+    >>> atomic_write(p, "one"); atomic_write(p, "two")
+    >>> p.read_text(), sorted(q.name for q in p.parent.iterdir())
+    ('two', ['x.txt'])
+    """
+    path = Path(path)
+    payload = data.encode(encoding) if isinstance(data, str) else bytes(data)
+    tmp_name = path.with_name(path.name + ".part")
+    try:
+        fd = os.open(tmp_name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp_name, mode)
+        elif path.exists():
+            os.chmod(tmp_name, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(tmp_name, 0o666 & ~_umask())
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems refuse fsync on a folder; the rename is done
+    finally:
+        os.close(fd)
