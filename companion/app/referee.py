@@ -1,40 +1,33 @@
-"""The referee: the I/O shell around the pure rules engine.
+"""The referee: runs each round as the I/O shell around the pure rules engine.
 
 Every action follows the same path, under one lock: fold-cached state →
 ``decide_*`` (may refuse; nothing written) → append the event to the durable log
-→ fold it into the cached state → tell the listeners (the SSE stream, the
-table's lights). A Bluff also asks the ``DiceSource`` for the dice, saves the
-frames under the challenge's id, and records the reading with the event.
+→ fold it into the cached state → announce it (``broadcast``). A Bluff also asks
+for the dice (``dice_capture``), saves the photos under the challenge's id
+(``archive``), and records the reading with the event.
 """
 
 from __future__ import annotations
 
-import logging
-import os
 import queue
 import secrets
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, Callable
 
+from companion.app.archive import FrameArchive
+from companion.app.broadcast import Broadcaster, Listener
+from companion.app.dice_capture import CAPTURE_TIMEOUT_S, BoundedCapture
+from companion.app.store import GameStore
 from companion.core.capture import Capture, DiceSource
-from companion.core.files import atomic_write
 from companion.core.errors import NotFound
 from companion.rules import apply, decide_believe, decide_bluff, decide_claim, decide_confirm, decide_correction, decide_start, fold
 from companion.rules.engine import bluff_event
 from companion.rules.state import GameState
 from companion.rules.views import challenge_view, public_state
-from companion.app.store import GameStore
 
-log = logging.getLogger(__name__)
-
-Listener = Callable[[dict[str, Any]], None]
-
-#: how long a Bluff waits for the camera before asking the table to type the dice
-CAPTURE_TIMEOUT_S = 10.0
+__all__ = ["CAPTURE_TIMEOUT_S", "Listener", "Referee"]
 
 
 def _iso(t: float) -> str:
@@ -55,20 +48,39 @@ class Referee:
 
     def __init__(self, store: GameStore, dice_source: DiceSource, *, frames_dir: Path, default_path_length: int = 7, clock: Callable[[], float] = time.time, capture_timeout_s: float = CAPTURE_TIMEOUT_S) -> None:
         self.store = store
-        self.capture_timeout_s = capture_timeout_s
-        self._capture_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dice-capture")
-        self._pending_capture: Future | None = None
-        #: what is wrong right now with the camera or the frames folder, for /api/health
-        self.problems: dict[str, str] = {}
-        self.dice_source = dice_source
-        self.frames_dir = frames_dir
+        self.dice_capture = BoundedCapture(dice_source, capture_timeout_s)
+        self.archive = FrameArchive(frames_dir)
+        self.broadcast = Broadcaster()
         self.default_path_length = default_path_length
         self._clock = clock
         self._lock = threading.RLock()
         self._states: dict[str, GameState] = {}
-        self._listeners: list[Listener] = []
-        self._subscribers: list[queue.Queue] = []
-        self._sub_lock = threading.Lock()
+
+    @property
+    def dice_source(self) -> DiceSource:
+        return self.dice_capture.source
+
+    @dice_source.setter
+    def dice_source(self, source: DiceSource) -> None:
+        self.dice_capture.source = source
+
+    @property
+    def frames_dir(self) -> Path:
+        return self.archive.frames_dir
+
+    @property
+    def capture_timeout_s(self) -> float:
+        return self.dice_capture.timeout_s
+
+    @capture_timeout_s.setter
+    def capture_timeout_s(self, seconds: float) -> None:
+        self.dice_capture.timeout_s = seconds
+
+    @property
+    def problems(self) -> dict[str, str]:
+        """What is wrong right now with the camera or the frames folder, for /api/health."""
+        found = {"camera": self.dice_capture.problem, "frames": self.archive.problem}
+        return {k: v for k, v in found.items() if v}
 
     # --- reading -------------------------------------------------------------------
 
@@ -117,8 +129,7 @@ class Referee:
         state = self._game_of_challenge(challenge_id)
         if not state.challenges[challenge_id].has_images:
             raise NotFound("This Bluff has no saved photo.")
-        suffix = "-annotated.jpg" if kind == "annotated" else ".jpg"
-        return self.frames_dir / f"{challenge_id}{suffix}"
+        return self.archive.path(challenge_id, kind)
 
     # --- acting ----------------------------------------------------------------------
 
@@ -147,8 +158,8 @@ class Referee:
             state = self._state(game_id)
             caller = decide_bluff(state, seat)
             challenge_id = f"c-{game_id[2:]}-{len(state.challenges) + 1}"
-            capture = self._capture()
-            has_images, problem = self._save_frames(challenge_id, capture)
+            capture = self.dice_capture.capture()
+            has_images, problem = self.archive.save(challenge_id, capture)
             reading = capture.reading.to_json() if capture.reading is not None else None
             event = bluff_event(caller, challenge_id, reading, problem, has_images)
             public = self._commit(state, event)
@@ -167,66 +178,13 @@ class Referee:
             public = self._commit(state, event)
             return public, self.challenge(challenge_id)
 
-    def _capture(self) -> Capture:
-        """The source's capture, bounded in time; /api/health shows the camera's problem until a reading comes."""
-        capture = self._bounded_capture()
-        if capture.reading is None:
-            self.problems["camera"] = capture.problem or "The camera gave no reading."
-        else:
-            self.problems.pop("camera", None)
-        return capture
-
-    def _bounded_capture(self, take: Callable[[], Capture] | None = None) -> Capture:
-        """Every capture runs on one long-lived thread, bounded in time.
-
-        One thread, because OpenCV and onnxruntime keep per-thread buffers: run
-        from whichever of the server's many threads handled the request, a
-        long game grew the server by megabytes per Bluff. Bounded, because a
-        hung camera must send the Bluff to confirm (R14), never hang the game.
-        """
-        if self._pending_capture is not None and not self._pending_capture.done():
-            return Capture(None, problem="The camera is still stuck on an earlier photo: type the dice in.")
-        future = self._capture_thread.submit(self._capture_now, take or self.dice_source.capture)
-        try:
-            return future.result(timeout=self.capture_timeout_s)
-        except FutureTimeout:
-            self._pending_capture = future
-            log.error("the dice source did not answer within %.1f s", self.capture_timeout_s)
-            return Capture(None, problem=f"The camera did not answer within {self.capture_timeout_s:g} s: type the dice in.")
-
     def capture_again(self, take: Callable[[], Capture]) -> Capture:
         """A second look at the dice (the table's Confirm button), under the same thread and time bound as a Bluff's."""
-        return self._bounded_capture(take)
-
-    @staticmethod
-    def _capture_now(take: Callable[[], Capture]) -> Capture:
-        try:
-            return take()
-        except Exception as exc:  # a source must not raise; if one does, the game still goes on (R14)
-            log.exception("dice source failed")
-            return Capture(None, problem=f"The camera failed ({exc.__class__.__name__}): type the dice in.")
+        return self.dice_capture.bounded(take)
 
     def close(self) -> None:
-        self._capture_thread.shutdown(wait=False, cancel_futures=True)
+        self.dice_capture.close()
         self.store.close()
-
-    def _save_frames(self, challenge_id: str, capture: Capture) -> tuple[bool, str | None]:
-        """Write the frames before the event that names them; a full disk loses only the photo."""
-        problem = capture.problem
-        if capture.frame_jpeg is None:
-            return False, problem
-        try:
-            self.frames_dir.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.frames_dir / f"{challenge_id}.jpg", capture.frame_jpeg)
-            if capture.annotated_jpeg is not None:
-                atomic_write(self.frames_dir / f"{challenge_id}-annotated.jpg", capture.annotated_jpeg)
-            self.problems.pop("frames", None)
-            return True, problem
-        except OSError as exc:
-            log.error("could not save the frames of %s: %s", challenge_id, exc)
-            note = f"The photo could not be saved ({exc.strerror or exc})."
-            self.problems["frames"] = f"The photos of Bluffs cannot be saved in {self.frames_dir} ({exc.strerror or exc})."
-            return False, f"{problem} {note}" if problem else note
 
     def _commit(self, state: GameState, event: dict[str, Any]) -> dict[str, Any]:
         new_state = apply(state, event)
@@ -234,47 +192,27 @@ class Referee:
         self._states[state.id] = new_state
         return self._announce(new_state)
 
-    # --- telling others ----------------------------------------------------------------
+
 
     def _announce(self, state: GameState) -> dict[str, Any]:
         public = public_state(state)
-        self.notify("state", public)
-        for fn in list(self._listeners):
-            try:
-                fn(public)
-            except Exception:
-                log.exception("a state listener failed")
+        self.broadcast.announce(public)
         return public
 
+    # --- the live viewers and listeners (``broadcast``) ------------------------------------
+
     def notify(self, kind: str, payload: dict[str, Any] | None) -> None:
-        """Send ``(kind, payload)`` to every live viewer: "state", or a side note like "warning"."""
-        with self._sub_lock:
-            subscribers = list(self._subscribers)
-        for q in subscribers:
-            try:
-                q.put_nowait((kind, payload))
-            except queue.Full:
-                pass  # a stalled viewer misses a message; the next state carries everything
+        self.broadcast.notify(kind, payload)
 
     def add_listener(self, fn: Listener) -> None:
-        """``fn(public_state)`` after every change, in the acting thread; it must not block."""
-        self._listeners.append(fn)
+        self.broadcast.add_listener(fn)
 
     def subscribe(self, maxsize: int = 64, limit: int | None = None) -> queue.Queue | None:
-        """A queue of every announced state; None when ``limit`` viewers already watch."""
-        q: queue.Queue = queue.Queue(maxsize=maxsize)
-        with self._sub_lock:
-            if limit is not None and len(self._subscribers) >= limit:
-                return None
-            self._subscribers.append(q)
-        return q
+        return self.broadcast.subscribe(maxsize, limit)
 
     def unsubscribe(self, q: queue.Queue) -> None:
-        with self._sub_lock:
-            if q in self._subscribers:
-                self._subscribers.remove(q)
+        self.broadcast.unsubscribe(q)
 
     @property
     def viewer_count(self) -> int:
-        with self._sub_lock:
-            return len(self._subscribers)
+        return self.broadcast.viewer_count

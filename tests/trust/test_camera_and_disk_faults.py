@@ -87,7 +87,7 @@ def test_a_camera_fault_sends_the_bluff_to_confirm_and_health_says_why(flaky, mo
         assert "still stuck" in second["challenge"]["problem"]
         client.post(f"/api/games/{gid}/confirm", json={"dice": [1, 1, 1]}, headers=PIN_HEADERS)
         source.release.set()
-        pending = app.extensions["elephants_bluff"].referee._pending_capture  # the stuck capture, now released
+        pending = app.extensions["elephants_bluff"].referee.dice_capture.pending  # the stuck capture, now released
         if pending is not None:
             pending.result(timeout=10)
     # The camera is back: the next Bluff is read, and health is ok again.
