@@ -9,7 +9,7 @@ INSTANCE ?= instance
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test bench venv system-deps train clean
+.PHONY: run test bench venv system-deps train clean pi-root pi-rehearsal pi-check
 
 # The stamps are remade when pyproject.toml changes, so a pulled dependency
 # change installs itself on the next run. `run` needs only the runtime;
@@ -55,6 +55,21 @@ bench: $(VENV)/.installed
 train: $(VENV)/.installed
 	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
 	$(PY) -m models.training.train --strong-augment --widths 16,48,96,96 --epochs 20  # the shipped model's recipe (models/MODEL_CARD.md)
+
+# The Pi, rehearsed here in a Debian Bookworm arm64 root under qemu-user (root
+# needed; slow, so none of this is in `make test`; docs/PI.md). pi-root builds the
+# root once into /var/cache/elephants-bluff and reuses it.
+pi-root:
+	bash deploy/pi/root.sh
+
+# install-pi.sh in a fresh copy of the root, the service started as its user,
+# a whole game over HTTP, the update, and the refusals: docs/pi-rehearsal-latest.json
+pi-rehearsal:
+	python3 deploy/pi/rehearsal.py
+
+# the conformance frames read here and in the root: docs/pi-check-latest.json
+pi-check: $(VENV)/.runtime
+	python3 deploy/pi/pi_check.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -1,0 +1,174 @@
+"""What `make pi-rehearsal` and `make pi-check` share: the cached arm64 root, fresh
+copies of it, and running a command inside one under qemu-user.
+
+Only the standard library: these run with the machine's own python3, outside the
+project's virtual environment, and drive the companion only through its command
+line, its HTTP API and its wheel (never by importing it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE = Path(os.environ.get("PI_CACHE", "/var/cache/elephants-bluff"))
+ROOT_SCRIPT = REPO / "deploy" / "pi" / "root.sh"
+#: qemu-user's default CPU lacks features onnxruntime's arm64 kernels probe; a Pi 4 is a Cortex-A72.
+QEMU_ENV = {"QEMU_CPU": "cortex-a72"}
+CHROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+class PiError(Exception):
+    """A step of the rehearsal or the check cannot go on; the message says why in words."""
+
+
+def ensure_root() -> Path:
+    """Builds the cached arm64 root once (``deploy/pi/root.sh``) and returns its folder."""
+    out = subprocess.run(["bash", str(ROOT_SCRIPT), "--cache", str(CACHE)], capture_output=True, text=True)
+    for line in out.stdout.splitlines()[:-1]:
+        print(line, flush=True)
+    if out.returncode != 0:
+        raise PiError(out.stderr.strip() or "deploy/pi/root.sh failed")
+    return Path(out.stdout.strip().splitlines()[-1])
+
+
+def _mounted(path: Path) -> bool:
+    target = str(path.resolve())
+    with open("/proc/self/mounts", encoding="utf-8") as mounts:
+        return any(line.split()[1] == target for line in mounts)
+
+
+@dataclass
+class Chroot:
+    """A fresh, writable copy of the cached root (an overlay where the kernel allows it)."""
+
+    base: Path
+    work: Path
+    root: Path = field(init=False)
+    overlay: bool = field(init=False, default=False)
+    _mounts: list[Path] = field(init=False, default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.root = self.work / "root"
+
+    def create(self) -> "Chroot":
+        self.destroy()
+        self.work.mkdir(parents=True, exist_ok=True)
+        upper, lower_work = self.work / "upper", self.work / "ovl-work"
+        for d in (self.root, upper, lower_work):
+            d.mkdir(parents=True, exist_ok=True)
+        opts = f"lowerdir={self.base},upperdir={upper},workdir={lower_work}"
+        if subprocess.run(["mount", "-t", "overlay", "overlay", "-o", opts, str(self.root)], capture_output=True).returncode == 0:
+            self.overlay = True
+            self._mounts.append(self.root)
+        else:
+            self.root.rmdir()
+            subprocess.run(["cp", "-a", "--reflink=auto", str(self.base), str(self.root)], check=True)
+        return self
+
+    def mount(self, name: str, how: list[str]) -> None:
+        """Mounts /proc, /dev or /sys inside (``how``: the mount arguments before the target)."""
+        target = self.root / name.lstrip("/")
+        target.mkdir(parents=True, exist_ok=True)
+        if not _mounted(target):
+            subprocess.run(["mount", *how, str(target)], check=True)
+            self._mounts.append(target)
+
+    def unmount(self, name: str) -> None:
+        target = self.root / name.lstrip("/")
+        if target in self._mounts:
+            subprocess.run(["umount", "-l", str(target)], check=False)
+            self._mounts.remove(target)
+
+    def with_system_mounts(self) -> None:
+        """/dev and /proc for apt, useradd and the install script."""
+        self.mount("/dev", ["--bind", "/dev"])
+        self.mount("/proc", ["-t", "proc", "proc"])
+
+    def without_proc(self) -> None:
+        """onnxruntime under qemu-user crashes reading the host's /proc and /sys: the reader runs without them."""
+        self.unmount("/proc")
+        self.unmount("/sys")
+
+    def run(self, argv: list[str], *, env: dict[str, str] | None = None, userspec: str | None = None, groups: str | None = None,
+            timeout: float | None = None, input: str | None = None, cwd: str = "/") -> subprocess.CompletedProcess:
+        return subprocess.run(self.command(argv, env=env, userspec=userspec, groups=groups, cwd=cwd),
+                              capture_output=True, text=True, timeout=timeout, input=input)
+
+    def command(self, argv: list[str], *, env: dict[str, str] | None = None, userspec: str | None = None,
+                groups: str | None = None, cwd: str = "/") -> list[str]:
+        """The host command that runs ``argv`` inside, with a clean environment plus ``env`` (and qemu's CPU)."""
+        chroot = ["chroot"]
+        if userspec:
+            chroot.append(f"--userspec={userspec}")
+        if groups:
+            chroot.append(f"--groups={groups}")
+        environ = {"PATH": CHROOT_PATH, "LANG": "C.UTF-8", "HOME": "/root", **QEMU_ENV, **(env or {})}
+        inner = ["env", "-i", *(f"{k}={v}" for k, v in environ.items())]
+        if cwd != "/":
+            inner += ["sh", "-c", 'cd "$0" && exec "$@"', cwd]
+        return [*chroot, str(self.root), *inner, *argv]
+
+    def path(self, inside: str) -> Path:
+        return self.root / inside.lstrip("/")
+
+    def destroy(self) -> None:
+        for target in reversed(list(self._mounts)):
+            subprocess.run(["umount", "-l", str(target)], check=False)
+        self._mounts.clear()
+        if self.work.exists():
+            # anything still mounted under the copy (an earlier run that was killed) goes first
+            with open("/proc/self/mounts", encoding="utf-8") as mounts:
+                stale = [line.split()[1] for line in mounts if line.split()[1].startswith(str(self.work.resolve()) + "/")]
+            for target in sorted(stale, key=len, reverse=True):
+                subprocess.run(["umount", "-l", target], check=False)
+            shutil.rmtree(self.work, ignore_errors=False)
+
+
+def ids_in(root: Path, user: str) -> tuple[int, int, list[int]]:
+    """The uid, gid and supplementary group ids of ``user`` from the root's own /etc files."""
+    uid = gid = None
+    for line in (root / "etc/passwd").read_text(encoding="utf-8").splitlines():
+        parts = line.split(":")
+        if parts[0] == user:
+            uid, gid = int(parts[2]), int(parts[3])
+    if uid is None or gid is None:
+        raise PiError(f"there is no user {user!r} in the arm64 root")
+    groups = []
+    for line in (root / "etc/group").read_text(encoding="utf-8").splitlines():
+        parts = line.split(":")
+        if user in parts[3].split(","):
+            groups.append(int(parts[2]))
+    return uid, gid, groups
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def write_result(path: Path, result: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(result, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def host_runtime_versions(venv_python: Path) -> dict[str, str]:
+    """Every installed distribution of the project's environment here, name -> version."""
+    code = "import importlib.metadata as m, json; print(json.dumps({d.metadata['Name'].lower(): d.version for d in m.distributions()}))"
+    out = subprocess.run([str(venv_python), "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)

@@ -1,0 +1,248 @@
+"""`make pi-check`: the same verdict on the Pi as here, frame by frame.
+
+Reads the fixed conformance set (``tests/conformance/frames``) with
+``elephants-bluff read --json`` twice, in one process each: here, with the
+project's environment, and inside the cached Debian Bookworm arm64 root under
+qemu-user, from the project's wheel and the same versions of every dependency
+(aarch64 wheels, nothing compiled). It compares each frame's status and dice
+values and prints ``pi-check: N of M frames equal`` last; any difference exits 1.
+
+    sudo python3 deploy/pi/pi_check.py [--frames DIR] [--output FILE] [--host-only]
+
+It does not care which reader runs: it sees only the command's JSON lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import CACHE, REPO, Chroot, PiError, ensure_root, host_runtime_versions, utc_now, write_result  # noqa: E402
+
+FRAMES = REPO / "tests" / "conformance" / "frames"
+OUTPUT = REPO / "docs" / "pi-check-latest.json"
+HOST_VENV = REPO / ".venv"
+CHECK_ROOT = CACHE / "pi-check-bookworm-arm64"
+WHEELS = CACHE / "wheels-aarch64"
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
+#: the aarch64 wheels pip may take (the Pi's glibc 2.36 takes all of these)
+AARCH64_PLATFORMS = ["manylinux2014_aarch64", "manylinux_2_17_aarch64", "manylinux_2_27_aarch64", "manylinux_2_28_aarch64",
+                     "manylinux_2_31_aarch64", "manylinux_2_34_aarch64", "manylinux_2_35_aarch64", "manylinux_2_36_aarch64"]
+
+
+# --- comparing two readings of the same set (pure: tested without emulation) ------------
+
+def parse_read_lines(text: str) -> dict[str, dict]:
+    """``read --json`` output (one object per line) keyed by the ``file`` field.
+
+    >>> parse_read_lines('{"file": "a.jpg", "status": "ok", "dice": [], "total": 0}\\n')["a.jpg"]["status"]
+    'ok'
+    """
+    readings: dict[str, dict] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError:
+            raise ValueError(f"line {number} of the reader's output is not JSON: {line[:80]!r}") from None
+        if not isinstance(obj, dict) or "file" not in obj:
+            raise ValueError(f"line {number} of the reader's output has no 'file' field: {line[:80]!r}")
+        readings[str(obj["file"])] = obj
+    return readings
+
+
+def verdict(reading: dict | None) -> dict:
+    """What must agree between machines: the status, and the dice's values (seen and top), in any order."""
+    if reading is None:
+        return {"status": "missing", "seen": [], "top": []}
+    dice = reading.get("dice") or []
+    return {
+        "status": reading.get("status"),
+        "seen": sorted(d.get("seen") for d in dice if isinstance(d, dict) and d.get("seen") is not None),
+        "top": sorted(d.get("top") for d in dice if isinstance(d, dict) and d.get("top") is not None),
+    }
+
+
+def compare(frames: list[str], here: dict[str, dict], pi: dict[str, dict]) -> list[dict]:
+    """One row per frame: equal or not, both verdicts, and the difference in words.
+
+    >>> compare(["a"], {"a": {"file": "a", "status": "ok", "dice": [{"seen": 1, "top": 6}]}},
+    ...         {"a": {"file": "a", "status": "uncertain", "dice": [{"seen": 1, "top": 6}]}})[0]["why"]
+    'status ok here, uncertain on the Pi'
+    """
+    rows = []
+    for name in frames:
+        a, b = verdict(here.get(name)), verdict(pi.get(name))
+        why = []
+        if a["status"] != b["status"]:
+            why.append(f"status {a['status']} here, {b['status']} on the Pi")
+        if a["top"] != b["top"]:
+            why.append(f"top faces {a['top']} here, {b['top']} on the Pi")
+        elif a["seen"] != b["seen"]:
+            why.append(f"seen faces {a['seen']} here, {b['seen']} on the Pi")
+        rows.append({"file": name, "equal": not why, "here": a, "pi": b, "why": "; ".join(why)})
+    return rows
+
+
+def summary_line(rows: list[dict]) -> str:
+    return f"pi-check: {sum(r['equal'] for r in rows)} of {len(rows)} frames equal"
+
+
+# --- running the reader --------------------------------------------------------------------
+
+def conformance_frames(folder: Path) -> list[str]:
+    names = sorted(p.name for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    if len(names) < 30:
+        raise PiError(f"the conformance set {folder} has {len(names)} frames; it needs at least 30")
+    return names
+
+
+def read_here(frames: Path, names: list[str]) -> tuple[dict[str, dict], float]:
+    command = HOST_VENV / "bin" / "elephants-bluff"
+    if not command.exists():
+        raise PiError(f"{command} is missing: run 'make venv' first")
+    start = time.monotonic()
+    out = subprocess.run([str(command), "read", "--json", *names], cwd=frames, capture_output=True, text=True)
+    if not out.stdout.strip():
+        raise PiError(f"the reader here printed nothing (exit {out.returncode}): {out.stderr.strip()[-400:]}")
+    return parse_read_lines(out.stdout), time.monotonic() - start
+
+
+def build_wheel(dest: Path) -> Path:
+    out = subprocess.run([str(HOST_VENV / "bin" / "python"), "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dest), str(REPO)],
+                         capture_output=True, text=True)
+    wheels = sorted(dest.glob("elephants_bluff-*.whl"))
+    if out.returncode != 0 or not wheels:
+        raise PiError(f"the project's wheel could not be built: {out.stderr.strip()[-400:]}")
+    return wheels[-1]
+
+
+def download_wheels(wheel: Path, constraints: Path) -> None:
+    """The aarch64 wheels of the project's dependencies, at this machine's versions (downloaded once, cached)."""
+    WHEELS.mkdir(parents=True, exist_ok=True)
+    argv = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--python-version", "3.11",
+            "--implementation", "cp", "--abi", "cp311", "--abi", "abi3", "--abi", "none", "-d", str(WHEELS), "-c", str(constraints)]
+    for platform in AARCH64_PLATFORMS:
+        argv += ["--platform", platform]
+    out = subprocess.run([*argv, str(wheel)], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise PiError("pip could not download aarch64 wheels of this machine's versions: " + out.stderr.strip()[-600:])
+
+
+def prepare_check_root(base: Path) -> Chroot:
+    """A persistent copy of the cached root (made again when the root is rebuilt)."""
+    base_stamp = (base.parent / (base.name + ".stamp")).read_text(encoding="utf-8")
+    stamp = CHECK_ROOT / "base-stamp"
+    chroot = Chroot(base, CHECK_ROOT)
+    if not (stamp.exists() and stamp.read_text(encoding="utf-8") == base_stamp and chroot.root.is_dir()):
+        print("pi-check: copying the arm64 root for the check (once per root)", flush=True)
+        chroot.destroy()
+        CHECK_ROOT.mkdir(parents=True)
+        subprocess.run(["cp", "-a", "--reflink=auto", str(base), str(chroot.root)], check=True)
+        stamp.write_text(base_stamp, encoding="utf-8")
+    return chroot
+
+
+def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constraints: Path) -> tuple[dict[str, dict], dict, dict[str, str]]:
+    """Installs the wheel in the check root's venv from aarch64 wheels only, then reads every frame in one process."""
+    times: dict[str, float] = {}
+    t = time.monotonic()
+    download_wheels(wheel, constraints)
+    times["download_s"] = round(time.monotonic() - t, 1)
+    chroot = prepare_check_root(base)
+    inside = chroot.path("/srv/pi-check")
+    shutil.rmtree(inside, ignore_errors=True)
+    (inside / "frames").mkdir(parents=True)
+    shutil.copytree(WHEELS, inside / "wheels")
+    shutil.copy2(wheel, inside / "wheels" / wheel.name)
+    shutil.copy2(constraints, inside / "constraints.txt")
+    for name in names:
+        shutil.copy2(frames / name, inside / "frames" / name)
+    venv = "/opt/pi-check/venv"
+    pip = [f"{venv}/bin/pip", "install", "--no-index", "--find-links", "/srv/pi-check/wheels", "--only-binary=:all:",
+           "--progress-bar", "off", "-c", "/srv/pi-check/constraints.txt"]
+    chroot.mount("/dev", ["--bind", "/dev"])
+    try:
+        t = time.monotonic()
+        if not chroot.path(f"{venv}/bin/python").exists():
+            made = chroot.run(["python3", "-m", "venv", venv], timeout=900)
+            if made.returncode != 0:
+                raise PiError(f"python3 -m venv failed in the arm64 root: {made.stderr.strip()[-400:]}")
+        for extra in ([], ["--no-deps", "--force-reinstall"]):  # the dependencies (once), then this checkout's wheel
+            out = chroot.run([*pip, *extra, f"/srv/pi-check/wheels/{wheel.name}"], timeout=1800)
+            if out.returncode != 0:
+                raise PiError(f"pip could not install the project's wheel in the arm64 root: {(out.stdout + out.stderr).strip()[-600:]}")
+            if "Building wheel" in out.stdout:
+                raise PiError("pip built something from source in the arm64 root; every dependency must come as a wheel")
+        times["install_s"] = round(time.monotonic() - t, 1)
+        code = "import importlib.metadata as m, json; print(json.dumps({d.metadata['Name'].lower(): d.version for d in m.distributions()}))"
+        versions = json.loads(chroot.run([f"{venv}/bin/python", "-c", code], timeout=600).stdout)
+        chroot.without_proc()
+        t = time.monotonic()
+        out = chroot.run([f"{venv}/bin/elephants-bluff", "read", "--json", *names], cwd="/srv/pi-check/frames", timeout=3600)
+        times["read_s"] = round(time.monotonic() - t, 1)
+        if not out.stdout.strip():
+            raise PiError(f"the reader in the arm64 root printed nothing (exit {out.returncode}): {out.stderr.strip()[-600:]}")
+        return parse_read_lines(out.stdout), times, versions
+    finally:
+        chroot.unmount("/dev")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="deploy/pi/pi_check.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--frames", type=Path, default=FRAMES, help="the conformance frames (default: tests/conformance/frames)")
+    parser.add_argument("--output", type=Path, default=OUTPUT, help="where the JSON result goes (default: docs/pi-check-latest.json)")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    result: dict = {"command": "make pi-check", "when": utc_now(), "frames_dir": os.path.relpath(args.frames, REPO)}
+    try:
+        if os.geteuid() != 0:
+            raise PiError("the arm64 root needs root (chroot and mounts): run me with sudo")
+        names = conformance_frames(args.frames)
+        here, here_s = read_here(args.frames, names)
+        versions_here = host_runtime_versions(HOST_VENV / "bin" / "python")
+        base = ensure_root()
+        with tempfile.TemporaryDirectory(prefix="pi-check-") as tmp:
+            wheel = build_wheel(Path(tmp))
+            constraints = Path(tmp) / "constraints.txt"
+            constraints.write_text("".join(f"{n}=={v}\n" for n, v in sorted(versions_here.items()) if n != "elephants-bluff"), encoding="utf-8")
+            pi, times, versions_pi = read_on_pi(base, args.frames, names, wheel, constraints)
+        key = ["numpy", "onnxruntime", "opencv-python-headless"]
+        mismatch = [f"{k} {versions_here.get(k)} here, {versions_pi.get(k)} on the Pi" for k in key if versions_here.get(k) != versions_pi.get(k)]
+        if mismatch:
+            raise PiError("the arm64 root does not have this machine's versions: " + "; ".join(mismatch))
+        rows = compare(names, here, pi)
+        result.update({
+            "frames": len(rows), "equal": sum(r["equal"] for r in rows),
+            "versions": {k: versions_here.get(k) for k in key}, "python_here": sys.version.split()[0],
+            "times_s": {"read_here": round(here_s, 1), **times, "total": round(time.monotonic() - started, 1)},
+            "rows": rows,
+        })
+        for row in rows:
+            if not row["equal"]:
+                print(f"  differs: {row['file']}: {row['why']}")
+        write_result(args.output, result)
+        line = summary_line(rows)
+        print(f"pi-check: {times['read_s']} s to read {len(rows)} frames in the arm64 root; result in {os.path.relpath(args.output, REPO)}")
+        print(line)
+        return 0 if all(r["equal"] for r in rows) else 1
+    except (PiError, subprocess.SubprocessError, OSError) as exc:
+        result.update({"error": str(exc), "times_s": {"total": round(time.monotonic() - started, 1)}})
+        write_result(args.output, result)
+        print(f"pi-check: {exc}", file=sys.stderr)
+        print("pi-check: 0 of 0 frames equal (it could not finish)")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

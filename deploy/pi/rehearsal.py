@@ -1,0 +1,502 @@
+"""`make pi-rehearsal`: the Pi appliance rehearsed end to end in an arm64 Debian root.
+
+On a fresh copy of the cached Debian Bookworm arm64 root (``deploy/pi/root.sh``),
+under qemu-user, as deploy/README.md tells an owner:
+
+1. the install script's refusals, each one sentence with nothing installed: a
+   Bullseye system (a fake os-release), a 32-bit system, the service as root, no
+   sudo, a port another program holds, no network, and a second install while
+   one runs;
+2. ``deploy/install-pi.sh --no-start --skip-pi-only-packages`` for real (the
+   Raspberry Pi archive's packages are the only ones skipped; Debian's are
+   installed), timed, with no package built from source;
+3. ``systemd-analyze verify`` on the installed unit;
+4. the unit's ``ExecStart`` started as its user with its environment (the camera
+   set to the files backend with a saved frame, as the Pi has no camera here),
+   then from outside over 127.0.0.1: ``/api/health``, the page and its assets, a
+   whole game through the HTTP API whose first Bluff the real reader reads;
+5. the update: a second install keeps the PIN, the settings, the finished game
+   and the saved frames byte-identical and the service comes back with the PIN;
+   a pip failure and a downgrade leave the running version alone and say so.
+
+Prints ``pi-rehearsal: N of M steps passed`` last, exits 1 on any failure, and
+writes the steps and times to ``docs/pi-rehearsal-latest.json``.
+
+    sudo python3 deploy/pi/rehearsal.py [--keep] [--output FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import CACHE, REPO, Chroot, PiError, ensure_root, free_port, ids_in, utc_now, write_result  # noqa: E402
+
+OUTPUT = REPO / "docs" / "pi-rehearsal-latest.json"
+WORK = Path(os.environ.get("PI_REHEARSAL_WORK", "/var/tmp/elephants-bluff-rehearsal"))
+PIP_CACHE = CACHE / "pip-cache-aarch64"
+CHECKOUT = "/home/pi/elephants-bluff"
+PREFIX, INSTANCE = "/opt/elephants-bluff", "/var/lib/elephants-bluff"
+UNIT = "/etc/systemd/system/elephants-bluff.service"
+LOCK = "/run/lock/elephants-bluff-install.lock"
+FRAME = REPO / "tests" / "conformance" / "frames" / "render-00-plain.jpg"
+FRAME_DIR = "/srv/rehearsal-camera"
+
+
+class StepFailed(Exception):
+    pass
+
+
+def check(condition: bool, why: str) -> None:
+    if not condition:
+        raise StepFailed(why)
+
+
+class Rehearsal:
+    def __init__(self, output: Path, keep: bool) -> None:
+        self.output, self.keep = output, keep
+        self.steps: list[dict] = []
+        self.facts: dict[str, Any] = {}
+        self.chroot: Chroot | None = None
+        self.service: subprocess.Popen | None = None
+        self.port = free_port()
+        self.pin = ""
+        self.game_id = ""
+
+    # --- bookkeeping ----------------------------------------------------------------------
+    def step(self, name: str, fn: Callable[[], str | None], needs: list[str] = ()) -> bool:
+        missing = [n for n in needs if not any(s["name"] == n and s["passed"] for s in self.steps)]
+        start = time.monotonic()
+        if missing:
+            passed, detail = False, f"not run: it needs '{missing[0]}', which did not pass"
+        else:
+            try:
+                detail = fn() or ""
+                passed = True
+            except (StepFailed, PiError, subprocess.SubprocessError, OSError, ValueError, KeyError) as exc:
+                passed, detail = False, f"{type(exc).__name__}: {exc}" if not isinstance(exc, StepFailed) else str(exc)
+        seconds = round(time.monotonic() - start, 1)
+        self.steps.append({"name": name, "passed": passed, "seconds": seconds, "detail": detail})
+        print(f"{'ok  ' if passed else 'FAIL'} {name} ({seconds} s){': ' + detail if detail else ''}", flush=True)
+        return passed
+
+    # --- inside the root --------------------------------------------------------------------
+    @property
+    def c(self) -> Chroot:
+        assert self.chroot is not None
+        return self.chroot
+
+    def install(self, *args: str, env: dict[str, str] | None = None, userspec: str | None = None,
+                wrap: list[str] = (), timeout: float = 3600) -> subprocess.CompletedProcess:
+        argv = ["bash", f"{CHECKOUT}/deploy/install-pi.sh", *args]
+        command = [*wrap, *self.c.command(argv, env={"HOME": "/root", **(env or {})}, userspec=userspec)]
+        return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+    def nothing_installed(self) -> None:
+        leftovers = [p for p in (PREFIX, INSTANCE, UNIT) if self.c.path(p).exists()]
+        if re.search(r"^elephants:", self.c.path("/etc/passwd").read_text(encoding="utf-8"), re.M):
+            leftovers.append("the user elephants")
+        check(not leftovers, f"a refused install left {', '.join(leftovers)} behind")
+
+    def refusal(self, out: subprocess.CompletedProcess, words: str) -> str:
+        lines = [line for line in out.stderr.splitlines() if line.strip()]
+        check(out.returncode == 1, f"exit {out.returncode}, not 1; stderr: {out.stderr.strip()[-300:]}")
+        check(len(lines) == 1 and lines[0].startswith("install-pi: "), f"not one sentence: {lines}")
+        check(words in lines[0], f"the sentence does not say {words!r}: {lines[0]}")
+        return lines[0]
+
+    def copy_checkout(self, dest: str, version: str | None = None, extra_dependency: str | None = None) -> None:
+        """The project's files (tracked and new, not ignored) as a clone would hold them, optionally changed."""
+        target = self.c.path(dest)
+        shutil.rmtree(target, ignore_errors=True)
+        listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=REPO, capture_output=True, check=True).stdout
+        for rel in filter(None, listed.decode().split("\0")):
+            src = REPO / rel
+            if src.is_file():
+                (target / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, target / rel)
+        pyproject = target / "pyproject.toml"
+        text = pyproject.read_text(encoding="utf-8")
+        if version:
+            text = re.sub(r'(?m)^version = ".*"$', f'version = "{version}"', text, count=1)
+        if extra_dependency:
+            text = text.replace("dependencies = [\n", f'dependencies = [\n    "{extra_dependency}",\n', 1)
+        pyproject.write_text(text, encoding="utf-8")
+
+    def installed_version(self) -> str:
+        out = self.c.run([f"{PREFIX}/venv/bin/python", "-c", "import importlib.metadata as m; print(m.version('elephants-bluff'))"], timeout=600)
+        return out.stdout.strip()
+
+    def instance_hashes(self) -> dict[str, str]:
+        root = self.c.path(INSTANCE)
+        return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    # --- the service -------------------------------------------------------------------------
+    def unit(self) -> dict[str, list[str]]:
+        fields: dict[str, list[str]] = {}
+        for line in self.c.path(UNIT).read_text(encoding="utf-8").splitlines():
+            if "=" in line and not line.lstrip().startswith(("#", "[")):
+                key, value = line.split("=", 1)
+                fields.setdefault(key.strip(), []).append(value.strip())
+        return fields
+
+    def start_service(self) -> str:
+        """The unit's ExecStart as its User/Group/SupplementaryGroups, in its WorkingDirectory, with its Environment."""
+        unit = self.unit()
+        user = unit["User"][0]
+        uid, gid, _ = ids_in(self.c.root, user)
+        wanted = " ".join(unit.get("SupplementaryGroups", [])).split()
+        gids = {parts[0]: int(parts[2]) for parts in (line.split(":") for line in self.c.path("/etc/group").read_text(encoding="utf-8").splitlines())}
+        check(all(g in gids for g in wanted), f"the root has no group {[g for g in wanted if g not in gids]}")
+        groups = [gids[g] for g in wanted]
+        env = dict(e.split("=", 1) for e in unit.get("Environment", []))
+        exec_start = unit["ExecStart"][0].replace("--host 0.0.0.0", "--host 127.0.0.1")  # only loopback on this machine
+        self.c.without_proc()  # onnxruntime under qemu-user crashes with the host's /proc mounted
+        command = self.c.command(["sh", "-c", f"cd {unit['WorkingDirectory'][0]} && exec {exec_start}"],
+                                 env={**env, "HOME": INSTANCE}, userspec=f"{uid}:{gid}", groups=",".join(map(str, groups)) or None)
+        log = open(WORK / "service.log", "ab")
+        self.service = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            if self.service.poll() is not None:
+                raise StepFailed(f"the service stopped at start (exit {self.service.returncode}); its log: {self.service_log()[-400:]}")
+            try:
+                status, body = self.http("GET", "/api/health")
+                if status == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(2)
+        else:
+            raise StepFailed("the service did not answer /api/health within 300 s")
+        owner = [line.split()[1] for line in Path(f"/proc/{self.service.pid}/status").read_text().splitlines() if line.startswith("Uid:")]
+        check(owner and int(owner[0]) == uid and uid != 0, f"the service runs as uid {owner}, not {user} ({uid})")
+        return f"{exec_start.split()[0]} as {user} (uid {uid}, groups {','.join(map(str, groups))}), env {sorted(env)}"
+
+    def stop_service(self) -> None:
+        if self.service and self.service.poll() is None:
+            os.killpg(self.service.pid, signal.SIGTERM)
+            try:
+                self.service.wait(60)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.service.pid, signal.SIGKILL)
+                self.service.wait(10)
+        self.service = None
+
+    def service_log(self) -> str:
+        path = WORK / "service.log"
+        return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+
+    def http(self, method: str, path: str, body: Any = None, pin: str | None = None, raw: bool = False) -> tuple[int, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if pin:
+            request.add_header("X-Table-Pin", pin)
+        try:
+            with urllib.request.urlopen(request, timeout=300) as response:
+                payload = response.read()
+                status = response.status
+        except urllib.error.HTTPError as exc:
+            payload, status = exc.read(), exc.code
+        if raw:
+            return status, payload
+        try:
+            return status, json.loads(payload or b"null")
+        except json.JSONDecodeError:
+            return status, payload.decode(errors="replace")
+
+    # --- the steps ----------------------------------------------------------------------------
+    def prepare(self) -> str:
+        base = ensure_root()
+        self.chroot = Chroot(base, WORK / "copy").create()
+        (WORK / "service.log").unlink(missing_ok=True)
+        self.c.with_system_mounts()
+        PIP_CACHE.mkdir(parents=True, exist_ok=True)
+        self.c.mount("/root/.cache/pip", ["--bind", str(PIP_CACHE)])
+        self.copy_checkout(CHECKOUT)
+        camera = self.c.path(FRAME_DIR)
+        camera.mkdir(parents=True)
+        shutil.copy2(FRAME, camera / FRAME.name)
+        return f"a fresh {'overlay' if self.c.overlay else 'copy'} of {base}; the checkout in {CHECKOUT}"
+
+    def refuse_bullseye(self) -> str:
+        fake = self.c.path("/tmp/os-release-bullseye")
+        fake.write_text('PRETTY_NAME="Debian GNU/Linux 11 (bullseye)"\nNAME="Debian GNU/Linux"\nVERSION_ID="11"\nID=debian\n', encoding="utf-8")
+        out = self.install("--skip-pi-only-packages", env={"INSTALL_PI_OS_RELEASE": "/tmp/os-release-bullseye"})
+        said = self.refusal(out, "Bookworm (12) or later is needed")
+        self.nothing_installed()
+        return said
+
+    def refuse_32_bit(self) -> str:
+        fake = self.c.path("/usr/local/bin/dpkg")
+        fake.write_text('#!/bin/sh\n[ "$1" = --print-architecture ] && { echo armhf; exit 0; }\nexec /usr/bin/dpkg "$@"\n', encoding="utf-8")
+        fake.chmod(0o755)
+        try:
+            out = self.install("--skip-pi-only-packages")
+        finally:
+            fake.unlink()
+        said = self.refusal(out, "32-bit system (armhf)")
+        self.nothing_installed()
+        return said
+
+    def refuse_root_user(self) -> str:
+        said = self.refusal(self.install("--user", "root", "--skip-pi-only-packages"), "must not run as root")
+        self.nothing_installed()
+        return said
+
+    def refuse_without_sudo(self) -> str:
+        said = self.refusal(self.install("--skip-pi-only-packages", userspec="65534:65534"), "run me as root")
+        self.nothing_installed()
+        return said
+
+    def refuse_port_in_use(self) -> str:
+        with socket.socket() as other:
+            other.bind(("127.0.0.1", self.port))
+            other.listen()
+            out = self.install("--port", str(self.port), "--skip-pi-only-packages")
+        said = self.refusal(out, f"port {self.port} is already used by another program")
+        self.nothing_installed()
+        return said
+
+    def refuse_without_network(self) -> str:
+        if shutil.which("unshare") is None:
+            raise StepFailed("unshare is missing on this machine, so the root cannot be cut off the network")
+        out = self.install("--skip-pi-only-packages", wrap=["unshare", "--net"])
+        said = self.refusal(out, "apt cannot reach the package servers")
+        self.nothing_installed()
+        return said
+
+    def install_twice_at_once(self) -> str:
+        """The real first install, with a second one started while it runs."""
+        args = ["--no-start", "--skip-pi-only-packages", "--port", str(self.port)]
+        first: dict[str, Any] = {}
+
+        def run_first() -> None:
+            t = time.monotonic()
+            first["out"] = self.install(*args)
+            first["seconds"] = time.monotonic() - t
+
+        thread = threading.Thread(target=run_first)
+        thread.start()
+        lock = self.c.path(LOCK)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and thread.is_alive():
+            if lock.exists() and subprocess.run(["flock", "-n", str(lock), "true"]).returncode == 1:
+                break
+            time.sleep(0.2)
+        second = self.install(*args)
+        thread.join()
+        self.first_install = first
+        return self.refusal(second, "another install of the companion is running")
+
+    def first_install_worked(self) -> str:
+        out, seconds = self.first_install["out"], self.first_install["seconds"]
+        log = out.stdout + out.stderr
+        (WORK / "install-1.log").write_text(log, encoding="utf-8")
+        check(out.returncode == 0, f"the install failed (exit {out.returncode}): {log.strip()[-600:]}")
+        check("skipped (only in the Raspberry Pi archive, and asked to skip): python3-picamera2 python3-libcamera python3-lgpio" in out.stderr,
+              "the install did not name the Raspberry Pi packages it skipped")
+        check("no package was built from source" in out.stdout, "the install did not confirm that nothing was built from source")
+        check(self.c.path(f"{PREFIX}/venv").is_symlink() and self.c.path(UNIT).is_file(), "no venv link or no unit after the install")
+        config = self.c.path(f"{INSTANCE}/config.toml").read_text(encoding="utf-8")
+        self.pin = re.search(r'(?m)^pin = "(\d{6})"$', config).group(1)
+        groups = self.c.path("/etc/group").read_text(encoding="utf-8")
+        check(all(re.search(rf"(?m)^{g}:.*\belephants\b", groups) for g in ("gpio", "video")), "the user elephants is not in gpio and video")
+        self.facts["install_s"] = round(seconds, 1)
+        return f"{seconds:.0f} s (apt packages from the root's cache, pip's downloads from its cache when warm); PIN {self.pin}"
+
+    def verify_unit(self) -> str:
+        out = subprocess.run(["systemd-analyze", "verify", f"--root={self.c.root}", UNIT], capture_output=True, text=True)
+        noise = [line for line in out.stderr.splitlines() if line.strip()]
+        check(out.returncode == 0 and not noise, f"systemd-analyze verify: {out.stderr.strip()[-500:]}")
+        return "no complaint"
+
+    def configure_camera(self) -> str:
+        """The Pi here has no camera: the files backend serves a saved tray frame instead (the only setting changed)."""
+        path = self.c.path(f"{INSTANCE}/config.toml")
+        text = path.read_text(encoding="utf-8")
+        text, n1 = re.subn(r'(?m)^backend = "picamera2"$', 'backend = "files"', text)
+        text, n2 = re.subn(r'(?m)^files_dir = ""$', f'files_dir = "{FRAME_DIR}"', text)
+        text, n3 = re.subn(r"(?m)^path_length = 7$", "path_length = 2", text)
+        check(n1 == n2 == n3 == 1, "config.toml does not hold camera.backend, camera.files_dir and game.path_length as expected")
+        path.write_text(text, encoding="utf-8")
+        return f"camera.backend = files ({FRAME_DIR}/{FRAME.name}), game.path_length = 2"
+
+    def health(self) -> str:
+        status, body = self.http("GET", "/api/health")
+        check(status == 200 and isinstance(body, dict) and body.get("status") in ("ok", "degraded"), f"/api/health: {status} {body}")
+        check(body.get("camera") == "files", f"/api/health names camera {body.get('camera')!r}, not files")
+        self.facts["health"] = body
+        return json.dumps({k: body.get(k) for k in ("status", "version", "camera", "gpio", "model")})
+
+    def page_assets(self) -> str:
+        status, html = self.http("GET", "/", raw=True)
+        check(status == 200, f"the page answered {status}")
+        assets = sorted(set(re.findall(r'(?:src|href)="(/static/[^"?#]+)', html.decode())))
+        check(assets, "the page names no /static/ asset")
+        for asset in assets:
+            status, body = self.http("GET", asset, raw=True)
+            check(status == 200 and len(body) > 0, f"{asset} answered {status}")
+        return f"/ and {len(assets)} assets: {', '.join(a.rsplit('/', 1)[1] for a in assets)}"
+
+    def whole_game(self) -> str:
+        truth = json.loads((REPO / "tests" / "conformance" / "frames.json").read_text(encoding="utf-8"))[FRAME.name]["seen"]
+        top = sorted(7 - v for v in truth)
+        status, game = self.http("POST", "/api/games", {"players": ["Ann", "Ben"], "path_length": 2, "starter": 0}, pin=self.pin)
+        check(status == 201, f"starting a game: {status} {game}")
+        self.game_id = game["id"]
+        bluffs: list[str] = []
+        for _ in range(20):
+            if game["phase"] == "over":
+                break
+            gid = game["id"]
+            if game["phase"] == "claim":
+                status, game = self.http("POST", f"/api/games/{gid}/claim", {"amount": game["min_claim"]}, pin=self.pin)
+            elif game["phase"] == "decide":
+                status, body = self.http("POST", f"/api/games/{gid}/bluff", {}, pin=self.pin)
+                check(status == 200, f"Bluff: {status} {body}")
+                game = body.get("state", body)
+                cid = (body.get("challenge") or {}).get("id") or game.get("last_challenge")
+                status, challenge = self.http("GET", f"/api/challenges/{cid}")
+                reading = challenge.get("reading") or {}
+                dice = sorted(d.get("top") for d in reading.get("dice", []))
+                if not bluffs:
+                    check(reading.get("status") == "ok" and dice == top,
+                          f"the first Bluff was read {reading.get('status')} {dice}, the frame shows {top}")
+                    status, image = self.http("GET", f"/api/challenges/{cid}/image", raw=True)
+                    check(status == 200 and image[:2] == b"\xff\xd8", "the saved Bluff frame is not served as a JPEG")
+                bluffs.append(f"{cid}: {reading.get('status')} {dice} -> {challenge.get('verdict')}")
+            elif game["phase"] == "confirm":
+                status, game = self.http("POST", f"/api/games/{game['id']}/confirm", {"dice": top}, pin=self.pin)
+            check(status in (200, 201), f"{game}")
+        check(game["phase"] == "over" and game.get("loser") is not None, f"the game did not end: {game.get('phase')}")
+        return f"game {self.game_id} over, loser seat {game['loser']}; Bluffs: " + "; ".join(bluffs)
+
+    def update_keeps_everything(self) -> str:
+        self.stop_service()
+        before, version_before = self.instance_hashes(), self.installed_version()
+        check(any(k.startswith("frames") for k in before), f"no saved frame in the instance before the update: {sorted(before)}")
+        new_version = version_before + ".post1"
+        self.copy_checkout(CHECKOUT, version=new_version)
+        self.c.with_system_mounts()
+        t = time.monotonic()
+        out = self.install("--no-start", "--skip-pi-only-packages", "--port", str(self.port))
+        seconds = time.monotonic() - t
+        (WORK / "install-2.log").write_text(out.stdout + out.stderr, encoding="utf-8")
+        check(out.returncode == 0, f"the update failed (exit {out.returncode}): {(out.stdout + out.stderr).strip()[-600:]}")
+        after = self.instance_hashes()
+        changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+        check(not changed, f"the update changed {changed}")
+        check(self.installed_version() == new_version, f"the update did not install {new_version}")
+        self.facts["update_install_s"] = round(seconds, 1)
+        self.start_service()
+        status, _ = self.http("POST", "/api/session", {"pin": self.pin})
+        check(status == 200, f"the PIN from before the update is refused ({status})")
+        status, wrong = self.http("POST", "/api/session", {"pin": "000000" if self.pin != "000000" else "111111"})
+        check(status == 401, f"a wrong PIN got {status}, so the PIN check proves nothing")
+        status, game = self.http("GET", f"/api/games/{self.game_id}")
+        check(status == 200 and game.get("phase") == "over", f"the finished game is gone after the update ({status})")
+        return f"{len(after)} files byte-identical ({', '.join(sorted(after))}); {version_before} -> {new_version} in {seconds:.0f} s; same PIN"
+
+    def failed_pip_keeps_running(self) -> str:
+        version, link = self.installed_version(), os.readlink(self.c.path(f"{PREFIX}/venv"))
+        self.copy_checkout(CHECKOUT, version=version + ".post2" if ".post" not in version else version + "1",
+                          extra_dependency="elephants-bluff-no-such-package==1.0")
+        out = self.install("--no-start", "--skip-pi-only-packages", "--port", str(self.port))
+        self.c.without_proc()
+        last = [line for line in out.stderr.splitlines() if line.startswith("install-pi: ")]
+        check(out.returncode == 1 and last and "pip could not install" in last[-1] and "untouched and keeps running" in last[-1]
+              and "run me again" in last[-1], f"exit {out.returncode}; said {last[-1:] or out.stderr.strip()[-300:]}")
+        check(os.readlink(self.c.path(f"{PREFIX}/venv")) == link and self.installed_version() == version, "the failed install changed the venv")
+        status, _ = self.http("GET", "/api/health")
+        check(status == 200, "the running service stopped answering during the failed install")
+        self.stop_service()
+        self.start_service()
+        return last[-1]
+
+    def downgrade_refused(self) -> str:
+        version, link = self.installed_version(), os.readlink(self.c.path(f"{PREFIX}/venv"))
+        self.copy_checkout(CHECKOUT, version="0.0.1")
+        out = self.install("--no-start", "--skip-pi-only-packages", "--port", str(self.port))
+        self.c.without_proc()
+        said = self.refusal(out, "older than the installed")
+        check(os.readlink(self.c.path(f"{PREFIX}/venv")) == link and self.installed_version() == version, "the refused downgrade changed the venv")
+        status, _ = self.http("GET", "/api/health")
+        check(status == 200, "the service stopped answering after the refused downgrade")
+        return said
+
+    # --- the whole ------------------------------------------------------------------------------
+    def run(self) -> int:
+        started = time.monotonic()
+        try:
+            if os.geteuid() != 0:
+                raise PiError("the rehearsal needs root (debootstrap, chroot, mounts): run me with sudo")
+            s = self.step
+            s("a fresh arm64 root with the checkout", self.prepare)
+            root = ["a fresh arm64 root with the checkout"]
+            s("refuses Bullseye (fake os-release)", self.refuse_bullseye, root)
+            s("refuses a 32-bit system (armhf userland)", self.refuse_32_bit, root)
+            s("refuses to run the service as root", self.refuse_root_user, root)
+            s("refuses to run without sudo", self.refuse_without_sudo, root)
+            s("refuses a port another program holds", self.refuse_port_in_use, root)
+            s("refuses to install without network", self.refuse_without_network, root)
+            s("a second install while one runs is refused", self.install_twice_at_once, root)
+            s("install-pi.sh --no-start --skip-pi-only-packages", self.first_install_worked, ["a second install while one runs is refused"])
+            installed = ["install-pi.sh --no-start --skip-pi-only-packages"]
+            s("systemd-analyze verify on the installed unit", self.verify_unit, installed)
+            s("the saved frame as the camera", self.configure_camera, installed)
+            s("ExecStart runs as the service user with the unit's environment", self.start_service, ["the saved frame as the camera"])
+            up = ["ExecStart runs as the service user with the unit's environment"]
+            s("/api/health answers", self.health, up)
+            s("the page and its assets load", self.page_assets, up)
+            s("a whole game over the HTTP API, the first Bluff read by the reader", self.whole_game, up)
+            s("an update keeps PIN, settings, game log and frames", self.update_keeps_everything, ["a whole game over the HTTP API, the first Bluff read by the reader"])
+            s("a pip failure leaves the running version and says what to do", self.failed_pip_keeps_running, ["an update keeps PIN, settings, game log and frames"])
+            s("a downgrade is refused and the running version stays", self.downgrade_refused, ["an update keeps PIN, settings, game log and frames"])
+        except PiError as exc:
+            self.steps.append({"name": "start", "passed": False, "seconds": 0, "detail": str(exc)})
+            print(f"pi-rehearsal: {exc}", file=sys.stderr)
+        finally:
+            self.stop_service()
+            if self.chroot is not None and not self.keep:
+                self.chroot.destroy()
+        passed = sum(s["passed"] for s in self.steps)
+        write_result(self.output, {
+            "command": "make pi-rehearsal", "when": utc_now(), "root": "Debian bookworm arm64 under qemu-user (QEMU_CPU=cortex-a72)",
+            "passed": passed, "steps_total": len(self.steps), "total_s": round(time.monotonic() - started, 1),
+            "install_s": self.facts.get("install_s"), "update_install_s": self.facts.get("update_install_s"),
+            "health": self.facts.get("health"), "steps": self.steps,
+        })
+        print(f"pi-rehearsal: result in {os.path.relpath(self.output, REPO)}; {round(time.monotonic() - started)} s in all")
+        print(f"pi-rehearsal: {passed} of {len(self.steps)} steps passed")
+        return 0 if self.steps and passed == len(self.steps) else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="deploy/pi/rehearsal.py", description="Rehearse the Pi install end to end in an arm64 root.")
+    parser.add_argument("--output", type=Path, default=OUTPUT, help="the JSON result (default: docs/pi-rehearsal-latest.json)")
+    parser.add_argument("--keep", action="store_true", help="keep the root's copy afterwards (in /var/tmp/elephants-bluff-rehearsal)")
+    args = parser.parse_args(argv)
+    return Rehearsal(args.output, args.keep).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

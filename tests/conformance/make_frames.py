@@ -1,0 +1,128 @@
+"""Makes the fixed conformance set that `make pi-check` reads here and on the Pi.
+
+Run once; its output is committed (``tests/conformance/frames/`` and
+``frames.json``), so every later `pi-check` reads the very same bytes:
+
+    .venv/bin/python tests/conformance/make_frames.py
+
+Three kinds of frame, 36 in all:
+
+- ``render-*``: tray frames from the project's renderer (``vision/simtable.py``),
+  seen from below through the acrylic, seeded, with glare, blur, noise, touching
+  and leaning dice;
+- ``byler-*`` and ``skovy-*``: real photos from the ``train`` and ``val`` splits of
+  ``../shared/datasets`` (never Byler's ``test`` split), copied byte for byte;
+- ``margin-*``: hard renders (heavy blur, noise, dim light, a die leaning on the
+  cup) chosen from a larger batch because the reader's least sure die on them
+  is closest to where a die stops counting as sure: the frames where float
+  differences between machines would show first.
+
+The near-margin choice reads the candidates with ``elephants-bluff read --json``
+(the command, not the reader's code), so it picks whatever reader is installed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(REPO))
+
+from vision.simtable import render_table  # noqa: E402  (the renderer: frames only, not the reader)
+
+DATASETS = REPO.parent / "shared" / "datasets"
+OUT = HERE / "frames"
+#: a die read at this confidence or above counts as sure (the reader's own figure when the set was made)
+SURE_FROM = 0.95
+
+
+def _save(path: Path, frame: np.ndarray) -> None:
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 88])
+    assert ok
+    path.write_bytes(data.tobytes())
+
+
+def renders(out: Path, manifest: dict) -> None:
+    kinds = [
+        ("plain", {}), ("plain", {}), ("plain", {}), ("plain", {}),
+        ("glare", {"glare": 2}), ("glare", {"glare": 3}),
+        ("touching", {"touching": 1.0}), ("touching", {"touching": 1.0}),
+        ("blur", {"blur": 1.2}), ("noise", {"noise": 6.0}),
+        ("small", {"die_side": 44.0}), ("big", {"die_side": 90.0}),
+        ("lean", {"leaning": 25.0}), ("jpeg", {"jpeg_quality": 60}),
+        ("plain", {}), ("glare", {"glare": 1}),
+    ]
+    for i, (kind, kw) in enumerate(kinds):
+        rng = np.random.default_rng(7000 + i)
+        seen = [int(v) for v in rng.integers(1, 7, size=3)]
+        frame, dice = render_table(seen, rng, view="below", **kw)
+        name = f"render-{i:02d}-{kind}.jpg"
+        _save(out / name, frame)
+        manifest[name] = {"kind": "render", "seed": 7000 + i, "seen": seen, "options": kw}
+
+
+def real_photos(out: Path, manifest: dict) -> None:
+    picks = [("real-dice-byler", "train", "byler", 7), ("real-dice-skovy", "train", "skovy", 3), ("real-dice-skovy", "val", "skovy", 2)]
+    for folder, split, short, count in picks:
+        names = json.loads((DATASETS / folder / "split.json").read_text(encoding="utf-8"))[split]
+        assert split != "test"
+        for stem in random.Random(f"{folder}-{split}").sample(sorted(names), count):
+            name = f"{short}-{split}-{stem}.jpg"
+            shutil.copyfile(DATASETS / folder / "images" / f"{stem}.jpg", out / name)
+            labels = (DATASETS / folder / "labels" / f"{stem}.txt").read_text(encoding="utf-8").split("\n")
+            manifest[name] = {"kind": "photo", "set": folder, "split": split, "image": f"images/{stem}.jpg",
+                              "values_as_photographed": sorted(int(line.split()[0]) + 1 for line in labels if line.strip())}
+
+
+def margin_frames(out: Path, manifest: dict, wanted: int = 8, tries: int = 40) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        candidates = {}
+        for i in range(tries):
+            rng = np.random.default_rng(9000 + i)
+            seen = [int(v) for v in rng.integers(1, 7, size=3)]
+            kw = [{"blur": 2.2}, {"noise": 16.0}, {"leaning": 12.0}, {"blur": 1.6, "noise": 10.0}, {"die_side": 38.0, "noise": 8.0}][i % 5]
+            frame, _ = render_table(seen, rng, view="below", **kw)
+            if i % 7 == 3:
+                frame = (frame.astype(np.float32) * 0.45).astype(np.uint8)  # a dim tray
+            name = f"cand-{i:02d}.jpg"
+            _save(Path(tmp) / name, frame)
+            candidates[name] = {"seed": 9000 + i, "seen": seen, "options": kw, "dimmed": i % 7 == 3}
+        command = REPO / ".venv" / "bin" / "elephants-bluff"
+        lines = subprocess.run([str(command), "read", "--json", *sorted(candidates)], cwd=tmp, capture_output=True, text=True, check=True).stdout
+        scored = []
+        for line in lines.splitlines():
+            reading = json.loads(line)
+            confidences = [d["confidence"] for d in reading.get("dice", [])]
+            if confidences:
+                scored.append((abs(min(confidences) - SURE_FROM), reading["file"], min(confidences), reading["status"]))
+        for rank, (_, cand, low, status) in enumerate(sorted(scored)[:wanted]):
+            name = f"margin-{rank:02d}.jpg"
+            shutil.copyfile(Path(tmp) / cand, out / name)
+            manifest[name] = {"kind": "near-margin", **candidates[cand], "least_sure_when_made": round(low, 4), "status_when_made": status}
+
+
+def main() -> int:
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    OUT.mkdir(parents=True)
+    manifest: dict = {}
+    renders(OUT, manifest)
+    real_photos(OUT, manifest)
+    margin_frames(OUT, manifest)
+    (HERE / "frames.json").write_text(json.dumps(dict(sorted(manifest.items())), indent=1) + "\n", encoding="utf-8")
+    print(f"{len(manifest)} frames in {OUT.relative_to(REPO)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

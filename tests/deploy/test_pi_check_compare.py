@@ -1,0 +1,117 @@
+"""make pi-check's comparison and its conformance set, without emulation.
+
+The comparison runs on two synthetic result files as ``read --json`` writes
+them; the set is checked for size, provenance (never Byler's test split) and
+that its manifest names every frame.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FRAMES = ROOT / "tests" / "conformance" / "frames"
+MANIFEST = ROOT / "tests" / "conformance" / "frames.json"
+DATASETS = ROOT.parent / "shared" / "datasets"
+
+
+def _load(name: str, path: Path):
+    sys.path.insert(0, str(path.parent))
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+    finally:
+        sys.path.remove(str(path.parent))
+
+
+pi_check = _load("pi_check_under_test", ROOT / "deploy" / "pi" / "pi_check.py")
+
+
+def lines(*readings: dict) -> str:
+    return "".join(json.dumps(r) + "\n" for r in readings)
+
+
+def reading(file: str, status: str, *faces: tuple[int, int], confidence: float = 0.99) -> dict:
+    return {"file": file, "status": status, "reason": None, "total": sum(t for _, t in faces),
+            "dice": [{"seen": s, "top": t, "confidence": confidence, "box": [0, 0, 10, 10]} for s, t in faces]}
+
+
+def test_equal_readings_count_as_equal_whatever_the_order_and_confidence(tmp_path):
+    here = tmp_path / "here.jsonl"
+    pi = tmp_path / "pi.jsonl"
+    here.write_text(lines(reading("a.jpg", "ok", (1, 6), (2, 5), (3, 4)), reading("b.jpg", "uncertain", (6, 1))), encoding="utf-8")
+    pi.write_text(lines(reading("b.jpg", "uncertain", (6, 1), confidence=0.5), reading("a.jpg", "ok", (3, 4), (1, 6), (2, 5), confidence=0.97)), encoding="utf-8")
+    rows = pi_check.compare(["a.jpg", "b.jpg"], pi_check.parse_read_lines(here.read_text()), pi_check.parse_read_lines(pi.read_text()))
+    assert [r["equal"] for r in rows] == [True, True]
+    assert pi_check.summary_line(rows) == "pi-check: 2 of 2 frames equal"
+
+
+def test_a_status_that_flips_is_a_difference_said_in_words():
+    here = pi_check.parse_read_lines(lines(reading("a.jpg", "ok", (1, 6))))
+    pi = pi_check.parse_read_lines(lines(reading("a.jpg", "uncertain", (1, 6))))
+    [row] = pi_check.compare(["a.jpg"], here, pi)
+    assert not row["equal"] and row["why"] == "status ok here, uncertain on the Pi"
+
+
+def test_a_different_value_is_a_difference():
+    here = pi_check.parse_read_lines(lines(reading("a.jpg", "ok", (1, 6), (2, 5))))
+    pi = pi_check.parse_read_lines(lines(reading("a.jpg", "ok", (1, 6), (3, 4))))
+    [row] = pi_check.compare(["a.jpg"], here, pi)
+    assert not row["equal"] and row["why"] == "top faces [5, 6] here, [4, 6] on the Pi"
+
+
+def test_a_die_found_only_on_one_machine_is_a_difference():
+    here = pi_check.parse_read_lines(lines(reading("a.jpg", "uncertain", (1, 6), (2, 5))))
+    pi = pi_check.parse_read_lines(lines(reading("a.jpg", "uncertain", (1, 6))))
+    assert pi_check.compare(["a.jpg"], here, pi)[0]["equal"] is False
+
+
+def test_a_frame_missing_from_one_side_is_a_difference():
+    here = pi_check.parse_read_lines(lines(reading("a.jpg", "ok", (1, 6)), reading("b.jpg", "ok", (2, 5))))
+    pi = pi_check.parse_read_lines(lines(reading("a.jpg", "ok", (1, 6))))
+    rows = pi_check.compare(["a.jpg", "b.jpg"], here, pi)
+    assert [r["equal"] for r in rows] == [True, False] and "missing on the Pi" in rows[1]["why"]
+    assert pi_check.summary_line(rows) == "pi-check: 1 of 2 frames equal"
+
+
+@pytest.mark.parametrize("text,why", [("not json\n", "line 1 of the reader's output is not JSON"),
+                                      ('{"status": "ok"}\n', "line 1 of the reader's output has no 'file' field")])
+def test_output_that_is_not_the_readers_is_refused_with_the_line(text, why):
+    with pytest.raises(ValueError, match=why):
+        pi_check.parse_read_lines(text)
+
+
+def test_the_conformance_set_has_at_least_30_frames_each_in_the_manifest():
+    names = pi_check.conformance_frames(FRAMES)
+    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    assert len(names) >= 30 and sorted(manifest) == names
+    kinds = {entry["kind"] for entry in manifest.values()}
+    assert kinds == {"render", "photo", "near-margin"}
+
+
+def test_a_set_too_small_is_refused(tmp_path):
+    for i in range(3):
+        (tmp_path / f"{i}.jpg").write_bytes(b"x")
+    with pytest.raises(pi_check.PiError, match="has 3 frames; it needs at least 30"):
+        pi_check.conformance_frames(tmp_path)
+
+
+def test_no_conformance_photo_comes_from_bylers_test_split():
+    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    photos = {name: e for name, e in manifest.items() if e["kind"] == "photo"}
+    assert photos and all(e["split"] in ("train", "val") for e in photos.values())
+    split_file = DATASETS / "real-dice-byler" / "split.json"
+    if not split_file.exists():
+        pytest.skip("../shared/datasets is not beside this checkout")
+    test_split = set(json.loads(split_file.read_text(encoding="utf-8"))["test"])
+    used = {Path(e["image"]).stem for e in photos.values() if e["set"] == "real-dice-byler"}
+    assert used and not used & test_split
+    for name, entry in photos.items():  # byte for byte the dataset's photo
+        assert (FRAMES / name).read_bytes() == (DATASETS / entry["set"] / entry["image"]).read_bytes()
