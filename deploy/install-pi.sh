@@ -4,9 +4,11 @@
 # Needs Raspberry Pi OS 64-bit, Bookworm (12) or later, and root:
 #   sudo deploy/install-pi.sh [--user NAME] [--prefix DIR] [--instance DIR]
 #                             [--port N] [--hostname NAME] [--no-start]
+#                             [--skip-pi-only-packages] [--allow-downgrade]
 #
 # Safe to run again: that is how the companion is updated (see deploy/README.md).
 # The settings file and the game log in the instance folder are never replaced.
+# A failed update leaves the installed version in place and running.
 set -euo pipefail
 
 APP_USER="elephants"
@@ -15,9 +17,16 @@ INSTANCE="/var/lib/elephants-bluff"
 PORT="8000"
 NEW_HOSTNAME=""
 START=1
+SKIP_PI_ONLY=0
+ALLOW_DOWNGRADE=0
 SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 UNIT_SRC="$SRC/deploy/elephants-bluff.service"
 UNIT_DST="/etc/systemd/system/elephants-bluff.service"
+# The tests and `make pi-rehearsal` point this at a fake file to play other systems.
+OS_RELEASE="${INSTALL_PI_OS_RELEASE:-/etc/os-release}"
+LOCK="/run/lock/elephants-bluff-install.lock"
+# Only the Raspberry Pi archive has these (Debian Bookworm has none of them).
+PI_ONLY_PACKAGES="python3-picamera2 python3-libcamera python3-lgpio"
 
 die() {
   echo "install-pi: $*" >&2
@@ -25,7 +34,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -36,6 +45,8 @@ while [ $# -gt 0 ]; do
     --port) PORT="${2:?--port needs a number}"; shift 2 ;;
     --hostname) NEW_HOSTNAME="${2:?--hostname needs a name}"; shift 2 ;;
     --no-start) START=0; shift ;;
+    --skip-pi-only-packages) SKIP_PI_ONLY=1; shift ;;
+    --allow-downgrade) ALLOW_DOWNGRADE=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown option: $1" ;;
   esac
@@ -44,6 +55,9 @@ done
 case "$PORT" in
   '' | *[!0-9]*) die "--port must be a number, not '$PORT'" ;;
 esac
+if [ "$PORT" -lt 1 ] || [ "$PORT" -gt 65535 ]; then
+  die "--port must be between 1 and 65535, not $PORT"
+fi
 case "$APP_USER" in
   root) die "the companion must not run as root; choose another --user" ;;
   '' | *[!a-z0-9_-]*) die "--user must be lower-case letters, digits, - or _, not '$APP_USER'" ;;
@@ -51,36 +65,150 @@ esac
 case "$PREFIX$INSTANCE" in
   *[[:space:]]*) die "--prefix and --instance must not contain spaces" ;;
 esac
-[ "$(id -u)" -eq 0 ] || die "run me as root: sudo $0 $*"
-[ -f "$SRC/pyproject.toml" ] || die "run me from a checkout of the project (no pyproject.toml in $SRC)"
-[ -f "$UNIT_SRC" ] || die "the unit file $UNIT_SRC is missing"
 
-# --- the system -----------------------------------------------------------------
-[ -r /etc/os-release ] || die "cannot tell which system this is (/etc/os-release is missing)"
+# --- the system (read only: nothing is changed before all of these pass) ----------
+[ -r "$OS_RELEASE" ] || die "cannot tell which system this is ($OS_RELEASE is missing)"
 # shellcheck source=/dev/null
-. /etc/os-release
+. "$OS_RELEASE"
 major="${VERSION_ID%%.*}"
 case "${ID:-}" in
   debian | raspbian) ;;
   *) die "this script is for Raspberry Pi OS (Debian), not ${PRETTY_NAME:-an unknown system}" ;;
 esac
-if [ -z "$major" ] || [ "$major" -lt 12 ]; then
-  die "Raspberry Pi OS Bookworm (12) or later is needed; this is ${PRETTY_NAME:-version ${VERSION_ID:-unknown}}"
+case "$major" in
+  '' | *[!0-9]*) major=0 ;;
+esac
+if [ "$major" -lt 12 ]; then
+  die "Raspberry Pi OS Bookworm (12) or later is needed, and this is ${PRETTY_NAME:-version ${VERSION_ID:-unknown}}: write a fresh Raspberry Pi OS (64-bit) card with Raspberry Pi Imager (deploy/README.md), then run me there"
 fi
-if [ "$(uname -m)" != "aarch64" ]; then
-  echo "install-pi: warning: this is $(uname -m), not 64-bit ARM; the camera packages may be missing" >&2
+# The userland decides, not the kernel: 32-bit Pi OS on a Pi 4 runs a 64-bit kernel.
+ARCH="$(dpkg --print-architecture 2>/dev/null || uname -m)"
+case "$ARCH" in
+  arm64 | aarch64) ;;
+  armhf | armel | i386 | arm*)
+    die "this is a 32-bit system ($ARCH): the companion's camera reader needs Raspberry Pi OS (64-bit); write that image with Raspberry Pi Imager, then run me there" ;;
+  *) echo "install-pi: warning: this is $ARCH, not 64-bit ARM: fine for a trial, but it is not a Raspberry Pi" >&2 ;;
+esac
+[ "$(id -u)" -eq 0 ] || die "run me as root: sudo $0${*:+ $*}"
+[ -f "$SRC/pyproject.toml" ] || die "run me from a checkout of the project (no pyproject.toml in $SRC)"
+[ -f "$UNIT_SRC" ] || die "the unit file $UNIT_SRC is missing"
+
+mkdir -p "$(dirname "$LOCK")"
+exec 9>"$LOCK"
+flock -n 9 || die "another install of the companion is running right now; wait until it has finished (it prints Done.), then run me again if you still need to"
+
+NEW_VERSION="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$SRC/pyproject.toml" | head -n 1)"
+OLD_VERSION="$("$PREFIX/venv/bin/python" -c 'import importlib.metadata as m; print(m.version("elephants-bluff"))' 2>/dev/null || true)"
+if [ -n "$OLD_VERSION" ] && [ -n "$NEW_VERSION" ] && [ "$OLD_VERSION" != "$NEW_VERSION" ] && [ "$ALLOW_DOWNGRADE" -eq 0 ] \
+  && [ "$(printf '%s\n%s\n' "$OLD_VERSION" "$NEW_VERSION" | sort -V | tail -n 1)" = "$OLD_VERSION" ]; then
+  die "this checkout is version $NEW_VERSION, older than the installed $OLD_VERSION, which stays installed; run 'git pull' for the newest, or run me again with --allow-downgrade if you mean to go back"
+fi
+
+# The port: free, or held by the companion this script installed before (an update).
+port_holder="$(python3 - "$PORT" <<'PORTCHECK'
+import json, socket, sys, urllib.request
+port = int(sys.argv[1])
+s = socket.socket()
+try:
+    s.bind(("0.0.0.0", port))
+    print("free")
+except OSError:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5) as r:
+            print("companion" if "version" in json.load(r) else "other")
+    except Exception:
+        print("other")
+finally:
+    s.close()
+PORTCHECK
+)"
+if [ "$port_holder" = "other" ]; then
+  die "port $PORT is already used by another program on this Pi; stop that program, or choose another port with --port N"
 fi
 
 echo "==> Installing system packages (picamera2, lgpio, avahi for the .local name)"
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-  python3-venv python3-pip python3-picamera2 python3-libcamera python3-lgpio avahi-daemon
+apt-get update -qq -o APT::Update::Error-Mode=any >/dev/null 2>&1 \
+  || die "apt cannot reach the package servers: connect the Pi to the network (check with 'ping -c 1 deb.debian.org'), then run me again; nothing was changed"
+packages="python3-venv python3-pip avahi-daemon"
+skipped=""
+for pkg in $PI_ONLY_PACKAGES; do
+  if apt-cache show "$pkg" >/dev/null 2>&1; then
+    packages="$packages $pkg"
+  elif [ "$SKIP_PI_ONLY" -eq 1 ]; then
+    skipped="$skipped $pkg"
+  else
+    die "apt has no $pkg, which only the Raspberry Pi archive has: this is not Raspberry Pi OS; use Raspberry Pi OS (64-bit), or run me with --skip-pi-only-packages for a trial without camera and buttons; nothing was changed"
+  fi
+done
+if [ -n "$skipped" ]; then
+  echo "install-pi: skipped (only in the Raspberry Pi archive, and asked to skip):$skipped" >&2
+fi
+# shellcheck disable=SC2086 # one word per package
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages >/dev/null \
+  || die "apt could not install$packages (see above); the companion itself was not touched"
 
 if [ -n "$NEW_HOSTNAME" ]; then
   echo "==> Naming this Pi $NEW_HOSTNAME (reachable as $NEW_HOSTNAME.local)"
   hostnamectl set-hostname "$NEW_HOSTNAME"
 fi
 HOST_NAME="$(hostname)"
+
+# --- the program: a new virtual environment, switched to only once it works --------
+# $PREFIX/venv is a link to one of $PREFIX/venvs/*; a failed install leaves it alone.
+echo "==> Installing the companion $NEW_VERSION into a new environment under $PREFIX/venvs"
+install -d -m 0755 "$PREFIX" "$PREFIX/venvs"
+VENV_NEW="$PREFIX/venvs/$NEW_VERSION-$(date +%Y%m%d-%H%M%S)"
+LOG="$(mktemp)"
+CONSTRAINTS="$(mktemp)"
+cleanup() {
+  rm -f "$CONSTRAINTS" "$LOG"
+  if [ -n "${VENV_NEW:-}" ] && [ -d "$VENV_NEW" ] && [ "$(readlink -f "$PREFIX/venv")" != "$VENV_NEW" ]; then
+    rm -rf "$VENV_NEW"
+  fi
+}
+trap cleanup EXIT
+still_there() {
+  if [ -n "$OLD_VERSION" ]; then
+    echo "the installed version $OLD_VERSION is untouched and keeps running"
+  else
+    echo "nothing of the companion was installed"
+  fi
+}
+# --system-site-packages: picamera2 and libcamera come from apt, not from PyPI.
+python3 -m venv --system-site-packages "$VENV_NEW"
+# picamera2's compiled helpers (simplejpeg) are built against the system's numpy;
+# a newer numpy from PyPI in the venv breaks them ("numpy.dtype size changed").
+# Keep the system's numpy when the project accepts it.
+SYSTEM_NUMPY="$(python3 -c 'import numpy; print(numpy.__version__)' 2>/dev/null || true)"
+if [ -n "$SYSTEM_NUMPY" ]; then
+  echo "numpy==$SYSTEM_NUMPY" >"$CONSTRAINTS"
+fi
+# --only-binary: every dependency comes as a wheel; nothing is compiled on the Pi
+# (the project itself is pure Python and is packed into a wheel here).
+pip_install() {
+  "$VENV_NEW/bin/pip" install --only-binary=:all: --progress-bar off "$@" "$SRC" >"$LOG" 2>&1
+}
+if ! pip_install --constraint "$CONSTRAINTS"; then
+  if grep -q "numpy" "$LOG" && [ -n "$SYSTEM_NUMPY" ]; then
+    echo "install-pi: warning: the project does not accept the system's numpy $SYSTEM_NUMPY; installing its own" >&2
+  fi
+  pip_install || {
+    tail -n 15 "$LOG" >&2
+    die "pip could not install version $NEW_VERSION (its last lines are above); $(still_there). Check that the Pi reaches the internet (pip downloads from PyPI), then run me again"
+  }
+fi
+built="$(sed -n 's/^ *Building wheel for \([^ ]*\).*/\1/p' "$LOG" | grep -v '^elephants[-_]bluff$' || true)"
+[ -z "$built" ] || die "pip compiled $built from source, which must come as a wheel; $(still_there)"
+echo "    (no package was built from source; pip's log: $(grep -c '' "$LOG") lines)"
+imports="gpiozero, cv2, onnxruntime, numpy"
+case " $skipped " in
+  *python3-picamera2*) ;;
+  *) imports="picamera2, $imports" ;;
+esac
+"$VENV_NEW/bin/python" -c "import $imports" \
+  || die "the new version is installed but cannot import $imports (see above; a numpy mismatch shows as 'numpy.dtype size changed'); $(still_there)"
+"$VENV_NEW/bin/elephants-bluff" --version >/dev/null \
+  || die "the new version's elephants-bluff command does not start (see above); $(still_there)"
 
 # --- the user -------------------------------------------------------------------
 if ! id "$APP_USER" >/dev/null 2>&1; then
@@ -92,36 +220,14 @@ for group in gpio video; do
 done
 usermod -a -G gpio,video "$APP_USER"
 
-# --- the program ----------------------------------------------------------------
-echo "==> Installing the companion into $PREFIX/venv"
-install -d -m 0755 "$PREFIX"
-# --system-site-packages: picamera2 and libcamera come from apt, not from PyPI.
-python3 -m venv --system-site-packages "$PREFIX/venv"
-"$PREFIX/venv/bin/pip" install --quiet --upgrade pip
-# picamera2's compiled helpers (simplejpeg) are built against the system's numpy;
-# a newer numpy from PyPI in the venv breaks them ("numpy.dtype size changed").
-# Keep the system's numpy when the project accepts it.
-SYSTEM_NUMPY="$(python3 -c 'import numpy; print(numpy.__version__)' 2>/dev/null || true)"
-CONSTRAINTS="$(mktemp)"
-trap 'rm -f "$CONSTRAINTS"' EXIT
-if [ -n "$SYSTEM_NUMPY" ]; then
-  echo "numpy==$SYSTEM_NUMPY" >"$CONSTRAINTS"
-fi
-if ! "$PREFIX/venv/bin/pip" install --quiet --upgrade --constraint "$CONSTRAINTS" "$SRC"; then
-  echo "install-pi: warning: the project does not accept the system's numpy $SYSTEM_NUMPY; installing its own" >&2
-  "$PREFIX/venv/bin/pip" install --quiet --upgrade "$SRC"
-fi
-"$PREFIX/venv/bin/python" -c "import picamera2, gpiozero, companion" \
-  || die "the companion is installed but cannot import picamera2/gpiozero (see above; a numpy mismatch shows as 'numpy.dtype size changed')"
-
 # --- the settings (first install only) --------------------------------------------
 install -d -o "$APP_USER" -g "$APP_USER" -m 0750 "$INSTANCE"
 if [ ! -f "$INSTANCE/config.toml" ]; then
   echo "==> Writing the settings $INSTANCE/config.toml"
-  EB_INSTANCE="$INSTANCE" EB_HOST="$HOST_NAME" runuser -u "$APP_USER" -- "$PREFIX/venv/bin/python" - <<'PY'
+  EB_INSTANCE="$INSTANCE" EB_HOST="$HOST_NAME" runuser -u "$APP_USER" -- "$VENV_NEW/bin/python" - <<'PY'
 import os, secrets
 from pathlib import Path
-from companion.settings import CONFIG_NAME, all_settings, render_config
+from companion.app.settings import CONFIG_NAME, all_settings, render_config
 
 instance = Path(os.environ["EB_INSTANCE"])
 host = os.environ["EB_HOST"]
@@ -140,11 +246,11 @@ PY
 else
   echo "==> Keeping the settings in $INSTANCE/config.toml"
 fi
-"$PREFIX/venv/bin/python" - "$INSTANCE/config.toml" <<'PY' || die "the settings file is not usable; fix it and run me again"
+"$VENV_NEW/bin/python" - "$INSTANCE/config.toml" <<'PY' || die "the settings file is not usable; fix it and run me again ($(still_there))"
 import sys
 from pathlib import Path
-from companion.errors import ElephantsBluffError
-from companion.settings import Settings
+from companion.core.errors import ElephantsBluffError
+from companion.app.settings import Settings
 from firmware.pins import check_pin_map
 
 try:
@@ -152,6 +258,18 @@ try:
 except ElephantsBluffError as exc:
     sys.exit(f"install-pi: {exc.message}")
 PY
+
+# --- switch to the new version ----------------------------------------------------
+if [ -d "$PREFIX/venv" ] && [ ! -L "$PREFIX/venv" ]; then
+  # an install from before the venvs/ folder: keep it as the previous version
+  mv "$PREFIX/venv" "$PREFIX/venvs/previous-$(date +%Y%m%d-%H%M%S)"
+fi
+ln -sfn "$VENV_NEW" "$PREFIX/venv.new"
+mv -T "$PREFIX/venv.new" "$PREFIX/venv"
+# keep the new version and the one before it (to go back by hand); drop older ones
+# shellcheck disable=SC2012 # the names are ours: version-date, no spaces
+ls -1dt "$PREFIX"/venvs/*/ | tail -n +3 | while read -r old; do rm -rf "$old"; done
+echo "==> The companion $NEW_VERSION is installed${OLD_VERSION:+ (was $OLD_VERSION)}"
 
 # --- the service ----------------------------------------------------------------
 echo "==> Installing the systemd unit $UNIT_DST"
@@ -167,7 +285,7 @@ if [ "$INSTANCE" != "/var/lib/elephants-bluff" ]; then
 fi
 mv "$UNIT_DST.tmp" "$UNIT_DST"
 systemctl daemon-reload
-systemctl enable elephants-bluff.service >/dev/null
+systemctl enable elephants-bluff.service >/dev/null 2>&1
 if [ "$START" -eq 1 ]; then
   systemctl restart elephants-bluff.service
   systemctl --no-pager --lines=5 status elephants-bluff.service || true
