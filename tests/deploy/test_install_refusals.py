@@ -154,6 +154,7 @@ def test_the_help_names_every_option_the_script_takes():
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed (make system-deps installs it)")
-def test_the_pi_root_script_passes_shellcheck():
-    out = subprocess.run(["shellcheck", "-x", "--severity=style", str(ROOT / "deploy" / "pi" / "root.sh")], capture_output=True, text=True)
+@pytest.mark.parametrize("script", ["deploy/pi/root.sh", "deploy/instance.sh"])
+def test_the_new_shell_scripts_pass_shellcheck(script):
+    out = subprocess.run(["shellcheck", "-x", "--severity=style", str(ROOT / script)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Backs up and restores the companion's instance folder (settings with the PIN,
+# the game log, the saved Bluff frames), one command each:
+#   sudo deploy/instance.sh backup [FILE]     (default: ./elephants-bluff-backup-DATE.tar.gz)
+#   sudo deploy/instance.sh restore FILE
+# Options: --instance DIR, --prefix DIR, --user NAME (as given to install-pi.sh).
+#
+# The service is stopped while the folder is read or replaced and started again
+# after. A backup records the companion's version; a backup of another version
+# is refused, never mixed in. The folder a restore replaces is kept beside it.
+set -euo pipefail
+
+APP_USER="elephants"
+PREFIX="/opt/elephants-bluff"
+INSTANCE="/var/lib/elephants-bluff"
+MARK="elephants-bluff-backup.txt"
+SERVICE="elephants-bluff.service"
+
+die() {
+  echo "instance: $*" >&2
+  exit 1
+}
+
+usage() {
+  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+ACTION=""
+FILE=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --user) APP_USER="${2:?--user needs a name}"; shift 2 ;;
+    --prefix) PREFIX="${2:?--prefix needs a folder}"; shift 2 ;;
+    --instance) INSTANCE="${2:?--instance needs a folder}"; shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    backup | restore)
+      [ -z "$ACTION" ] || die "say backup or restore once, not both"
+      ACTION="$1"; shift ;;
+    -*) usage >&2; die "unknown option: $1" ;;
+    *)
+      [ -z "$FILE" ] || die "one backup file at a time, not '$FILE' and '$1'"
+      FILE="$1"; shift ;;
+  esac
+done
+[ -n "$ACTION" ] || { usage >&2; die "say what to do: backup or restore"; }
+[ "$(id -u)" -eq 0 ] || die "run me as root: sudo $0 $ACTION${FILE:+ $FILE}"
+
+installed_version() {
+  "$PREFIX/venv/bin/python" -c 'import importlib.metadata as m; print(m.version("elephants-bluff"))' 2>/dev/null || echo "unknown"
+}
+
+WAS_RUNNING=0
+stop_service() {
+  if command -v systemctl >/dev/null && systemctl is-active --quiet "$SERVICE" 2>/dev/null; then
+    WAS_RUNNING=1
+    systemctl stop "$SERVICE"
+  fi
+}
+start_again() {
+  if [ "$WAS_RUNNING" -eq 1 ]; then
+    systemctl start "$SERVICE" || echo "instance: warning: the service did not start again; see journalctl -u elephants-bluff" >&2
+  fi
+}
+
+if [ "$ACTION" = backup ]; then
+  [ -f "$INSTANCE/config.toml" ] || die "there is nothing to back up: $INSTANCE holds no config.toml (is --instance right?)"
+  FILE="${FILE:-elephants-bluff-backup-$(date +%Y-%m-%d-%H%M).tar.gz}"
+  [ ! -e "$FILE" ] || die "$FILE already exists; give another file name"
+  VERSION="$(installed_version)"
+  MARK_DIR="$(mktemp -d)"
+  trap 'rm -rf "$MARK_DIR"; start_again' EXIT
+  printf 'version=%s\nmade=%s\ninstance=%s\n' "$VERSION" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$INSTANCE" >"$MARK_DIR/$MARK"
+  stop_service
+  tar -czf "$FILE.tmp" -C "$MARK_DIR" "$MARK" -C "$INSTANCE" . || { rm -f "$FILE.tmp"; die "the backup could not be written to $FILE"; }
+  mv "$FILE.tmp" "$FILE"
+  echo "Backed up $INSTANCE (version $VERSION) to $FILE"
+  exit 0
+fi
+
+# --- restore ----------------------------------------------------------------------
+[ -n "$FILE" ] || die "say which backup to restore: sudo $0 restore FILE"
+[ -r "$FILE" ] || die "cannot read the backup $FILE"
+MADE_BY="$(tar -xzOf "$FILE" "./$MARK" 2>/dev/null || tar -xzOf "$FILE" "$MARK" 2>/dev/null || true)"
+[ -n "$MADE_BY" ] || die "$FILE is not a backup made by 'deploy/instance.sh backup' (it has no $MARK)"
+BACKUP_VERSION="$(printf '%s\n' "$MADE_BY" | sed -n 's/^version=//p')"
+VERSION="$(installed_version)"
+if [ "$BACKUP_VERSION" != "$VERSION" ]; then
+  die "this backup comes from version $BACKUP_VERSION and the installed companion is $VERSION, so nothing was restored: install version $BACKUP_VERSION first (deploy/README.md, Updating), restore, then update"
+fi
+id "$APP_USER" >/dev/null 2>&1 || die "there is no user $APP_USER; install the companion first (deploy/install-pi.sh)"
+NEW="$(mktemp -d "$(dirname "$INSTANCE")/.restore.XXXXXX")"
+trap 'rm -rf "$NEW"; start_again' EXIT
+tar -xzf "$FILE" -C "$NEW" || die "the backup $FILE could not be unpacked (damaged?); nothing was restored"
+rm -f "$NEW/$MARK"
+[ -f "$NEW/config.toml" ] || die "the backup $FILE holds no config.toml; nothing was restored"
+chown -R "$APP_USER:" "$NEW"
+chmod 0750 "$NEW"
+stop_service
+KEPT=""
+if [ -e "$INSTANCE" ]; then
+  KEPT="$INSTANCE.before-restore-$(date +%Y%m%d-%H%M%S)"
+  mv "$INSTANCE" "$KEPT"
+fi
+mv "$NEW" "$INSTANCE"
+echo "Restored $INSTANCE from $FILE (version $VERSION)${KEPT:+; the folder it replaced is kept as $KEPT}"

@@ -1,0 +1,100 @@
+"""deploy/instance.sh: backup and restore of the instance folder, one command each, never a mix of versions.
+
+Runs on temporary folders (``--instance``, and ``--prefix`` holding a fake venv
+whose python tells the installed version); no service is touched (none runs
+here). Needs root for the ownership a restore sets, as CI runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "deploy" / "instance.sh"
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="a restore sets the service user's ownership: needs root (CI runs as root)")
+
+
+@pytest.fixture
+def table(tmp_path):
+    instance = tmp_path / "lib" / "elephants-bluff"
+    (instance / "frames").mkdir(parents=True)
+    (instance / "config.toml").write_text('[table]\npin = "123456"\n', encoding="utf-8")
+    (instance / "game-log.sqlite3").write_bytes(os.urandom(4096))
+    (instance / "frames" / "c-1.jpg").write_bytes(os.urandom(2048))
+    prefix = tmp_path / "opt"
+    python = prefix / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+
+    def installed(version: str) -> None:
+        python.write_text(f"#!/bin/sh\necho {version}\n", encoding="utf-8")
+        python.chmod(0o755)
+
+    installed("1.2.3")
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", str(SCRIPT), *args, "--instance", str(instance), "--prefix", str(prefix), "--user", "nobody"],
+                              capture_output=True, text=True, cwd=tmp_path, stdin=subprocess.DEVNULL, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+
+    return instance, installed, run
+
+
+def hashes(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def one_sentence(out: subprocess.CompletedProcess) -> str:
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    assert out.returncode == 1 and len(lines) == 1 and lines[0].startswith("instance: "), out.stdout + out.stderr
+    return lines[0]
+
+
+def test_a_backup_restored_gives_back_every_file_byte_for_byte(table, tmp_path):
+    instance, _, run = table
+    before = hashes(instance)
+    out = run("backup", "b.tar.gz")
+    assert out.returncode == 0 and "Backed up" in out.stdout and "(version 1.2.3)" in out.stdout, out.stderr
+    (instance / "frames" / "c-1.jpg").unlink()
+    (instance / "config.toml").write_text('[table]\npin = "999999"\n', encoding="utf-8")
+    out = run("restore", "b.tar.gz")
+    assert out.returncode == 0 and "Restored" in out.stdout, out.stderr
+    assert hashes(instance) == before
+    assert instance.stat().st_uid == int(subprocess.run(["id", "-u", "nobody"], capture_output=True, text=True).stdout)
+    kept = [p for p in instance.parent.iterdir() if p.name.startswith("elephants-bluff.before-restore-")]
+    assert len(kept) == 1 and (kept[0] / "config.toml").read_text(encoding="utf-8") == '[table]\npin = "999999"\n'
+
+
+def test_a_backup_from_another_version_is_refused_and_nothing_changes(table):
+    instance, installed, run = table
+    assert run("backup", "b.tar.gz").returncode == 0
+    installed("1.3.0")
+    (instance / "config.toml").write_text('[table]\npin = "999999"\n', encoding="utf-8")
+    now = hashes(instance)
+    said = one_sentence(run("restore", "b.tar.gz"))
+    assert "this backup comes from version 1.2.3 and the installed companion is 1.3.0, so nothing was restored" in said
+    assert hashes(instance) == now and not [p for p in instance.parent.iterdir() if ".before-restore-" in p.name or p.name.startswith(".restore.")]
+
+
+def test_a_file_that_is_no_backup_is_refused(table, tmp_path):
+    instance, _, run = table
+    stray = tmp_path / "photos.tar.gz"
+    with tarfile.open(stray, "w:gz") as tar:
+        tar.add(instance / "config.toml", arcname="config.toml")
+    assert "is not a backup made by 'deploy/instance.sh backup'" in one_sentence(run("restore", str(stray)))
+
+
+def test_backing_up_an_empty_folder_says_so(table, tmp_path):
+    instance, _, run = table
+    (instance / "config.toml").unlink()
+    assert "there is nothing to back up" in one_sentence(run("backup"))
+
+
+def test_a_backup_never_overwrites_a_file(table, tmp_path):
+    _, _, run = table
+    (tmp_path / "b.tar.gz").write_text("mine", encoding="utf-8")
+    assert "b.tar.gz already exists" in one_sentence(run("backup", "b.tar.gz"))
+    assert (tmp_path / "b.tar.gz").read_text(encoding="utf-8") == "mine"
