@@ -1,20 +1,15 @@
 """The table: the tray's buttons and lights in front of the referee.
 
-gpiozero calls button callbacks on its own threads. Here a callback does the
-least it can: it debounces the edge and hands an event to a queue, never
-blocking and never raising. One worker thread pulls the events and calls the
-referee for the game in progress (Believe, with ``peeked`` from the lid switch;
-Bluff, which runs the capture loop; Confirm, which reads the dice again).
+``buttons`` debounces the presses and hands each one here; one worker thread
+pulls them from a queue and calls the referee for the game in progress
+(Believe, with ``peeked`` from the lid switch; Bluff, which runs the capture
+loop; Confirm, which reads the dice again). ``lights`` follows the game state.
 
 - A press the phase does not allow is ignored, flashes the status light three
   times and is logged; so is a press made while another action was under way
   (the player pressed for a state of the game that has changed since).
 - An exception anywhere in a callback or a handler is logged and counted; the
   table carries on.
-- The lights follow the phase through ``referee.add_listener``: Believe and
-  Bluff are lit while they may be pressed (phase ``decide``); the status light
-  is on while a game runs, blinks slowly in ``confirm`` (type the dice on the
-  tablet) and quickly while the camera reads.
 """
 
 from __future__ import annotations
@@ -26,17 +21,19 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from companion.core.errors import BadRequest, ElephantsBluffError, NotAllowed
-from firmware.debounce import Debouncer
+from companion.core.capture import DiceSource
+from companion.core.errors import ElephantsBluffError, NotAllowed
+from companion.core.protocols import TrayCapture
+from companion.core.reading import OK
+from firmware.buttons import BUTTONS, TableButtons
 from firmware.devices import TableDevices, make_pin_factory
+from firmware.lights import TableLights
 from firmware.peek import PeekWatch
 from firmware.pins import check_pin_map, pin_factory_name
-from companion.core.reading import OK
 
 log = logging.getLogger(__name__)
 
-BUTTONS = ("believe", "bluff", "confirm", "lid")
-_PIN_KEY = {"believe": "gpio.believe_button", "bluff": "gpio.bluff_button", "confirm": "gpio.confirm_button", "lid": "gpio.lid_switch"}
+__all__ = ["BUTTONS", "TableController", "build_table"]
 
 
 @dataclass
@@ -71,7 +68,7 @@ class TableController:
         referee: Any,
         devices: TableDevices,
         *,
-        dice_source: Any = None,
+        dice_source: DiceSource | None = None,
         peek_watch: PeekWatch | None = None,
         debounce_s: float = 0.05,
         refusal_flash_s: float = 0.9,
@@ -86,10 +83,7 @@ class TableController:
         self.devices = devices
         self.dice_source = dice_source
         self.peek_watch = peek_watch
-        self.refusal_flash_s = refusal_flash_s
-        self._clock = clock
-        self._sleep = sleep
-        self._debouncer = Debouncer(debounce_s, clock=clock)
+        self.lights = TableLights(devices, refusal_flash_s=refusal_flash_s, clock=clock)
         self._queue: queue.Queue[_Event] = queue.Queue()
         self._lock = threading.RLock()  # lights, counters, outcomes
         self._press_lock = threading.Lock()  # one simulated press at a time
@@ -97,14 +91,10 @@ class TableController:
         self._seq = 0
         self._generation = 0
         self._outcomes: dict[int, dict[str, Any]] = {}
-        self._last_state: dict[str, Any] | None = None
-        self._status = "off"
-        self._wanted = "off"
-        self._restore_at: float | None = None
         self._closed = False
         self.last_refusal: str | None = None
         self.stats = {"accepted": 0, "refused": 0, "stale": 0, "bounced": 0, "errors": 0}
-        self._wire_inputs()
+        self.buttons = TableButtons(devices, self._pressed, debounce_s=debounce_s, simulated=self.simulated, on_problem=self._count, clock=clock, sleep=sleep)
         referee.add_listener(self._on_state)
         self._worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
         self._worker.start()
@@ -132,18 +122,8 @@ class TableController:
 
     def lights_state(self) -> dict[str, Any]:
         """What the tray shows now: for the page and the tests."""
-        d = self.devices
         with self._lock:
-            return {
-                "believe": bool(d.believe_light.is_lit),
-                "bluff": bool(d.bluff_light.is_lit),
-                "status": self._status,
-                "tray": float(d.tray_light.value),
-                "buzzer": bool(d.buzzer.is_active) if d.buzzer else None,
-                "lid": ("closed" if d.lid_switch.is_active else "open") if d.lid_switch else None,
-                "last_refusal": self.last_refusal,
-                "peek_warning": self.peek_warning,
-            }
+            return {**self.lights.snapshot(), "last_refusal": self.last_refusal, "peek_warning": self.peek_warning}
 
     def press(self, button: str, *, timeout: float = 30.0) -> dict[str, Any]:
         """Press a button of the simulated table by driving its mock pin low, then high.
@@ -158,23 +138,11 @@ class TableController:
             raise NotAllowed("The table has been shut down.")
         if not self.simulated:
             raise NotAllowed("The table's buttons can be pressed from the page only on the simulated table (serve --simulate).")
-        if not isinstance(button, str) or button not in BUTTONS:
-            raise BadRequest(f"There is no button called {button!r}; the table's buttons are {', '.join(BUTTONS)}.")
-        device = self.devices.inputs().get(button)
-        if device is None:
-            raise BadRequest(f"This table has no {button} {'switch' if button == 'lid' else 'button'} fitted ({_PIN_KEY[button]} is -1).")
+        self.buttons.fitted(button)
         with self._press_lock:
-            wait = self._debouncer.quiet_in(button)
-            if wait:
-                self._sleep(wait + 0.001)  # a program does not bounce: let the window pass so this press counts
             with self._lock:
                 first = self._seq + 1
-            if button == "lid":
-                device.pin.drive_high()
-                device.pin.drive_low()
-            else:
-                device.pin.drive_low()
-                device.pin.drive_high()
+            self.buttons.drive(button)
             with self._lock:
                 last = self._seq
             if last < first:
@@ -197,12 +165,7 @@ class TableController:
         if self._closed:
             return
         try:
-            if busy:
-                self._set_lights(False, False, "busy")
-            else:
-                # only the status light: Believe and Bluff stay dark until the state that follows the
-                # capture (a verdict, or the end of the lid check) says what may be pressed
-                self._set_status(_status_for(self._last_state))
+            self.lights.busy(busy)
         except Exception:
             self._count("errors")
             log.exception("showing the capture on the lights failed")
@@ -221,43 +184,20 @@ class TableController:
         self._queue.put(_Event("stop"))
         if self._worker is not threading.current_thread():
             self._worker.join(timeout=10)
-        if self.dice_source is not None and getattr(self.dice_source, "tray_light", None) is self.devices.tray_light:
-            self.dice_source.attach_light(None)
-        if self.dice_source is not None and hasattr(self.dice_source, "remove_busy_listener"):
+        if isinstance(self.dice_source, TrayCapture):
+            if self.dice_source.tray_light is self.devices.tray_light:
+                self.dice_source.attach_light(None)
             self.dice_source.remove_busy_listener(self.capture_busy)
+        self.lights.close()
         self.devices.close()
 
-    # -- gpiozero callbacks: debounce, enqueue, never block, never raise -----
+    # -- from the buttons' callbacks: enqueue, never block ---------------------
 
-    def _wire_inputs(self) -> None:
-        d = self.devices
-        for name in ("believe", "bluff", "confirm"):
-            button = d.inputs().get(name)
-            if button is not None:
-                button.when_activated = self._callback(name, True)
-                button.when_deactivated = self._callback(name, False)
-        if d.lid_switch is not None:
-            if self.simulated:
-                d.lid_switch.pin.drive_low()  # the simulated lid starts closed (magnet on the reed)
-            d.lid_switch.when_deactivated = self._callback("lid", True)  # reed opens: lid lifted
-            d.lid_switch.when_activated = self._callback("lid", False)
-
-    def _callback(self, name: str, active: bool) -> Callable[[], None]:
-        def on_edge() -> None:
-            try:
-                if not self._debouncer.edge(name, active=active):
-                    if active:
-                        self._count("bounced")
-                    return
-                with self._lock:
-                    self._seq += 1
-                    event = _Event("lid" if name == "lid" else "press", name, self._seq, self._generation)
-                self._queue.put_nowait(event)
-            except Exception:
-                self._count("errors")
-                log.exception("the %s input's callback failed; the table carries on", name)
-
-        return on_edge
+    def _pressed(self, name: str) -> None:
+        with self._lock:
+            self._seq += 1
+            event = _Event("lid" if name == "lid" else "press", name, self._seq, self._generation)
+        self._queue.put_nowait(event)
 
     def _on_state(self, state: dict[str, Any]) -> None:
         """The referee's listener: runs in the acting thread, so it only shows and enqueues."""
@@ -278,9 +218,9 @@ class TableController:
     def _work(self) -> None:
         while True:
             try:
-                event = self._queue.get(timeout=0.05 if self._restore_at is not None else None)
+                event = self._queue.get(timeout=0.05 if self.lights.flashing else None)
             except queue.Empty:
-                self._maybe_restore()
+                self.lights.restore_due()
                 continue
             try:
                 if event.kind == "stop":
@@ -293,7 +233,7 @@ class TableController:
                 self._show_current()
             finally:
                 self._queue.task_done()
-                self._maybe_restore()
+                self.lights.restore_due()
 
     def _handle(self, event: _Event) -> None:
         if event.kind == "state":
@@ -327,7 +267,7 @@ class TableController:
             self.referee.believe(game_id, peeked=peeked)
             self._accept(event, "Believed" + (" (the lid was lifted: re-roll at least one die)." if peeked else "."))
         elif event.name == "bluff":
-            self._set_lights(False, False, "busy")
+            self.lights.set(False, False, "busy")
             state, _ = self.referee.bluff(game_id)
             if state.get("phase") == "confirm":
                 self._accept(event, "Bluff called: the camera could not read the dice for sure; check them on the tablet.")
@@ -342,7 +282,7 @@ class TableController:
             raise NotAllowed("Confirm is for checking the dice after an unclear reading; there is nothing to confirm now.")
         if self.dice_source is None:
             raise NotAllowed("This table has no camera to read the dice again: type them on the tablet.")
-        self._set_lights(False, False, "busy")
+        self.lights.set(False, False, "busy")
         capture = self.referee.capture_again(self.dice_source.capture)  # a hung camera must not hang the table
         reading = capture.reading
         if reading is None or reading.status != OK or len(reading.dice) != 3:
@@ -359,7 +299,7 @@ class TableController:
             self._finish(event, "done", "The lid was lifted (this table does not check peeks).")
             return
         state = self.referee.game_state(game_id)
-        self._set_status("busy")
+        self.lights.set_status("busy")
         try:
             counted = self.peek_watch.lid_opened(state)
         finally:
@@ -379,7 +319,7 @@ class TableController:
         log.info("table: %s pressed and ignored: %s", event.name, message)
         with self._lock:
             self.last_refusal = message
-        self._flash_refused()
+        self.lights.flash_refused()
         self._finish(event, result, message)
 
     def _finish(self, event: _Event, result: str, message: str | None) -> None:
@@ -403,76 +343,7 @@ class TableController:
         self._show(state)
 
     def _show(self, state: dict[str, Any] | None) -> None:
-        phase = state.get("phase") if state else None
-        with self._lock:
-            previous = self._last_state
-            self._last_state = state
-            self._set_lights(phase == "decide", phase == "decide", _status_for(state))
-        self._beep_for(previous, state)
-
-    def _beep_for(self, previous: dict[str, Any] | None, state: dict[str, Any] | None) -> None:
-        buzzer = self.devices.buzzer
-        if buzzer is None or not state or not previous or previous.get("id") != state.get("id"):
-            return
-        if state.get("phase") == "over" and previous.get("phase") != "over":
-            buzzer.beep(on_time=0.3, off_time=0.2, n=3, background=True)
-        elif state.get("last_challenge") and state.get("last_challenge") != previous.get("last_challenge"):
-            buzzer.beep(on_time=0.15, off_time=0.1, n=1, background=True)
-
-    def _set_lights(self, believe: bool, bluff: bool, status: str) -> None:
-        d = self.devices
-        with self._lock:
-            if self._closed:
-                return
-            d.believe_light.value = believe
-            d.bluff_light.value = bluff
-            self._wanted = status
-            if status == "busy":
-                self._restore_at = None  # the reading matters more than an old refusal
-            self._apply_status()
-
-    def _set_status(self, status: str) -> None:
-        with self._lock:
-            self._wanted = status
-            self._apply_status()
-
-    def _apply_status(self) -> None:
-        """Show the refusal flash while it lasts, else the status the phase wants."""
-        led = self.devices.status_light
-        with self._lock:
-            shown = "refused" if self._restore_at is not None else self._wanted
-            if self._closed or shown == self._status:
-                return
-            self._status = shown
-            if shown == "on":
-                led.on()
-            elif shown == "off":
-                led.off()
-            elif shown == "blink":
-                led.blink(on_time=0.5, off_time=0.5)
-            elif shown == "busy":
-                led.blink(on_time=0.08, off_time=0.08)
-            elif shown == "refused":
-                led.blink(on_time=0.12, off_time=0.12, n=3)
-
-    def _flash_refused(self) -> None:
-        with self._lock:
-            self._restore_at = self._clock() + self.refusal_flash_s
-            self._status = "restart"  # a second refusal restarts the three flashes
-            self._apply_status()
-
-    def _maybe_restore(self) -> None:
-        with self._lock:
-            if self._restore_at is None or self._clock() < self._restore_at:
-                return
-            self._restore_at = None
-            self._apply_status()
-
-
-def _status_for(state: dict[str, Any] | None) -> str:
-    """The status light for a game state: off with no game or a finished one, slow blink in confirm."""
-    phase = state.get("phase") if state else None
-    return {None: "off", "over": "off", "confirm": "blink"}.get(phase, "on")
+        self.lights.show(state)
 
 
 def build_table(
@@ -480,7 +351,7 @@ def build_table(
     referee: Any,
     *,
     simulate: bool,
-    capture: Any = None,
+    capture: DiceSource | None = None,
     pin_factory: Any = None,
     environ: dict[str, str] | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -491,9 +362,9 @@ def build_table(
     Returns None when the pin factory is ``none`` (no buttons: the tablet does
     everything). ``simulate`` uses gpiozero's ``MockFactory`` whatever the
     setting says, so ``serve --simulate`` runs this same code with mock pins.
-    ``GPIOZERO_PIN_FACTORY`` overrides ``gpio.pin_factory``. ``capture`` (a
-    ``CaptureLoop``) gets the tray's LED ring, serves the lid's private peek
-    check and the Confirm button's second reading.
+    ``GPIOZERO_PIN_FACTORY`` overrides ``gpio.pin_factory``. ``capture`` serves
+    the Confirm button's second reading; a ``TrayCapture`` (the capture loop)
+    also gets the tray's LED ring and serves the lid's private peek check.
 
     >>> from companion.core.settings import Settings
     >>> build_table(Settings.defaults().with_overrides(gpio__pin_factory="none"), referee=None, simulate=True, environ={}) is None
@@ -508,8 +379,7 @@ def build_table(
     try:
         peek = None
         if devices.lid_switch is not None:
-            snapshot = getattr(capture, "snapshot", None) or (lambda: None)
-            peek = PeekWatch(snapshot)
+            peek = PeekWatch(capture.snapshot if isinstance(capture, TrayCapture) else (lambda: None))
         table = TableController(
             referee,
             devices,
@@ -525,8 +395,7 @@ def build_table(
         raise
     #: for /api/health's "gpio" field
     table.pin_factory_name = "mock" if simulate else name
-    if capture is not None and hasattr(capture, "attach_light"):
+    if isinstance(capture, TrayCapture):
         capture.attach_light(devices.tray_light)
-    if capture is not None and hasattr(capture, "add_busy_listener"):
         capture.add_busy_listener(table.capture_busy)
     return table

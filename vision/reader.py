@@ -25,11 +25,12 @@ from typing import Any
 import cv2
 import numpy as np
 
+from companion.core.dice import STANDARD_OPPOSITE, opposite_face
+from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.classifier import CROP, MARGIN, NOT_A_DIE, FaceClassifier, cut_crop
 from vision.finder import WORK_SIDE, Candidate, Look, find_dice, look, with_faint
 from vision.images import ImageError, check_frame
 from vision.marks import lost_dice
-from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 
 #: Dice found narrower than this (working pixels of the default look) are looked for again on a finer
 #: working copy that makes them about FINE_DIE_SIDE wide, at most FINE_MAX_WORK_SIDE on its long side;
@@ -89,7 +90,7 @@ class DiceReader:
         self.classifier = classifier
         self.model_id = classifier.model_id
         self.camera_view = camera_view
-        self.opposite = list(opposite_faces or [6, 5, 4, 3, 2, 1])
+        self.opposite = list(opposite_faces or STANDARD_OPPOSITE)
         self.min_confidence = float(min_confidence)
         self.expected_dice = int(expected_dice)
         self.die_side_px = float(die_side_px) or None
@@ -110,7 +111,7 @@ class DiceReader:
         return DiceReader(self.classifier, **kwargs)
 
     def top_of(self, seen: int) -> int:
-        return self.opposite[seen - 1] if self.camera_view == "below" else seen
+        return opposite_face(seen, self.opposite) if self.camera_view == "below" else seen
 
     def _uncertain(self, reason: str, *codes: dict[str, Any]) -> Reading:
         return Reading(UNCERTAIN, (), reason=reason, model_id=self.model_id, reasons=codes, sure_at=self.min_confidence)
@@ -635,7 +636,7 @@ def load_reader(settings: Any, threads: int = 1) -> DiceReader:
     return DiceReader(
         clf,
         camera_view=settings.get("camera.camera_view", "below"),
-        opposite_faces=settings.get("reader.opposite_faces", [6, 5, 4, 3, 2, 1]),
+        opposite_faces=settings.get("reader.opposite_faces", list(STANDARD_OPPOSITE)),
         min_confidence=settings.get("reader.min_confidence", 0.95),
         expected_dice=settings.get("reader.expected_dice", 3),
         die_side_px=settings.get("reader.die_side_px", 0),

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.core.dice import STANDARD_OPPOSITE, opposite_map_problem
 from companion.core.settings import Setting, int_between, one_of, register_settings
 
 
 def _faces_map(v: list[Any]) -> str | None:
-    if sorted(v) != [1, 2, 3, 4, 5, 6] or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
-        return "must list the faces 1 to 6 once each, e.g. [6, 5, 4, 3, 2, 1]"
-    if any(v[v[i] - 1] != i + 1 for i in range(6)):
-        return "must pair faces both ways (if 1 is opposite 6, 6 is opposite 1)"
-    if any(v[i] == i + 1 for i in range(6)):
-        return "cannot make a face its own opposite"
-    return None
+    return opposite_map_problem(v)
 
 
 def _region(v: list[Any]) -> str | None:
@@ -48,7 +43,7 @@ SETTINGS: list[Setting] = [
     Setting("camera.analogue_gain", 0.0, "Fixed analogue gain (0: automatic until `calibrate` locks it).", _between(0.0, 64.0)),
     Setting("camera.colour_gains", [], "Fixed white balance as [red gain, blue gain] ([]: automatic until `calibrate` locks it).", _gains),
     Setting("camera.tray_region", [], "The part of the frame that shows the tray, [x, y, width, height] ([]: the whole frame); `calibrate` stores it.", _region),
-    Setting("reader.opposite_faces", [6, 5, 4, 3, 2, 1], "The face opposite each face 1..6 (the top face when the camera sees that face from below); standard dice: 7 - v.", _faces_map),
+    Setting("reader.opposite_faces", list(STANDARD_OPPOSITE), "The face opposite each face 1..6 (the top face when the camera sees that face from below); standard dice: 7 - v.", _faces_map),
     Setting("reader.min_confidence", 0.95, "Below this confidence on any die the reading is `uncertain` and the table confirms the values (RULES.md R14). 0.95, not 0.9: on the train photos shown on seven other tables it leaves 9 dice wrong and unflagged instead of 15, and none instead of 2 on the 20 held-out photos (python -m models.training.robustness --only \"7 other tables\"), for about 2 points more right dice to confirm; see models/MODEL_CARD.md.", _between(0.0, 1.0)),
     Setting("reader.expected_dice", 3, "How many dice a reading must find to be `ok`.", int_between(1, 30)),
     Setting("reader.die_side_px", 0, "A die's side in frame pixels when the table's geometry fixes it: `elephants-bluff calibrate --dice` measures and stores it (0: learn it from the dice in each frame).", int_between(0, 2000)),

@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Protocol
 
+from companion.core.dice import opposite_face
 from companion.core.reading import OK, DieReading, Reading
 
 
@@ -67,7 +68,7 @@ class ValuesDiceSource:
         with self._lock:
             values = self._next or [self._rng.randint(1, 6) for _ in range(3)]
             self._next = None
-        dice = tuple(DieReading(7 - v, v, 1.0, (0, 0, 0, 0)) for v in values)
+        dice = tuple(DieReading(opposite_face(v), v, 1.0, (0, 0, 0, 0)) for v in values)
         if self.uncertain_next:
             self.uncertain_next = False
             return Capture(Reading("uncertain", dice, reason="test: forced uncertain", model_id="values"))

@@ -1,17 +1,24 @@
-"""The one small interface every camera backend implements.
+"""The small interfaces the layers talk through: frames, detectors, classifiers, the table's buttons and lights.
 
-Backends (Picamera2, an OpenCV webcam, image files, the simulated table) live in
-``vision/sources/``, one module each, chosen once from the settings. The same
-capture code runs with any of them, on the bench and on the Pi.
+Each has real implementations in the layer that owns it: frame sources in
+``vision/sources/`` (Picamera2, an OpenCV webcam, image files, the simulated
+table), the face classifier in ``vision/classifier.py``, the buttons and lights
+in ``firmware/`` (gpiozero, on real or mock pins), the capture loop in
+``firmware/capture.py``. Code above a layer depends on these, never on
+``hasattr`` probes of what it was handed.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
+from companion.core.capture import DiceSource
 from companion.core.errors import HardwareError
+from companion.core.reading import Reading
 
 
 class FrameSource(ABC):
@@ -46,3 +53,70 @@ class FrameSource(ABC):
         except HardwareError as exc:
             return exc.message
         return "ok"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """Where a detector thinks a die lies: its centre, side and turn in frame pixels, and how sure it is."""
+
+    cx: float
+    cy: float
+    side: float
+    angle_deg: float
+    score: float
+
+
+@runtime_checkable
+class Detector(Protocol):
+    """Finds dice in a grey frame (the reading pipeline's ``propose`` stage); chosen by name in the settings."""
+
+    #: the name the settings choose it by
+    name: str
+
+    def propose(self, grey: np.ndarray, *, die_side_px: float | None = None) -> list[Proposal]: ...
+
+
+@runtime_checkable
+class Classifier(Protocol):
+    """Reads the face of each upright die crop: N×7 probabilities, column 0 "not a die", column k face k."""
+
+    model_id: str
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray: ...
+
+
+@runtime_checkable
+class Lights(Protocol):
+    """The tray's lights: they show a game state, the camera at work, and a refused press."""
+
+    def show(self, state: dict[str, Any] | None) -> None: ...
+
+    def busy(self, busy: bool) -> None: ...
+
+    def flash_refused(self) -> None: ...
+
+    def snapshot(self) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class Buttons(Protocol):
+    """The tray's inputs: each accepted press is handed on by name; ``drive`` presses one on mock pins."""
+
+    def fitted(self, name: str) -> Any: ...
+
+    def drive(self, name: str) -> None: ...
+
+
+@runtime_checkable
+class TrayCapture(DiceSource, Protocol):
+    """A dice source that lights the tray while it reads and tells when it is busy (the capture loop)."""
+
+    tray_light: Any
+
+    def attach_light(self, tray_light: Any) -> None: ...
+
+    def add_busy_listener(self, fn: Callable[[bool], None]) -> None: ...
+
+    def remove_busy_listener(self, fn: Callable[[bool], None]) -> None: ...
+
+    def snapshot(self) -> Reading | None: ...

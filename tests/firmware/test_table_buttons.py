@@ -76,7 +76,7 @@ def test_the_status_light_goes_back_to_the_phase_after_the_refusal_flash(referee
     press(pin_factory, BELIEVE)
     table.wait_idle(10)
     assert table.lights_state()["status"] == "refused"
-    clock.advance(table.refusal_flash_s + 0.01)
+    clock.advance(table.lights.refusal_flash_s + 0.01)
     done = threading.Event()
     for _ in range(200):  # the worker polls while a flash is pending
         if table.lights_state()["status"] == "on":

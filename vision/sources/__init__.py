@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.core.dice import STANDARD_OPPOSITE
 from companion.core.errors import SettingsError
 from companion.core.protocols import FrameSource
 
@@ -23,7 +24,7 @@ def build_frame_source(settings: Any) -> FrameSource:
     if backend == "simulated":
         from vision.sources.simulated import SimulatedTableSource
 
-        return SimulatedTableSource(view=settings.get("camera.camera_view", "below"), opposite_faces=settings.get("reader.opposite_faces", [6, 5, 4, 3, 2, 1]),
+        return SimulatedTableSource(view=settings.get("camera.camera_view", "below"), opposite_faces=settings.get("reader.opposite_faces", list(STANDARD_OPPOSITE)),
                                     width=settings.get("camera.width", 1280), height=settings.get("camera.height", 960))
     if backend == "files":
         from vision.sources.files import FilesSource

@@ -11,6 +11,7 @@ import threading
 
 import numpy as np
 
+from companion.core.dice import STANDARD_OPPOSITE, is_face, opposite_face
 from companion.core.errors import BadRequest
 from companion.core.protocols import FrameSource
 from vision.simtable import PlacedDie, render_table
@@ -33,7 +34,7 @@ class SimulatedTableSource(FrameSource):
                  width: int = 1280, height: int = 960, **render_options) -> None:
         self.rng = rng if rng is not None else np.random.default_rng()
         self.view = view
-        self.opposite = list(opposite_faces or [6, 5, 4, 3, 2, 1])
+        self.opposite = list(opposite_faces or STANDARD_OPPOSITE)
         self.width, self.height = width, height
         self.render_options = render_options
         self._next: list[int] | None = None
@@ -46,7 +47,7 @@ class SimulatedTableSource(FrameSource):
         """The top faces the next frame shows (1-6 each, 1 to 12 dice); ``BadRequest`` otherwise."""
         if not isinstance(values, (list, tuple)) or not 1 <= len(values) <= 12:
             raise BadRequest("values must be a list of 1 to 12 dice faces, e.g. [6, 5, 4].")
-        if not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 6 for v in values):
+        if not all(is_face(v) for v in values):
             raise BadRequest("each die's value must be a whole number from 1 to 6.")
         with self._lock:
             self._next = list(values)
@@ -55,7 +56,7 @@ class SimulatedTableSource(FrameSource):
         with self._lock:
             tops = self._next or [int(v) for v in self.rng.integers(1, 7, 3)]
             self._next = None
-            seen = [self.opposite[t - 1] for t in tops] if self.view == "below" else list(tops)
+            seen = [opposite_face(t, self.opposite) for t in tops] if self.view == "below" else list(tops)
             frame, dice = render_table(seen, self.rng, width=self.width, height=self.height, view=self.view, **self.render_options)
             self.last_tops, self.last_dice = list(tops), dice
         return frame

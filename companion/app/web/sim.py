@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, jsonify
 
-from companion.core.errors import BadRequest, NotAllowed, RuleRefused
 from companion.app.web.api import json_body
 from companion.app.web.security import require_pin
+from companion.core.dice import is_face
+from companion.core.errors import BadRequest, NotAllowed, RuleRefused
 
 bp = Blueprint("sim", __name__, url_prefix="/api/sim")
 
@@ -27,7 +28,7 @@ def set_dice():  # noqa: ANN201
         raise BadRequest("Give the dice as a list of numbers, like {\"values\": [6, 2, 5]}.")
     if not 1 <= len(values) <= 6:
         raise RuleRefused("The simulated table holds 1 to 6 dice.")
-    if any(not 1 <= v <= 6 for v in values):
+    if not all(is_face(v) for v in values):
         raise RuleRefused("Each die shows 1 to 6 elephants.")
     current_app.extensions["elephants_bluff"].sim_table.set_next_values(values)
     return jsonify({"values": values})
