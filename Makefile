@@ -49,7 +49,7 @@ test: $(VENV)/.installed system-deps
 # The benches drive a real server with requests and measure it with psutil,
 # both test tools: bench needs the test install.
 bench: $(VENV)/.installed
-	$(PY) -m bench --full --output docs/bench-latest.json --readme README.md
+	$(PY) -m bench --full --output docs/bench-latest.json --figures docs/FIGURES.md
 
 # Retrains the face classifier (CPU, PyTorch from the local wheel).
 train: $(VENV)/.installed

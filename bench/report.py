@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--full", action="store_true", help="the long forms (make bench)")
     p.add_argument("--only", action="append", default=[], help="run only this bench (repeatable)")
     p.add_argument("--output", help="also write the report to this file")
-    p.add_argument("--readme", help="also rewrite the 'Latest figures' section of this README from the report")
+    p.add_argument("--figures", "--readme", dest="readme", help="also rewrite the figures section of this Markdown page (make bench: docs/FIGURES.md)")
     return run(p.parse_args(argv))
 
 

@@ -105,13 +105,19 @@ def test_bouncing_contacts_within_the_window_make_one_press(referee, make_table,
     assert table.stats["refused"] == 1  # Believe is not allowed in phase claim: the press reached the referee
 
 
-def test_a_press_during_a_capture_is_ignored_not_replayed_later(referee, make_table, pin_factory, clock):
+def table_with_a_held_camera(referee, make_table, clock):
+    """A deciding game whose capture loop waits inside the grab until ``camera.gate`` is set."""
     camera = TrayCamera()
     loop = CaptureLoop(camera, ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
     referee.dice_source = loop
     gid = start_deciding(referee)
     table = make_table(referee, capture=loop)
     camera.gate = threading.Event()
+    return camera, table, gid
+
+
+def test_a_press_during_a_capture_is_ignored_not_replayed_later(referee, make_table, pin_factory, clock):
+    camera, table, gid = table_with_a_held_camera(referee, make_table, clock)
 
     press(pin_factory, BLUFF)
     assert camera.grabbing.wait(10)  # the worker is inside the capture now
@@ -309,12 +315,7 @@ def test_a_bluff_with_a_failing_camera_goes_to_confirm_and_switches_the_light_of
 
 
 def test_a_bluff_from_the_tablet_blinks_the_status_light_while_the_camera_reads(referee, make_table, clock):
-    camera = TrayCamera()
-    loop = CaptureLoop(camera, ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
-    referee.dice_source = loop
-    gid = start_deciding(referee)
-    table = make_table(referee, capture=loop)
-    camera.gate = threading.Event()
+    camera, table, gid = table_with_a_held_camera(referee, make_table, clock)
     seen = []
     worker = threading.Thread(target=lambda: seen.append(referee.bluff(gid)))  # the tablet's request thread
     worker.start()
