@@ -9,6 +9,7 @@ for the dice (``dice_capture``), saves the photos under the challenge's id
 
 from __future__ import annotations
 
+import json
 import queue
 import secrets
 import threading
@@ -21,7 +22,8 @@ from companion.app.broadcast import Broadcaster, Listener
 from companion.app.dice_capture import CAPTURE_TIMEOUT_S, BoundedCapture
 from companion.app.store import GameStore
 from companion.core.capture import Capture, DiceSource
-from companion.core.errors import NotFound
+from companion.core.errors import BadRequest, NotAllowed, NotFound
+from companion.core.files import atomic_write
 from companion.rules import apply, decide_believe, decide_bluff, decide_claim, decide_confirm, decide_correction, decide_start, fold
 from companion.rules.engine import bluff_event
 from companion.rules.state import GameState
@@ -55,6 +57,49 @@ class Referee:
         self._clock = clock
         self._lock = threading.RLock()
         self._states: dict[str, GameState] = {}
+        self._camera_file = Path(frames_dir).parent / "table-camera.json"
+        self._camera_mode = self._load_camera_mode()
+
+    # --- playing with or without the camera ------------------------------------------------
+
+    #: "auto": the camera reads the dice when it works, else the table types them; "off": always typed
+    CAMERA_MODES = ("auto", "off")
+    #: why a Bluff's dice are typed (the page shows its own words; this is the API's and the log's)
+    TYPED_NO_CAMERA = "Played without the camera: the table types the three top faces."
+
+    def _load_camera_mode(self) -> str:
+        try:
+            mode = json.loads(self._camera_file.read_text(encoding="utf-8")).get("camera")
+        except (OSError, ValueError, AttributeError):
+            return "auto"
+        return mode if mode in self.CAMERA_MODES else "auto"
+
+    @property
+    def camera_mode(self) -> str:
+        return self._camera_mode
+
+    def set_camera_mode(self, mode: Any) -> dict[str, Any]:
+        """The table setting: read the dice with the camera ("auto") or type them at each Bluff ("off"); kept across restarts."""
+        if mode not in self.CAMERA_MODES:
+            raise BadRequest("'camera' is \"auto\" (the camera reads the dice when it works) or \"off\" (the table types them).")
+        with self._lock:
+            self._camera_mode = mode
+            try:
+                atomic_write(self._camera_file, json.dumps({"camera": mode}))
+            except OSError:
+                pass  # the setting still holds until the companion restarts
+        self.notify("table", self.table_view())
+        return self.table_view()
+
+    def camera_works(self) -> bool:
+        try:
+            return self.dice_source.health() == "ok"
+        except Exception:
+            return False
+
+    def table_view(self) -> dict[str, Any]:
+        works = self.camera_works()
+        return {"camera": self._camera_mode, "camera_works": works, "dice_typed": self._camera_mode == "off" or not works}
 
     @property
     def dice_source(self) -> DiceSource:
@@ -158,7 +203,10 @@ class Referee:
             state = self._state(game_id)
             caller = decide_bluff(state, seat)
             challenge_id = f"c-{game_id[2:]}-{len(state.challenges) + 1}"
-            capture = self.dice_capture.capture()
+            if self._camera_mode == "off":
+                capture = Capture(None, problem=self.TYPED_NO_CAMERA)
+            else:  # a missing or failing camera gives no reading and says why: the table types the dice (R14)
+                capture = self.dice_capture.capture()
             has_images, problem = self.archive.save(challenge_id, capture)
             reading = capture.reading.to_json() if capture.reading is not None else None
             event = bluff_event(caller, challenge_id, reading, problem, has_images)
@@ -170,13 +218,62 @@ class Referee:
             state = self._state(game_id)
             return self._commit(state, decide_confirm(state, dice))
 
-    def correct(self, challenge_id: str, dice: Any, by: Any = "table") -> tuple[dict[str, Any], dict[str, Any]]:
-        """R15: re-decide a Bluff; the correction (who, when, old, new) joins the log."""
+    def correct(self, challenge_id: str, dice: Any, by: Any = "table", *, session: str | None = None, after_game_over: Any = False) -> tuple[dict[str, Any], dict[str, Any]]:
+        """R15: re-decide a Bluff; the correction (who, which session, when, old, new) joins the log."""
         with self._lock:
             state = self._game_of_challenge(challenge_id)
-            event = decide_correction(state, challenge_id, dice, by, _iso(self._clock()))
+            event = decide_correction(state, challenge_id, dice, by, _iso(self._clock()), session=session, after_game_over=after_game_over)
             public = self._commit(state, event)
             return public, self.challenge(challenge_id)
+
+    def rematch(self, game_id: str) -> dict[str, Any]:
+        """A new game after a finished one: the same players in the same seats and path; the loser starts."""
+        with self._lock:
+            old = self._state(game_id)
+            if old.phase != "over":
+                raise NotAllowed("A rematch follows a finished game: this one is still being played.")
+            current = self.current_game_id()
+            if current is not None and current != game_id:
+                raise NotAllowed("Another game is already in progress at this table.")
+            game_id_new = "g-" + secrets.token_hex(6)
+            event = decide_start(game_id_new, list(old.players), old.path_length, old.loser, None, rematch_of=game_id)
+            state = fold([event])
+            self.store.create_game(game_id_new, event, at=_iso(self._clock()), phase=state.phase)
+            self._states[game_id_new] = state
+            return self._announce(state)
+
+    def evening(self, game_id: str) -> dict[str, Any]:
+        """The games of one evening: this game and the rematches before and after it, with a tally of losses."""
+        with self._lock:
+            chain = [self._state(game_id)]
+            seen = {game_id}
+            while chain[0].rematch_of and chain[0].rematch_of not in seen and len(chain) < 200:
+                seen.add(chain[0].rematch_of)
+                try:
+                    chain.insert(0, self._state(chain[0].rematch_of))
+                except NotFound:
+                    break
+            followers: dict[str, str] = {}
+            for gid in self.store.game_ids()[-500:]:
+                if gid not in seen:
+                    st = self._state(gid)
+                    if st.rematch_of:
+                        followers.setdefault(st.rematch_of, gid)
+            while chain[-1].id in followers and followers[chain[-1].id] not in seen and len(chain) < 200:
+                nxt = followers[chain[-1].id]
+                seen.add(nxt)
+                chain.append(self._state(nxt))
+            names: list[str] = []
+            for st in chain:
+                names += [n for n in st.players if n not in names]
+            lost = {n: 0 for n in names}
+            for st in chain:
+                if st.loser is not None:
+                    lost[st.players[st.loser]] += 1
+            return {
+                "games": [{"id": st.id, "phase": st.phase, "loser": st.players[st.loser] if st.loser is not None else None, "rounds": st.round} for st in chain],
+                "tally": [{"name": n, "lost": lost[n]} for n in names],
+            }
 
     def capture_again(self, take: Callable[[], Capture]) -> Capture:
         """A second look at the dice (the table's Confirm button), under the same thread and time bound as a Bluff's."""

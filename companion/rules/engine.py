@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterable
 
-from companion.core.dice import is_face
 from companion.core.errors import BadRequest, NotAllowed, NotFound, RuleRefused
 from companion.rules.state import (
     PHASE_CLAIM,
@@ -46,7 +45,7 @@ def _dice(values: Any) -> list[int]:
     if not isinstance(values, list) or len(values) != 3:
         raise BadRequest("Give the three dice as a list of three numbers, like [6, 2, 5].")
     dice = [_int(v, "value of each die") for v in values]
-    if not all(is_face(v) for v in dice):
+    if any(not 1 <= v <= 6 for v in dice):
         raise RuleRefused("Each die shows 1 to 6 elephants.")
     return dice
 
@@ -84,11 +83,12 @@ def _waiting_for(state: GameState) -> str:
 
 # --- commands ---------------------------------------------------------------------------
 
-def decide_start(game_id: str, players: Any, path_length: Any = 7, starter: Any = None, ages: Any = None) -> Event:
+def decide_start(game_id: str, players: Any, path_length: Any = 7, starter: Any = None, ages: Any = None, rematch_of: str | None = None) -> Event:
     """Start a game (R1-R3): 2-10 named players in seating order.
 
     The starter is ``starter`` if given, else the youngest by ``ages`` (the first
-    in seating order among equals), else seat 0.
+    in seating order among equals), else seat 0. ``rematch_of`` names the game
+    this one follows at the same table (the evening's tally follows that chain).
     """
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise BadRequest("Give the players as a list of names in seating order.")
@@ -120,7 +120,10 @@ def decide_start(game_id: str, players: Any, path_length: Any = 7, starter: Any 
         starter = ages.index(min(ages))  # R3: the youngest starts
     else:
         starter = 0
-    return {"type": "game_started", "id": game_id, "players": names, "path_length": path_length, "starter": starter}
+    event: Event = {"type": "game_started", "id": game_id, "players": names, "path_length": path_length, "starter": starter}
+    if rematch_of is not None:
+        event["rematch_of"] = rematch_of
+    return event
 
 
 def decide_claim(state: GameState, amount: Any, seat: Any = None) -> Event:
@@ -170,11 +173,28 @@ def decide_confirm(state: GameState, dice: Any) -> Event:
     return {"type": "confirmed", "challenge": state.last_challenge, "dice": dice}
 
 
-def decide_correction(state: GameState, challenge_id: str, dice: Any, by: Any, at: str) -> Event:
-    """R15: re-decide one Bluff with corrected top faces; keeps who, when, old and new."""
+def decide_correction(state: GameState, challenge_id: str, dice: Any, by: Any, at: str, *, session: str | None = None, after_game_over: Any = False) -> Event:
+    """R15: re-decide one Bluff with corrected top faces; keeps who, when, old and new.
+
+    ``by`` must name a player of this game (as entered, any case) or be
+    ``"table"``: a free-text name would put anyone's name in the log. ``session``
+    is the PIN-holder's session that sent it (kept with the correction). After
+    the game is over (R12) a correction could reopen it or change its loser, so
+    it is refused unless ``after_game_over`` is true: the page asks first.
+    """
     dice = _dice(dice)
     if not isinstance(by, str) or not by.strip() or len(by) > 60:
         raise BadRequest("Say who makes the correction (a name of up to 60 characters).")
+    if not isinstance(after_game_over, bool):
+        raise BadRequest("'after_game_over' must be true or false.")
+    who = by.strip()
+    if who.casefold() != "table":
+        named = [p for p in state.players if p.casefold() == who.casefold()]
+        if not named:
+            raise RuleRefused(f"'{who[:30]}' is not playing in this game: name one of its players, or the table.")
+        who = named[0]
+    else:
+        who = "table"
     challenge = state.challenges.get(challenge_id)
     if challenge is None:
         raise NotFound("There is no such Bluff in this game.")
@@ -184,7 +204,14 @@ def decide_correction(state: GameState, challenge_id: str, dice: Any, by: Any, a
         raise NotAllowed("Confirm the dice of the current Bluff before correcting another one.")
     if dice == challenge.dice:
         raise RuleRefused("Those are already the dice of this Bluff: nothing to correct.")
-    return {"type": "corrected", "challenge": challenge_id, "dice": dice, "old_dice": list(challenge.dice or []), "by": by.strip(), "at": at}
+    if state.phase == PHASE_OVER and not after_game_over:
+        raise NotAllowed(f"The game is over ({_name(state, state.loser)} lost): a correction may reopen it or change the loser. Confirm that the table wants this first.")
+    event: Event = {"type": "corrected", "challenge": challenge_id, "dice": dice, "old_dice": list(challenge.dice or []), "by": who, "at": at}
+    if session is not None:
+        event["session"] = str(session)[:40]
+    if state.phase == PHASE_OVER:
+        event["after_game_over"] = True
+    return event
 
 
 # --- folding events into state -----------------------------------------------------------
@@ -209,10 +236,11 @@ def _apply(state: GameState | None, event: Event) -> GameState:
     if kind == "game_started":
         if state is not None:
             raise ValueError("game_started must be the first event")
-        state = GameState(id=event["id"], players=list(event["players"]), path_length=event["path_length"], starter=event["starter"], to_act=event["starter"])
+        state = GameState(id=event["id"], players=list(event["players"]), path_length=event["path_length"], starter=event["starter"], to_act=event["starter"], rematch_of=event.get("rematch_of"))
     elif state is None:
         raise ValueError("a game's log starts with game_started")
     elif kind == "claimed":
+        state.history.append({"round": state.round, "type": "claim", "seat": event["seat"], "amount": event["amount"]})
         state.claim = (event["amount"], event["seat"])
         state.phase, state.to_act = PHASE_DECIDE, state.left_of(event["seat"])
     elif kind == "believed":
@@ -234,6 +262,8 @@ def _apply_believe(state: GameState, event: Event) -> None:
     seat = event["seat"]
     state.peeked = event["peeked"]
     assert state.claim is not None
+    # The history holds what the table said and did, never a die (R13).
+    state.history.append({"round": state.round, "type": "believe", "seat": seat, "amount": state.claim[0], "peeked": bool(event["peeked"])})
     if state.claim[0] == MAX_CLAIM:
         # R8: believing 18 costs the believer one step; they start the next round (R11).
         _move(state, Move(seat, 1, "R8"))
@@ -257,6 +287,7 @@ def _apply_bluff(state: GameState, event: Event) -> None:
     )
     state.challenges[challenge.id] = challenge
     state.last_challenge = challenge.id
+    state.history.append({"round": state.round, "type": "bluff", "seat": event["seat"], "amount": amount, "challenge": challenge.id})
     reading = event["reading"]
     if reading is not None and reading.get("status") == "ok" and len(reading.get("dice", [])) == 3:
         _decide(state, challenge, [d["top"] for d in reading["dice"]], "camera")
@@ -294,7 +325,12 @@ def _apply_correction(state: GameState, event: Event) -> None:
     game ends, and if it takes back the move that ended the game, play resumes.
     """
     challenge = state.challenges[event["challenge"]]
-    challenge.corrections.append({"by": event["by"], "at": event["at"], "old": list(event["old_dice"]), "new": list(event["dice"])})
+    record = {"by": event["by"], "at": event["at"], "old": list(event["old_dice"]), "new": list(event["dice"])}
+    if "session" in event:
+        record["session"] = event["session"]
+    if event.get("after_game_over"):
+        record["after_game_over"] = True
+    challenge.corrections.append(record)
     challenge.dice, challenge.source = list(event["dice"]), "correction"
     verdict = bluff_verdict(challenge.claim, sum(challenge.dice))
     challenge.mover = challenge.claimer if verdict.mover == "claimer" else challenge.caller
@@ -312,3 +348,4 @@ def _apply_correction(state: GameState, event: Event) -> None:
         state.phase, state.to_act, state.starter, state.claim = PHASE_CLAIM, challenge.mover, challenge.mover, None
     elif is_last_move and state.phase == PHASE_CLAIM and state.claim is None:
         state.to_act = state.starter = challenge.mover
+    state.last_correction = {"challenge": challenge.id, "by": event["by"], "at": event["at"], "after_game_over": bool(event.get("after_game_over")), "reopened": was_over and state.phase != PHASE_OVER, "event": state.events + 1}

@@ -72,6 +72,10 @@ class GameState:
     moves: list[Move] = field(default_factory=list)
     challenges: dict[str, Challenge] = field(default_factory=dict)
     events: int = 0
+    #: what the table said and did, in order: claims, believes (and peeks), Bluffs; never a die (R13)
+    history: list[dict[str, Any]] = field(default_factory=list)
+    rematch_of: str | None = None  # the game this one follows at the same table
+    last_correction: dict[str, Any] | None = None  # the latest correction (R15), announced to every viewer
 
     @property
     def seats(self) -> int:

@@ -30,6 +30,10 @@ def public_state(state: GameState) -> dict[str, Any]:
         "last_move": {"seat": last_move.seat, "steps": last_move.steps, "rule": last_move.rule, "challenge": last_move.challenge} if last_move else None,
         "loser": state.loser,
         "events": state.events,
+        # This round's and the last round's claims, believes, peeks and Bluffs (never a die, R13).
+        "history": [h for h in state.history if h["round"] >= state.round - 1],
+        "rematch_of": state.rematch_of,
+        "last_correction": state.last_correction,
     }
 
 

@@ -41,8 +41,8 @@ class Game:
     def confirm(self, dice):
         return self._add(decide_confirm(self.state, dice))
 
-    def correct(self, cid, dice, by="Ann", at="2026-11-21T12:00:00Z"):
-        return self._add(decide_correction(self.state, cid, dice, by, at))
+    def correct(self, cid, dice, by="Ann", at="2026-11-21T12:00:00Z", **options):
+        return self._add(decide_correction(self.state, cid, dice, by, at, **options))
 
 
 # --- R1: seats and turn order -------------------------------------------------------
@@ -451,7 +451,7 @@ def test_r15_a_correction_that_takes_back_the_losing_move_resumes_the_game():
     g2 = Game(players=["Ann", "Ben"], path_length=2)
     g2.claim(18)
     g2.bluff([1, 1, 1])  # Ann +2 -> red
-    g2.correct("c-t-1", [6, 6, 6])  # Ben +2 -> red instead
+    g2.correct("c-t-1", [6, 6, 6], after_game_over=True)  # Ben +2 -> red instead
     assert g2.state.loser == 1
     g3 = Game(players=["Ann", "Ben", "Cy"], path_length=2)
     g3.claim(10)
@@ -459,7 +459,7 @@ def test_r15_a_correction_that_takes_back_the_losing_move_resumes_the_game():
     g3.claim(10, seat=1)
     g3.bluff([1, 1, 1])  # Ben 2 -> loses
     assert g3.state.loser == 1
-    g3.correct("c-t-2", [6, 6, 6])  # Cy was wrong instead: Cy 1, nobody on red
+    g3.correct("c-t-2", [6, 6, 6], after_game_over=True)  # Cy was wrong instead: Cy 1, nobody on red
     assert (g3.state.phase, g3.state.loser, g3.state.to_act, g3.state.positions()) == ("claim", None, 2, [0, 1, 1])
 
 
@@ -501,6 +501,87 @@ def test_r15_a_correction_names_who_made_it(by):
     g.bluff([1, 2, 3])
     with pytest.raises(BadRequest, match="who makes the correction"):
         g.correct("c-t-1", [6, 6, 6], by=by)
+
+
+@pytest.mark.parametrize("by", ["Mallory", "Ann Smith", "Anne"])
+def test_r15_who_corrects_must_be_a_player_of_this_game_or_the_table(by):
+    g = Game()
+    g.claim(10)
+    g.bluff([1, 2, 3])
+    with pytest.raises(RuleRefused, match="not playing in this game"):
+        g.correct("c-t-1", [6, 6, 6], by=by)
+    assert g.state.challenges["c-t-1"].corrections == [] and g.state.positions() == [1, 0, 0]
+
+
+def test_r15_the_correction_keeps_the_players_name_as_entered_and_the_session():
+    g = Game()
+    g.claim(10)
+    g.bluff([1, 2, 3])
+    g.correct("c-t-1", [6, 6, 6], by="  cY ", session="device-ab12")
+    assert g.state.challenges["c-t-1"].corrections[0]["by"] == "Cy"
+    assert g.state.challenges["c-t-1"].corrections[0]["session"] == "device-ab12"
+    g.correct("c-t-1", [1, 1, 1], by="TABLE")
+    assert g.state.challenges["c-t-1"].corrections[1]["by"] == "table"
+    assert public_state(g.state)["last_correction"]["by"] == "table"
+
+
+def test_r15_r12_a_correction_after_game_over_must_be_confirmed_and_then_says_it_reopened():
+    g = Game(players=["Ann", "Ben", "Cy"], path_length=2)
+    g.claim(10)
+    g.bluff([6, 6, 6])  # Ben 1
+    g.claim(10, seat=1)
+    g.bluff([1, 1, 1])  # Ben 2 -> loses (R12)
+    events = len(g.events)
+    with pytest.raises(NotAllowed, match="game is over"):
+        g.correct("c-t-2", [6, 6, 6])
+    assert len(g.events) == events and g.state.phase == "over" and g.state.loser == 1
+    with pytest.raises(BadRequest):
+        g.correct("c-t-2", [6, 6, 6], after_game_over="yes")
+    g.correct("c-t-2", [6, 6, 6], after_game_over=True)
+    assert g.state.phase == "claim" and g.state.loser is None
+    seen = public_state(g.state)["last_correction"]
+    assert seen["after_game_over"] is True and seen["reopened"] is True and seen["challenge"] == "c-t-2"
+    assert g.state.challenges["c-t-2"].corrections[0]["after_game_over"] is True
+    assert fold(g.events) == g.state
+
+
+def test_r15_a_correction_during_play_needs_no_confirmation_and_reopens_nothing():
+    g = Game()
+    g.claim(10)
+    g.bluff([1, 2, 3])
+    g.correct("c-t-1", [6, 6, 6])
+    seen = public_state(g.state)["last_correction"]
+    assert seen["after_game_over"] is False and seen["reopened"] is False
+
+
+# --- the round's history (claims, believes, peeks, Bluffs; R13) ------------------------
+
+def test_r13_the_history_holds_what_the_table_did_and_never_a_die():
+    g = Game()
+    g.claim(9)  # Ann -> Ben
+    g.believe(peeked=True)  # Ben peeked (R6)
+    g.claim(12, seat=1)
+    g.bluff([6, 6, 6])  # Cy calls Bluff on Ben's 12
+    history = public_state(g.state)["history"]
+    assert [(h["type"], h["seat"], h["amount"]) for h in history] == [("claim", 0, 9), ("believe", 1, 9), ("claim", 1, 12), ("bluff", 2, 12)]
+    assert history[1]["peeked"] is True and all(h["round"] == 1 for h in history)
+    assert all(set(h) <= {"round", "type", "seat", "amount", "peeked", "challenge"} for h in history)
+
+
+def test_the_history_on_screen_is_this_round_and_the_last_one():
+    g = Game()
+    for r in range(3):
+        g.claim(10)
+        g.bluff([1, 1, 1])  # the claimer moves and starts again
+    assert g.state.round == 4 and {h["round"] for h in public_state(g.state)["history"]} == {3}
+    g.claim(10)
+    assert {h["round"] for h in public_state(g.state)["history"]} == {3, 4}
+
+
+def test_a_rematch_names_the_game_it_follows():
+    event = decide_start("g-2", ["Ann", "Ben"], 7, 1, rematch_of="g-1")
+    assert fold([event]).rematch_of == "g-1" and public_state(fold([event]))["rematch_of"] == "g-1"
+    assert "rematch_of" not in decide_start("g-3", ["Ann", "Ben"])
 
 
 # --- the log is the source of truth -------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request, send_file
@@ -182,8 +183,50 @@ def _frame(challenge_id: str, kind: str):  # noqa: ANN202
 @bp.post("/challenges/<challenge_id>/correct")
 @require_pin
 def correct(challenge_id: str):  # noqa: ANN201
-    body = json_body("dice", "by")
+    body = json_body("dice", "by", "after_game_over")
     if "dice" not in body:
         raise BadRequest("Give the corrected three top faces: {\"dice\": [6, 2, 5]}.")
-    state, challenge = services().referee.correct(challenge_id, body["dice"], body.get("by", "table"))
+    state, challenge = services().referee.correct(
+        challenge_id, body["dice"], body.get("by", "table"), session=_session_tag(), after_game_over=body.get("after_game_over", False)
+    )
     return jsonify({"state": state, "challenge": _with_urls(challenge)})
+
+
+def _session_tag() -> str:
+    """Which PIN-holder sent this: the device's session (a short random tag kept in its cookie), or the PIN header."""
+    from flask import session
+
+    if request.headers.get("X-Table-Pin") is not None:
+        return "pin-header"
+    tag = session.get("device")
+    if not isinstance(tag, str):
+        tag = session["device"] = "device-" + secrets.token_hex(3)
+    return tag
+
+
+@bp.post("/games/<game_id>/rematch")
+@require_pin
+def rematch(game_id: str):  # noqa: ANN201
+    """The same players and path again after a finished game; the loser starts (docs/API-EXTENSIONS.md)."""
+    json_body()
+    return jsonify(services().referee.rematch(game_id)), 201
+
+
+@bp.get("/games/<game_id>/evening")
+def evening(game_id: str):  # noqa: ANN201
+    """The evening this game belongs to (its chain of rematches) and who lost how often."""
+    return jsonify(services().referee.evening(game_id))
+
+
+@bp.get("/table")
+def table_settings():  # noqa: ANN201
+    """How this table gets the dice: {"camera": "auto" | "off", "camera_works", "dice_typed"}."""
+    return jsonify({**services().referee.table_view(), "simulate": services().simulate})
+
+
+@bp.post("/table")
+@require_pin
+def set_table():  # noqa: ANN201
+    """``{"camera": "off"}``: the table types the dice at each Bluff; ``"auto"``: the camera reads them when it works."""
+    body = json_body("camera")
+    return jsonify({**services().referee.set_camera_mode(body.get("camera")), "simulate": services().simulate})

@@ -34,6 +34,10 @@ _STATE = {
         "last_move": {"type": "object", "nullable": True},
         "loser": _NULL_INT,
         "events": _INT,
+        "history": {"type": "array", "description": "this round's and the last round's claims, believes (with peeks) and Bluffs; never a die (R13)",
+                    "items": {"type": "object", "properties": {"round": _INT, "type": {"type": "string", "enum": ["claim", "believe", "bluff"]}, "seat": _INT, "amount": _INT, "peeked": {"type": "boolean"}, "challenge": {"type": "string"}}}},
+        "rematch_of": {"type": "string", "nullable": True, "description": "the finished game this one is a rematch of"},
+        "last_correction": {"type": "object", "nullable": True, "description": "the latest correction (R15): challenge, by, at, after_game_over, reopened"},
     },
 }
 _DIE = {"type": "object", "properties": {"seen": _INT, "top": _INT, "confidence": {"type": "number"}, "box": {"type": "array", "items": _INT}}}
@@ -116,7 +120,13 @@ def openapi_spec() -> dict[str, Any]:
             "/api/challenges/{challenge_id}": {"get": {**_op("A saved Bluff", challenge, 404), "parameters": chal}},
             "/api/challenges/{challenge_id}/image": {"get": {**_op("The saved frame", {"type": "string", "format": "binary"}, 404, content="image/jpeg"), "parameters": chal}},
             "/api/challenges/{challenge_id}/annotated": {"get": {**_op("The frame with boxes and values drawn", {"type": "string", "format": "binary"}, 404, content="image/jpeg"), "parameters": chal}},
-            "/api/challenges/{challenge_id}/correct": {"post": {**_op("Correct a Bluff's dice; re-decides it (R15)", None, 400, 404, 409, 422, control=True, body=_obj(["dice"], dice=_DICE, by={"type": "string"})), "parameters": chal}},
+            "/api/challenges/{challenge_id}/correct": {"post": {**_op("Correct a Bluff's dice; re-decides it (R15)", None, 400, 404, 409, 422, control=True, body=_obj(["dice"], dice=_DICE, by={"type": "string", "description": "a player of this game, or \"table\" (the default)"}, after_game_over={"type": "boolean", "description": "true to correct a finished game (it may reopen it)"})), "parameters": chal}},
+            "/api/games/{game_id}/rematch": {"post": {**_op("The same players and path again after a finished game; the loser starts", state, 404, 409, control=True, status="201"), "parameters": game}},
+            "/api/games/{game_id}/evening": {"get": {**_op("The evening's games (a chain of rematches) and each player's losses", None, 404), "parameters": game}},
+            "/api/table": {
+                "get": _op("How the dice are got at a Bluff: camera \"auto\" or \"off\" (typed at the table)", None),
+                "post": _op("Play with or without the camera", None, 400, control=True, body=_obj(["camera"], camera={"type": "string", "enum": ["auto", "off"]})),
+            },
             "/api/events": {"get": _op("Server-Sent Events: a `state` event with the public state on every change (503 when too many viewers already watch)", {"type": "string"}, 503, content="text/event-stream")},
             "/api/sim/dice": {"post": _op("Simulation: the top faces of the next capture", None, 400, 404, 422, control=True, body=_obj(["values"], values={"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}, "minItems": 1, "maxItems": 6}))},
             "/api/sim/press": {"post": _op("Simulation: press a table button through its mock pin", None, 400, 404, 409, control=True, body=_obj(["button"], button={"type": "string"}))},
