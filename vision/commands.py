@@ -1,8 +1,9 @@
-"""The reader's subcommands: ``read``, ``classify``, ``calibrate``.
+"""The reader's subcommands: ``read``, ``classify``, ``evaluate``, ``calibrate``.
 
 ``read [--json] [--as-seen] IMAGE...`` and ``classify [--json] CROP...`` print
 one line per image (with ``--json``, one JSON object whose ``file`` repeats the
-path as given). A file that cannot be read gives a line saying why and makes
+path as given). ``evaluate DIR [--split NAME] [--json]`` reports how well
+the reader reads a labelled folder (``vision/evaluate.py``). A file that cannot be read gives a line saying why and makes
 the exit status 1; the others are still read. ``calibrate`` checks the real
 camera on an empty tray and stores what it locks (``vision/calibrate.py``).
 """
@@ -30,6 +31,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per line")
     p.add_argument("--instance", type=Path, default=Path("instance"))
     p.set_defaults(func=_classify)
+
+    p = sub.add_parser("evaluate", help="how well the reader reads a folder of labelled photos (shared/datasets layout) or crops (crops.csv)")
+    p.add_argument("folder", type=Path, metavar="DIR")
+    p.add_argument("--split", help="read only this split (split.json, or the split column of crops.csv)")
+    p.add_argument("--json", action="store_true", help="one JSON object with every count")
+    p.add_argument("--crops", action="store_true", help="read the folder's crops.csv even where it also has whole photos")
+    p.add_argument("--instance", type=Path, default=Path("instance"), help="folder whose config.toml holds the reader settings")
+    p.set_defaults(func=_evaluate)
 
     p = sub.add_parser("calibrate", help="check the real camera on an empty tray and lock exposure and white balance")
     p.add_argument("--instance", type=Path, default=Path("instance"))
@@ -86,6 +95,15 @@ def _classify(args: argparse.Namespace) -> int:
             continue
         _emit(args.json, {"file": name, "value": value, "confidence": round(conf, 4)}, f"{name}: {value} ({conf:.2f})")
     return 1 if failed else 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from vision.evaluate import evaluate, summary
+    from vision.reader import load_reader
+
+    report = evaluate(args.folder, load_reader(_settings(args.instance)), args.split, crops=args.crops)
+    _emit(args.json, report, summary(report))
+    return 0
 
 
 def _calibrate(args: argparse.Namespace) -> int:

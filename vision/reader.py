@@ -27,10 +27,12 @@ import numpy as np
 
 from companion.core.dice import STANDARD_OPPOSITE, opposite_face
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
+from vision.annotate import annotate
 from vision.classifier import CROP, MARGIN, NOT_A_DIE, FaceClassifier, cut_crop
 from vision.finder import WORK_SIDE, Candidate, Look, find_dice, look, with_faint
 from vision.images import ImageError, check_frame
 from vision.marks import lost_dice
+from vision.pipeline.decide import reason_in_words
 
 #: Dice found narrower than this (working pixels of the default look) are looked for again on a finer
 #: working copy that makes them about FINE_DIE_SIDE wide, at most FINE_MAX_WORK_SIDE on its long side;
@@ -104,6 +106,10 @@ class DiceReader:
         """The same reader knowing a die's side in frame pixels (what ``calibrate --dice`` stores; 0: not known)."""
         return self._but(die_side_px=die_side_px)
 
+    def with_expected(self, expected_dice: int) -> "DiceReader":
+        """The same reader expecting another number of dice (``evaluate`` on photos of 1 to 48 dice)."""
+        return self._but(expected_dice=expected_dice)
+
     def _but(self, **changes: Any) -> "DiceReader":
         kwargs: dict[str, Any] = dict(camera_view=self.camera_view, opposite_faces=self.opposite, min_confidence=self.min_confidence,
                                       expected_dice=self.expected_dice, die_side_px=self.die_side_px or 0, tray_region=self.tray_region)
@@ -134,7 +140,7 @@ class DiceReader:
         mean, std = cv2.meanStdDev(cv2.resize(frame, (160, max(1, round(160 * frame.shape[0] / frame.shape[1]))), interpolation=cv2.INTER_NEAREST))
         if float(std.max()) < 3.0:
             blank = {"code": "dark" if float(mean.mean()) < 40 else "blank"}
-            return self._uncertain(_in_words(blank), blank)
+            return self._uncertain(reason_in_words(blank), blank)
         default, cands, kept = self._candidates(frame)
         cands, kept = self._other_look(frame, cands, kept)
         cands, kept = self._by_marks(frame, default, cands, kept)
@@ -154,7 +160,7 @@ class DiceReader:
             codes.append({"code": "low_confidence", "n": len(low), "lowest": round(min(low), 2)})
         extra = {"candidates": len(cands), "rejected": len(cands) - len(kept)}
         if codes:
-            return Reading(UNCERTAIN, dice, reason="; ".join(_in_words(c) for c in codes), model_id=self.model_id, extra=extra,
+            return Reading(UNCERTAIN, dice, reason="; ".join(reason_in_words(c) for c in codes), model_id=self.model_id, extra=extra,
                            reasons=tuple(codes), sure_at=self.min_confidence)
         return Reading(OK, dice, model_id=self.model_id, extra=extra, sure_at=self.min_confidence)
 
@@ -523,23 +529,7 @@ class DiceReader:
 
     def annotate(self, frame: np.ndarray, reading: Reading) -> np.ndarray:
         """A copy of the frame with each die's box and values, and the status, drawn on it."""
-        try:
-            out = check_frame(frame).copy()
-        except ImageError:
-            out = np.zeros((240, 320, 3), np.uint8)
-        scale = max(0.5, max(out.shape[:2]) / 1280)
-        thick = max(1, int(round(2 * scale)))
-        for d in reading.dice:
-            x, y, w, h = d.box
-            # orange: this die is why the reading is uncertain (a reading back from JSON keeps only its confidence)
-            colour = (0, 140, 255) if d.doubts or d.confidence < self.min_confidence else (60, 200, 60)
-            cv2.rectangle(out, (x, y), (x + w, y + h), colour, thick, cv2.LINE_AA)
-            label = f"{d.top}" if d.top == d.seen else f"{d.top} (sees {d.seen})"
-            label += f" {d.confidence:.2f}"
-            _text(out, label, (x, max(12, y - 6)), scale * 0.6, colour, thick)
-        head = f"{reading.status}: total {reading.total}" if reading.status == OK else f"uncertain: {reading.reason}"
-        _text(out, head, (8, int(24 * scale)), scale * 0.7, (60, 200, 60) if reading.status == OK else (0, 140, 255), thick)
-        return out
+        return annotate(frame, reading, self.min_confidence)
 
 
 def _counts(kept: list[tuple[Candidate, int, float]], sure_at: float) -> tuple[int, int]:
@@ -572,23 +562,6 @@ def _squares_over(c: Candidate, side: float) -> list[Candidate]:
     steps_v = (-dv, 0.0, dv) if dv > 0.1 * side else (0.0,)
     return [replace(c, cx=float(c.cx + su * u[0] + sv * v[0]), cy=float(c.cy + su * u[1] + sv * v[1]), w=side, h=side)
             for su in steps_u for sv in steps_v]
-
-
-def _in_words(code: dict[str, Any]) -> str:
-    """A reason code (companion.core.reading.REASON_CODES) as the English the logs and the command line show."""
-    kind = code["code"]
-    if kind == "count":
-        return f"found {code['found']} {'die' if code['found'] == 1 else 'dice'}, expected {code['expected']}"
-    if kind == "low_confidence":
-        return f"low confidence on {code['n']} {'die' if code['n'] == 1 else 'dice'} (lowest {code['lowest']:.2f})"
-    if kind in ("dark", "blank"):
-        return f"the frame is {kind}: no dice can be seen (lights off or the camera covered?)"
-    return {"cut_off": "a die is cut off by the frame's edge", "leaning": "a die looks leaning or misshapen (not flat on the tray?)"}[kind]
-
-
-def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int], thick: int) -> None:
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
 
 
 def _same_die(a: Candidate, b: Candidate) -> bool:
@@ -633,8 +606,18 @@ def load_reader(settings: Any, threads: int = 1) -> DiceReader:
     cv2.setNumThreads(1)
     model = settings.get("reader.model", "") or None
     clf = FaceClassifier(Path(model) if model else None, threads=threads)
-    return DiceReader(
-        clf,
+    detector = settings.get("reader.detector", "classic")
+    if detector != "classic":
+        from vision.pipeline.propose import load_detector
+        from vision.pipeline.reader import PipelineReader
+
+        detector_model = settings.get("reader.detector_model", "") or None
+        return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **_reader_settings(settings))
+    return DiceReader(clf, **_reader_settings(settings))
+
+
+def _reader_settings(settings: Any) -> dict[str, Any]:
+    return dict(
         camera_view=settings.get("camera.camera_view", "below"),
         opposite_faces=settings.get("reader.opposite_faces", list(STANDARD_OPPOSITE)),
         min_confidence=settings.get("reader.min_confidence", 0.95),

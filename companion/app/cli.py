@@ -8,6 +8,7 @@ here, the dice reader ``read``, ``classify`` and ``calibrate`` in
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from pathlib import Path
 
@@ -38,18 +39,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    """Run ``bench/`` of the source checkout this package was installed from, if there is one."""
+    return _run_bench(args.bench_args)
+
+
+def _run_bench(bench_args: list[str]) -> int:
+    """Run ``python -m bench`` of the source checkout this package was installed from, if there is one.
+
+    The benches are test tools, above the product, so the CLI starts them as a
+    program instead of importing them.
+    """
     checkout = Path(__file__).resolve().parents[2]
-    if (checkout / "bench" / "report.py").is_file() and str(checkout) not in sys.path:
-        sys.path.insert(0, str(checkout))
-    try:
-        from bench.report import main as bench_main
-    except ModuleNotFoundError as exc:
-        raise ElephantsBluffError(
-            "The benches are not part of the installed companion: run `make bench` in a source checkout "
-            f"(with the test tools installed; missing: {exc.name})."
-        ) from None
-    return int(bench_main(args.bench_args) or 0)
+    if not (checkout / "bench" / "report.py").is_file():
+        raise ElephantsBluffError("The benches are not part of the installed companion: run `make bench` in a source checkout.")
+    return subprocess.call([sys.executable, "-m", "bench", *bench_args], cwd=checkout)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -59,8 +61,11 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        if argv[:1] == ["bench"]:  # its options are the bench's own (python -m bench --help)
+            return _run_bench(argv[1:])
+        args = build_parser().parse_args(argv)
         return int(args.func(args) or 0)
     except ElephantsBluffError as exc:
         print(f"elephants-bluff: {exc.message}", file=sys.stderr)

@@ -1,0 +1,132 @@
+"""``elephants-bluff evaluate``: the counts on a labelled folder, and a clear sentence for a folder it cannot use."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.core.errors import ElephantsBluffError
+from vision.evaluate import EvaluationError, evaluate
+from vision.simtable import render_table
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write_frames(root: Path, layouts: list[list[int]], seed: int = 5) -> list[list]:
+    """Rendered photos seen from above, with YOLO labels of the faces the camera sees."""
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    rng = np.random.default_rng(seed)
+    placed_all = []
+    for i, seen in enumerate(layouts):
+        frame, placed = render_table(seen, rng, width=640, height=480, view="above", touching=0.0, glare=0, leaning=0.0)
+        cv2.imwrite(str(root / "images" / f"p{i}.png"), frame)
+        lines = []
+        for d in placed:
+            x, y, w, h = d.box()
+            lines.append(f"{d.seen - 1} {(x + w / 2) / 640:.6f} {(y + h / 2) / 480:.6f} {w / 640:.6f} {h / 480:.6f}")
+        (root / "labels" / f"p{i}.txt").write_text("\n".join(lines) + "\n")
+        placed_all.append(placed)
+    (root / "split.json").write_text(json.dumps({"val": [f"p{i}" for i in range(len(layouts))]}))
+    return placed_all
+
+
+@pytest.fixture(scope="module")
+def frames(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("frames")
+    write_frames(root, [[2, 5, 6], [1, 3, 4], [6, 6, 2]])
+    return root
+
+
+def test_the_counts_of_a_folder_of_photos_add_up(frames, reader):
+    report = evaluate(frames, reader, "val")
+    assert report["kind"] == "frames" and report["photos"] == 3 and report["dice"] == 9
+    assert report["right"] + report["silently_wrong"] + report["flagged"] == report["dice"]
+    assert sum(sum(row) for row in report["confusion"]) == 9
+    assert sum(v["dice"] for v in report["per_value"].values()) == 9
+    assert report["right"] >= 7, report  # clean rendered dice: the reader gets nearly all of them
+
+
+def test_a_wrong_label_read_sure_counts_as_silently_wrong(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6]])
+    before = evaluate(tmp_path, reader)
+    assert before["silently_wrong"] == 0
+    label = tmp_path / "labels" / "p0.txt"
+    lines = label.read_text().splitlines()
+    cls, rest = lines[0].split(" ", 1)
+    lines[0] = f"{(int(cls) + 2) % 6} {rest}"  # the label now names another face than the die shows
+    label.write_text("\n".join(lines) + "\n")
+    after = evaluate(tmp_path, reader)
+    if before["photos_all_right"] == 1:  # read ok and right before: the same reading is now a silent error
+        assert after["silently_wrong"] == 1 and after["right"] == before["right"] - 1
+    else:
+        assert after["flagged"] + after["silently_wrong"] == before["flagged"] + before["silently_wrong"] + 1
+
+
+def test_a_folder_of_crops_is_read_die_by_die(tmp_path, reader):
+    rng = np.random.default_rng(3)
+    rows = ["file,value,split"]
+    (tmp_path / "crops").mkdir()
+    for i, seen in enumerate([1, 2, 3, 4, 5, 6]):
+        frame, (die,) = render_table([seen], rng, width=200, height=200, view="above", die_side=90, glare=0)
+        x, y, w, h = die.box()
+        cv2.imwrite(str(tmp_path / "crops" / f"c{i}.png"), frame[max(0, y - 5):y + h + 5, max(0, x - 5):x + w + 5])
+        rows.append(f"crops/c{i}.png,{seen},{'val' if i % 2 else 'train'}")
+    (tmp_path / "crops.csv").write_text("\n".join(rows) + "\n")
+    everything = evaluate(tmp_path, reader)
+    assert everything["kind"] == "crops" and everything["dice"] == 6
+    assert evaluate(tmp_path, reader, "val")["dice"] == 3
+    assert everything["right"] >= 5
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda root: None, "is not a folder of dice photos"),
+        (lambda root: root.mkdir(), "holds neither images/ with labels/"),
+        (lambda root: (root.mkdir(), (root / "crops.csv").write_text("name,face\nx.jpg,3\n")), "must start with the header file,value"),
+        (lambda root: (root.mkdir(), (root / "crops.csv").write_text("file,value\nx.jpg,9\n")), "9 is not a face from 1 to 6"),
+        (lambda root: (root.mkdir(), (root / "crops.csv").write_text("file,value,split\nx.jpg,2,train\n")), "has no split called 'val' (it has: train)"),
+    ],
+    ids=["missing", "empty", "bad header", "bad face", "unknown split"],
+)
+def test_a_folder_it_cannot_use_is_refused_in_words(tmp_path, reader, make, words):
+    root = tmp_path / "set"
+    make(root)
+    split = "val" if "split" in words else None
+    with pytest.raises(EvaluationError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        evaluate(root, reader, split)
+
+
+def test_a_broken_label_line_names_the_file_and_line(frames, tmp_path, reader):
+    root = tmp_path / "copy"
+    write_frames(root, [[3, 3, 3]])
+    (root / "labels" / "p0.txt").write_text("2 0.5 0.5 0.1\n")
+    with pytest.raises(ElephantsBluffError, match=r"p0.txt line 1 is not a YOLO label"):
+        evaluate(root, reader)
+
+
+def test_an_unreadable_image_is_reported_and_the_rest_read(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
+    (tmp_path / "images" / "p1.png").write_bytes(b"not a picture")
+    report = evaluate(tmp_path, reader)
+    assert report["photos"] == 1 and len(report["unreadable_files"]) == 1
+
+
+def test_the_command_prints_one_json_object_with_the_documented_keys(frames, tmp_path):
+    out = subprocess.run([sys.executable, "-m", "companion.app.cli", "evaluate", str(frames), "--split", "val", "--json", "--instance", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    report = json.loads(out)
+    assert {"dice", "right", "accuracy", "silently_wrong", "flagged", "photos", "photos_all_right", "per_value", "confusion"} <= set(report)
+
+
+def test_the_command_says_what_is_wrong_with_a_folder(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "companion.app.cli", "evaluate", str(tmp_path / "nowhere"), "--instance", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and "is not a folder of dice photos" in done.stderr and "Traceback" not in done.stderr

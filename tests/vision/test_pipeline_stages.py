@@ -1,0 +1,121 @@
+"""The reading pipeline's stages, each on its own: bad frames, knife edges, duplicates, odd dice, unknown detectors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.core.errors import SettingsError
+from companion.core.protocols import Proposal
+from vision.pipeline.classify import FaceRead
+from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure
+from vision.pipeline.normalise import Normalised, Unreadable, normalise
+from vision.pipeline.propose import load_detector
+from vision.pipeline.reconcile import Die, reconcile
+
+SURE = FaceRead(4, 0.995, 0.003, 0.001)
+
+
+@pytest.mark.parametrize(
+    ("frame", "words"),
+    [
+        (np.zeros((0, 0, 3), np.uint8), "too small"),
+        (np.zeros((1, 1, 3), np.uint8), "too small"),
+        (np.zeros((480, 640, 3), np.uint8), "dark"),
+        (np.full((480, 640, 3), 255, np.uint8), "blank"),
+        (np.zeros((480, 640, 3), np.float32), "8-bit"),
+        (np.zeros((480, 640, 5), np.uint8), "unusable shape"),
+        ("a picture", "not an image array"),
+    ],
+    ids=["empty", "one pixel", "all black", "all white", "float pixels", "five channels", "not an array"],
+)
+def test_a_frame_that_cannot_be_read_says_why(frame, words):
+    out = normalise(frame)
+    assert isinstance(out, Unreadable) and words in out.words
+
+
+def test_a_huge_frame_is_refused_before_it_is_copied():
+    huge = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), shape=(10_000, 10_000, 3), strides=(0, 0, 0))  # no 300 MB needed
+    out = normalise(huge)
+    assert isinstance(out, Unreadable) and "too large" in out.words
+
+
+def test_grey_and_16_bit_frames_are_brought_to_8_bit_colour():
+    grey16 = (np.random.default_rng(1).integers(0, 65535, (120, 160))).astype(np.uint16)
+    out = normalise(grey16)
+    assert isinstance(out, Normalised) and out.bgr.shape == (120, 160, 3) and out.bgr.dtype == np.uint8
+
+
+def test_the_tray_region_is_cut_out_and_its_offset_kept():
+    frame = np.random.default_rng(2).integers(0, 255, (480, 640, 3), np.uint8)
+    out = normalise(frame, [40, 30, 200, 100])
+    assert out.offset == (40, 30) and out.bgr.shape[:2] == (100, 200)
+
+
+@pytest.mark.parametrize(
+    ("confidence", "runner_up", "sure"),
+    [(0.95 + CONFIDENCE_MARGIN + 0.001, 0.01, True), (0.95 + CONFIDENCE_MARGIN / 2, 0.01, False), (0.95, 0.04, False), (0.949, 0.0, False)],
+    ids=["clear of the margin", "inside the margin above", "at the threshold", "below"],
+)
+def test_a_die_near_the_threshold_is_never_sure(confidence, runner_up, sure):
+    assert is_sure(confidence, runner_up, 0.95) is sure
+
+
+def _reading(dice: list[Die], expected: int = 3):
+    return decide(dice, expected=expected, min_confidence=0.95, camera_view="below", opposite=[6, 5, 4, 3, 2, 1], offset=(10, 20), model_id="m")
+
+
+def _die(cx: float, face: FaceRead = SURE, doubts: tuple[str, ...] = ()) -> Die:
+    return Die(Proposal(cx, 50, 30, 0, 0.9), face, doubts)
+
+
+def test_three_sure_dice_are_ok_with_tops_and_boxes_in_the_whole_frame():
+    r = _reading([_die(50), _die(120), _die(190)])
+    assert r.status == "ok" and r.tops() == [3, 3, 3] and r.dice[0].box == (45, 55, 30, 30)
+
+
+def test_a_die_within_the_margin_makes_the_reading_uncertain():
+    r = _reading([_die(50), _die(120), _die(190, FaceRead(4, 0.95 + CONFIDENCE_MARGIN / 2, 0.01, 0.0))])
+    assert r.status == "uncertain" and r.reasons[-1]["code"] == "low_confidence" and "low_confidence" in r.dice[2].doubts
+
+
+@pytest.mark.parametrize(("count", "found"), [(2, 2), (4, 4)], ids=["missing die", "extra die"])
+def test_a_missing_or_extra_die_is_uncertain_never_a_guess(count, found):
+    r = _reading([_die(50 + 70 * i) for i in range(found)])
+    assert r.status == "uncertain" and r.reasons[0] == {"code": "count", "found": found, "expected": 3}
+
+
+def test_the_surer_of_two_proposals_of_one_die_is_kept():
+    props = [Proposal(50, 50, 30, 0, 0.9), Proposal(55, 52, 28, 5, 0.6), Proposal(150, 50, 30, 0, 0.9)]
+    dice = reconcile(props, [SURE, FaceRead(1, 0.99, 0.0, 0.0), SURE], (300, 100), borderline=[False] * 3)
+    assert [d.proposal.score for d in dice] == [0.9, 0.9] and [d.face.seen for d in dice] == [4, 4]
+
+
+def test_what_the_classifier_calls_not_a_die_is_dropped_and_a_near_call_is_a_doubt():
+    props = [Proposal(50, 50, 30, 0, 0.9), Proposal(120, 50, 30, 0, 0.9), Proposal(190, 50, 30, 0, 0.9)]
+    faces = [SURE, FaceRead(2, 0.1, 0.05, 0.85), FaceRead(2, 0.5, 0.05, 0.45)]
+    dice = reconcile(props, faces, (300, 100), borderline=[False] * 3)
+    assert [d.proposal.cx for d in dice] == [50, 190] and dice[1].doubts == ("low_confidence",)
+
+
+def test_a_borderline_proposal_that_looks_like_a_die_is_kept_as_a_doubt_and_one_that_does_not_is_dropped():
+    props = [Proposal(50, 50, 30, 0, 0.9), Proposal(120, 50, 30, 0, 0.2), Proposal(190, 50, 30, 0, 0.2)]
+    faces = [SURE, SURE, FaceRead(2, 0.4, 0.1, 0.4)]
+    dice = reconcile(props, faces, (300, 100), borderline=[False, True, True])
+    assert [(d.proposal.cx, d.doubts) for d in dice] == [(50, ()), (120, ("low_confidence",))]
+
+
+def test_a_die_of_another_size_is_leaning_and_one_past_the_edge_is_cut_off():
+    props = [Proposal(50, 50, 30, 0, 0.9), Proposal(120, 50, 30, 0, 0.9), Proposal(200, 50, 50, 0, 0.9), Proposal(295, 50, 30, 0, 0.9)]
+    dice = reconcile(props, [SURE] * 4, (300, 100), borderline=[False] * 4)
+    assert [d.doubts for d in dice] == [(), (), ("leaning",), ("cut_off",)]
+
+
+def test_the_calibrated_die_size_is_the_yardstick_when_known():
+    props = [Proposal(50, 50, 30, 0, 0.9), Proposal(120, 50, 31, 0, 0.9)]
+    assert [d.doubts for d in reconcile(props, [SURE] * 2, (300, 100), borderline=[False] * 2, die_side_px=60)] == [("leaning",), ("leaning",)]
+
+
+def test_an_unknown_detector_is_a_settings_error_naming_the_choices():
+    with pytest.raises(SettingsError, match="reader.detector.*must be one of"):
+        load_detector("crystal-ball")

@@ -1,0 +1,253 @@
+"""``elephants-bluff evaluate DIR``: how well the reader reads a folder of labelled dice photos or crops.
+
+A folder is either whole frames in the ``shared/datasets`` layout
+(``images/NAME.jpg``, ``labels/NAME.txt`` in YOLO format with face value =
+class + 1, an optional ``split.json``) or crops with a ``crops.csv`` of
+``file,value[,split]``. A label is always the face visible in the image, so
+the reader reads as the camera sees (``with_view("above")``) and faces are
+compared as seen.
+
+What counts, per die: *right* (found, and read with the labelled face);
+*silently wrong* (wrong, missing or extra in a reading the referee would act
+on: status ``ok`` for a frame, sure for a crop), the worst failure; *flagged*
+(wrong or missing, but in a reading that asks the table to confirm).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from companion.core.dice import FACES
+from companion.core.errors import ElephantsBluffError
+from companion.core.reading import OK
+from vision.images import load_image
+from vision.pipeline.decide import CONFIDENCE_MARGIN
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+class EvaluationError(ElephantsBluffError, ValueError):
+    """A folder ``evaluate`` cannot use; the message says why and what it expects."""
+
+    code = "bad_dataset"
+
+
+@dataclass
+class Tally:
+    """The counts ``evaluate`` reports; ``confusion[true][read]``, read 0 meaning "not found"."""
+
+    dice: int = 0
+    right: int = 0
+    silently_wrong: int = 0
+    flagged: int = 0
+    extra: int = 0
+    photos: int = 0
+    photos_all_right: int = 0
+    unreadable_files: list[str] = field(default_factory=list)
+    confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(7)])
+
+    def add_die(self, truth: int, read: int, acted_on: bool) -> None:
+        self.dice += 1
+        self.confusion[truth][read] += 1
+        if read == truth:
+            self.right += 1
+        elif acted_on:
+            self.silently_wrong += 1
+        else:
+            self.flagged += 1
+
+    def as_json(self, kind: str, split: str | None) -> dict[str, Any]:
+        per_value = {str(v): {"dice": sum(self.confusion[v]), "right": self.confusion[v][v]} for v in FACES}
+        for v in per_value.values():
+            v["accuracy"] = round(v["right"] / v["dice"], 4) if v["dice"] else None
+        return {
+            "kind": kind,
+            "split": split,
+            "dice": self.dice,
+            "right": self.right,
+            "accuracy": round(self.right / self.dice, 4) if self.dice else None,
+            "silently_wrong": self.silently_wrong,
+            "flagged": self.flagged,
+            "extra": self.extra,
+            "photos": self.photos,
+            "photos_all_right": self.photos_all_right,
+            "per_value": per_value,
+            "confusion": self.confusion,
+            "unreadable_files": self.unreadable_files,
+        }
+
+
+def evaluate(root: Path, reader: Any, split: str | None = None, crops: bool = False) -> dict[str, Any]:
+    """The report for the folder ``root`` read by ``reader`` (one ``split``, or every image).
+
+    Whole photos are read when the folder has them; its ``crops.csv`` when it
+    has only crops, or when ``crops`` asks for them.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise EvaluationError(f"{root} is not a folder of dice photos.")
+    has_frames = (root / "images").is_dir() and (root / "labels").is_dir()
+    if (root / "crops.csv").is_file() and (crops or not has_frames):
+        return _evaluate_crops(root, reader, split)
+    if crops:
+        raise EvaluationError(f"{root} has no crops.csv.")
+    if has_frames:
+        return _evaluate_frames(root, reader, split)
+    raise EvaluationError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv (crops).")
+
+
+def _frame_names(root: Path, split: str | None) -> list[str]:
+    if split is None:
+        return sorted(p.stem for p in (root / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    split_file = root / "split.json"
+    if not split_file.is_file():
+        raise EvaluationError(f"{root} has no split.json, so it has no split called {split!r}; leave out --split to read every photo.")
+    try:
+        splits = json.loads(split_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise EvaluationError(f"{split_file} is not valid JSON.") from None
+    if not isinstance(splits, dict) or split not in splits:
+        names = ", ".join(sorted(splits)) if isinstance(splits, dict) else "none"
+        raise EvaluationError(f"{root} has no split called {split!r} (it has: {names}).")
+    return list(splits[split])
+
+
+def _labels(path: Path, width: int, height: int) -> list[tuple[int, float, float, float, float]]:
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        try:
+            c, x, y, w, h = int(parts[0]), *map(float, parts[1:5])
+        except (ValueError, IndexError):
+            raise EvaluationError(f"{path} line {n} is not a YOLO label (class cx cy w h).") from None
+        if not 0 <= c <= 5:
+            raise EvaluationError(f"{path} line {n}: class {c} is not a face (classes 0-5 are faces 1-6).")
+        out.append((c + 1, x * width, y * height, w * width, h * height))
+    return out
+
+
+def _image_of(root: Path, name: str) -> Path | None:
+    for suffix in IMAGE_SUFFIXES:
+        p = root / "images" / f"{name}{suffix}"
+        if p.is_file():
+            return p
+    return None
+
+
+def _evaluate_frames(root: Path, reader: Any, split: str | None) -> dict[str, Any]:
+    tally = Tally()
+    seen_reader = reader.with_view("above")
+    for name in _frame_names(root, split):
+        path = _image_of(root, name)
+        label_path = root / "labels" / f"{name}.txt"
+        if path is None or not label_path.is_file():
+            tally.unreadable_files.append(f"{name}: no image or no label file")
+            continue
+        try:
+            frame = load_image(path)
+        except ElephantsBluffError as exc:
+            tally.unreadable_files.append(exc.message)
+            continue
+        labels = _labels(label_path, frame.shape[1], frame.shape[0])
+        reading = _reader_for(seen_reader, len(labels)).read(frame)
+        acted_on = reading.status == OK
+        matched = _match([d.box for d in reading.dice], labels)
+        tally.photos += 1
+        all_right = True
+        for (truth, *_), index in zip(labels, matched):
+            read = reading.dice[index].seen if index is not None else 0
+            tally.add_die(truth, read, acted_on)
+            all_right &= read == truth
+        extra = len(reading.dice) - sum(m is not None for m in matched)
+        tally.extra += extra
+        if acted_on:
+            tally.silently_wrong += extra
+        tally.photos_all_right += all_right and extra == 0
+    return tally.as_json("frames", split)
+
+
+def _reader_for(reader: Any, count: int) -> Any:
+    """The reader told how many dice the photo holds, as a table knows it plays with three."""
+    return reader if reader.expected_dice == count else reader.with_expected(max(1, count))
+
+
+def _match(boxes: list[tuple[int, int, int, int]], labels: list[tuple[int, float, float, float, float]]) -> list[int | None]:
+    """For each label, the index of the read die whose centre lies in its box (nearest first), each die used once."""
+    used: set[int] = set()
+    out: list[int | None] = []
+    for _, cx, cy, w, h in labels:
+        best, best_d = None, None
+        for i, (x, y, bw, bh) in enumerate(boxes):
+            if i in used:
+                continue
+            dx, dy = x + bw / 2 - cx, y + bh / 2 - cy
+            if abs(dx) <= w / 2 and abs(dy) <= h / 2:
+                d = dx * dx + dy * dy
+                if best_d is None or d < best_d:
+                    best, best_d = i, d
+        if best is not None:
+            used.add(best)
+        out.append(best)
+    return out
+
+
+def _crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
+    with open(root / "crops.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.reader(f))
+    if not rows or [c.strip() for c in rows[0][:2]] != ["file", "value"]:
+        raise EvaluationError(f"{root / 'crops.csv'} must start with the header file,value[,split].")
+    has_split = len(rows[0]) >= 3 and rows[0][2].strip() == "split"
+    if split is not None and not has_split:
+        raise EvaluationError(f"{root / 'crops.csv'} has no split column, so it has no split called {split!r}.")
+    splits = {row[2].strip() for row in rows[1:] if len(row) >= 3}
+    if split is not None and split not in splits:
+        raise EvaluationError(f"{root / 'crops.csv'} has no split called {split!r} (it has: {', '.join(sorted(splits)) or 'none'}).")
+    for n, row in enumerate(rows[1:], 2):
+        if not row:
+            continue
+        if split is not None and (len(row) < 3 or row[2].strip() != split):
+            continue
+        try:
+            value = int(row[1])
+        except (ValueError, IndexError):
+            raise EvaluationError(f"{root / 'crops.csv'} line {n}: the value must be a face from 1 to 6.") from None
+        if value not in FACES:
+            raise EvaluationError(f"{root / 'crops.csv'} line {n}: {value} is not a face from 1 to 6.")
+        yield row[0].strip(), value
+
+
+def _evaluate_crops(root: Path, reader: Any, split: str | None) -> dict[str, Any]:
+    tally = Tally()
+    sure_at = reader.min_confidence + CONFIDENCE_MARGIN
+    for file, truth in _crop_rows(root, split):
+        try:
+            image = load_image(root / file)
+        except ElephantsBluffError as exc:
+            tally.unreadable_files.append(exc.message)
+            continue
+        value, confidence = reader.classify_crop(image)
+        tally.photos += 1
+        tally.add_die(truth, value, confidence >= sure_at)
+        tally.photos_all_right += value == truth
+    return tally.as_json("crops", split)
+
+
+def summary(report: dict[str, Any]) -> str:
+    """The report in a few lines for a person."""
+    acc = report["accuracy"]
+    lines = [
+        f"{report['kind']}{' (' + report['split'] + ')' if report['split'] else ''}: {report['right']} of {report['dice']} dice right"
+        f" ({acc * 100:.2f} %)" if acc is not None else f"{report['kind']}: no dice",
+        f"silently wrong: {report['silently_wrong']}; flagged for the table: {report['flagged']}; extra dice found: {report['extra']}",
+        f"photos all right: {report['photos_all_right']} of {report['photos']}",
+        "per face: " + ", ".join(f"{v}: {d['right']}/{d['dice']}" for v, d in report["per_value"].items()),
+    ]
+    lines += [f"unreadable: {u}" for u in report["unreadable_files"]]
+    return "\n".join(lines)
+

@@ -1,0 +1,73 @@
+"""Stage 6, decide: ``ok`` only when every die is read for sure, else ``uncertain`` with a reason per die.
+
+Every threshold has a margin around it: a die read within ``CONFIDENCE_MARGIN``
+above the confidence the settings ask for, or whose runner-up face came within
+``FACE_GAP`` of it, counts as unsure. So the tiny float differences between
+two machines (this one and the Pi's arm64 CPU) can never flip a verdict: a
+reading near a knife edge goes to the table (RULES.md R14) on both.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from companion.core.dice import opposite_face
+from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
+from vision.pipeline.reconcile import Die
+
+#: A die is sure only this far above ``reader.min_confidence``.
+CONFIDENCE_MARGIN = 0.02
+#: ... and only when the runner-up face is at least this far below it.
+FACE_GAP = 0.5
+
+
+def is_sure(confidence: float, runner_up: float, min_confidence: float) -> bool:
+    """Whether a face read with ``confidence`` (runner-up ``runner_up``) is sure, margins included.
+
+    >>> is_sure(0.99, 0.005, 0.95), is_sure(0.96, 0.01, 0.95), is_sure(0.4, 0.35, 0.0)
+    (True, False, False)
+    """
+    return confidence >= min_confidence + CONFIDENCE_MARGIN and confidence - runner_up >= FACE_GAP
+
+
+def decide(dice: Sequence[Die], *, expected: int, min_confidence: float, camera_view: str, opposite: Sequence[int],
+           offset: tuple[int, int], model_id: str, extra: dict[str, Any] | None = None) -> Reading:
+    """The ``Reading`` of the reconciled dice: boxes in whole-frame pixels, tops from what the camera saw."""
+    ox, oy = offset
+    out = []
+    for d in dice:
+        p = d.proposal
+        doubts = list(d.doubts)
+        if not is_sure(d.face.confidence, d.face.runner_up, min_confidence) and "low_confidence" not in doubts:
+            doubts.append("low_confidence")
+        top = opposite_face(d.face.seen, opposite) if camera_view == "below" else d.face.seen
+        half = p.side / 2
+        box = (int(round(p.cx - half)) + ox, int(round(p.cy - half)) + oy, int(round(p.side)), int(round(p.side)))
+        out.append(DieReading(d.face.seen, top, d.face.confidence, box, tuple(doubts)))
+    codes: list[dict[str, Any]] = []
+    if len(out) != expected:
+        codes.append({"code": "count", "found": len(out), "expected": expected})
+    codes += [{"code": doubt} for doubt in ("cut_off", "leaning") if any(doubt in d.doubts for d in out)]
+    low = [d.confidence for d in out if "low_confidence" in d.doubts]
+    if low:
+        codes.append({"code": "low_confidence", "n": len(low), "lowest": round(min(low), 2)})
+    if codes:
+        return Reading(UNCERTAIN, tuple(out), reason="; ".join(reason_in_words(c) for c in codes), model_id=model_id,
+                       extra=extra or {}, reasons=tuple(codes), sure_at=min_confidence)
+    return Reading(OK, tuple(out), model_id=model_id, extra=extra or {}, sure_at=min_confidence)
+
+
+def reason_in_words(code: dict[str, Any]) -> str:
+    """A reason code (``companion.core.reading.REASON_CODES``) as the English the logs and the command line show.
+
+    >>> reason_in_words({"code": "count", "found": 2, "expected": 3})
+    'found 2 dice, expected 3'
+    """
+    kind = code["code"]
+    if kind == "count":
+        return f"found {code['found']} {'die' if code['found'] == 1 else 'dice'}, expected {code['expected']}"
+    if kind == "low_confidence":
+        return f"low confidence on {code['n']} {'die' if code['n'] == 1 else 'dice'} (lowest {code['lowest']:.2f})"
+    if kind in ("dark", "blank"):
+        return f"the frame is {kind}: no dice can be seen (lights off or the camera covered?)"
+    return {"cut_off": "a die is cut off by the frame's edge", "leaning": "a die looks leaning or misshapen (not flat on the tray?)"}[kind]

@@ -1,0 +1,68 @@
+"""Stage 1, normalise: a checked BGR frame, the tray region cut out, and its grey copy.
+
+Whatever the camera or a file gave (grey, BGRA, 16-bit, any size up to the
+image limit), the stages after this one get one kind of frame, or the reading
+stops here with a reason a player understands: unusable, blank or dark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.images import ImageError, check_frame
+
+#: A frame whose every channel varies less than this (0-255, on a small sample) shows nothing: blank or dark.
+FLAT_STD = 3.0
+#: Below this mean grey level a flat frame is "dark" (lights off, camera covered), above it "blank".
+DARK_MEAN = 40.0
+
+
+@dataclass(frozen=True)
+class Normalised:
+    """The frame the stages read: BGR and grey of the tray region, and where that region lies in the whole frame."""
+
+    bgr: np.ndarray
+    grey: np.ndarray
+    offset: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """Why a frame cannot be read at all: English words, and a reason code for the page (or None)."""
+
+    words: str
+    code: dict | None = None
+
+
+def normalise(frame: object, tray_region: list[int] | None = None) -> Normalised | Unreadable:
+    """The frame ready for the detector, or why it cannot be read.
+
+    >>> normalise(np.zeros((2, 2, 3), np.uint8)).words
+    'the frame is too small to show a die (2×2 pixels).'
+    >>> normalise(np.zeros((40, 40), np.float64)).words
+    'the frame has float64 pixels; the reader needs 8-bit images.'
+    >>> normalise(np.zeros((480, 640, 3), np.uint8)).code
+    {'code': 'dark'}
+    >>> n = normalise(np.random.default_rng(0).integers(0, 255, (480, 640, 3), np.uint8), [100, 50, 200, 100])
+    >>> n.bgr.shape, n.grey.shape, n.offset
+    ((100, 200, 3), (100, 200), (100, 50))
+    """
+    try:
+        bgr = check_frame(frame)
+    except ImageError as exc:
+        return Unreadable(exc.message)
+    ox = oy = 0
+    if tray_region:
+        x, y, w, h = tray_region
+        sub = bgr[y:y + h, x:x + w]
+        if sub.shape[0] >= 16 and sub.shape[1] >= 16:
+            bgr, ox, oy = np.ascontiguousarray(sub), x, y
+    sample = cv2.resize(bgr, (160, max(1, round(160 * bgr.shape[0] / bgr.shape[1]))), interpolation=cv2.INTER_NEAREST)
+    mean, std = cv2.meanStdDev(sample)
+    if float(std.max()) < FLAT_STD:
+        code = {"code": "dark" if float(mean.mean()) < DARK_MEAN else "blank"}
+        return Unreadable(f"the frame is {code['code']}: no dice can be seen (lights off or the camera covered?)", code)
+    return Normalised(bgr, cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), (ox, oy))

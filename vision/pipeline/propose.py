@@ -1,0 +1,73 @@
+"""Stage 2, propose: where the dice are, from a ``Detector`` plug-in chosen by name in the settings.
+
+Detectors register a factory under their name (``register_detector``), as
+Frigate's detectors do; ``reader.detector`` picks one. Each answers a grey
+frame with ``Proposal``s (centre, side, angle, score) in that frame's pixels.
+A detector is asked for proposals a ``SCORE_MARGIN`` below its own threshold,
+so the stages after it can tell a die that is clearly there from one whose
+presence rests on a knife edge (``reconcile`` makes the latter a doubt).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from companion.core.errors import SettingsError
+from companion.core.protocols import Detector, Proposal
+from vision.pipeline.normalise import Normalised
+
+#: Proposals this far below the detector's score threshold are still returned, marked borderline.
+SCORE_MARGIN = 0.1
+
+
+
+@dataclass(frozen=True)
+class Proposer:
+    """A loaded detector, answering a ``SCORE_MARGIN`` below ``sure_score``: proposals under it are borderline."""
+
+    detector: Detector
+    sure_score: float
+
+    def borderline(self, proposal: Proposal) -> bool:
+        return proposal.score < self.sure_score
+
+
+_FACTORIES: dict[str, Callable[[Path | None], Proposer]] = {}
+
+
+def register_detector(name: str, factory: Callable[[Path | None], Proposer]) -> None:
+    """Make a detector choosable as ``reader.detector = name``; ``factory(model_path or None)`` loads it."""
+    _FACTORIES[name] = factory
+
+
+def detector_names() -> list[str]:
+    _register_shipped()
+    return sorted(_FACTORIES)
+
+
+def load_detector(name: str, model: Path | None = None) -> Proposer:
+    """The detector called ``name``, loaded and warmed up; ``SettingsError`` for an unknown name."""
+    _register_shipped()
+    if name not in _FACTORIES:
+        raise SettingsError("reader.detector", None, f"must be one of {', '.join(sorted(_FACTORIES))}, not {name!r}")
+    return _FACTORIES[name](model)
+
+
+def propose(frame: Normalised, proposer: Proposer, die_side_px: float | None = None) -> list[Proposal]:
+    """The detector's proposals for the normalised frame, in that frame's pixels, surest first."""
+    found = proposer.detector.propose(frame.grey, die_side_px=die_side_px or None)
+    return sorted(found, key=lambda p: -p.score)
+
+
+def _register_shipped() -> None:
+    if "learned" not in _FACTORIES:
+        from vision.detector_learned import LearnedDetector
+
+        def learned(model: Path | None) -> Proposer:
+            detector = LearnedDetector(model)
+            sure = detector.score_threshold
+            return Proposer(LearnedDetector(model, score_threshold=max(0.01, sure - SCORE_MARGIN)), sure)
+
+        register_detector("learned", learned)

@@ -1,0 +1,89 @@
+"""The staged reader: normalise → propose → crop → classify → reconcile → decide, one frame at a time.
+
+It answers as ``vision.reader.DiceReader`` does (``read``, ``annotate``,
+``with_view``, ``with_die_side``, ``classify_crop``), so the capture loop, the
+commands and the benches take either; ``reader.detector`` in the settings
+chooses (``load_reader``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from companion.core.dice import STANDARD_OPPOSITE, opposite_face
+from companion.core.reading import UNCERTAIN, Reading
+from vision.annotate import annotate
+from vision.classifier import FaceClassifier
+from vision.pipeline.classify import classify, classify_crop
+from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
+from vision.pipeline.normalise import Unreadable, normalise
+from vision.pipeline.propose import Proposer, propose
+from vision.pipeline.reconcile import reconcile
+
+
+class PipelineReader:
+    """Reads dice values from frames through the named stages.
+
+    ``camera_view`` "below" sees bottom faces (the top is the opposite face),
+    "above" sees the top faces themselves. ``die_side_px`` and ``tray_region``
+    are the tray's calibration: with them the detector looks for dice of that
+    size inside that region only.
+    """
+
+    def __init__(self, classifier: FaceClassifier, proposer: Proposer, *, camera_view: str = "below", opposite_faces: list[int] | None = None,
+                 min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0, tray_region: list[int] | None = None) -> None:
+        self.classifier = classifier
+        self.proposer = proposer
+        self.model_id = classifier.model_id
+        self.camera_view = camera_view
+        self.opposite = list(opposite_faces or STANDARD_OPPOSITE)
+        self.min_confidence = float(min_confidence)
+        self.expected_dice = int(expected_dice)
+        self.die_side_px = float(die_side_px) or None
+        self.tray_region = list(tray_region or [])
+
+    def with_view(self, camera_view: str) -> "PipelineReader":
+        """The same reader for another camera view (``read --as-seen`` reads as from above)."""
+        return self._but(camera_view=camera_view)
+
+    def with_die_side(self, die_side_px: float) -> "PipelineReader":
+        """The same reader knowing a die's side in frame pixels (what ``calibrate --dice`` stores; 0: not known)."""
+        return self._but(die_side_px=die_side_px)
+
+    def with_expected(self, expected_dice: int) -> "PipelineReader":
+        """The same reader expecting another number of dice (``evaluate`` on photos of 1 to 48 dice)."""
+        return self._but(expected_dice=expected_dice)
+
+    def _but(self, **changes: Any) -> "PipelineReader":
+        kwargs: dict[str, Any] = dict(camera_view=self.camera_view, opposite_faces=self.opposite, min_confidence=self.min_confidence,
+                                      expected_dice=self.expected_dice, die_side_px=self.die_side_px or 0, tray_region=self.tray_region)
+        kwargs.update(changes)
+        return PipelineReader(self.classifier, self.proposer, **kwargs)
+
+    def top_of(self, seen: int) -> int:
+        return opposite_face(seen, self.opposite) if self.camera_view == "below" else seen
+
+    def read(self, frame: np.ndarray) -> Reading:
+        """Read every die in ``frame`` (BGR uint8; grey, BGRA and 16-bit are accepted)."""
+        prepared = normalise(frame, self.tray_region)
+        if isinstance(prepared, Unreadable):
+            return Reading(UNCERTAIN, (), reason=prepared.words, model_id=self.model_id,
+                           reasons=(prepared.code,) if prepared.code else (), sure_at=self.min_confidence)
+        proposals = propose(prepared, self.proposer, self.die_side_px)
+        faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN)
+        h, w = prepared.grey.shape
+        dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px)
+        extra = {"candidates": len(proposals), "rejected": len(proposals) - len(dice), "detector": getattr(self.proposer.detector, "model_id", "")}
+        return decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
+                      opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)
+
+    def classify_crop(self, crop: np.ndarray) -> tuple[int, float]:
+        """The face value and confidence of one image holding one die roughly centred (50-100 % of its width)."""
+        face = classify_crop(self.classifier, crop)
+        return face.seen, face.confidence
+
+    def annotate(self, frame: np.ndarray, reading: Reading) -> np.ndarray:
+        """A copy of the frame with each die's box and values, and the status, drawn on it."""
+        return annotate(frame, reading, self.min_confidence)

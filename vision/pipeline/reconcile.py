@@ -1,0 +1,82 @@
+"""Stage 5, reconcile: which proposals are the dice, and what about each makes the reading doubtful.
+
+Dice cannot overlap, are all about one size, lie flat inside the tray and are
+never "not a die". A proposal the classifier calls not a die is dropped; one
+whose presence or absence rests on a score near a threshold (the detector's,
+or the not-a-die cut) is kept as a doubt, since a missing or extra die must
+make the reading uncertain, never be guessed.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from companion.core.protocols import Proposal
+from vision.pipeline.classify import FaceRead
+
+#: A crop whose "not a die" probability is above this is not a die.
+NOT_A_DIE_ABOVE = 0.5
+#: ... and within this of that cut it could be either: a doubt.
+NOT_A_DIE_MARGIN = 0.15
+#: Two proposals whose centres are nearer than this share of the larger side are one die.
+SAME_DIE = 0.6
+#: A die whose side differs from the others' median (or the calibrated size) by more than this share is suspect.
+SIZE_TOLERANCE = 0.3
+#: A die whose square reaches further than this share of its side past the frame's edge is cut off.
+CUT_OFF = 0.1
+
+
+@dataclass(frozen=True)
+class Die:
+    """One die kept: where the detector put it, what the classifier read, and why it alone is doubtful."""
+
+    proposal: Proposal
+    face: FaceRead
+    doubts: tuple[str, ...]
+
+
+def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tuple[int, int], *, borderline: list[bool],
+              die_side_px: float | None = None) -> list[Die]:
+    """The dice among the proposals (surest first in, left to right out), each with its doubts.
+
+    >>> p = [Proposal(50, 50, 30, 0, 0.9), Proposal(52, 51, 30, 0, 0.5), Proposal(150, 50, 30, 0, 0.9)]
+    >>> f = [FaceRead(3, 0.99, 0.01, 0.0), FaceRead(3, 0.9, 0.1, 0.0), FaceRead(5, 0.99, 0.0, 0.0)]
+    >>> [(d.face.seen, d.doubts) for d in reconcile(p, f, (200, 100), borderline=[False] * 3)]
+    [(3, ()), (5, ())]
+    """
+    kept: list[tuple[Proposal, FaceRead, list[str]]] = []
+    for prop, face, edge in zip(proposals, faces, borderline):
+        if any(_same_die(prop, k) for k, _, _ in kept):
+            continue  # the surer proposal of this die is already kept
+        doubts = []
+        if face.not_a_die > NOT_A_DIE_ABOVE + NOT_A_DIE_MARGIN:
+            continue
+        if edge and face.not_a_die > NOT_A_DIE_ABOVE - NOT_A_DIE_MARGIN:
+            continue  # a faint proposal that does not look like a die either: nothing there
+        if face.not_a_die > NOT_A_DIE_ABOVE - NOT_A_DIE_MARGIN or edge:
+            doubts.append("low_confidence")
+        if _cut_off(prop, frame_size):
+            doubts.append("cut_off")
+        kept.append((prop, face, doubts))
+    sides = [p.side for p, _, _ in kept]
+    reference = die_side_px or (statistics.median(sides) if len(sides) >= 2 else None)
+    dice = []
+    for prop, face, doubts in kept:
+        if reference and abs(prop.side / reference - 1) > SIZE_TOLERANCE:
+            doubts.append("leaning")
+        dice.append(Die(prop, face, tuple(doubts)))
+    return sorted(dice, key=lambda d: (d.proposal.cx, d.proposal.cy))
+
+
+def _same_die(a: Proposal, b: Proposal) -> bool:
+    return math.hypot(a.cx - b.cx, a.cy - b.cy) < SAME_DIE * max(a.side, b.side)
+
+
+def _cut_off(p: Proposal, frame_size: tuple[int, int]) -> bool:
+    w, h = frame_size
+    a = math.radians(p.angle_deg)
+    half = p.side * (abs(math.cos(a)) + abs(math.sin(a))) / 2
+    reach = CUT_OFF * p.side
+    return p.cx - half < -reach or p.cy - half < -reach or p.cx + half > w + reach or p.cy + half > h + reach
