@@ -16,7 +16,6 @@ and the coarse look for close-up photos is skipped.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TextIO
 
@@ -24,6 +23,7 @@ import cv2
 import numpy as np
 
 from companion.core.errors import HardwareError
+from companion.core.files import atomic_write
 from companion.core.settings import CONFIG_NAME, Settings, write_config
 from vision.finder import find_dice
 from vision.reader import DiceReader, load_reader
@@ -35,6 +35,10 @@ MIN_SHARPNESS = 12.0
 FEATURELESS = 0.002
 #: ``--dice``: the dice's sides may differ this much from their median (more: touching or leaning dice, or a blob that is no die).
 SIDE_AGREEMENT = 0.15
+
+
+#: The empty tray's photo, in the instance folder: the staged reader's prior of what is not a die.
+EMPTY_TRAY = "empty-tray.png"
 
 
 def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
@@ -144,7 +148,7 @@ def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, 
         say(f"note: {n}")
     for p in problems:
         say(f"fix: {p}")
-    updates: dict = {"camera.tray_region": measures["tray_region"]}
+    updates: dict = {"camera.tray_region": measures["tray_region"], "camera.empty_tray": EMPTY_TRAY}
     meta_fn = getattr(source, "metadata", None)
     if meta_fn is not None:
         meta = meta_fn()
@@ -163,6 +167,9 @@ def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, 
     if dry_run:
         say("dry run: would store " + ", ".join(f"{k} = {v}" for k, v in updates.items()))
         return 0
+    ok, png = cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    instance.mkdir(parents=True, exist_ok=True)
+    atomic_write(instance / EMPTY_TRAY, png.tobytes())
     path = store(instance, updates)
     say(f"stored in {path}: " + ", ".join(f"{k} = {v}" for k, v in updates.items()))
     return 0

@@ -17,6 +17,7 @@ frame: it says so in the reading.
 
 from __future__ import annotations
 
+import logging
 import statistics
 from dataclasses import replace
 from pathlib import Path
@@ -33,6 +34,8 @@ from vision.finder import WORK_SIDE, Candidate, Look, find_dice, look, with_fain
 from vision.images import ImageError, check_frame
 from vision.marks import lost_dice
 from vision.pipeline.decide import reason_in_words
+
+log = logging.getLogger(__name__)
 
 #: Dice found narrower than this (working pixels of the default look) are looked for again on a finer
 #: working copy that makes them about FINE_DIE_SIDE wide, at most FINE_MAX_WORK_SIDE on its long side;
@@ -612,8 +615,22 @@ def load_reader(settings: Any, threads: int = 1) -> DiceReader:
         from vision.pipeline.reader import PipelineReader
 
         detector_model = settings.get("reader.detector_model", "") or None
-        return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **_reader_settings(settings))
+        return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **_reader_settings(settings),
+                              empty_tray=_empty_tray(settings))
     return DiceReader(clf, **_reader_settings(settings))
+
+
+def _empty_tray(settings: Any) -> np.ndarray | None:
+    """The calibrated empty tray (grey), or None when there is none or it cannot be read (the reader then does without)."""
+    name = settings.get("camera.empty_tray", "")
+    config = getattr(settings, "path", None)
+    if not name or config is None:
+        return None
+    path = Path(config).parent / name
+    image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE) if path.is_file() else None
+    if image is None:
+        log.warning("the empty tray photo %s cannot be read; run `elephants-bluff calibrate` again", path)
+    return image
 
 
 def _reader_settings(settings: Any) -> dict[str, Any]:

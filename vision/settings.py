@@ -43,6 +43,7 @@ SETTINGS: list[Setting] = [
     Setting("camera.analogue_gain", 0.0, "Fixed analogue gain (0: automatic until `calibrate` locks it).", _between(0.0, 64.0)),
     Setting("camera.colour_gains", [], "Fixed white balance as [red gain, blue gain] ([]: automatic until `calibrate` locks it).", _gains),
     Setting("camera.tray_region", [], "The part of the frame that shows the tray, [x, y, width, height] ([]: the whole frame); `calibrate` stores it.", _region),
+    Setting("camera.empty_tray", "", "A photo of the empty tray, relative to the instance folder; `calibrate` stores it ('': none). The staged reader takes what looks just like it for the tray, not a die.", None),
     Setting("reader.opposite_faces", list(STANDARD_OPPOSITE), "The face opposite each face 1..6 (the top face when the camera sees that face from below); standard dice: 7 - v.", _faces_map),
     Setting("reader.min_confidence", 0.95, "Below this confidence on any die the reading is `uncertain` and the table confirms the values (RULES.md R14). 0.95, not 0.9: on the train photos shown on seven other tables it leaves 9 dice wrong and unflagged instead of 15, and none instead of 2 on the 20 held-out photos (python -m models.training.robustness --only \"7 other tables\"), for about 2 points more right dice to confirm; see models/MODEL_CARD.md.", _between(0.0, 1.0)),
     Setting("reader.expected_dice", 3, "How many dice a reading must find to be `ok`.", int_between(1, 30)),

@@ -87,9 +87,9 @@ def test_classify_reports_bad_files(capsys, tmp_path):
     assert o["file"] == str(tmp_path / "empty.png") and "empty" in o["error"]
 
 
-def test_calibrate_on_an_empty_tray_stores_the_tray_region(tmp_path, capsys):
+def test_calibrate_on_an_empty_tray_stores_the_tray_region_and_its_photo(tmp_path, capsys):
     frame, _ = render_table([], np.random.default_rng(3), view="above", glare=0)
-    img = tmp_path / "empty-tray.png"
+    img = tmp_path / "tray-photo.png"
     cv2.imwrite(str(img), frame)
     (tmp_path / "config.toml").write_text(f'[camera]\nbackend = "files"\nfiles_dir = "{img}"\n')
     assert main(["calibrate", "--instance", str(tmp_path)]) == 0
@@ -99,6 +99,8 @@ def test_calibrate_on_an_empty_tray_stores_the_tray_region(tmp_path, capsys):
 
     s = Settings.load(tmp_path / "config.toml")
     assert s["camera.tray_region"] and s["camera.backend"] == "files"
+    stored = cv2.imread(str(tmp_path / s["camera.empty_tray"]), cv2.IMREAD_GRAYSCALE)
+    assert stored is not None and np.array_equal(stored, cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
 
 
 def test_calibrate_with_dice_on_the_tray_says_what_to_fix(tmp_path, capsys):

@@ -20,7 +20,7 @@ from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Unreadable, normalise
 from vision.pipeline.propose import Proposer, propose
-from vision.pipeline.reconcile import reconcile
+from vision.pipeline.reconcile import reconcile, tray_change
 
 
 class PipelineReader:
@@ -33,7 +33,8 @@ class PipelineReader:
     """
 
     def __init__(self, classifier: FaceClassifier, proposer: Proposer, *, camera_view: str = "below", opposite_faces: list[int] | None = None,
-                 min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0, tray_region: list[int] | None = None) -> None:
+                 min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0, tray_region: list[int] | None = None,
+                 empty_tray: np.ndarray | None = None) -> None:
         self.classifier = classifier
         self.proposer = proposer
         self.model_id = classifier.model_id
@@ -43,6 +44,8 @@ class PipelineReader:
         self.expected_dice = int(expected_dice)
         self.die_side_px = float(die_side_px) or None
         self.tray_region = list(tray_region or [])
+        #: the calibrated empty tray, grey, as the camera saw it (the whole frame), or None
+        self.empty_tray = empty_tray
 
     def with_view(self, camera_view: str) -> "PipelineReader":
         """The same reader for another camera view (``read --as-seen`` reads as from above)."""
@@ -58,7 +61,8 @@ class PipelineReader:
 
     def _but(self, **changes: Any) -> "PipelineReader":
         kwargs: dict[str, Any] = dict(camera_view=self.camera_view, opposite_faces=self.opposite, min_confidence=self.min_confidence,
-                                      expected_dice=self.expected_dice, die_side_px=self.die_side_px or 0, tray_region=self.tray_region)
+                                      expected_dice=self.expected_dice, die_side_px=self.die_side_px or 0, tray_region=self.tray_region,
+                                      empty_tray=self.empty_tray)
         kwargs.update(changes)
         return PipelineReader(self.classifier, self.proposer, **kwargs)
 
@@ -74,10 +78,18 @@ class PipelineReader:
         proposals = propose(prepared, self.proposer, self.die_side_px)
         faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN)
         h, w = prepared.grey.shape
-        dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px)
+        dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
+                         tray_change=tray_change(prepared.grey, self._empty_region(), proposals))
         extra = {"candidates": len(proposals), "rejected": len(proposals) - len(dice), "detector": getattr(self.proposer.detector, "model_id", "")}
         return decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
                       opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)
+
+    def _empty_region(self) -> np.ndarray | None:
+        """The empty tray cut to the tray region, as ``normalise`` cuts the frame."""
+        if self.empty_tray is None or not self.tray_region:
+            return self.empty_tray
+        x, y, w, h = self.tray_region
+        return self.empty_tray[y:y + h, x:x + w]
 
     def classify_crop(self, crop: np.ndarray) -> tuple[int, float]:
         """The face value and confidence of one image holding one die roughly centred (50-100 % of its width)."""

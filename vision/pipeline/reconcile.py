@@ -13,6 +13,9 @@ import math
 import statistics
 from dataclasses import dataclass
 
+import cv2
+import numpy as np
+
 from companion.core.protocols import Proposal
 from vision.pipeline.classify import FaceRead
 
@@ -26,6 +29,10 @@ SAME_DIE = 0.6
 SIZE_TOLERANCE = 0.3
 #: A die whose square reaches further than this share of its side past the frame's edge is cut off.
 CUT_OFF = 0.1
+#: A proposal whose patch differs from the calibrated empty tray by less than this (mean grey levels) is the tray itself ...
+EMPTY_TRAY_SAME = 6.0
+#: ... and by less than this, a doubt (a faint die, or a scratch that caught the light).
+EMPTY_TRAY_DOUBT = 12.0
 
 
 @dataclass(frozen=True)
@@ -38,7 +45,7 @@ class Die:
 
 
 def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tuple[int, int], *, borderline: list[bool],
-              die_side_px: float | None = None) -> list[Die]:
+              die_side_px: float | None = None, tray_change: list[float] | None = None) -> list[Die]:
     """The dice among the proposals (surest first in, left to right out), each with its doubts.
 
     >>> p = [Proposal(50, 50, 30, 0, 0.9), Proposal(52, 51, 30, 0, 0.5), Proposal(150, 50, 30, 0, 0.9)]
@@ -47,15 +54,18 @@ def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tupl
     [(3, ()), (5, ())]
     """
     kept: list[tuple[Proposal, FaceRead, list[str]]] = []
-    for prop, face, edge in zip(proposals, faces, borderline):
+    changes = tray_change if tray_change is not None else [math.inf] * len(proposals)
+    for prop, face, edge, change in zip(proposals, faces, borderline, changes):
         if any(_same_die(prop, k) for k, _, _ in kept):
             continue  # the surer proposal of this die is already kept
-        doubts = []
+        if change < EMPTY_TRAY_SAME:
+            continue  # the calibrated empty tray looks just like this: nothing lies there
+        doubts = ["low_confidence"] if change < EMPTY_TRAY_DOUBT else []
         if face.not_a_die > NOT_A_DIE_ABOVE + NOT_A_DIE_MARGIN:
             continue
         if edge and face.not_a_die > NOT_A_DIE_ABOVE - NOT_A_DIE_MARGIN:
             continue  # a faint proposal that does not look like a die either: nothing there
-        if face.not_a_die > NOT_A_DIE_ABOVE - NOT_A_DIE_MARGIN or edge:
+        if (face.not_a_die > NOT_A_DIE_ABOVE - NOT_A_DIE_MARGIN or edge) and not doubts:
             doubts.append("low_confidence")
         if _cut_off(prop, frame_size):
             doubts.append("cut_off")
@@ -80,3 +90,29 @@ def _cut_off(p: Proposal, frame_size: tuple[int, int]) -> bool:
     half = p.side * (abs(math.cos(a)) + abs(math.sin(a))) / 2
     reach = CUT_OFF * p.side
     return p.cx - half < -reach or p.cy - half < -reach or p.cx + half > w + reach or p.cy + half > h + reach
+
+
+def tray_change(grey: np.ndarray, empty: np.ndarray | None, proposals: list[Proposal]) -> list[float] | None:
+    """How much each proposal's square differs from the calibrated empty tray (mean absolute grey levels).
+
+    None without an empty tray of the same size (the prior is then not used).
+
+    >>> tray = np.full((100, 100), 90, np.uint8)
+    >>> frame = tray.copy(); frame[40:60, 40:60] = 230
+    >>> [round(c) for c in tray_change(frame, tray, [Proposal(50, 50, 20, 0, 0.9), Proposal(20, 20, 20, 0, 0.9)])]
+    [140, 0]
+    """
+    if empty is None or empty.shape != grey.shape:
+        return None
+    out = []
+    h, w = grey.shape
+    for p in proposals:
+        half = max(1, int(round(p.side / 2)))
+        x0, y0 = max(0, int(round(p.cx)) - half), max(0, int(round(p.cy)) - half)
+        x1, y1 = min(w, int(round(p.cx)) + half), min(h, int(round(p.cy)) + half)
+        if x1 <= x0 or y1 <= y0:
+            out.append(math.inf)
+            continue
+        diff = cv2.absdiff(grey[y0:y1, x0:x1], empty[y0:y1, x0:x1])
+        out.append(float(diff.mean()))
+    return out

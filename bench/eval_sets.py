@@ -1,0 +1,162 @@
+"""The evaluation sets the model cards report besides the shared ones, written in the shared datasets' layout.
+
+- ``rendered``: the renderer's own test set: tray frames seen from above, the
+  game's dice and other looks, 1-6 dice, with every labelled box; seeds apart
+  from any training run's.
+- ``cup``: real dice cut from the shared sets' ``val`` splits (never ``test``)
+  and pasted large (about half the frame's width) into small grey cup-like
+  frames: one die in 128×128, and three in a row in 384×128. This is the case
+  a new user's photos showed the hand-tuned finder failing on.
+
+``python -m bench.eval_sets OUT`` writes both under OUT; ``elephants-bluff
+evaluate OUT/cup`` (or ``OUT/cup-three``, ``OUT/rendered``) reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.simtable import DieStyle, render_table
+
+SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
+#: Seeds for the evaluation sets, far from the training recipes' seeds.
+RENDERED_SEED, CUP_SEED = 90_001, 90_002
+
+
+def _write(root: Path, name: str, frame: np.ndarray, boxes: list[tuple[int, float, float, float, float]]) -> None:
+    """One photo and its YOLO labels (face seen, centre and size in pixels)."""
+    h, w = frame.shape[:2]
+    cv2.imwrite(str(root / "images" / f"{name}.png"), frame)
+    lines = [f"{seen - 1} {cx / w:.6f} {cy / h:.6f} {bw / w:.6f} {bh / h:.6f}" for seen, cx, cy, bw, bh in boxes]
+    (root / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+
+
+def _new_set(root: Path) -> None:
+    (root / "images").mkdir(parents=True, exist_ok=True)
+    (root / "labels").mkdir(parents=True, exist_ok=True)
+
+
+def rendered(root: Path, frames: int = 200, seed: int = RENDERED_SEED) -> int:
+    """The renderer's test set: ``frames`` tray frames; returns the number of dice."""
+    _new_set(root)
+    rng = np.random.default_rng(seed)
+    dice_count = 0
+    for i in range(frames):
+        n = int(rng.integers(1, 7))
+        seen = [int(v) for v in rng.integers(1, 7, n)]
+        styles = [DieStyle.game(rng) if rng.random() < 0.5 else DieStyle.random(rng) for _ in seen]
+        width = int(rng.choice([640, 960, 1280]))
+        frame, placed = render_table(seen, rng, width=width, height=width * 3 // 4, view="above", styles=styles, touching=0.2)
+        boxes = []
+        for d in placed:
+            x, y, bw, bh = d.box()
+            boxes.append((d.seen, x + bw / 2, y + bh / 2, bw, bh))
+        _write(root, f"r{i:04d}", frame, boxes)
+        dice_count += len(placed)
+    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+    return dice_count
+
+
+def real_val_dice(shared: Path = SHARED, margin: float = 0.12) -> list[tuple[int, np.ndarray]]:
+    """(face seen, square patch with a little margin) of every real die in the shared sets' val splits."""
+    out: list[tuple[int, np.ndarray]] = []
+    for name in ("real-dice-rune55", "real-dice-skovy"):
+        root = shared / name
+        if not (root / "split.json").is_file():
+            continue
+        for photo in json.loads((root / "split.json").read_text())["val"]:
+            img = cv2.imread(str(root / "images" / f"{photo}.jpg"))
+            if img is None:
+                continue
+            h, w = img.shape[:2]
+            for line in (root / "labels" / f"{photo}.txt").read_text().split("\n"):
+                if not line.strip():
+                    continue
+                c, x, y, bw, bh = line.split()
+                side = max(float(bw) * w, float(bh) * h) * (1 + margin)
+                if side < 40:  # too small to paste large: its marks would be invented by the scaling
+                    continue
+                cx, cy = float(x) * w, float(y) * h
+                x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
+                x1, y1 = x0 + int(round(side)), y0 + int(round(side))
+                if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
+                    continue
+                out.append((int(c) + 1, img[y0:y1, x0:x1].copy()))
+    crops_root = shared / "real-dice-patterson"
+    if (crops_root / "crops.csv").is_file():
+        with open(crops_root / "crops.csv", newline="") as f:
+            for row in csv.DictReader(f):
+                if row.get("split") == "val":
+                    img = cv2.imread(str(crops_root / row["file"]))
+                    if img is not None:
+                        out.append((int(row["value"]), img))
+    return out
+
+
+def _cup_frame(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
+    """A small grey cup-like frame: a lighter disc on a darker ground, soft light and a little noise."""
+    base = float(rng.uniform(60, 140))
+    frame = np.full((height, width), base, np.float32)
+    cv2.circle(frame, (width // 2, height // 2), int(min(width, height) * rng.uniform(0.45, 0.7)), base + float(rng.uniform(15, 50)), -1)
+    frame = cv2.GaussianBlur(frame, (0, 0), 6)
+    frame += rng.normal(0, 3, frame.shape).astype(np.float32)
+    return cv2.cvtColor(np.clip(frame, 0, 255).astype(np.uint8), cv2.COLOR_GRAY2BGR)
+
+
+def _blend(ground: np.ndarray, die: np.ndarray) -> np.ndarray:
+    """The die's patch over the cup, its square's edge feathered so the paste itself does not look like a die."""
+    side = die.shape[0]
+    mask = np.zeros((side, side), np.float32)
+    edge = int(round(side * 0.05))
+    mask[edge:side - edge, edge:side - edge] = 1.0
+    mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, side * 0.03))[:, :, None]
+    return (die * mask + ground * (1 - mask)).astype(np.uint8)
+
+
+def cup(root: Path, per_row: int, dice: list[tuple[int, np.ndarray]], seed: int = CUP_SEED, limit: int = 400) -> int:
+    """Real dice pasted about half a 128-px frame wide, ``per_row`` in a row; returns the number of dice."""
+    _new_set(root)
+    rng = np.random.default_rng(seed + per_row)
+    order = rng.permutation(len(dice))[: limit * per_row]
+    count = 0
+    for i in range(0, len(order) - per_row + 1, per_row):
+        frame = _cup_frame(rng, 128 * per_row, 128)
+        boxes = []
+        for k, j in enumerate(order[i:i + per_row]):
+            seen, patch = dice[j]
+            side = int(rng.uniform(0.42, 0.58) * 128)
+            grey = cv2.cvtColor(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+            die = cv2.resize(grey, (side, side), interpolation=cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_LINEAR)
+            cx = 64 + 128 * k + int(rng.integers(-12, 13))
+            cy = 64 + int(rng.integers(-12, 13))
+            x0, y0 = cx - side // 2, cy - side // 2
+            frame[y0:y0 + side, x0:x0 + side] = _blend(frame[y0:y0 + side, x0:x0 + side], die)
+            inner = side / 1.12  # the patch holds the die with a 12 % margin
+            boxes.append((seen, x0 + side / 2, y0 + side / 2, inner, inner))
+        _write(root, f"c{i // per_row:04d}", frame, boxes)
+        count += per_row
+    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+    return count
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.eval_sets", description=__doc__.split("\n\n")[0])
+    p.add_argument("out", type=Path)
+    p.add_argument("--rendered-frames", type=int, default=200)
+    args = p.parse_args(argv)
+    n = rendered(args.out / "rendered", args.rendered_frames)
+    dice = real_val_dice()
+    one = cup(args.out / "cup", 1, dice)
+    three = cup(args.out / "cup-three", 3, dice)
+    print(json.dumps({"rendered_dice": n, "real_val_dice": len(dice), "cup_dice": one, "cup_three_dice": three}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
