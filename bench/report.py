@@ -32,7 +32,7 @@ def _load_benches() -> None:
     """Import the modules that register benches (kept lazy: they pull in heavy deps)."""
     import importlib
 
-    for name in ("bench.reader", "bench.load", "bench.firmware"):
+    for name in ("bench.reader", "bench.reading", "bench.load", "bench.firmware"):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -112,6 +112,20 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("read as above, die size known (calibrate --dice), median ms", "reader.speed.read_die_side_known_median_ms", "<= 10", lambda v: v <= 10),
     ("classifier, 3 faces, median ms", "reader.speed.classifier_3_faces_median_ms", "<= 1", lambda v: v <= 1),
     ("model file, bytes", "reader.model_bytes", "<= 1 MB", lambda v: v <= 1_000_000),
+    ("Staged reader: Byler test photos, per die", "reading.learned.byler_test.accuracy", ">= 0.995", lambda v: v >= 0.995),
+    ("Staged reader: Byler test photos all right", "reading.learned.byler_test.photos_all_right", ">= 48 of 50", lambda v: v >= 48),
+    ("Staged reader: rune55 val, per die", "reading.learned.rune55_val.accuracy", ">= 0.95", lambda v: v >= 0.95),
+    ("Staged reader: skovy val, per die", "reading.learned.skovy_val.accuracy", ">= 0.99", lambda v: v >= 0.99),
+    ("Staged reader: patterson val crops, per die", "reading.learned.patterson_val_crops.accuracy", ">= 0.99", lambda v: v >= 0.99),
+    ("Staged reader: real dice pasted into grey cup frames, per die", "reading.learned.cup_one.accuracy", "(higher is better)", lambda v: True),
+    ("Staged reader: the same, three in a row", "reading.learned.cup_three.accuracy", "(higher is better)", lambda v: True),
+    ("Staged reader: rendered tray frames, per die", "reading.learned.rendered.accuracy", "(>= 0.98 ok)", lambda v: True),
+    ("Staged reader: silently wrong per 1,000 dice, Byler test", "reading.learned.byler_test.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
+    ("Staged reader: silently wrong per 1,000 dice, rune55 val", "reading.learned.rune55_val.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
+    ("Staged reader: silently wrong per 1,000 dice, cup frames", "reading.learned.cup_one.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
+    ("Learned detector, 1280x960, one core, median ms", "reading.learned.speed.detector_1280x960_median_ms", "<= 3", lambda v: v <= 3),
+    ("Staged read, 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_1280x960_3_dice_median_ms", "<= 10", lambda v: v <= 10),
+    ("All models together, bytes", "reading.models_bytes", "<= 2 MB", lambda v: v <= 2_000_000),
     ("serve resident memory under load, MiB", "load.server_rss_mib.end_of_load", "<= 150, no growth", lambda v: v <= 150),
     ("action to every viewer's event, p95 ms (50 viewers, 20/s, 60 s)", "load.event_delay_ms.p95", "<= 100", lambda v: v <= 100),
     ("load errors", "load.errors", "0", lambda v: v == 0),

@@ -1,0 +1,98 @@
+"""``bench --only reading``: each detector plug-in on every evaluation set, and the staged reader's speed.
+
+Every shared set's ``val`` split (real-dice-skovy also as crops, real-dice-
+patterson as crops), Byler's ``test`` split (evaluation only), the renderer's
+test set and the real dice pasted into grey cup frames (``bench.eval_sets``,
+built under ``build/eval-sets`` when missing), read by ``evaluate`` with each
+detector: the same counts ``elephants-bluff evaluate --json`` prints. Speed is
+on one core: the detector alone and the whole read of 1280×960 tray frames
+with three dice. Sizes: every shipped model file.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from bench.eval_sets import SHARED
+from bench.eval_sets import main as build_eval_sets
+from bench.report import BENCHES
+from companion.app.settings import Settings
+from vision.evaluate import evaluate
+from vision.reader import load_reader
+from vision.simtable import render_table
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL_SETS = ROOT / "build" / "eval-sets"
+
+#: (name, folder, split, crops) of every set the reader is judged on
+SETS = [
+    ("rune55_val", SHARED / "real-dice-rune55", "val", False),
+    ("skovy_val", SHARED / "real-dice-skovy", "val", False),
+    ("skovy_val_crops", SHARED / "real-dice-skovy", "val", True),
+    ("patterson_val_crops", SHARED / "real-dice-patterson", "val", True),
+    ("byler_test", SHARED / "real-dice-byler", "test", False),
+    ("rendered", EVAL_SETS / "rendered", None, False),
+    ("cup_one", EVAL_SETS / "cup", None, False),
+    ("cup_three", EVAL_SETS / "cup-three", None, False),
+]
+KEYS = ("dice", "right", "accuracy", "silently_wrong", "flagged", "extra", "photos", "photos_all_right")
+
+
+def accuracy(reader: Any, full: bool) -> dict[str, Any]:
+    if not (EVAL_SETS / "cup-three" / "split.json").is_file():
+        build_eval_sets([str(EVAL_SETS)])
+    out: dict[str, Any] = {}
+    for name, folder, split, crops in SETS:
+        if not folder.is_dir():
+            out[name] = f"skipped: {folder} is not there"
+            continue
+        report = evaluate(folder, reader, split, crops=crops)
+        out[name] = {k: report[k] for k in KEYS}
+        if report["dice"]:
+            out[name]["silently_wrong_per_1000"] = round(1000 * report["silently_wrong"] / report["dice"], 2)
+    return out
+
+
+def speed(reader: Any, repeats: int) -> dict[str, Any]:
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(5)
+    frames = [render_table([2, 4, 6], rng, view="below")[0] for _ in range(8)]
+    for f in frames:
+        reader.read(f)
+    reads, detects = [], []
+    detector = getattr(getattr(reader, "proposer", None), "detector", None)
+    for i in range(repeats):
+        frame = frames[i % len(frames)]
+        t = time.perf_counter()
+        reader.read(frame)
+        reads.append((time.perf_counter() - t) * 1000)
+        if detector is not None:
+            grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+            t = time.perf_counter()
+            detector.propose(grey)
+            detects.append((time.perf_counter() - t) * 1000)
+    out = {"read_1280x960_3_dice_median_ms": round(statistics.median(reads), 2), "repeats": repeats, "threads": 1}
+    if detects:
+        out["detector_1280x960_median_ms"] = round(statistics.median(detects), 2)
+    return out
+
+
+def bench_reading(full: bool) -> dict[str, Any]:
+    report: dict[str, Any] = {"models_bytes": sum(p.stat().st_size for p in (ROOT / "models").glob("*.onnx"))}
+    for detector in ("learned", "classic"):
+        try:
+            reader = load_reader(Settings.defaults().with_overrides(reader__detector=detector), threads=1)
+        except Exception as exc:  # a detector whose model is not there yet is reported, not fatal
+            report[detector] = f"skipped: {exc}"
+            continue
+        report[detector] = {"speed": speed(reader, 100 if full else 30), **accuracy(reader, full)}
+    return report
+
+
+BENCHES["reading"] = bench_reading
