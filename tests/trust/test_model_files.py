@@ -1,0 +1,49 @@
+"""A missing, corrupt or mismatched model file: the companion still starts, says why, and every Bluff goes to the table (R14)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from companion.app.services import build_services
+from companion.app.settings import Settings
+from companion.app.web import create_app
+from tests.trust.conftest import PIN, PIN_HEADERS
+from vision.classifier import shipped_model_path
+
+
+def _bad_file(tmp_path: Path, kind: str) -> Path:
+    path = tmp_path / f"{kind}.onnx"
+    if kind == "corrupt":
+        path.write_bytes(b"\x08\x01this is not an onnx graph" * 10)
+    elif kind == "mismatched":
+        path.write_bytes(shipped_model_path().read_bytes())  # the face classifier handed over as a detector
+    return path  # "missing": never written
+
+
+@pytest.mark.parametrize(
+    ("setting", "kind", "words"),
+    [
+        ("reader__detector_model", "missing", "is missing"),
+        ("reader__detector_model", "corrupt", "cannot be loaded"),
+        ("reader__detector_model", "mismatched", "cannot be loaded"),
+        ("reader__model", "corrupt", "cannot be loaded"),
+    ],
+    ids=["detector missing", "detector corrupt", "classifier given as detector", "classifier corrupt"],
+)
+def test_a_bad_model_file_leaves_the_companion_up_and_every_bluff_to_the_table(tmp_path, setting, kind, words):
+    settings = Settings.defaults().with_overrides(table__pin=PIN, reader__detector="learned", **{setting: str(_bad_file(tmp_path, kind))})
+    instance = tmp_path / "instance"
+    services = build_services(instance, settings, simulate=True)
+    app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services)
+    try:
+        client = app.test_client()
+        health = client.get("/api/health").get_json()
+        assert any(words in p for p in health["problems"]), health
+        gid = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS).get_json()["id"]
+        assert client.post(f"/api/games/{gid}/claim", json={"amount": 9}, headers=PIN_HEADERS).status_code == 200
+        body = client.post(f"/api/games/{gid}/bluff", json={}, headers=PIN_HEADERS).get_json()
+        assert body["state"]["phase"] == "confirm" and words in str(body["challenge"])
+    finally:
+        app.extensions["elephants_bluff"].close()
