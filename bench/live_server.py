@@ -163,12 +163,20 @@ class LiveServer:
         return self.session.post(self.url + path, json=json, **kw)
 
 
+def loopback_address(i: int, block: int = 10) -> str:
+    """The ``i``-th of many loopback source addresses (127.<block+>.x.y): all of 127.0.0.0/8 is this machine."""
+    return f"127.{block + i // 62500}.{i // 250 % 250}.{1 + i % 250}"
+
+
 class ViewerPool:
     """``n`` viewers of ``GET /api/events`` on raw sockets, read by one thread.
 
     Each viewer records the SSE ``id`` (``<game>:<events>``) of every event it
     gets, with the ``time.monotonic()`` at which it arrived. HTTP/1.0 keeps the
     stream unchunked. Bounded: ``close`` ends the thread and every socket.
+    Each viewer connects from its own loopback address (127.0.10.1, 127.0.10.2,
+    …), as viewers on their own phones would: the server caps the connections
+    of one address (``server.connections_per_address``).
     """
 
     def __init__(self, port: int, n: int, *, host: str = "127.0.0.1", path: str = "/api/events", keep_text: int = 0) -> None:
@@ -187,7 +195,7 @@ class ViewerPool:
 
     def open(self, timeout: float = 30.0) -> "ViewerPool":
         for i in range(self.n):
-            s = socket.create_connection((self.host, self.port), timeout=timeout)
+            s = socket.create_connection((self.host, self.port), timeout=timeout, source_address=(loopback_address(i), 0))
             s.sendall(f"GET {self.path} HTTP/1.0\r\nHost: {self.host}:{self.port}\r\nAccept: text/event-stream\r\n\r\n".encode())
             s.setblocking(False)
             self._socks.append(s)

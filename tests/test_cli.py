@@ -26,17 +26,30 @@ def test_serve_init_creates_a_pin_prints_the_url_and_pin_and_serves(tmp_path):
     try:
         lines = []
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not any(line.startswith("Table PIN:") for line in lines):
+        while time.monotonic() < deadline and not any(line.startswith("Elephants Bluff companion on") for line in lines):
             lines.append(proc.stdout.readline())
         text = "".join(lines)
         assert f"http://127.0.0.1:{port}/" in text
         pin = next(line for line in lines if line.startswith("Table PIN:")).split(":", 1)[1].strip()
         assert len(pin) == 6 and pin.isdigit()
         assert f'pin = "{pin}"' in (tmp_path / "inst" / "config.toml").read_text()
+        assert oct((tmp_path / "inst" / "config.toml").stat().st_mode & 0o777) == "0o600"
         r = requests.post(f"http://127.0.0.1:{port}/api/games", json={"players": ["Ann", "Ben"]}, headers={"X-Table-Pin": pin}, timeout=10)
         assert r.status_code == 201
         assert "<html" in requests.get(f"http://127.0.0.1:{port}/", timeout=10).text
     finally:
         proc.terminate()
         proc.wait(10)
+        rest = proc.stdout.read()
         proc.stdout.close()
+    # Started again on the same settings, it never prints the PIN: a service's log is kept.
+    again = subprocess.Popen([sys.executable, "-m", "companion.app.cli", "serve", "--simulate", "--init", "--instance", str(tmp_path / "inst"), "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env={**env, "PYTHONUNBUFFERED": "1"})
+    try:
+        first = again.stdout.readline()
+        assert first.startswith("Elephants Bluff companion on")
+    finally:
+        again.terminate()
+        again.wait(10)
+        output = first + again.stdout.read()
+        again.stdout.close()
+    assert pin not in output + rest

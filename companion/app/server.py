@@ -49,6 +49,23 @@ def stop_cleanly_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, _raise)
 
 
+#: What the API needs, and no more: its largest body is a game's set-up (Flask
+#: refuses over 64 KiB too); the headers hold a cookie and a PIN. The body
+#: buffer stays in memory up to twice that (``inbuf_overflow``), so no request
+#: is ever spooled to a temporary file.
+REQUEST_SIZES = {"max_request_body_size": 64 * 1024, "max_request_header_size": 16 * 1024, "inbuf_overflow": 128 * 1024}
+
+
+def connection_limits(settings: Settings):  # noqa: ANN201 - ConnectionLimits, imported late with waitress
+    """The ``server.*`` connection settings; the reserved share must leave room for guests."""
+    from companion.app.connections import ConnectionLimits
+
+    total, reserved = settings["server.max_connections"], settings["server.reserved_connections"]
+    if reserved > total - 10:
+        raise SettingsError(str(settings.path or CONFIG_NAME), "server.reserved_connections", f"must leave at least 10 of server.max_connections ({total}) to viewers, not {reserved}")
+    return ConnectionLimits(total=total, reserved=reserved, per_address=settings["server.connections_per_address"], header_timeout=float(settings["server.header_timeout_s"]), body_timeout=float(settings["server.body_timeout_s"]))
+
+
 def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -> int:
     limit_malloc_arenas()
     stop_cleanly_on_sigterm()
@@ -57,7 +74,9 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     if init:
         path, created = init_config(instance)
         if created:
+            # The only time the PIN is printed: a service's log is kept and may be read by others.
             print(f"Wrote the settings with a new random table PIN: {path}")
+            print(f"Table PIN: {Settings.load(path, environ={})['table.pin']}", flush=True)
     try:
         settings = Settings.load(instance / CONFIG_NAME)
     except SettingsError as exc:
@@ -66,11 +85,11 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
         print(f"No table PIN is set: set table.pin in {instance / CONFIG_NAME}, or {PIN_ENV}, or start with --init.", file=sys.stderr)
         return 2
 
-    from waitress import create_server
-
+    from companion.app.connections import create_guarded_server
     from companion.app.web import create_app
 
     try:
+        limits = connection_limits(settings)
         app = create_app(instance, simulate=simulate, settings=settings)
     except (SettingsError, StoreError) as exc:
         where = str(instance / settings["storage.database"]) if isinstance(exc, StoreError) else None
@@ -81,11 +100,20 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     app.config["EB_MAX_VIEWERS"] = threads - max(1, min(16, threads // 4))
     # The lookahead keeps waitress reading a streaming client's socket, so a viewer
     # who left is noticed (waitress.client_disconnected) and its thread freed.
-    server = create_server(app, host=host, port=port, threads=threads, channel_timeout=60, channel_request_lookahead=1, ident="elephants-bluff")
+    server = create_guarded_server(
+        app,
+        limits=limits,
+        host=host,
+        port=port,
+        threads=threads,
+        channel_timeout=60,
+        channel_request_lookahead=1,
+        ident="elephants-bluff",
+        **REQUEST_SIZES,
+    )
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host
     mode = "the simulated table" if simulate else "the real table"
     print(f"Elephants Bluff companion on {mode}: http://{shown_host}:{server.effective_port}/", flush=True)
-    print(f"Table PIN: {settings['table.pin']}", flush=True)
     try:
         server.run()
     except KeyboardInterrupt:
@@ -104,7 +132,7 @@ def _serve_safe_mode(problem: ElephantsBluffError, file: str | None, *, host: st
     print(f"elephants-bluff: {problem.message}", file=sys.stderr, flush=True)
     app = create_safe_app(problem, file)
     app.debug = False
-    server = create_server(app, host=host, port=port, threads=4, channel_timeout=60, ident="elephants-bluff")
+    server = create_server(app, host=host, port=port, threads=4, channel_timeout=60, ident="elephants-bluff", **REQUEST_SIZES)
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host
     print(f"Elephants Bluff companion in SAFE MODE (nothing can be played until this is fixed): http://{shown_host}:{server.effective_port}/", flush=True)
     try:

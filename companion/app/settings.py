@@ -42,6 +42,13 @@ APP_SETTINGS: list[Setting] = [
     Setting("game.path_length", 7, "Squares on each elephant path; the last is the red square (RULES.md R2).", int_between(2, 30)),
     Setting("storage.frames_dir", "frames", "Where saved Bluff frames go, relative to the instance folder.", lambda v: None if v.strip() else "must name a folder"),
     Setting("storage.database", "game-log.sqlite3", "The game log's SQLite file, relative to the instance folder.", lambda v: None if v.strip() else "must name a file"),
+    Setting("server.max_connections", 200, "Open connections the companion keeps at most (waitress's own limit is set above it). See docs/SECURITY.md.", int_between(20, 5000)),
+    Setting("server.reserved_connections", 40, "Of server.max_connections, how many only clients that showed the table PIN may use.", int_between(0, 1000)),
+    Setting("server.connections_per_address", 24, "Open connections one address may hold before it shows the table PIN.", int_between(2, 1000)),
+    Setting("server.header_timeout_s", 10, "Seconds a client has to send a request's headers, from its first byte.", int_between(1, 300)),
+    Setting("server.body_timeout_s", 20, "Seconds a client has, after the headers, to send a request's body.", int_between(1, 600)),
+    Setting("server.session_hours", 12, "Hours a device stays let in after typing the table PIN (the page's session).", int_between(1, 24 * 30)),
+    Setting("server.secure_cookie", False, "Send the session cookie only over HTTPS (set it when a proxy serves the page over HTTPS; a request that arrives as HTTPS always gets it).", None),
     Setting("server.trusted_hosts", ["127.0.0.1", "localhost", "elephants-bluff.local"], "Host names the page may be reached by; '*' allows any (a tablet reaching the Pi by its LAN address needs it listed)."),
 ]
 

@@ -184,8 +184,7 @@ def test_every_answer_carries_the_security_headers(client):
 # --- serve: never debug ------------------------------------------------------------------------
 
 def test_serve_never_runs_in_debug_mode_even_when_flask_debug_is_set(tmp_path, monkeypatch):
-    import waitress
-
+    from companion.app import connections
     from companion.app import server as server_module
 
     seen = {}
@@ -199,7 +198,7 @@ def test_serve_never_runs_in_debug_mode_even_when_flask_debug_is_set(tmp_path, m
 
     monkeypatch.setenv("FLASK_DEBUG", "1")
     monkeypatch.setenv("ELEPHANTS_BLUFF_PIN", PIN)
-    monkeypatch.setattr(waitress, "create_server", fake_create_server)
+    monkeypatch.setattr(connections, "create_guarded_server", fake_create_server)
     with pytest.raises(Stop):
         server_module.serve(tmp_path / "instance", host="127.0.0.1", port=0, simulate=True, init=False)
     app = seen["app"]

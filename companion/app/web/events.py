@@ -25,6 +25,8 @@ from typing import Any, Iterator
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from companion.app.web.security import has_control, trust_this_connection
+
 bp = Blueprint("events", __name__)
 
 KEEPALIVE_S = 15.0
@@ -59,6 +61,8 @@ def events() -> Response:
         response.headers["Retry-After"] = "10"
         return response
 
+    if has_control():
+        trust_this_connection()  # the table's own page: never closed to make room for guests
     # waitress (with channel_request_lookahead) tells when the client has gone.
     gone = request.environ.get("waitress.client_disconnected") or (lambda: False)
 

@@ -107,9 +107,17 @@ def require_pin(view: Callable) -> Callable:
             guard.succeeded(client)
         elif not has_control():
             raise Unauthorized("Only the table can do this: enter the table PIN first.")
+        trust_this_connection()
         return view(*args, **kwargs)
 
     return wrapped
+
+
+def trust_this_connection() -> None:
+    """This request showed the PIN or a session: its connection joins the table's reserved share (``connections.py``)."""
+    mark = request.environ.get("eb.trust_connection")
+    if mark is not None:
+        mark()
 
 
 def refuse_cross_site() -> None:
