@@ -32,7 +32,7 @@ def _load_benches() -> None:
     """Import the modules that register benches (kept lazy: they pull in heavy deps)."""
     import importlib
 
-    for name in ("bench.reader", "bench.reading", "bench.load", "bench.firmware"):
+    for name in ("bench.reader", "bench.reading", "bench.load", "bench.firmware", "bench.flood"):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:
