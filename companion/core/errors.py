@@ -100,3 +100,17 @@ class StoreError(ElephantsBluffError, RuntimeError):
 
     status = 500
     code = "store"
+
+
+class UnsupportedMediaType(ElephantsBluffError):
+    """A request body that is not JSON (HTTP 415)."""
+
+    status = 415
+    code = "unsupported_media_type"
+
+
+class InsufficientStorage(ElephantsBluffError, OSError):
+    """The disk is full: nothing new can be written (HTTP 507)."""
+
+    status = 507
+    code = "disk_full"

@@ -14,6 +14,7 @@ import copy
 from typing import Any, Iterable
 
 from companion.core.errors import BadRequest, NotAllowed, NotFound, RuleRefused
+from companion.rules.names import MAX_NAME, player_names
 from companion.rules.state import (
     PHASE_CLAIM,
     PHASE_CONFIRM,
@@ -26,7 +27,6 @@ from companion.rules.state import (
 from companion.rules.verdict import MAX_CLAIM, bluff_verdict
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 10  # R1
-MAX_NAME = 30
 MIN_PATH, MAX_PATH = 2, 30
 MIN_CLAIM = 3  # R4
 
@@ -92,18 +92,9 @@ def decide_start(game_id: str, players: Any, path_length: Any = 7, starter: Any 
     """
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise BadRequest("Give the players as a list of names in seating order.")
-    names = [p.strip() for p in players]
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise RuleRefused(f"Elephants Bluff is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}.")
-    for name in names:
-        if not name:
-            raise RuleRefused("Every player needs a name.")
-        if len(name) > MAX_NAME:
-            raise RuleRefused(f"A name can be at most {MAX_NAME} characters: '{name[:12]}…' is too long.")
-        if not name.isprintable():
-            raise RuleRefused("A name cannot contain control characters.")
-    if len({n.casefold() for n in names}) != len(names):
-        raise RuleRefused("Two players have the same name: give each player a different one.")
+    if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
+        raise RuleRefused(f"Elephants Bluff is for {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(players)}.")
+    names = player_names(players)  # NFKC, nothing invisible, no two alike (names.py)
     path_length = _int(path_length, "path length")
     if not MIN_PATH <= path_length <= MAX_PATH:
         raise RuleRefused(f"The path must be {MIN_PATH} to {MAX_PATH} squares long.")

@@ -9,6 +9,7 @@ from flask import Blueprint, current_app, jsonify, request, send_file
 
 from companion import __version__
 from companion.core.errors import BadRequest, NotFound
+from companion.app.web.bodies import parse_json_object
 from companion.app.web.openapi import openapi_spec
 from companion.app.web.security import has_control, open_session, require_pin
 
@@ -20,18 +21,8 @@ def services() -> Any:
 
 
 def json_body(*allowed: str) -> dict[str, Any]:
-    """The request's JSON object; malformed JSON, another type or an unknown field is a 400."""
-    if request.content_length == 0 or not request.get_data():
-        data: Any = {}
-    else:
-        try:
-            data = request.get_json(silent=True, force=True)
-        except RecursionError:  # "[[[[…]]]]" nested deeper than Python's stack: not a ValueError
-            raise BadRequest("The request body is nested too deeply to be a request of this API.") from None
-        if data is None:
-            raise BadRequest("The request body is not valid JSON.")
-    if not isinstance(data, dict):
-        raise BadRequest("The request body must be a JSON object, like {\"amount\": 12}.")
+    """The request's JSON object (``bodies.py``): malformed JSON, a key twice, another type or an unknown field is a 400, a body not sent as JSON a 415."""
+    data = parse_json_object(request.get_data(cache=True), request.content_type)
     unknown = sorted(set(data) - set(allowed))
     if unknown:
         raise BadRequest(f"Unknown field {unknown[0]!r}: this request takes {', '.join(allowed) or 'no fields'}.")
