@@ -29,6 +29,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--init", action="store_true", help="write config.toml with a random PIN if there is none, and print the PIN")
     serve.set_defaults(func=_serve)
 
+    sessions = sub.add_parser("sessions", help="list the devices let in by the table PIN, or end their sessions")
+    sessions.add_argument("action", choices=["list", "revoke"])
+    sessions.add_argument("session_id", nargs="?", help="the session to end (from `sessions list`)")
+    sessions.add_argument("--all", action="store_true", help="with revoke: end every session")
+    sessions.add_argument("--instance", type=Path, default=Path("instance"))
+    sessions.set_defaults(func=_sessions)
+
     from vision import commands as vision_commands
 
     vision_commands.register(sub)
@@ -52,6 +59,35 @@ def _run_bench(bench_args: list[str]) -> int:
     if not (checkout / "bench" / "report.py").is_file():
         raise ElephantsBluffError("The benches are not part of the installed companion: run `make bench` in a source checkout.")
     return subprocess.call([sys.executable, "-m", "bench", *bench_args], cwd=checkout)
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    """``elephants-bluff sessions list | revoke ID | revoke --all``, on the instance's ``auth.sqlite3``."""
+    from companion.app.auth import AUTH_NAME, AuthStore
+
+    path = args.instance / AUTH_NAME
+    if not path.is_file():
+        print(f"No device has been let in yet ({path} does not exist).")
+        return 0
+    store = AuthStore(path)
+    try:
+        if args.action == "list":
+            listed = store.sessions()
+            for s in listed:
+                print(f"{s['id']}  let in {s['created_at']}  last seen {s['last_seen']}  ends {s['expires_at']}  {s['address']}  {s['device'][:60]}")
+            print(f"{len(listed)} device(s) let in.")
+            return 0
+        if args.all:
+            print(f"Ended {store.revoke_all()} session(s): every device types the PIN again.")
+            return 0
+        if not args.session_id:
+            raise ElephantsBluffError("Name the session to end (see `elephants-bluff sessions list`), or give --all.")
+        if not store.revoke(args.session_id):
+            raise ElephantsBluffError(f"There is no session {args.session_id} (it may have ended already).")
+        print(f"Ended session {args.session_id}.")
+        return 0
+    finally:
+        store.close()
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -47,7 +47,7 @@ def test_r15_a_correction_names_a_player_of_the_game_and_keeps_the_pin_holders_s
     r = client.post(f"/api/challenges/{cid}/correct", json={"dice": [6, 6, 6], "by": "cy"})
     assert r.status_code == 200
     record = r.json["challenge"]["corrections"][0]
-    assert record["by"] == "Cy" and record["session"].startswith("device-")
+    assert record["by"] == "Cy" and record["session"].startswith("s-")  # the session's id, as GET /api/sessions lists it
     again = client.post(f"/api/challenges/{cid}/correct", json={"dice": [5, 5, 5]}).json["challenge"]["corrections"][1]
     assert again["by"] == "table" and again["session"] == record["session"]  # the same device, the same session
     header = post(client, f"/api/challenges/{cid}/correct", {"dice": [4, 4, 4]}).json["challenge"]["corrections"][2]

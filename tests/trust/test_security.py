@@ -16,7 +16,9 @@ import http.client
 import pytest
 
 from companion.app.web import security
-from companion.app.web.security import LOCKOUT_S, MAX_FAILURES, PinGuard
+from companion.app.web.security import COOKIE
+
+MAX_FAILURES = 5  # security.PER_ADDRESS: 5 a minute
 
 from .conftest import PIN, PIN_HEADERS, build_app, start_game
 
@@ -63,9 +65,15 @@ def test_control_routes_refuse_a_missing_or_wrong_pin_and_change_nothing(client)
     assert client.get(f"/api/games/{gid}").get_json() == game
 
 
-def test_wrong_pins_lock_out_that_client_only_and_the_lock_expires(app):
+def _clock(app) -> FakeClock:  # noqa: ANN001
     clock = FakeClock()
-    app.extensions["eb_pin_guard"] = PinGuard(clock=clock)
+    app.extensions["eb_limiter"].storage.clock = clock
+    app.extensions["eb_auth"].clock = clock
+    return clock
+
+
+def test_wrong_pins_lock_out_that_client_only_and_the_lock_expires(app):
+    clock = _clock(app)
     phone = app.test_client()
     phone.environ_base["REMOTE_ADDR"] = "192.0.2.7"
     tablet = app.test_client()
@@ -75,12 +83,61 @@ def test_wrong_pins_lock_out_that_client_only_and_the_lock_expires(app):
         assert phone.post("/api/games", json=body, headers={"X-Table-Pin": "0000"}).status_code == 401
     # Locked: even the right PIN is refused from that client, by the header or the session route.
     locked = phone.post("/api/games", json=body, headers=PIN_HEADERS)
-    assert locked.status_code == 429 and "wait" in locked.get_json()["message"]
+    assert locked.status_code == 429 and "wait" in locked.get_json()["message"] and "this device" in locked.get_json()["message"]
     assert phone.post("/api/session", json={"pin": PIN}).status_code == 429
     # Another device at the table is not locked out.
     assert tablet.post("/api/games", json=body, headers=PIN_HEADERS).status_code == 201
-    clock.now += LOCKOUT_S + 1
+    clock.now += 61
     assert phone.post("/api/games", json=body, headers=PIN_HEADERS).status_code == 201
+
+
+def test_guessing_from_many_addresses_spends_one_budget_for_all_and_the_wait_grows(app):
+    clock = _clock(app)
+    let_in = app.test_client()
+    let_in.environ_base["REMOTE_ADDR"] = "192.0.2.200"
+    assert let_in.post("/api/session", json={"pin": PIN}).status_code == 200
+    waits = []
+    address = iter(range(1, 250))
+    for _round in range(4):
+        refused = None
+        for _ in range(40):
+            guesser = app.test_client()
+            guesser.environ_base["REMOTE_ADDR"] = f"198.51.100.{next(address)}"  # a new address for every 2 guesses
+            for _ in range(2):
+                answer = guesser.post("/api/session", json={"pin": "0000"})
+                if answer.status_code == 429:
+                    refused = answer
+                    break
+            if refused is not None:
+                break
+        assert refused is not None, "rotating addresses escaped the budget"
+        assert "at this table" in refused.get_json()["message"]
+        waits.append(refused.get_json()["retry_after_s"])
+        if not _round:
+            assert let_in.get("/api/session").get_json()["wrong_pins_last_hour"] == 10  # shown on the page
+        # Even the right PIN is not taken now, from a new address...
+        newcomer = app.test_client()
+        newcomer.environ_base["REMOTE_ADDR"] = "203.0.113.9"
+        assert newcomer.post("/api/session", json={"pin": PIN}).status_code == 429
+        # ...but the device already let in keeps playing.
+        assert let_in.post("/api/games", json={"players": ["Ann", "Ben"]}).status_code == 201
+        clock.now += waits[-1] + 1
+    assert waits[0] < waits[1] < waits[2] < waits[3], waits
+
+
+def test_the_guessing_budget_is_kept_across_a_restart(tmp_path):
+    first = build_app(tmp_path / "instance")
+    guesser = first.test_client()
+    for _ in range(MAX_FAILURES):
+        assert guesser.post("/api/session", json={"pin": "0000"}).status_code == 401
+    first.extensions["elephants_bluff"].close()
+    second = build_app(tmp_path / "instance")
+    try:
+        again = second.test_client()
+        assert again.post("/api/session", json={"pin": PIN}).status_code == 429
+        assert again.get("/api/session").get_json()["wrong_pins_last_hour"] == MAX_FAILURES
+    finally:
+        second.extensions["elephants_bluff"].close()
 
 
 def test_session_cookie_is_httponly_samesite_strict_and_gives_control(client):
@@ -91,10 +148,10 @@ def test_session_cookie_is_httponly_samesite_strict_and_gives_control(client):
     parts = [p.strip().lower() for p in cookie.split(";")]
     assert parts[0].startswith("eb_session=")
     assert "httponly" in parts and "samesite=strict" in parts and "path=/" in parts
-    assert client.get("/api/session").get_json() == {"control": True}
+    assert client.get("/api/session").get_json()["control"] is True
     assert client.post("/api/games", json={"players": ["Ann", "Ben"]}).status_code == 201
     client.delete("/api/session")
-    assert client.get("/api/session").get_json() == {"control": False}
+    assert client.get("/api/session").get_json()["control"] is False
     assert client.post("/api/games", json={"players": ["Ann", "Ben"]}).status_code == 401
 
 
@@ -108,7 +165,7 @@ def test_a_session_from_another_pin_gives_no_control(tmp_path):
     other = second.test_client()
     other.set_cookie(client.get_cookie("eb_session").key, client.get_cookie("eb_session").value)
     try:
-        assert other.get("/api/session").get_json() == {"control": False}
+        assert other.get("/api/session").get_json()["control"] is False
         assert other.post("/api/games", json={"players": ["Ann", "Ben"]}).status_code == 401
     finally:
         second.extensions["elephants_bluff"].close()

@@ -34,7 +34,7 @@ def create_app(instance_path: str | Path | None = None, *, simulate: bool = Fals
         SECRET_KEY=_secret_key(instance),
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
-        SESSION_COOKIE_NAME="eb_session",
+        SESSION_COOKIE_NAME="eb_flask",  # unused: the PIN's session is companion/app/auth.py's eb_session
         MAX_CONTENT_LENGTH=64 * 1024,
         EB_TRUSTED_HOSTS=_trusted_hosts(settings["server.trusted_hosts"]),
         VERSION=__version__,
@@ -51,7 +51,7 @@ def create_app(instance_path: str | Path | None = None, *, simulate: bool = Fals
     from companion.app.web import api, events, pages, sim
     from companion.app.web.security import install_security
 
-    install_security(app)
+    install_security(app, instance)
     app.register_blueprint(api.bp)
     app.register_blueprint(events.bp)
     app.register_blueprint(sim.bp)

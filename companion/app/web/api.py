@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request, send_file
@@ -11,7 +10,7 @@ from companion import __version__
 from companion.core.errors import BadRequest, NotFound
 from companion.app.web.bodies import parse_json_object
 from companion.app.web.openapi import openapi_spec
-from companion.app.web.security import has_control, open_session, require_pin
+from companion.app.web.security import close_session, current_session, open_session, require_pin
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -63,22 +62,45 @@ def openapi():  # noqa: ANN201
 
 @bp.get("/session")
 def session_status():  # noqa: ANN201
-    return jsonify({"control": has_control()})
+    """Whether this device is let in, and how many wrong PINs were tried in the last hour (shown to the table)."""
+    mine = current_session()
+    return jsonify({"control": mine is not None, "session": mine["id"] if mine else None, "wrong_pins_last_hour": current_app.extensions["eb_auth"].wrong_pins_since(3600)})
 
 
 @bp.post("/session")
 def session_open():  # noqa: ANN201
     body = json_body("pin")
-    open_session(body.get("pin"))
-    return jsonify({"control": True})
+    return jsonify(open_session(body.get("pin")))
 
 
 @bp.delete("/session")
 def session_close():  # noqa: ANN201
-    from flask import session
-
-    session.clear()
+    close_session()
     return jsonify({"control": False})
+
+
+@bp.get("/sessions")
+@require_pin
+def sessions_list():  # noqa: ANN201
+    """Every device let in by the PIN, newest first (docs/SECURITY.md)."""
+    mine = current_session()
+    listed = current_app.extensions["eb_auth"].sessions()
+    return jsonify({"sessions": [{**s, "this_device": bool(mine and s["id"] == mine["id"])} for s in listed]})
+
+
+@bp.delete("/sessions/<session_id>")
+@require_pin
+def session_revoke(session_id: str):  # noqa: ANN201
+    if not current_app.extensions["eb_auth"].revoke(session_id):
+        raise NotFound("There is no such session (it may have ended already).")
+    return jsonify({"revoked": session_id})
+
+
+@bp.delete("/sessions")
+@require_pin
+def sessions_revoke_all():  # noqa: ANN201
+    """Every device must type the PIN again (this one too)."""
+    return jsonify({"revoked": current_app.extensions["eb_auth"].revoke_all()})
 
 
 @bp.post("/games")
@@ -184,15 +206,11 @@ def correct(challenge_id: str):  # noqa: ANN201
 
 
 def _session_tag() -> str:
-    """Which PIN-holder sent this: the device's session (a short random tag kept in its cookie), or the PIN header."""
-    from flask import session
-
+    """Which PIN-holder sent this: the device's session id (listed and revocable), or the PIN header."""
     if request.headers.get("X-Table-Pin") is not None:
         return "pin-header"
-    tag = session.get("device")
-    if not isinstance(tag, str):
-        tag = session["device"] = "device-" + secrets.token_hex(3)
-    return tag
+    mine = current_session()
+    return mine["id"] if mine else "unknown"
 
 
 @bp.post("/games/<game_id>/rematch")

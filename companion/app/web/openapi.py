@@ -79,6 +79,8 @@ def _op(summary: str, ok: dict[str, Any] | None, *errors: int, body: dict[str, A
     if control:
         op["security"] = [{"tablePin": []}, {"session": []}]
         op["responses"].update(_errors(401, 403, 429))
+    if body is not None:
+        op["responses"].update(_errors(413, 415))  # too large (docs/SECURITY.md); not sent as JSON
     return op
 
 
@@ -104,8 +106,13 @@ def openapi_spec() -> dict[str, Any]:
             "/api/session": {
                 "get": _op("Whether this device may act", None),
                 "post": _op("Enter the table PIN once; sets the session cookie", None, 400, 401, 429, body=_obj(["pin"], pin={"type": "string"})),
-                "delete": _op("Forget this device's PIN", None),
+                "delete": _op("Forget this device's PIN: its session ends on the server too", None),
             },
+            "/api/sessions": {
+                "get": _op("Every device let in by the PIN: id, address, device, when it was let in, last seen, expires (docs/SECURITY.md)", None, control=True),
+                "delete": _op("End every session: each device types the PIN again", None, control=True),
+            },
+            "/api/sessions/{session_id}": {"delete": {**_op("End one device's session", None, 404, control=True), "parameters": [_path_param("session_id")]}},
             "/api/games": {
                 "get": _op("The latest games and the current one", None),
                 "post": _op("Start a game", state, 400, 422, control=True, status="201", body=_obj(["players"], players={"type": "array", "items": {"type": "string"}}, path_length=_INT, starter=_INT, ages={"type": "array", "items": _INT})),

@@ -1,9 +1,19 @@
-"""The table PIN, the Host check, cross-site refusal and security headers.
+"""The table PIN, sessions, the guessing budget, the Host check, cross-site refusal and security headers.
 
 Viewing needs nothing; every control route needs the table PIN, as the
-``X-Table-Pin`` header or the session cookie that ``POST /api/session`` sets
-(HttpOnly, SameSite=Strict). Wrong PINs are counted per client and lock it out
-for a while. PINs are compared in constant time.
+``X-Table-Pin`` header or a session: ``POST /api/session`` checks the PIN
+once and sets the ``eb_session`` cookie to a random token (HttpOnly,
+SameSite=Strict, Secure over HTTPS or with ``server.secure_cookie``), kept
+server-side (``companion/app/auth.py``) for ``server.session_hours``, ended
+by ``DELETE /api/session``, by revoking it (the page, ``elephants-bluff
+sessions revoke``) and by a change of PIN. PINs are compared in constant time.
+
+Wrong PINs are budgeted by Flask-Limiter (moving windows, kept in the
+instance's ``auth.sqlite3`` so a restart forgets nothing): per address
+(``PER_ADDRESS``) and for all addresses together (``EVERY_ADDRESS``, whose
+windows grow from a minute to a day, so that the wait after each budget
+spent grows too). Rotating addresses therefore buys no more guesses. A
+device already let in keeps playing while new PINs are refused.
 """
 
 from __future__ import annotations
@@ -12,52 +22,39 @@ import functools
 import hashlib
 import hmac
 import ipaddress
-import threading
-import time
 from typing import Any, Callable
 
-from flask import Flask, current_app, request, session
+from flask import Flask, Response, after_this_request, current_app, g, jsonify, request
+from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
+from limits import parse_many
 
-from companion.core.errors import BadRequest, Forbidden, TooManyAttempts, Unauthorized
+from companion.app.auth import AUTH_NAME, AuthStore, SQLiteLimitsStorage
+from companion.core.errors import BadRequest, Forbidden, Unauthorized
 
-MAX_FAILURES = 5
-LOCKOUT_S = 60.0
+COOKIE = "eb_session"
+#: wrong PINs from one address: 5 a minute, 20 an hour
+PER_ADDRESS = "20/hour;5/minute"
+#: wrong PINs from every address together: each budget spent leaves a few more guesses and a longer wait (1 min, 10 min, 1 h, 1 day)
+EVERY_ADDRESS = "30/day;20/hour;15/10 minutes;10/minute"  # longest first: a refusal names the longest wait
 
-
-class PinGuard:
-    """Counts wrong PINs per client; after ``MAX_FAILURES`` the client waits ``LOCKOUT_S``."""
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._failures: dict[str, list[float]] = {}
-        self._lock = threading.Lock()
-
-    def check_locked(self, client: str) -> None:
-        with self._lock:
-            recent = [t for t in self._failures.get(client, []) if self._clock() - t < LOCKOUT_S]
-            self._failures[client] = recent
-            if len(recent) >= MAX_FAILURES:
-                wait = int(LOCKOUT_S - (self._clock() - recent[-MAX_FAILURES])) + 1
-                raise TooManyAttempts(f"Too many wrong PINs from this device: wait {wait} seconds and try again.")
-
-    def failed(self, client: str) -> None:
-        with self._lock:
-            self._failures.setdefault(client, []).append(self._clock())
-            if len(self._failures) > 10_000:  # bounded memory under a flood of clients
-                self._failures.pop(next(iter(self._failures)))
-
-    def succeeded(self, client: str) -> None:
-        with self._lock:
-            self._failures.pop(client, None)
+__all__ = ["COOKIE", "EVERY_ADDRESS", "PER_ADDRESS", "SQLiteLimitsStorage", "close_session", "has_control", "install_security", "open_session", "require_pin"]
 
 
 def _table_pin() -> str:
     return current_app.extensions["elephants_bluff"].settings["table.pin"]
 
 
-def _pin_tag(pin: str) -> str:
-    """What the session remembers: a digest, so a changed PIN ends old sessions."""
-    return hashlib.sha256(("eb-pin:" + pin).encode()).hexdigest()[:32]
+def _auth() -> AuthStore:
+    return current_app.extensions["eb_auth"]
+
+
+def pin_tag(pin: str, key: bytes) -> str:
+    """What a session keeps of the PIN it was opened under: an HMAC with the instance's secret key (never sent)."""
+    return hmac.new(key, ("eb-pin:" + pin).encode(), hashlib.sha256).hexdigest()
+
+
+def _current_tag() -> str:
+    return pin_tag(_table_pin(), current_app.config["SECRET_KEY"])
 
 
 def pin_matches(given: Any) -> bool:
@@ -65,29 +62,76 @@ def pin_matches(given: Any) -> bool:
     return isinstance(given, str) and bool(pin) and hmac.compare_digest(given.encode(), pin.encode())
 
 
-def open_session(given: Any) -> None:
-    """``POST /api/session``: check the PIN once and remember this device.
+def _client() -> str:
+    return request.remote_addr or "?"
 
-    Another site's page may not try PINs here: it would count failures against
-    the tablet's own address and lock the table out.
+
+def _wrong_pin() -> Unauthorized:
+    """Counted by the limits (``_counts_as_wrong_pin``) and written down for the page's count."""
+    g.eb_wrong_pin = True
+    _auth().wrong_pin(_client())
+    return Unauthorized("That is not the table PIN.")
+
+
+def _secure_cookie() -> bool:
+    return request.is_secure or bool(current_app.extensions["elephants_bluff"].settings.get("server.secure_cookie"))
+
+
+def open_session(given: Any) -> dict[str, Any]:
+    """``POST /api/session``: check the PIN once and let this device in (a new session).
+
+    Another site's page may not try PINs here: it would spend the table's
+    guessing budget and lock the table out.
     """
     refuse_cross_site()
-    guard: PinGuard = current_app.extensions["eb_pin_guard"]
-    client = request.remote_addr or "?"
-    guard.check_locked(client)
     if not isinstance(given, str) or not given:
         raise BadRequest("Type the table PIN.")
     if not pin_matches(given):
-        guard.failed(client)
-        raise Unauthorized("That is not the table PIN.")
-    guard.succeeded(client)
-    session.clear()
-    session["pin"] = _pin_tag(_table_pin())
-    session.permanent = True
+        raise _wrong_pin()
+    settings = current_app.extensions["elephants_bluff"].settings
+    hours = settings.get("server.session_hours", 12)
+    old = request.cookies.get(COOKIE)
+    if old:
+        found = _auth().session_for(old, _current_tag())
+        if found is not None:
+            _auth().revoke(found["id"])  # a new token at each login: a cookie seen before it is worth nothing
+    token, sid = _auth().open_session(_current_tag(), hours=hours, address=_client(), agent=request.headers.get("User-Agent", "")[:120])
+    secure = _secure_cookie()
+
+    @after_this_request
+    def _set(response: Response) -> Response:
+        response.set_cookie(COOKIE, token, max_age=int(hours * 3600), path="/", httponly=True, samesite="Strict", secure=secure)
+        return response
+
+    g.eb_session = {"id": sid}
+    trust_this_connection()
+    return {"control": True, "session": sid}
+
+
+def close_session() -> None:
+    """``DELETE /api/session``: this device's session ends here and on the server."""
+    token = request.cookies.get(COOKIE)
+    if token:
+        found = _auth().session_for(token, _current_tag())
+        if found is not None:
+            _auth().revoke(found["id"])
+
+    @after_this_request
+    def _clear(response: Response) -> Response:
+        response.delete_cookie(COOKIE, path="/", httponly=True, samesite="Strict", secure=_secure_cookie())
+        return response
+
+
+def current_session() -> dict[str, Any] | None:
+    """This request's live session (cached for the request), or None."""
+    if "eb_session" not in g:
+        token = request.cookies.get(COOKIE)
+        g.eb_session = _auth().session_for(token, _current_tag()) if token and _table_pin() else None
+    return g.eb_session
 
 
 def has_control() -> bool:
-    return session.get("pin") == _pin_tag(_table_pin()) and bool(_table_pin())
+    return current_session() is not None
 
 
 def require_pin(view: Callable) -> Callable:
@@ -96,15 +140,10 @@ def require_pin(view: Callable) -> Callable:
     @functools.wraps(view)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         refuse_cross_site()
-        guard: PinGuard = current_app.extensions["eb_pin_guard"]
-        client = request.remote_addr or "?"
         given = request.headers.get("X-Table-Pin")
         if given is not None:
-            guard.check_locked(client)
             if not pin_matches(given):
-                guard.failed(client)
-                raise Unauthorized("That is not the table PIN.")
-            guard.succeeded(client)
+                raise _wrong_pin()
         elif not has_control():
             raise Unauthorized("Only the table can do this: enter the table PIN first.")
         trust_this_connection()
@@ -146,8 +185,58 @@ def _host_allowed(host: str, trusted: list[str] | None) -> bool:
         return name in {h.strip("[]").lower() for h in trusted}
 
 
-def install_security(app: Flask) -> None:
-    app.extensions["eb_pin_guard"] = PinGuard()
+def _tries_a_pin() -> bool:
+    return request.headers.get("X-Table-Pin") is not None or (request.method == "POST" and request.path == "/api/session")
+
+
+def _counts_as_wrong_pin(response: Response) -> bool:
+    return bool(g.get("eb_wrong_pin"))
+
+
+def _breach(limits: str, words: str) -> Callable[[Any], Response]:
+    """The 429 of a spent budget, with the longest wait among its windows (all are checked at once)."""
+
+    def answer(breached: Any) -> Response:
+        strategy = breached.limiter
+        now = strategy.storage.clock()
+        waits = [strategy.get_window_stats(item, *breached.request_args).reset_time - now for item in parse_many(limits) if not strategy.test(item, *breached.request_args)]
+        wait = max(1, int(max(waits, default=breached.reset_at - now)) + 1)
+        shown = f"{wait} seconds" if wait < 120 else f"{(wait + 59) // 60} minutes"
+        response = jsonify({"error": "too_many_attempts", "message": words.format(wait=shown), "retry_after_s": wait})
+        response.status_code = 429
+        response.headers["Retry-After"] = str(wait)
+        return response
+
+    return answer
+
+
+def install_limits(app: Flask, auth_path: Any) -> Limiter:
+    """The guessing budget: Flask-Limiter's application limits, counting wrong PINs only, kept in ``auth_path``."""
+    limiter = Limiter(
+        key_func=_client,
+        strategy="moving-window",
+        storage_uri=f"eb-sqlite://{auth_path}",  # SQLiteLimitsStorage: kept across restarts
+        application_limits=[
+            ApplicationLimit(PER_ADDRESS, key_function=_client, exempt_when=lambda: not _tries_a_pin(), deduct_when=_counts_as_wrong_pin, scope="wrong-pins-per-address",
+                             on_breach=_breach(PER_ADDRESS, "Too many wrong PINs from this device: wait {wait} and try again.")),
+            ApplicationLimit(EVERY_ADDRESS, key_function=lambda: "every-address", exempt_when=lambda: not _tries_a_pin(), deduct_when=_counts_as_wrong_pin, scope="wrong-pins-in-all",
+                             on_breach=_breach(EVERY_ADDRESS, "Too many wrong PINs were tried at this table: no PIN is taken for {wait}. A device already let in keeps playing.")),
+        ],
+    )
+    limiter.init_app(app)
+    return limiter
+
+
+def install_security(app: Flask, instance: Any = None) -> None:
+    if instance is not None:
+        auth = AuthStore(instance / AUTH_NAME)
+        app.extensions["eb_auth"] = auth
+        app.extensions["eb_limiter"] = install_limits(app, instance / AUTH_NAME)
+        auth.end_sessions_of_other_pins(pin_tag(app.extensions["elephants_bluff"].settings["table.pin"], app.config["SECRET_KEY"]))
+
+        @app.errorhandler(RateLimitExceeded)
+        def _too_many(exc: RateLimitExceeded):  # noqa: ANN202
+            return exc.get_response()
 
     @app.before_request
     def _check_host():  # noqa: ANN202

@@ -1,0 +1,248 @@
+"""Who may act: the devices let in by the table PIN, and the wrong PINs tried.
+
+Kept in ``auth.sqlite3`` in the instance folder, apart from the game log (a
+damaged log of sessions never touches a game's history, and the game log's
+format stays as it is):
+
+- **sessions**: a device that typed the PIN gets a random token (256 bits) in
+  its cookie; only the token's SHA-256 is stored, with its expiry, so the file
+  alone lets nobody in. Nothing in the cookie is derived from the PIN. Each
+  session also stores an HMAC of the PIN it was opened under (keyed with the
+  instance's secret key): when the PIN changes, every older session ends.
+  Sessions are listed and revoked by the page and ``elephants-bluff sessions``.
+- **wrong PINs**: each one, with its time and address, for the page's
+  "12 wrong PINs in the last hour", and the rate limits' own records
+  (``SQLiteLimitsStorage``, a storage for the ``limits`` library under
+  Flask-Limiter), so the guessing budget survives a restart.
+
+>>> import tempfile, pathlib
+>>> store = AuthStore(pathlib.Path(tempfile.mkdtemp()) / "auth.sqlite3")
+>>> token, sid = store.open_session("tag", hours=1, address="192.0.2.1", agent="tablet")
+>>> store.session_for(token, "tag")["id"] == sid, store.session_for(token, "other-pin")
+(True, None)
+>>> store.session_for(token, "tag") is None  # the PIN changed: the session ended for good
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import unquote, urlparse
+
+from limits.storage import MovingWindowSupport, Storage
+
+from companion.core.errors import StoreError
+
+AUTH_NAME = "auth.sqlite3"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    token_sha256 TEXT NOT NULL UNIQUE,
+    pin_tag TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    last_seen REAL NOT NULL,
+    address TEXT NOT NULL,
+    agent TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS wrong_pins (at REAL NOT NULL, address TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS wrong_pins_at ON wrong_pins (at);
+CREATE TABLE IF NOT EXISTS limit_hits (key TEXT NOT NULL, at REAL NOT NULL, expires_at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS limit_hits_key ON limit_hits (key, at);
+CREATE TABLE IF NOT EXISTS limit_counters (key TEXT PRIMARY KEY, value INTEGER NOT NULL, expires_at REAL NOT NULL);
+"""
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.executescript(_SCHEMA)
+        return db
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"The file of sessions {path.name} in the instance folder is damaged ({exc}): move it away (every device then types the PIN again).") from None
+    except OSError as exc:
+        raise StoreError(f"The file of sessions {path.name} cannot be opened: {exc.strerror or exc}.") from None
+
+
+def _sha(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class AuthStore:
+    """Sessions and wrong PINs in SQLite (see the module)."""
+
+    def __init__(self, path: Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._db = _connect(path)
+
+    # --- sessions ------------------------------------------------------------------
+
+    def open_session(self, pin_tag: str, *, hours: float, address: str, agent: str) -> tuple[str, str]:
+        """A new session: (the token for the cookie, the session's public id)."""
+        token, sid = secrets.token_urlsafe(32), "s-" + secrets.token_hex(4)
+        now = self.clock()
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (sid, _sha(token), pin_tag, now, now + hours * 3600, now, address[:64], agent[:120]),
+            )
+        return token, sid
+
+    def session_for(self, token: Any, pin_tag: str) -> dict[str, Any] | None:
+        """The live session of ``token`` under the PIN now in force, or None (an ended one is deleted)."""
+        if not isinstance(token, str) or not 20 <= len(token) <= 100:
+            return None
+        now = self.clock()
+        with self._lock:
+            row = self._db.execute("SELECT id, pin_tag, expires_at, created_at, address, agent FROM sessions WHERE token_sha256 = ?", (_sha(token),)).fetchone()
+            if row is None:
+                return None
+            if row[1] != pin_tag or row[2] <= now:
+                self._db.execute("DELETE FROM sessions WHERE id = ?", (row[0],))
+                return None
+            self._db.execute("UPDATE sessions SET last_seen = ? WHERE id = ?", (now, row[0]))
+        return {"id": row[0], "expires_at": row[2], "created_at": row[3], "address": row[4], "agent": row[5]}
+
+    def sessions(self, pin_tag: str | None = None) -> list[dict[str, Any]]:
+        """Every live session, newest first (ended ones are deleted on the way)."""
+        now = self.clock()
+        with self._lock:
+            self._db.execute("DELETE FROM sessions WHERE expires_at <= ?" + (" OR pin_tag != ?" if pin_tag is not None else ""), (now, pin_tag) if pin_tag is not None else (now,))
+            rows = self._db.execute("SELECT id, created_at, last_seen, expires_at, address, agent FROM sessions ORDER BY created_at DESC").fetchall()
+        return [{"id": r[0], "created_at": _iso(r[1]), "last_seen": _iso(r[2]), "expires_at": _iso(r[3]), "address": r[4], "device": r[5]} for r in rows]
+
+    def revoke(self, session_id: str) -> bool:
+        with self._lock:
+            return self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+
+    def revoke_all(self) -> int:
+        with self._lock:
+            return self._db.execute("DELETE FROM sessions").rowcount
+
+    def end_sessions_of_other_pins(self, pin_tag: str) -> int:
+        """Called at start: a changed PIN ends every session opened under the old one."""
+        with self._lock:
+            return self._db.execute("DELETE FROM sessions WHERE pin_tag != ?", (pin_tag,)).rowcount
+
+    # --- wrong PINs ------------------------------------------------------------------
+
+    def wrong_pin(self, address: str) -> None:
+        now = self.clock()
+        with self._lock:
+            self._db.execute("INSERT INTO wrong_pins VALUES (?, ?)", (now, address[:64]))
+            self._db.execute("DELETE FROM wrong_pins WHERE at < ?", (now - 7 * 86400,))
+
+    def wrong_pins_since(self, seconds: float) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM wrong_pins WHERE at >= ?", (self.clock() - seconds,)).fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _iso(t: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+class SQLiteLimitsStorage(Storage, MovingWindowSupport):
+    """A storage for the ``limits`` library (Flask-Limiter's) in the instance's ``auth.sqlite3``.
+
+    Its own URI scheme, ``eb-sqlite:///<absolute path>``; the moving-window
+    strategy's entries are rows with their times, so a restart keeps them.
+
+    >>> import tempfile, pathlib
+    >>> from limits import parse
+    >>> from limits.strategies import MovingWindowRateLimiter
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "auth.sqlite3"
+    >>> limiter = MovingWindowRateLimiter(SQLiteLimitsStorage(f"eb-sqlite://{path}"))
+    >>> [limiter.hit(parse("2/minute"), "x") for _ in range(3)]
+    [True, True, False]
+    >>> MovingWindowRateLimiter(SQLiteLimitsStorage(f"eb-sqlite://{path}")).test(parse("2/minute"), "x")  # after a restart
+    False
+    """
+
+    STORAGE_SCHEME = ["eb-sqlite"]
+
+    def __init__(self, uri: str | None = None, wrap_exceptions: bool = False, clock: Callable[[], float] = time.time, **options: Any) -> None:
+        path = Path(unquote(urlparse(uri or "").path))
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._db = _connect(path)
+        super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
+
+    @property
+    def base_exceptions(self) -> type[Exception]:
+        return sqlite3.Error
+
+    def acquire_entry(self, key: str, limit: int, expiry: int, amount: int = 1) -> bool:
+        if amount > limit:
+            return False
+        now = self.clock()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                count = self._db.execute("SELECT COUNT(*) FROM limit_hits WHERE key = ? AND at > ?", (key, now - expiry)).fetchone()[0]
+                if count + amount > limit:
+                    return False
+                self._db.executemany("INSERT INTO limit_hits VALUES (?, ?, ?)", [(key, now, now + expiry)] * amount)
+                self._db.execute("DELETE FROM limit_hits WHERE expires_at < ?", (now - 86400,))
+                return True
+            finally:
+                self._db.execute("COMMIT")
+
+    def get_moving_window(self, key: str, limit: int, expiry: int) -> tuple[float, int]:
+        now = self.clock()
+        with self._lock:
+            oldest, count = self._db.execute("SELECT MIN(at), COUNT(*) FROM limit_hits WHERE key = ? AND at > ?", (key, now - expiry)).fetchone()
+        return (oldest if count else now), count
+
+    # The fixed-window strategies' counters (unused by the moving window, kept working).
+    def incr(self, key: str, expiry: int, amount: int = 1) -> int:
+        now = self.clock()
+        with self._lock:
+            self._db.execute("DELETE FROM limit_counters WHERE key = ? AND expires_at <= ?", (key, now))
+            self._db.execute(
+                "INSERT INTO limit_counters VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = value + excluded.value",
+                (key, amount, now + expiry),
+            )
+            return self._db.execute("SELECT value FROM limit_counters WHERE key = ?", (key,)).fetchone()[0]
+
+    def get(self, key: str) -> int:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM limit_counters WHERE key = ? AND expires_at > ?", (key, self.clock())).fetchone()
+        return row[0] if row else 0
+
+    def get_expiry(self, key: str) -> float:
+        with self._lock:
+            row = self._db.execute("SELECT expires_at FROM limit_counters WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else self.clock()
+
+    def check(self) -> bool:
+        with self._lock:
+            return self._db.execute("SELECT 1").fetchone() == (1,)
+
+    def reset(self) -> int | None:
+        with self._lock:
+            n = self._db.execute("DELETE FROM limit_hits").rowcount
+            return n + self._db.execute("DELETE FROM limit_counters").rowcount
+
+    def clear(self, key: str) -> None:
+        with self._lock:
+            self._db.execute("DELETE FROM limit_hits WHERE key = ?", (key,))
+            self._db.execute("DELETE FROM limit_counters WHERE key = ?", (key,))
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

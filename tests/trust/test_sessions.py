@@ -1,0 +1,126 @@
+"""Sessions: a random token, stored hashed, that ends at logout, when revoked, at its hour and when the PIN changes (issue 27)."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import subprocess
+import sys
+
+from companion.app.auth import AUTH_NAME
+from companion.app.web.security import COOKIE
+
+from .conftest import PIN, build_app
+
+GAME = {"players": ["Ann", "Ben"]}
+
+
+def _login(app, address="192.0.2.10"):  # noqa: ANN001, ANN202
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    response = client.post("/api/session", json={"pin": PIN}, headers={"User-Agent": "Table tablet"})
+    assert response.status_code == 200
+    return client, response
+
+
+def test_the_cookie_is_a_random_token_stored_only_hashed_and_nothing_like_the_pin(app, tmp_path):
+    first, response = _login(app)
+    second, _ = _login(app)
+    token = first.get_cookie(COOKIE).value
+    assert token != second.get_cookie(COOKIE).value and len(token) >= 40
+    assert PIN not in token and hashlib.sha256(("eb-pin:" + PIN).encode()).hexdigest()[:32] not in token
+    parts = [p.strip().lower() for p in response.headers["Set-Cookie"].split(";")]
+    assert "httponly" in parts and "samesite=strict" in parts and "secure" not in parts
+    assert any(p.startswith("max-age=") and int(p.split("=")[1]) == 12 * 3600 for p in parts)
+    db = sqlite3.connect(tmp_path / "instance" / AUTH_NAME)
+    try:
+        stored = [r[0] for r in db.execute("SELECT token_sha256 FROM sessions")]
+    finally:
+        db.close()
+    assert hashlib.sha256(token.encode()).hexdigest() in stored and token not in stored
+
+
+def test_logout_ends_the_session_on_the_server_so_a_copied_cookie_is_worthless(app):
+    client, _ = _login(app)
+    thief = app.test_client()
+    thief.set_cookie(COOKIE, client.get_cookie(COOKIE).value)
+    assert thief.post("/api/games", json=GAME).status_code == 201
+    client.delete("/api/session")
+    assert client.get_cookie(COOKIE) is None
+    refused = thief.post("/api/games", json=GAME)
+    assert refused.status_code == 401 and "PIN" in refused.get_json()["message"]
+
+
+def test_sessions_are_listed_and_one_is_revoked_from_the_page(app):
+    tablet, _ = _login(app, "192.0.2.10")
+    phone, _ = _login(app, "192.0.2.11")
+    listed = tablet.get("/api/sessions").get_json()["sessions"]
+    assert len(listed) == 2 and {s["address"] for s in listed} == {"192.0.2.10", "192.0.2.11"}
+    assert [s["this_device"] for s in listed].count(True) == 1 and listed[0]["device"] == "Table tablet"
+    phones = next(s["id"] for s in listed if s["address"] == "192.0.2.11")
+    assert tablet.delete(f"/api/sessions/{phones}").status_code == 200
+    assert phone.post("/api/games", json=GAME).status_code == 401
+    assert tablet.post("/api/games", json=GAME).status_code == 201
+    assert tablet.delete(f"/api/sessions/{phones}").status_code == 404
+    assert app.test_client().get("/api/sessions").status_code == 401  # a spectator sees no one's sessions
+
+
+def test_a_session_ends_after_its_hours(app):
+    clock_at = [1_000_000.0]
+    app.extensions["eb_auth"].clock = lambda: clock_at[0]
+    client, _ = _login(app)
+    clock_at[0] += 11.9 * 3600
+    assert client.post("/api/games", json=GAME).status_code == 201
+    clock_at[0] += 0.2 * 3600
+    assert client.post("/api/games", json=GAME).status_code == 401
+
+
+def test_a_change_of_pin_ends_every_session(tmp_path):
+    first = build_app(tmp_path / "instance")
+    client, _ = _login(first)
+    cookie = client.get_cookie(COOKIE).value
+    first.extensions["elephants_bluff"].close()
+    same = build_app(tmp_path / "instance")  # a restart with the same PIN keeps the device let in
+    try:
+        keeps = same.test_client()
+        keeps.set_cookie(COOKIE, cookie)
+        assert keeps.get("/api/session").get_json()["control"] is True
+    finally:
+        same.extensions["elephants_bluff"].close()
+    changed = build_app(tmp_path / "instance", table__pin="7777")
+    try:
+        other = changed.test_client()
+        other.set_cookie(COOKIE, cookie)
+        assert other.get("/api/session").get_json()["control"] is False
+        assert changed.extensions["eb_auth"].sessions() == []
+    finally:
+        changed.extensions["elephants_bluff"].close()
+
+
+def test_the_cookie_is_secure_over_https_or_when_set(tmp_path):
+    app = build_app(tmp_path / "instance")
+    try:
+        over_https = app.test_client().post("/api/session", json={"pin": PIN}, base_url="https://localhost")
+        assert "secure" in [p.strip().lower() for p in over_https.headers["Set-Cookie"].split(";")]
+    finally:
+        app.extensions["elephants_bluff"].close()
+    behind_proxy = build_app(tmp_path / "other", server__secure_cookie=True)
+    try:
+        response = behind_proxy.test_client().post("/api/session", json={"pin": PIN})
+        assert "secure" in [p.strip().lower() for p in response.headers["Set-Cookie"].split(";")]
+    finally:
+        behind_proxy.extensions["elephants_bluff"].close()
+
+
+def test_the_sessions_command_lists_and_revokes(app, tmp_path):
+    client, _ = _login(app)
+    instance = str(tmp_path / "instance")
+    run = lambda *a: subprocess.run([sys.executable, "-m", "companion.app.cli", "sessions", *a, "--instance", instance], capture_output=True, text=True, timeout=60)  # noqa: E731
+    listed = run("list")
+    assert listed.returncode == 0 and "1 device(s) let in." in listed.stdout and "192.0.2.10" in listed.stdout
+    sid = listed.stdout.split()[0]
+    missing = run("revoke", "s-nothing")
+    assert missing.returncode == 2 and "no session s-nothing" in missing.stderr
+    assert run("revoke", sid).returncode == 0
+    assert client.post("/api/games", json=GAME).status_code == 401
+    assert "0 device(s)" in run("list").stdout
