@@ -109,6 +109,7 @@ port_holder="$(python3 - "$PORT" <<'PORTCHECK'
 import json, socket, sys, urllib.request
 port = int(sys.argv[1])
 s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # connections closing (TIME_WAIT) are no holder; a listener is
 try:
     s.bind(("0.0.0.0", port))
     print("free")
@@ -284,11 +285,18 @@ if [ "$INSTANCE" != "/var/lib/elephants-bluff" ]; then
   sed -i -e '/^StateDirectory/d' "$UNIT_DST.tmp"
 fi
 mv "$UNIT_DST.tmp" "$UNIT_DST"
-systemctl daemon-reload
-systemctl enable elephants-bluff.service >/dev/null 2>&1
-if [ "$START" -eq 1 ]; then
-  systemctl restart elephants-bluff.service
-  systemctl --no-pager --lines=5 status elephants-bluff.service || true
+if [ -d /run/systemd/system ]; then
+  systemctl daemon-reload
+  systemctl enable elephants-bluff.service >/dev/null 2>&1
+  if [ "$START" -eq 1 ]; then
+    systemctl restart elephants-bluff.service
+    systemctl --no-pager --lines=5 status elephants-bluff.service || true
+  fi
+else
+  # No systemd running (a chroot or a container): enable the unit in the files; it starts at the next boot.
+  systemctl --root=/ enable elephants-bluff.service >/dev/null 2>&1 \
+    || die "the unit $UNIT_DST could not be enabled (systemctl --root=/ enable failed)"
+  echo "install-pi: systemd is not running here, so the service was enabled but not started; it starts at the next boot" >&2
 fi
 
 PIN="$(sed -n 's/^pin = "\(.*\)"$/\1/p' "$INSTANCE/config.toml" | head -n 1)"

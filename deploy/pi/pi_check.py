@@ -224,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = compare(names, here, pi)
         result.update({
             "frames": len(rows), "equal": sum(r["equal"] for r in rows),
+            "status_equal": sum(r["here"]["status"] == r["pi"]["status"] for r in rows),
+            "differ_while_ok_here": sum(not r["equal"] and r["here"]["status"] == "ok" for r in rows),
             "versions": {k: versions_here.get(k) for k in key}, "python_here": sys.version.split()[0],
             "times_s": {"read_here": round(here_s, 1), **times, "total": round(time.monotonic() - started, 1)},
             "rows": rows,
@@ -233,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  differs: {row['file']}: {row['why']}")
         write_result(args.output, result)
         line = summary_line(rows)
-        print(f"pi-check: {times['read_s']} s to read {len(rows)} frames in the arm64 root; result in {os.path.relpath(args.output, REPO)}")
+        print(f"pi-check: {times['read_s']} s to read {len(rows)} frames in the arm64 root; the status agrees on {result['status_equal']}; "
+              f"result in {os.path.relpath(args.output, REPO)}")
         print(line)
         return 0 if all(r["equal"] for r in rows) else 1
     except (PiError, subprocess.SubprocessError, OSError) as exc:

@@ -59,6 +59,16 @@ FRAME = REPO / "tests" / "conformance" / "frames" / "render-00-plain.jpg"
 FRAME_DIR = "/srv/rehearsal-camera"
 
 
+def lock_held(path: Path) -> bool:
+    """Whether some process holds a lock on ``path``, without touching the lock."""
+    try:
+        inode = path.stat().st_ino
+    except FileNotFoundError:
+        return False
+    with open("/proc/locks", encoding="utf-8") as locks:
+        return any(len(f) > 5 and f[5].rsplit(":", 1)[-1] == str(inode) for f in (line.split() for line in locks))
+
+
 class StepFailed(Exception):
     pass
 
@@ -105,7 +115,8 @@ class Rehearsal:
     def install(self, *args: str, env: dict[str, str] | None = None, userspec: str | None = None,
                 wrap: list[str] = (), timeout: float = 3600) -> subprocess.CompletedProcess:
         argv = ["bash", f"{CHECKOUT}/deploy/install-pi.sh", *args]
-        command = [*wrap, *self.c.command(argv, env={"HOME": "/root", **(env or {})}, userspec=userspec)]
+        env = {"HOME": "/root", "PIP_CERT": "/etc/ssl/certs/ca-certificates.crt", **(env or {})}
+        command = [*wrap, *self.c.command(argv, env=env, userspec=userspec)]
         return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
 
     def nothing_installed(self) -> None:
@@ -122,15 +133,12 @@ class Rehearsal:
         return lines[0]
 
     def copy_checkout(self, dest: str, version: str | None = None, extra_dependency: str | None = None) -> None:
-        """The project's files (tracked and new, not ignored) as a clone would hold them, optionally changed."""
+        """The committed project (``git archive HEAD``: what a clone holds, whatever is being edited here), optionally changed."""
         target = self.c.path(dest)
         shutil.rmtree(target, ignore_errors=True)
-        listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=REPO, capture_output=True, check=True).stdout
-        for rel in filter(None, listed.decode().split("\0")):
-            src = REPO / rel
-            if src.is_file():
-                (target / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(src, target / rel)
+        target.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
         pyproject = target / "pyproject.toml"
         text = pyproject.read_text(encoding="utf-8")
         if version:
@@ -232,10 +240,17 @@ class Rehearsal:
         PIP_CACHE.mkdir(parents=True, exist_ok=True)
         self.c.mount("/root/.cache/pip", ["--bind", str(PIP_CACHE)])
         self.copy_checkout(CHECKOUT)
+        # This machine reaches PyPI through its network's TLS proxy, whose CA only its own bundle holds:
+        # the copy gets that bundle (a Pi on a home network needs nothing of the kind).
+        host_bundle = Path("/etc/ssl/certs/ca-certificates.crt")
+        if host_bundle.is_file():
+            shutil.copy2(host_bundle, self.c.path("/etc/ssl/certs/ca-certificates.crt"))
         camera = self.c.path(FRAME_DIR)
         camera.mkdir(parents=True)
         shutil.copy2(FRAME, camera / FRAME.name)
-        return f"a fresh {'overlay' if self.c.overlay else 'copy'} of {base}; the checkout in {CHECKOUT}"
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+        self.facts["commit"] = head
+        return f"a fresh {'overlay' if self.c.overlay else 'copy'} of {base}; commit {head} in {CHECKOUT}"
 
     def refuse_bullseye(self) -> str:
         fake = self.c.path("/tmp/os-release-bullseye")
@@ -299,7 +314,7 @@ class Rehearsal:
         lock = self.c.path(LOCK)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and thread.is_alive():
-            if lock.exists() and subprocess.run(["flock", "-n", str(lock), "true"]).returncode == 1:
+            if lock_held(lock):  # looked up in /proc/locks: trying the lock here could take it from the first install
                 break
             time.sleep(0.2)
         second = self.install(*args)
@@ -482,7 +497,7 @@ class Rehearsal:
         write_result(self.output, {
             "command": "make pi-rehearsal", "when": utc_now(), "root": "Debian bookworm arm64 under qemu-user (QEMU_CPU=cortex-a72)",
             "passed": passed, "steps_total": len(self.steps), "total_s": round(time.monotonic() - started, 1),
-            "install_s": self.facts.get("install_s"), "update_install_s": self.facts.get("update_install_s"),
+            "commit": self.facts.get("commit"), "install_s": self.facts.get("install_s"), "update_install_s": self.facts.get("update_install_s"),
             "health": self.facts.get("health"), "steps": self.steps,
         })
         print(f"pi-rehearsal: result in {os.path.relpath(self.output, REPO)}; {round(time.monotonic() - started)} s in all")
