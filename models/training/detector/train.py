@@ -1,0 +1,238 @@
+"""Train the dice detector: seeded, resumable, CPU only.
+
+    python -m models.training.detector.train --epochs 24 --steps 110 --export models
+
+Rendered frames (``synth``) are drawn once into a cache under ``--work`` (gitignored ``build/``) and
+reused; real photos (``real``, train splits) are zoomed and cut afresh for every sample. Each epoch
+ends with the validation splits (every real set's ``val``, and held-out rendered frames): the epoch
+with the best mean F1 over those sets is kept, with the score threshold that gave it. ``--resume``
+goes on from the last finished epoch. ``--export DIR`` writes the kept model as
+``DIR/dice-detector-<id>.onnx`` with its threshold inside.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import multiprocessing as mp
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from models.training.detector import real, samples, synth
+from models.training.detector.metrics import Tally
+from models.training.detector.net import DiceDetector, Exported, export, loss
+from vision.detector_learned import NET_SIDE, decode, net_input
+
+#: The real sets' shares of the real samples (rune55's cup frames are many but redundant).
+REAL_MIX = {"byler": 0.35, "rune55-tray": 0.3, "rune55-cup": 0.2, "skovy": 0.15}
+THRESHOLDS = tuple(round(t, 2) for t in np.arange(0.1, 0.75, 0.05))
+
+_CROPS = None
+
+
+def _init(crops) -> None:
+    global _CROPS
+    _CROPS = crops
+
+
+def _render(seed_index: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    return synth.render(np.random.default_rng(seed_index), _CROPS)
+
+
+def synth_cache(work: Path, seed: int, n: int, crops, workers: int) -> dict[str, np.ndarray]:
+    """``n`` rendered frames for seed ``seed`` (frame i from the generator seeded (seed, i)), cached."""
+    path = work / f"synth-{seed}-{n}.npz"
+    if not path.exists():
+        t = time.time()
+        with mp.get_context("fork").Pool(workers, _init, (crops,)) as pool:
+            out = pool.map(_render, [(seed, i) for i in range(n)], chunksize=32)
+        imgs = np.zeros((n, NET_SIDE, NET_SIDE), np.uint8)
+        hw = np.zeros((n, 2), np.int32)
+        for i, (img, _) in enumerate(out):
+            imgs[i, : img.shape[0], : img.shape[1]] = img
+            hw[i] = img.shape
+        offsets = np.cumsum([0] + [len(d) for _, d in out])
+        dice = np.concatenate([d for _, d in out]) if n else np.zeros((0, 7), np.float32)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, imgs=imgs, hw=hw, offsets=offsets, dice=dice)
+        tmp.rename(path)
+        print(f"rendered {n} frames in {time.time() - t:.0f} s -> {path}", flush=True)
+    z = np.load(path)
+    return {k: z[k] for k in z.files}
+
+
+def synth_frame(cache: dict[str, np.ndarray], i: int) -> tuple[np.ndarray, np.ndarray]:
+    h, w = cache["hw"][i]
+    return cache["imgs"][i, :h, :w], cache["dice"][cache["offsets"][i]: cache["offsets"][i + 1]]
+
+
+class Stream(torch.utils.data.IterableDataset):
+    """Endless training samples for one epoch, from a generator seeded (seed, epoch)."""
+
+    def __init__(self, cache, reals, seed: int, epoch: int, synth_share: float) -> None:
+        self.cache, self.reals, self.seed, self.epoch, self.share = cache, reals, seed, epoch, synth_share
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        rng = np.random.default_rng((self.seed, self.epoch, info.id if info else 0))
+        keys = [k for k in REAL_MIX if self.reals.get(k)]
+        p = np.array([REAL_MIX[k] for k in keys])
+        p /= p.sum()
+        n = len(self.cache["hw"])
+        while True:
+            if rng.random() < self.share or not keys:
+                img, dice = synth_frame(self.cache, int(rng.integers(n)))
+                yield samples.sample(img, dice, rng, real=False)
+            else:
+                fs = self.reals[keys[int(rng.choice(len(keys), p=p))]]
+                _, img, dice = fs[int(rng.integers(len(fs)))]
+                yield samples.sample(img, dice, rng, real=True)
+
+
+@torch.no_grad()
+def propose_all(net: DiceDetector, frames, threshold: float) -> list[list[tuple]]:
+    """Proposals in each whole frame's own pixels, as the runtime makes them (letterbox, pad, decode)."""
+    wrapped = Exported(net).eval()
+    out = []
+    for _, img, _ in frames:
+        small, _ = samples.letterbox(img, np.zeros((0, 7), np.float32))
+        heat, peaks, geo = (t.numpy() for t in wrapped(torch.from_numpy(net_input(small))))
+        sx, sy = img.shape[1] / small.shape[1], img.shape[0] / small.shape[0]
+        out.append([(cx * sx, cy * sy, s * (sx + sy) / 2, a, sc) for cx, cy, s, a, sc in decode(heat, peaks, geo, threshold)
+                    if cx < small.shape[1] and cy < small.shape[0]])
+    return out
+
+
+def validate(net: DiceDetector, valsets: dict[str, list]) -> tuple[float, float, dict[str, dict]]:
+    """(best mean F1 over the sets, its threshold, per-set summaries at it)."""
+    props = {k: propose_all(net, fs, min(THRESHOLDS)) for k, fs in valsets.items()}
+    best = (-1.0, THRESHOLDS[0], {})
+    for t in THRESHOLDS:
+        tallies = {}
+        for k, fs in valsets.items():
+            tally = Tally()
+            for (_, _, dice), ps in zip(fs, props[k]):
+                tally.add([p for p in ps if p[4] >= t], dice)
+            tallies[k] = tally
+        f1 = float(np.mean([tl.f1 for tl in tallies.values()]))
+        if f1 > best[0]:
+            best = (f1, t, {k: tl.summary() for k, tl in tallies.items()})
+    return best
+
+
+def held_out_synth(seed: int, n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    """Rendered frames no training sample comes from (their own seed), all dice rendered (angles known)."""
+    return [(f"synth-{i}", *synth.render(np.random.default_rng((seed, 7919, i)), None)) for i in range(n)]
+
+
+def export_model(ckpt: dict, out_dir: Path, recipe: str) -> Path:
+    net = DiceDetector(tuple(ckpt["args"]["widths"]))
+    net.load_state_dict(ckpt["model"])
+    tmp = out_dir / "dice-detector-new.onnx"
+    meta = {"score_threshold": f"{ckpt['threshold']:.2f}", "epoch": str(ckpt["epoch"]), "val_f1": f"{ckpt['f1']:.4f}", "recipe": recipe}
+    export(net, tmp, meta)
+    digest = hashlib.sha256(tmp.read_bytes()).hexdigest()[:12]
+    final = out_dir / f"dice-detector-{digest}.onnx"
+    tmp.rename(final)
+    return final
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--work", default="build/detector")
+    ap.add_argument("--seed", type=int, default=26)
+    ap.add_argument("--epochs", type=int, default=24)
+    ap.add_argument("--steps", type=int, default=110, help="batches per epoch")
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--synth", type=int, default=8000, help="rendered frames in the cache")
+    ap.add_argument("--synth-share", type=float, default=0.55)
+    ap.add_argument("--val-synth", type=int, default=150)
+    ap.add_argument("--widths", default="8,16,32,64,96")
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--export", default=None, help="folder to write the kept model to (models)")
+    ap.add_argument("--export-only", action="store_true", help="export the kept checkpoint and stop")
+    args = ap.parse_args(argv)
+    recipe = "python -m models.training.detector.train " + " ".join(argv if argv is not None else sys.argv[1:])
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(args.threads)
+    if args.export_only:
+        ckpt = torch.load(work / "best.pt", weights_only=False)
+        print(export_model(ckpt, Path(args.export or "models"), ckpt.get("recipe", recipe)))
+        return
+
+    torch.manual_seed(args.seed)
+    reals = {k: real.frames(k, "train") for k in REAL_MIX}
+    crops = real.DieCrops.from_frames(list(reals.values()))
+    print("real train frames:", {k: len(v) for k, v in reals.items()}, "die crops:", len(crops.crops), flush=True)
+    cache = synth_cache(work, args.seed, args.synth, crops, max(1, args.threads))
+    valsets = {k: real.frames(k, "val") for k in REAL_MIX}
+    valsets["rendered"] = held_out_synth(args.seed, args.val_synth)
+
+    widths = tuple(int(v) for v in args.widths.split(","))
+    net = DiceDetector(widths)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    total = args.epochs * args.steps
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 100) * 0.5 * (1 + math.cos(math.pi * min(s, total) / total)))
+    start, best = 0, {"f1": -1.0}
+    if args.resume and (work / "last.pt").exists():
+        ck = torch.load(work / "last.pt", weights_only=False)
+        net.load_state_dict(ck["model"])
+        opt.load_state_dict(ck["opt"])
+        sched.load_state_dict(ck["sched"])
+        torch.set_rng_state(ck["torch_rng"])
+        start = ck["epoch"] + 1
+        if (work / "best.pt").exists():
+            best = torch.load(work / "best.pt", weights_only=False)
+        print(f"resumed after epoch {ck['epoch']}", flush=True)
+    print(f"{sum(p.numel() for p in net.parameters())} weights; epochs {start}..{args.epochs - 1}", flush=True)
+
+    for epoch in range(start, args.epochs):
+        net.train()
+        t0 = time.time()
+        loader = torch.utils.data.DataLoader(Stream(cache, reals, args.seed, epoch, args.synth_share), batch_size=args.batch, num_workers=1,
+                                             collate_fn=lambda b: [torch.from_numpy(np.stack(x)) for x in zip(*b)])
+        parts: dict[str, float] = {}
+        for step, (x, heat, reg, wt) in enumerate(loader):
+            if step == args.steps:
+                break
+            out = net(x)
+            total_loss, terms = loss(out, heat, reg, wt)
+            opt.zero_grad()
+            total_loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+            opt.step()
+            sched.step()
+            for k, v in terms.items():
+                parts[k] = parts.get(k, 0.0) + v / args.steps
+            if step % 20 == 19:
+                print(f"  epoch {epoch} step {step + 1}: loss {total_loss.item():.3f}, {time.time() - t0:.0f} s", flush=True)
+        del loader
+        net.eval()
+        f1, threshold, per_set = validate(net, valsets)
+        print(json.dumps({"epoch": epoch, "seconds": round(time.time() - t0), "lr": round(sched.get_last_lr()[0], 6),
+                          "loss": {k: round(v, 4) for k, v in parts.items()}, "val_f1": round(f1, 4), "threshold": threshold,
+                          "val": {k: {m: s[m] for m in ("recall", "precision", "side_error", "angle_error_deg")} for k, s in per_set.items()}}), flush=True)
+        ck = {"model": net.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "torch_rng": torch.get_rng_state(),
+              "epoch": epoch, "f1": f1, "threshold": threshold, "val": per_set, "args": {**vars(args), "widths": widths}, "recipe": recipe}
+        torch.save(ck, work / "last.tmp")
+        os.replace(work / "last.tmp", work / "last.pt")
+        if f1 > best["f1"]:
+            best = ck
+            shutil.copyfile(work / "last.pt", work / "best.pt")
+    if args.export:
+        print(export_model(torch.load(work / "best.pt", weights_only=False), Path(args.export), recipe), flush=True)
+
+
+if __name__ == "__main__":
+    main()
