@@ -159,6 +159,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--widths", default="8,16,32,64,96")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--init", default=None, help="start from this checkpoint's weights (a new schedule)")
     ap.add_argument("--export", default=None, help="folder to write the kept model to (models)")
     ap.add_argument("--export-only", action="store_true", help="export the kept checkpoint and stop")
     args = ap.parse_args(argv)
@@ -185,6 +186,9 @@ def main(argv: list[str] | None = None) -> None:
     total = args.epochs * args.steps
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 100) * 0.5 * (1 + math.cos(math.pi * min(s, total) / total)))
     start, best = 0, {"f1": -1.0}
+    if args.init and not args.resume:
+        net.load_state_dict(torch.load(args.init, weights_only=False)["model"])
+        print(f"weights from {args.init}", flush=True)
     if args.resume and (work / "last.pt").exists():
         ck = torch.load(work / "last.pt", weights_only=False)
         net.load_state_dict(ck["model"])

@@ -1,0 +1,215 @@
+"""The ``learned`` detector plug-in: a small fully convolutional ONNX network proposes every die.
+
+The network sees the frame in grey, shrunk so its long side is ``NET_SIDE`` pixels (padded on the
+right and bottom to a multiple of ``PAD_TO``), and answers on a grid ``STRIDE`` times coarser than
+its input, CenterNet-style: per cell a die-centre score, the die's side (log scale), the square's
+angle as (cos 4θ, sin 4θ) (a square looks the same every quarter turn, so 4θ is what is defined)
+and the centre's offset inside the cell. Peaks of the score are the proposals, mapped back to the
+caller's frame. Dice cannot overlap, so duplicates are removed by centre distance alone.
+
+The input normalisation (``net_input``) and the output decoding live here, and the training code
+(``models/training/detector``) imports them, so training and use cannot disagree. This module never
+imports torch: the Pi runs it with onnxruntime, numpy and OpenCV only.
+
+The shipped model is ``models/dice-detector-<id>.onnx`` (the id is the first 12 hex digits of the
+file's sha256); its score threshold travels inside the file (metadata ``score_threshold``), picked
+on the validation splits by the training code, so a new model brings its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from companion.core.errors import HardwareError
+
+#: The long side of the network's input, in pixels.
+NET_SIDE = 256
+#: The network's output grid is this many input pixels per cell.
+STRIDE = 4
+#: The input is padded to a multiple of this (the network halves its grid five times).
+PAD_TO = 32
+#: The side head predicts log(side / SIDE_UNIT), side in network-input pixels.
+SIDE_UNIT = 16.0
+#: Output channels: centre score, log side, cos 4θ, sin 4θ, offset x, offset y.
+CHANNELS = 6
+#: Contrast floor of the normalisation: a flat frame (all black, all white) stays flat, not amplified noise.
+MIN_STD = 8.0
+#: Frames smaller than this (either side) hold no readable die.
+MIN_FRAME = 8
+#: At most this many proposals are decoded (the game has 3 dice; a tray photo up to 25 and some clutter).
+MAX_PROPOSALS = 64
+#: Two peaks nearer than this share of the larger die's side are one die (dice cannot overlap).
+SAME_DIE = 0.6
+#: With a die size known: dice are brought to about this many network pixels, within the limits below.
+HINT_NET_SIDE = 28.0
+HINT_MIN_NET_SIDE, HINT_MAX_NET_SIDE = 14.0, 120.0
+#: With a die size known the network's input may grow to this long side (a small die in a big frame).
+HINT_MAX_INPUT = 512
+#: A proposal whose side is off the known die size by more than this factor is not one of the dice.
+HINT_SIDE_TOLERANCE = 1.6
+DEFAULT_THRESHOLD = 0.3
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One die proposed in the caller's frame: centre, side and angle (degrees, 0..90), and the score (0..1)."""
+
+    cx: float
+    cy: float
+    side: float
+    angle_deg: float
+    score: float
+
+    def box(self) -> tuple[float, float, float, float]:
+        """The axis-aligned box (x0, y0, x1, y1) around the die's square."""
+        a = math.radians(self.angle_deg)
+        half = self.side * (abs(math.cos(a)) + abs(math.sin(a))) / 2
+        return self.cx - half, self.cy - half, self.cx + half, self.cy + half
+
+
+def net_input(small: np.ndarray) -> np.ndarray:
+    """A grey uint8 image already at network scale -> the padded, normalised 1×1×H×W float32 input.
+
+    Normalised by the image's own mean and contrast (at least ``MIN_STD``), so exposure and camera gain
+    matter little; the padding gets the mean, i.e. zero, so it looks like nothing.
+    """
+    h, w = small.shape
+    mean, std = cv2.meanStdDev(small)
+    mean, std = float(mean[0, 0]), max(float(std[0, 0]), MIN_STD)
+    ph, pw = -(-h // PAD_TO) * PAD_TO, -(-w // PAD_TO) * PAD_TO
+    out = np.zeros((1, 1, ph, pw), np.float32)
+    out[0, 0, :h, :w] = (small.astype(np.float32) - mean) / std
+    return out
+
+
+def to_grey(frame: np.ndarray) -> np.ndarray | None:
+    """Any image array -> grey uint8 HxW, or None when it cannot be a frame (wrong shape or dtype, empty)."""
+    if not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
+        return None
+    if frame.ndim == 3:
+        if frame.shape[2] == 1:
+            frame = frame[..., 0]
+        elif frame.shape[2] in (3, 4):
+            frame = np.ascontiguousarray(frame[..., :3])
+        else:
+            return None
+    if frame.dtype != np.uint8:
+        if frame.dtype == np.bool_ or not np.issubdtype(frame.dtype, np.number):
+            return None
+        f = np.nan_to_num(frame.astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)
+        if np.issubdtype(frame.dtype, np.floating) and f.max(initial=0.0) <= 1.0:
+            f = f * 255.0  # floats in 0..1
+        frame = np.clip(f, 0, 255).astype(np.uint8)
+    if frame.ndim == 3:
+        frame = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    return np.ascontiguousarray(frame)
+
+
+def decode(heat: np.ndarray, peaks: np.ndarray, geo: np.ndarray, threshold: float, limit: int = MAX_PROPOSALS) -> list[tuple[float, float, float, float, float]]:
+    """The network's maps (heat and its 3×3 max, 1×1×h×w; geometry 1×5×h×w) -> (cx, cy, side, angle, score)
+    in network-input pixels, best first, one per die."""
+    heat, peaks = heat[0, 0], peaks[0, 0]
+    ys, xs = np.nonzero((heat >= peaks) & (heat >= threshold))
+    if len(ys) == 0:
+        return []
+    scores = heat[ys, xs]
+    order = np.lexsort((xs, ys, -scores))[: limit * 4]  # ties broken by position: the same frame gives the same list
+    ys, xs, scores = ys[order], xs[order], scores[order]
+    g = geo[0][:, ys, xs].astype(np.float64)
+    side = SIDE_UNIT * np.exp(np.clip(g[0], -6, 6))
+    angle = (np.degrees(np.arctan2(g[2], g[1])) / 4.0) % 90.0
+    cx = (xs + 0.5 + np.clip(g[3], -1.5, 1.5)) * STRIDE
+    cy = (ys + 0.5 + np.clip(g[4], -1.5, 1.5)) * STRIDE
+    kept: list[int] = []
+    for i in range(len(scores)):
+        if all(math.hypot(cx[i] - cx[j], cy[i] - cy[j]) >= SAME_DIE * max(side[i], side[j]) for j in kept):
+            kept.append(i)
+            if len(kept) == limit:
+                break
+    return [(float(cx[i]), float(cy[i]), float(side[i]), float(angle[i]), float(scores[i])) for i in kept]
+
+
+def default_model_path() -> Path:
+    """The shipped model: the one ``models/dice-detector-*.onnx`` (the newest name when several)."""
+    try:
+        found = sorted(p for p in resources.files("models").iterdir() if p.name.startswith("dice-detector-") and p.name.endswith(".onnx"))
+    except (ModuleNotFoundError, FileNotFoundError):
+        found = []
+    if not found:
+        raise HardwareError("The dice detector model (models/dice-detector-*.onnx) is missing; reinstall the companion or run make train-detector.", code="no_model")
+    return Path(str(found[-1]))
+
+
+class LearnedDetector:
+    """Proposes dice with the ONNX detector on one onnxruntime thread, deterministically."""
+
+    name = "learned"
+
+    def __init__(self, model_path: str | Path | None = None, *, score_threshold: float | None = None, threads: int = 1) -> None:
+        import onnxruntime as ort
+
+        self.path = Path(model_path) if model_path is not None else default_model_path()
+        if not self.path.is_file():
+            raise HardwareError(f"The dice detector model {self.path.name} is missing; reinstall the companion.", code="no_model")
+        data = self.path.read_bytes()
+        self.model_id = "dice-detector-" + hashlib.sha256(data).hexdigest()[:12]
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
+            meta = self.session.get_modelmeta().custom_metadata_map
+            outputs = [o.name for o in self.session.get_outputs()]
+            if outputs != ["heat", "peaks", "geometry"]:
+                raise ValueError(f"unexpected outputs {outputs}")
+        except Exception as exc:  # onnxruntime raises its own classes for a corrupt file
+            raise HardwareError(f"The dice detector model {self.path.name} cannot be loaded ({exc.__class__.__name__}); reinstall the companion.", code="bad_model") from None
+        self.input_name = self.session.get_inputs()[0].name
+        self.score_threshold = float(score_threshold if score_threshold is not None else meta.get("score_threshold", DEFAULT_THRESHOLD))
+        self.propose(np.full((96, 128), 128, np.uint8))  # warm-up: onnxruntime allocates on the first run
+
+    def _scale(self, h: int, w: int, die_side_px: float | None) -> float:
+        """Frame pixels -> network pixels: the long side to ``NET_SIDE``; with a known die size, the dice
+        brought near ``HINT_NET_SIDE`` instead when they would land too small or too large."""
+        scale = NET_SIDE / max(h, w)
+        if die_side_px is not None and die_side_px > 0 and math.isfinite(die_side_px):
+            net_die = die_side_px * scale
+            if not HINT_MIN_NET_SIDE <= net_die <= HINT_MAX_NET_SIDE:
+                scale = min(HINT_NET_SIDE / die_side_px, HINT_MAX_INPUT / max(h, w))
+        return scale
+
+    def propose(self, grey: np.ndarray, die_side_px: float | None = None) -> list[Proposal]:
+        """Every die proposed in ``grey`` (uint8 HxW; a colour or other-typed image is converted), best score
+        first. ``die_side_px``: the calibrated die side in this frame's pixels, when known: the frame is
+        scaled so dice land at a size the network knows, and proposals far from that size are dropped.
+        A frame that cannot hold a die (empty, tiny, not an image) gives no proposals."""
+        grey = to_grey(grey)
+        if grey is None or min(grey.shape) < MIN_FRAME:
+            return []
+        h, w = grey.shape
+        scale = self._scale(h, w, die_side_px)
+        nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+        if min(nw, nh) < 2:
+            return []
+        interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+        small = cv2.resize(grey, (nw, nh), interpolation=interp)
+        sx, sy = w / nw, h / nh
+        heat, peaks, geo = self.session.run(None, {self.input_name: net_input(small)})
+        out = []
+        for cx, cy, side, angle, score in decode(heat, peaks, geo, self.score_threshold):
+            if cx >= nw or cy >= nh:
+                continue  # a peak in the padding
+            p = Proposal(cx * sx, cy * sy, side * (sx + sy) / 2, angle, score)
+            if die_side_px and math.isfinite(die_side_px) and not (1 / HINT_SIDE_TOLERANCE <= p.side / die_side_px <= HINT_SIDE_TOLERANCE):
+                continue
+            out.append(p)
+        return out
