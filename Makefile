@@ -73,3 +73,11 @@ pi-check: $(VENV)/.runtime
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
+
+# Retrains the dice detector (CPU, PyTorch from the local wheel; about an hour on 2 cores):
+# a short first schedule, then a longer one from its best weights (models/DETECTOR_CARD.md).
+.PHONY: train-detector
+train-detector: $(VENV)/.installed
+	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
+	$(PY) -m models.training.detector.train --work build/detector --epochs 14 --steps 60 --synth 8000 --val-synth 80
+	$(PY) -m models.training.detector.train --work build/detector/run2 --init build/detector/best.pt --epochs 16 --steps 100 --synth 8000 --val-synth 80 --export models
