@@ -12,7 +12,9 @@ Bounded: a few minutes on one or two cores.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import pickle
 import time
 from pathlib import Path
 
@@ -22,11 +24,15 @@ import torch
 from torch import nn
 
 from companion.core.files import atomic_write
-from models.training import data
+from models.training import data, real_sets
 from models.training.augment import augment
 from vision.classifier import CROP, file_model_id, prepare
 
 MODELS = Path(__file__).resolve().parents[1]
+#: Where a run keeps its data cache and per-epoch checkpoints (gitignored): ``--resume`` picks up from there.
+WORK = MODELS.parent / "build" / "classifier"
+#: The sources a run trains on; ``--real-sets`` adds every shared set's train crops (``real_sets.train_crops``).
+BASE_SOURCES = ("real", "faces", "frames")
 
 
 class FaceNet(nn.Module):
@@ -68,7 +74,8 @@ class Ensemble(nn.Module):
         return torch.log(mean.clamp_min(1e-7))
 
 
-def build(rng: np.random.Generator, quick: bool, all_photos: bool = False) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def build(rng: np.random.Generator, quick: bool, all_photos: bool = False, real: bool = False, byler_reps: int = 10,
+          faces: int = 12000, frames: int = 220) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The training and validation crops. With ``all_photos`` the 20 held-out photos are trained on too (the
     final fit of a recipe already chosen on them): their validation figures then measure fit, not reading."""
     names = data.split_names()["train"]
@@ -78,12 +85,15 @@ def build(rng: np.random.Generator, quick: bool, all_photos: bool = False) -> di
     fit_names, val_names = data.fit_and_held_out(names, all_photos)
     t = time.time()
     sets = {
-        "real": data.real_crops(fit_names, rng, 4 if quick else 10),
-        "faces": data.synth_face_crops(2000 if quick else 12000, rng),
-        "frames": data.synth_frame_crops(40 if quick else 220, rng),
+        "real": data.real_crops(fit_names, rng, 4 if quick else byler_reps),
+        "faces": data.synth_face_crops(2000 if quick else faces, rng),
+        "frames": data.synth_frame_crops(40 if quick else frames, rng),
         "val_real": data.real_crops(val_names, rng, 1),
         "val_synth": data.synth_frame_crops(20 if quick else 60, rng),
     }
+    if real:  # every shared set's train split (Byler's fitted photos only), and every val split to watch
+        sets.update({f"set_{k}": v for k, v in real_sets.train_crops(rng, fit_names, quick).items()})
+        sets.update(real_sets.val_crops())
     for k, (x, y) in sets.items():
         print(f"data {k}: {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
     print(f"data built in {time.time() - t:.0f} s", flush=True)
@@ -99,8 +109,15 @@ def predict(model: nn.Module, x: np.ndarray) -> np.ndarray:
 
 
 def validation_accuracy(model: nn.Module, sets: dict) -> dict[str, float]:
-    """The share of the real and the synthetic validation crops ``model`` reads right."""
-    return {k: float((predict(model, sets[k][0]).argmax(1) == sets[k][1]).mean()) for k in ("val_real", "val_synth")}
+    """The share of each validation set's crops ``model`` reads right (Byler's held-out photos, synthetic frames,
+    and with ``--real-sets`` every shared set's val split); ``sure_wrong``: val dice read wrong at >= 0.97."""
+    out, sure_wrong = {}, 0
+    for k in sorted(k for k in sets if k.startswith("val_") and len(sets[k][0])):
+        p = predict(model, sets[k][0])
+        out[k] = round(float((p.argmax(1) == sets[k][1]).mean()), 4)
+        sure_wrong += int(((p.argmax(1) != sets[k][1]) & (p.max(1) >= 0.97)).sum())
+    out["sure_wrong"] = sure_wrong
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,14 +136,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--members", type=int, default=1,
                     help="train this many nets on the same data from different starts and ship their mean (one file; "
                          "its speed and size are the members' summed)")
+    ap.add_argument("--real-sets", action="store_true",
+                    help="also train on every shared real set's train split (models/training/real_sets.py) and watch every val split")
+    ap.add_argument("--byler-reps", type=int, default=10, help="jittered copies of each fitted Byler die (data.real_crops)")
+    ap.add_argument("--faces", type=int, default=12000, help="synthetic single-die crops")
+    ap.add_argument("--frames", type=int, default=220, help="synthetic whole frames run through the finder")
+    ap.add_argument("--work", type=Path, default=WORK, help="folder for the data cache and the per-epoch checkpoints")
+    ap.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --work of a run with the same arguments")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)  # rendering is many small images: OpenCV's thread pool only adds contention
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
-    sets = build(rng, args.quick, args.all_photos)
-    x = np.concatenate([sets[k][0] for k in ("real", "faces", "frames")])
-    y = np.concatenate([sets[k][1] for k in ("real", "faces", "frames")])
+    sets = cached_build(rng, args)
+    sources = [k for k in sets if k in BASE_SOURCES or k.startswith("set_")]
+    x = np.concatenate([sets[k][0] for k in sources])
+    y = np.concatenate([sets[k][1] for k in sources])
+    print(f"training on {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
     members = []
     for k in range(args.members):
         torch.manual_seed(args.seed + 1000 * k)  # member 0 starts exactly as a one-net run of this seed
@@ -139,6 +165,26 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run_key(args: argparse.Namespace) -> str:
+    """The arguments that decide a run's data and training, hashed: a cache or checkpoint of another run is never reused."""
+    keep = {k: v for k, v in sorted(vars(args).items()) if k not in ("threads", "out", "work", "resume")}
+    return hashlib.sha256(repr(keep).encode()).hexdigest()[:10]
+
+
+def cached_build(rng: np.random.Generator, args: argparse.Namespace) -> dict:
+    """``build``'s crops, kept in ``--work`` (with the random state after them) so a resumed run skips making them."""
+    path = args.work / f"data-{run_key(args)}.pkl"
+    if args.resume and path.exists():
+        sets, state = pickle.loads(path.read_bytes())
+        rng.bit_generator.state = state
+        print(f"data from {path}", flush=True)
+        return sets
+    sets = build(rng, args.quick, args.all_photos, args.real_sets, args.byler_reps, args.faces, args.frames)
+    args.work.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, pickle.dumps((sets, rng.bit_generator.state), protocol=4))
+    return sets
+
+
 def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.random.Generator, args: argparse.Namespace,
         label: str = "") -> nn.Module:
     """Train one net on (x, y) with the recipe's optimiser, schedule and augmentation; print validation per epoch."""
@@ -147,7 +193,18 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(1, steps))
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
     t = time.time()
-    for epoch in range(args.epochs):
+    ckpt = args.work / f"checkpoint-{run_key(args)}-{label.strip().replace('/', 'of').replace(' ', '') or 'net'}.pt"
+    start = 0
+    if args.resume and ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["opt"])
+        sched.load_state_dict(state["sched"])
+        rng.bit_generator.state = state["rng"]
+        torch.set_rng_state(state["torch_rng"])
+        start = state["epoch"]
+        print(f"{label}resumed after epoch {start} from {ckpt}", flush=True)
+    for epoch in range(start, args.epochs):
         model.train()
         perm = rng.permutation(len(x))
         total = 0.0
@@ -162,6 +219,10 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
             total += float(loss.detach()) * len(idx)
         accs = validation_accuracy(model, sets)
         print(f"{label}epoch {epoch + 1}: loss {total / len(x):.4f} val {accs} ({time.time() - t:.0f} s)", flush=True)
+        args.work.mkdir(parents=True, exist_ok=True)
+        torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch + 1,
+                    "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, ckpt.with_suffix(".tmp"))
+        ckpt.with_suffix(".tmp").replace(ckpt)
     return model
 
 
