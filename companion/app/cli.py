@@ -36,6 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument("--instance", type=Path, default=Path("instance"))
     sessions.set_defaults(func=_sessions)
 
+    doctor = sub.add_parser("doctor", help="check the settings, the game log and the sessions; --repair copies a damaged log aside and recovers what it can")
+    doctor.add_argument("--instance", type=Path, default=Path("instance"))
+    doctor.add_argument("--repair", action="store_true")
+    doctor.set_defaults(func=_doctor)
+
     from vision import commands as vision_commands
 
     vision_commands.register(sub)
@@ -59,6 +64,12 @@ def _run_bench(bench_args: list[str]) -> int:
     if not (checkout / "bench" / "report.py").is_file():
         raise ElephantsBluffError("The benches are not part of the installed companion: run `make bench` in a source checkout.")
     return subprocess.call([sys.executable, "-m", "bench", *bench_args], cwd=checkout)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from companion.app.doctor import doctor
+
+    return doctor(args.instance.resolve(), repair=args.repair)
 
 
 def _sessions(args: argparse.Namespace) -> int:

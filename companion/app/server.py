@@ -77,13 +77,19 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
             # The only time the PIN is printed: a service's log is kept and may be read by others.
             print(f"Wrote the settings with a new random table PIN: {path}")
             print(f"Table PIN: {Settings.load(path, environ={})['table.pin']}", flush=True)
-    try:
-        settings = Settings.load(instance / CONFIG_NAME)
-    except SettingsError as exc:
-        return _serve_safe_mode(exc, None, host=host, port=port)
-    if not settings["table.pin"]:
-        print(f"No table PIN is set: set table.pin in {instance / CONFIG_NAME}, or {PIN_ENV}, or start with --init.", file=sys.stderr)
+    config = instance / CONFIG_NAME
+    if not config.exists() and not os.environ.get(PIN_ENV):
+        # A first start at a terminal, not damage: say how, and stop (2; RestartPreventExitStatus=2 in the unit).
+        print(f"No table PIN is set: start once with --init to write {config} with a new PIN, or set {PIN_ENV}.", file=sys.stderr)
         return 2
+    try:
+        settings = Settings.load(config)
+        if not settings["table.pin"]:
+            empty = config.is_file() and not config.read_text(encoding="utf-8", errors="replace").strip()
+            why = "is empty (the file was cut short?)" if empty else "is not set"
+            raise SettingsError(str(config), "table.pin", f"{why}: set table.pin in the file, or {PIN_ENV}, or delete the file and start with --init")
+    except SettingsError as exc:
+        return _serve_safe_mode(exc, None, host=host, port=port, instance=instance)
 
     from companion.app.connections import create_guarded_server
     from companion.app.web import create_app
@@ -93,7 +99,7 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
         app = create_app(instance, simulate=simulate, settings=settings)
     except (SettingsError, StoreError) as exc:
         where = str(instance / settings["storage.database"]) if isinstance(exc, StoreError) else None
-        return _serve_safe_mode(exc, where, host=host, port=port)
+        return _serve_safe_mode(exc, where, host=host, port=port, instance=instance)
     app.debug = False
     threads = max(2, int(os.environ.get("ELEPHANTS_BLUFF_THREADS", "96")))
     # Each live viewer holds a thread: keep some for the table's actions.
@@ -123,14 +129,18 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     return 0
 
 
-def _serve_safe_mode(problem: ElephantsBluffError, file: str | None, *, host: str, port: int) -> int:
-    """The companion cannot start: serve a page that says why and where (``web/safe_mode.py``)."""
+def _serve_safe_mode(problem: ElephantsBluffError, file: str | None, *, host: str, port: int, instance: Path | None = None) -> int:
+    """The companion cannot start: serve a page that says why and where (``web/safe_mode.py``).
+
+    The log (stderr) names the file in full; the page and ``/api/health``,
+    which anyone on the network may read, name it within the instance folder.
+    """
     from waitress import create_server
 
     from companion.app.web.safe_mode import create_safe_app
 
     print(f"elephants-bluff: {problem.message}", file=sys.stderr, flush=True)
-    app = create_safe_app(problem, file)
+    app = create_safe_app(problem, file, instance=instance)
     app.debug = False
     server = create_server(app, host=host, port=port, threads=4, channel_timeout=60, ident="elephants-bluff", **REQUEST_SIZES)
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host

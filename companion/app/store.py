@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from companion.core.errors import NotAllowed, StoreError
+from companion.core.errors import InsufficientStorage, NotAllowed, StoreError
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x45424C46  # "EBLF": marks the file as ours
@@ -54,6 +54,15 @@ class GameStore:
         self._lock = threading.Lock()
         fresh = not path.exists() or path.stat().st_size == 0
         self._db: sqlite3.Connection | None = None
+        if fresh and path.exists():
+            # An empty file beside a write-ahead log or a journal is not a fresh log:
+            # the history may be in the WAL, and opening it as new would lose it.
+            beside = [path.name + suffix for suffix in ("-wal", "-journal") if (path.parent / (path.name + suffix)).exists() and (path.parent / (path.name + suffix)).stat().st_size > 0]
+            if beside:
+                raise StoreError(
+                    f"The game log {path} is empty but {beside[0]} beside it holds data: the log was cut short and its history may be in that file. "
+                    "It was left as it is: run `elephants-bluff doctor --repair` to copy both aside and recover what can be read, or restore a backup."
+                )
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
@@ -66,6 +75,8 @@ class GameStore:
             self._db.execute("PRAGMA foreign_keys=ON")
             if fresh:
                 self._create()
+            else:
+                self._check_events()
         except sqlite3.DatabaseError as exc:
             self._close_refused()
             raise StoreError(
@@ -99,13 +110,27 @@ class GameStore:
             first = "; ".join(line for line in lines[:3] if not line.startswith("***"))
             raise sqlite3.DatabaseError(f"integrity check failed: {first}{' …' if len(lines) > 3 else ''}")
 
+    def _check_events(self) -> None:
+        """Every event must read back (a zeroed page can pass SQLite's check and still hold garbage)."""
+        for game_id, seq, data in self._db.execute("SELECT game_id, seq, data FROM events"):
+            try:
+                event = json.loads(data)
+            except (ValueError, TypeError):
+                raise sqlite3.DatabaseError(f"event {seq} of game {game_id} cannot be read") from None
+            if not isinstance(event, dict) or "type" not in event:
+                raise sqlite3.DatabaseError(f"event {seq} of game {game_id} is not an event")
+
     def _transaction(self):  # noqa: ANN202 - a tiny context manager
         return _Tx(self._db)
 
     def create_game(self, game_id: str, event: dict[str, Any], *, at: str, phase: str) -> None:
-        with self._lock, self._transaction():
-            self._db.execute("INSERT INTO games (id, created_at, phase) VALUES (?, ?, ?)", (game_id, at, phase))
-            self._db.execute("INSERT INTO events (game_id, seq, at, type, data) VALUES (?, 0, ?, ?, ?)", (game_id, at, event["type"], json.dumps(event)))
+        with self._lock:
+            try:
+                with self._transaction():
+                    self._db.execute("INSERT INTO games (id, created_at, phase) VALUES (?, ?, ?)", (game_id, at, phase))
+                    self._db.execute("INSERT INTO events (game_id, seq, at, type, data) VALUES (?, 0, ?, ?, ?)", (game_id, at, event["type"], json.dumps(event)))
+            except sqlite3.OperationalError as exc:
+                raise _write_error(exc, "The game could not be started") from None
 
     def append(self, game_id: str, seq: int, event: dict[str, Any], *, at: str, phase: str) -> None:
         """Append event number ``seq``; a second writer of the same seq is refused."""
@@ -117,12 +142,15 @@ class GameStore:
             except sqlite3.IntegrityError:
                 raise NotAllowed("Someone else acted at the same moment: look at the table again and retry.") from None
             except sqlite3.OperationalError as exc:
-                raise StoreError(f"The game log could not be written ({exc}); nothing was changed.") from None
+                raise _write_error(exc, "The action could not be written") from None
 
     def events(self, game_id: str) -> list[dict[str, Any]]:
         with self._lock:
             rows = self._db.execute("SELECT data FROM events WHERE game_id = ? ORDER BY seq", (game_id,)).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        try:
+            return [json.loads(r[0]) for r in rows]
+        except (ValueError, TypeError):
+            raise StoreError(f"The game log {self.path.name} was damaged while the companion ran (game {game_id} cannot be read): restart it to check the log.") from None
 
     def game_ids(self) -> list[str]:
         with self._lock:
@@ -139,6 +167,13 @@ class GameStore:
             self._db.close()
 
 
+def _write_error(exc: sqlite3.OperationalError, doing: str) -> Exception:
+    """A full disk is a 507 that says so; any other failed write a StoreError. Nothing was changed either way."""
+    if "full" in str(exc).lower():
+        return InsufficientStorage(f"{doing}: the companion's disk is full. Nothing was changed; free some space (old Bluff photos can go) and try again.")
+    return StoreError(f"{doing} in the game log ({exc}); nothing was changed.")
+
+
 class _Tx:
     """BEGIN IMMEDIATE … COMMIT, or ROLLBACK on any error: all or nothing."""
 
@@ -151,5 +186,5 @@ class _Tx:
     def __exit__(self, exc_type, exc, tb) -> None:  # noqa: ANN001
         if exc_type is None:
             self.db.execute("COMMIT")
-        else:
+        elif self.db.in_transaction:  # SQLite already rolled back after some errors (a full disk)
             self.db.execute("ROLLBACK")

@@ -21,6 +21,9 @@ from companion.core.errors import SettingsError
 from companion.core.files import atomic_write
 
 CONFIG_NAME = "config.toml"
+#: a file written by ``write_config`` begins with HEADER and ends with END_MARK: without it, it was cut short
+HEADER = "# Elephants Bluff companion settings, written whole: the last line says '# end of settings'."
+END_MARK = "# end of settings"
 
 
 @dataclass(frozen=True)
@@ -121,13 +124,20 @@ class Settings:
         environ = os.environ if environ is None else environ
         declared = {s.key: s for s in all_settings()}
         values = {k: s.default for k, s in declared.items()}
+        if path.is_dir():
+            raise SettingsError(str(path), None, "is a folder, not a settings file: move it away, then start with --init to write a fresh one")
         if path.exists():
             try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
+                text = path.read_text(encoding="utf-8")
+                data = tomllib.loads(text)
             except UnicodeDecodeError:
                 raise SettingsError(str(path), None, "is not a text file (it should be UTF-8 TOML)") from None
             except tomllib.TOMLDecodeError as exc:
                 raise SettingsError(str(path), None, f"is not valid TOML ({exc})") from None
+            except OSError as exc:
+                raise SettingsError(str(path), None, f"cannot be read ({exc.strerror or exc})") from None
+            if text.startswith(HEADER) and END_MARK not in (line.strip() for line in text.splitlines()):
+                raise SettingsError(str(path), None, f"is cut short (its last line, '{END_MARK}', is missing): it was being written when the power went; restore it, or delete it and start with --init")
             for section, table in data.items():
                 if not isinstance(table, dict):
                     raise SettingsError(str(path), section, "must be a [section] of settings")
@@ -152,7 +162,7 @@ class Settings:
 
 def render_config(settings: Iterable[Setting], values: dict[str, Any]) -> str:
     """A config file with every setting, its value and its documentation as comments."""
-    lines = ["# Elephants Bluff companion settings. Every setting is listed with its doc;", "# delete a line to go back to its default.", ""]
+    lines = [HEADER, "# Every setting is listed with its doc; delete a line to go back to its default.", ""]
     section = None
     for s in settings:
         if s.section != section:
@@ -160,6 +170,7 @@ def render_config(settings: Iterable[Setting], values: dict[str, Any]) -> str:
             lines += ["", f"[{section}]"]
         lines.append(f"# {s.doc} Default: {_toml(s.default)}")
         lines.append(f"{s.name} = {_toml(values.get(s.key, s.default))}")
+    lines += ["", END_MARK]
     return "\n".join(lines).lstrip() + "\n"
 
 

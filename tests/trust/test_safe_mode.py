@@ -53,6 +53,9 @@ BROKEN_CONFIGS = {
     "out of range": (_config().replace("path_length = 7", "path_length = 300").encode(), "game.path_length", "between 2 and 30"),
     "unknown key": (_config().encode() + b"\n[table2]\ncolour = 3\n", "table2.colour", "not a known setting"),
     "unquoted pin": (_config().replace(f'pin = "{PIN}"', "pin = 982451").encode(), "table.pin", "text in quotes"),
+    "a folder": (None, None, "is a folder"),
+    "empty": (b"", "table.pin", "is empty"),
+    "cut at a line": (_config().encode()[: _config().encode().index(b"[server]")], None, "cut short"),
 }
 
 
@@ -63,18 +66,23 @@ def test_serve_with_a_broken_config_starts_in_safe_mode_and_leaves_the_file(tmp_
     instance = tmp_path / "instance"
     instance.mkdir()
     config = instance / "config.toml"
-    config.write_bytes(data)
+    if data is None:
+        config.mkdir()
+    else:
+        config.write_bytes(data)
     with LiveServer(instance, pin=None) as server:
         page = server.get("/")
         health = server.get("/api/health")
         refused = server.post("/api/games", json={"players": ["Ann", "Ben"]}, headers={"X-Table-Pin": PIN})
     assert page.status_code == 503 and health.status_code == 503 and refused.status_code == 503
-    assert str(config) in page.text and why in page.text, page.text
-    assert health.json()["file"] == str(config) and health.json()["setting"] == key
+    assert "config.toml" in page.text and why in page.text, page.text
+    assert health.json()["file"] == "config.toml" and health.json()["setting"] == key
+    assert str(instance) not in page.text + health.text, "an absolute path was shown to the network"
+    assert str(config) in server.log_text(), "the log (read by the person who fixes it) names the whole path"
     if key:
         assert key in page.text
     assert "982451" not in page.text + health.text, "the page repeated the table PIN"
-    assert config.read_bytes() == data
+    assert config.is_dir() if data is None else config.read_bytes() == data
     assert not (instance / "game-log.sqlite3").exists(), "safe mode wrote a game log"
     assert "SAFE MODE" in server.log_text()
 
@@ -104,7 +112,8 @@ def test_serve_with_a_damaged_game_log_refuses_it_in_safe_mode_and_never_replace
         page = server.get("/")
         assert server.post("/api/games", json={"players": ["Ann", "Ben"]}).status_code == 503
     assert health.status_code == 503 and health.json()["error"] == "bad_game_log"
-    assert health.json()["file"] == str(log) and str(log) in page.text and "Move the file away" in page.text
+    assert health.json()["file"] == "game-log.sqlite3" and "game-log.sqlite3" in page.text and "Move the file away" in page.text
+    assert str(instance) not in page.text + health.text
     assert hashlib.sha256(log.read_bytes()).hexdigest() == before
     # A person moves it away: the companion starts normally with a fresh log.
     log.rename(instance / "damaged.sqlite3")

@@ -40,6 +40,8 @@ def health():  # noqa: ANN201
     s = services()
     camera_status = s.dice_source.health()
     problems = list(s.problems) + ([camera_status] if camera_status != "ok" else []) + [p for p in s.referee.problems.values() if p != camera_status]
+    inside = str(s.instance).rstrip("/") + "/"  # anyone may read health: name files within the instance folder only
+    problems = [p.replace(inside, "") for p in problems]
     return jsonify(
         {
             "status": "ok" if not problems else "degraded",

@@ -16,6 +16,7 @@ be played and nothing is written: the broken file is left for a person to fix.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from flask import Flask, jsonify, render_template_string, request
@@ -72,18 +73,26 @@ def describe(problem: ElephantsBluffError, file: str | None = None) -> dict[str,
             "file": file,
             "setting": "storage.database",
             "why": problem.message,
-            "todo": "Move the file away to start a fresh log, or put a backup in its place, then restart the companion.",
+            "todo": "Move the file away to start a fresh log, or put a backup in its place, or run `elephants-bluff doctor --repair` (it copies the file aside and recovers every game it can read), then restart the companion.",
             "message": problem.message,
         }
     return {"error": problem.code, "headline": "The companion cannot start", "file": None, "setting": None, "why": problem.message, "todo": "Fix it, then restart the companion.", "message": problem.message}
 
 
-def create_safe_app(problem: ElephantsBluffError, file: str | None = None) -> Flask:
-    """A page and a 503 JSON API that say what stops the companion from starting (``file``: where)."""
+def _within(instance: Path | None, facts: dict[str, Any]) -> dict[str, Any]:
+    """The facts with the instance folder's absolute path left out (they are shown to anyone on the network)."""
+    if instance is None:
+        return facts
+    prefix = str(instance).rstrip("/") + "/"
+    return {k: v.replace(prefix, "") if isinstance(v, str) else v for k, v in facts.items()}
+
+
+def create_safe_app(problem: ElephantsBluffError, file: str | None = None, *, instance: Path | None = None) -> Flask:
+    """A page and a 503 JSON API that say what stops the companion from starting (``file``: where, within ``instance``)."""
     from companion.app.web import _trusted_hosts
     from companion.app.web.security import install_security
 
-    facts = describe(problem, file)
+    facts = _within(instance, describe(problem, file))
     app = Flask(__name__)
     app.config.update(EB_TRUSTED_HOSTS=_trusted_hosts(next(s.default for s in APP_SETTINGS if s.key == "server.trusted_hosts")), EB_SAFE_MODE=facts)
     install_security(app)

@@ -1,0 +1,159 @@
+"""Damaged files: a log cut to nothing beside its WAL, a zeroed page, a full disk, broken settings (issue 27)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sqlite3
+
+import pytest
+
+from companion.app.doctor import doctor
+from companion.app.settings import CONFIG_NAME, Settings, all_settings, render_config
+from companion.app.store import GameStore
+from companion.core.errors import InsufficientStorage, SettingsError, StoreError
+
+from .conftest import PIN, PIN_HEADERS, start_game
+from .test_corrupt_store import real_log
+
+
+def _digest(path) -> str:  # noqa: ANN001
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _log_with_history_in_its_wal(path, games: int = 4):  # noqa: ANN001, ANN201
+    """A log whose games are only in the -wal (never checkpointed), then the main file cut to 0 bytes."""
+    store = GameStore(path)
+    store._db.execute("PRAGMA wal_autocheckpoint=0")
+    for n in range(games):
+        store.create_game(f"g-{n:012x}", {"type": "game_started", "id": f"g-{n:012x}", "players": ["Ann", "Ben"], "path_length": 7, "starter": 0}, at="2026-11-25T10:00:00Z", phase="claim")
+    wal = path.with_name(path.name + "-wal")
+    kept = wal.read_bytes()
+    main = path.read_bytes()
+    store._db.close()  # closing checkpoints; put the files back as the power cut left them
+    path.write_bytes(b"")
+    wal.write_bytes(kept)
+    path.with_name(path.name + "-shm").unlink(missing_ok=True)
+    return main
+
+
+def test_an_empty_log_beside_a_wal_with_history_is_refused_not_started_afresh(tmp_path):
+    path = tmp_path / "game-log.sqlite3"
+    _log_with_history_in_its_wal(path)
+    wal = path.with_name(path.name + "-wal")
+    before = _digest(wal)
+    with pytest.raises(StoreError) as caught:
+        GameStore(path)
+    message = caught.value.message
+    assert "empty" in message and "game-log.sqlite3-wal" in message and "doctor --repair" in message
+    assert path.stat().st_size == 0 and _digest(wal) == before, "the refused files were changed"
+
+
+def test_doctor_repair_copies_the_files_aside_and_recovers_the_games_of_the_wal(tmp_path):
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
+    path = instance / "game-log.sqlite3"
+    _log_with_history_in_its_wal(path, games=4)
+    lines: list[str] = []
+    assert doctor(instance, say=lines.append) == 1
+    assert any("PROBLEM" in line and "doctor --repair" in line for line in lines)
+    lines.clear()
+    assert doctor(instance, repair=True, say=lines.append) == 0
+    aside = next(instance.glob("damaged-*"))
+    assert (aside / "game-log.sqlite3-wal").exists() and (aside / "game-log.sqlite3").stat().st_size == 0
+    store = GameStore(path)
+    try:
+        recovered = store.game_ids()
+    finally:
+        store.close()
+    assert lines[-1] == "repaired game-log.sqlite3: 4 game(s) recovered"
+    assert recovered == [f"g-{n:012x}" for n in range(4)], "the history in the WAL was lost"
+    assert doctor(instance, say=lines.append) == 0
+
+
+def test_a_zeroed_last_page_is_refused_at_start_and_doctor_recovers_the_other_games(tmp_path):
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
+    path = real_log(instance / "game-log.sqlite3", games=30)
+    data = bytearray(path.read_bytes())
+    data[-4096:] = bytes(4096)
+    path.write_bytes(bytes(data))
+    before = _digest(path)
+    with pytest.raises(StoreError) as caught:
+        GameStore(path)
+    assert "damaged" in caught.value.message and _digest(path) == before
+    lines: list[str] = []
+    assert doctor(instance, repair=True, say=lines.append) == 0
+    store = GameStore(path)
+    try:
+        assert 0 < len(store.game_ids()) <= 30
+        assert all(store.events(g) for g in store.game_ids())
+    finally:
+        store.close()
+
+
+def test_a_full_disk_refuses_a_new_game_with_507_in_words_and_changes_nothing(client, services):
+    game = start_game(client)
+    store = services.referee.store
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count={pages}")  # SQLite's own "database or disk is full"
+    games = []
+    for _ in range(30):  # until the last page is used up
+        response = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS)
+        if response.status_code != 201:
+            break
+        games.append(response.get_json()["id"])
+    assert response.status_code == 507, response.get_json()
+    assert response.get_json()["error"] == "disk_full" and "disk is full" in response.get_json()["message"]
+    assert len(store.game_ids()) == 1 + len(games)
+    claim = client.post(f"/api/games/{game['id']}/claim", json={"amount": 9}, headers=PIN_HEADERS)
+    assert claim.status_code in (200, 507)
+    with pytest.raises(InsufficientStorage):
+        for n in range(200):
+            store.create_game(f"g-full{n:07x}", {"type": "game_started"}, at="2026-11-25T10:00:00Z", phase="claim")
+
+
+@pytest.mark.parametrize(
+    "damage,words",
+    [
+        ("a folder", "is a folder"),
+        ("cut at a line", "cut short"),
+        ("unreadable bytes", "not a text file"),
+    ],
+)
+def test_broken_settings_files_are_refused_with_one_clear_sentence(tmp_path, damage, words):
+    config = tmp_path / CONFIG_NAME
+    whole = render_config(all_settings(), {"table.pin": PIN})
+    if damage == "a folder":
+        config.mkdir()
+    elif damage == "cut at a line":
+        config.write_text(whole[: whole.index("[server]")])
+    else:
+        config.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(SettingsError) as caught:
+        Settings.load(config, environ={})
+    assert words in caught.value.message and "\n" not in caught.value.message
+
+
+def test_a_whole_settings_file_and_an_old_one_without_the_end_line_still_load(tmp_path):
+    config = tmp_path / CONFIG_NAME
+    whole = render_config(all_settings(), {"table.pin": PIN})
+    config.write_text(whole)
+    assert Settings.load(config, environ={})["table.pin"] == PIN
+    old = whole.replace(whole.splitlines()[0] + "\n", "# Elephants Bluff companion settings. Every setting is listed with its doc;\n").replace("# end of settings\n", "")
+    config.write_text(old)
+    assert Settings.load(config, environ={})["table.pin"] == PIN
+
+
+def test_the_sessions_file_damaged_is_named_by_doctor_and_never_touches_the_games(tmp_path):
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
+    real_log(instance / "game-log.sqlite3", games=2)
+    (instance / "auth.sqlite3").write_bytes(b"SQLite format 3\x00" + bytes(200))
+    lines: list[str] = []
+    assert doctor(instance, say=lines.append) == 1
+    assert any("auth.sqlite3" in line and "no game is lost" in line for line in lines)
+    shutil.rmtree(instance / "auth.sqlite3", ignore_errors=True)
