@@ -178,6 +178,9 @@ class CaptureLoop:
             try:
                 try:
                     frame = self._still_frame()
+                    taken = getattr(self.frame_source, "dice_taken", None)
+                    if taken is not None:
+                        taken()  # a simulated tray rolls anew after a Bluff; a look for the lid's check takes nothing
                 except _NotStill as exc:
                     return Capture(
                         reading=None,

@@ -52,10 +52,24 @@ class SimulatedTableSource(FrameSource):
         with self._lock:
             self._next = list(values)
 
+    def dice_taken(self) -> None:
+        """A Bluff's capture read the tray: the next frame shows new dice, unless ``set_next_values`` says which.
+
+        >>> src = SimulatedTableSource(rng=np.random.default_rng(1))
+        >>> src.set_next_values([6, 6, 6])
+        >>> _ = src.grab(); _ = src.grab(); src.last_tops  # a look (the lid's peek check) takes nothing
+        [6, 6, 6]
+        >>> src.dice_taken(); _ = src.grab(); src.last_tops == [6, 6, 6]
+        False
+        """
+        with self._lock:
+            self._next = None
+
     def grab(self) -> np.ndarray:
         with self._lock:
+            # Not cleared here: the dice stay on the tray until a Bluff's capture has
+            # read them (``dice_taken``); the lid's private peek check looks too.
             tops = self._next or [int(v) for v in self.rng.integers(1, 7, 3)]
-            self._next = None
             seen = [opposite_face(t, self.opposite) for t in tops] if self.view == "below" else list(tops)
             frame, dice = render_table(seen, self.rng, width=self.width, height=self.height, view=self.view, **self.render_options)
             self.last_tops, self.last_dice = list(tops), dice
