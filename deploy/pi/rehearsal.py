@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import os
 import re
@@ -125,10 +126,10 @@ class Rehearsal:
             leftovers.append("the user elephants")
         check(not leftovers, f"a refused install left {', '.join(leftovers)} behind")
 
-    def refusal(self, out: subprocess.CompletedProcess, words: str) -> str:
+    def refusal(self, out: subprocess.CompletedProcess, words: str, prefix: str = "install-pi: ") -> str:
         lines = [line for line in out.stderr.splitlines() if line.strip()]
         check(out.returncode == 1, f"exit {out.returncode}, not 1; stderr: {out.stderr.strip()[-300:]}")
-        check(len(lines) == 1 and lines[0].startswith("install-pi: "), f"not one sentence: {lines}")
+        check(len(lines) == 1 and lines[0].startswith(prefix), f"not one sentence: {lines}")
         check(words in lines[0], f"the sentence does not say {words!r}: {lines[0]}")
         return lines[0]
 
@@ -458,6 +459,45 @@ class Rehearsal:
         check(status == 200, "the service stopped answering after the refused downgrade")
         return said
 
+    def backup_and_restore(self) -> str:
+        """deploy/instance.sh: a backup, a changed and damaged instance, the restore gives every file back."""
+        self.stop_service()
+        before = self.instance_hashes()
+        tool = f"{CHECKOUT}/deploy/instance.sh"
+        out = self.c.run(["bash", tool, "backup", "/root/backup.tar.gz"], timeout=600)
+        check(out.returncode == 0 and "Backed up" in out.stdout, f"backup: exit {out.returncode}: {out.stderr.strip()[-300:]}")
+        config = self.c.path(f"{INSTANCE}/config.toml")
+        config.write_text(config.read_text(encoding="utf-8").replace(f'pin = "{self.pin}"', 'pin = "000000"'), encoding="utf-8")
+        next(self.c.path(f"{INSTANCE}/frames").glob("*.jpg")).unlink()
+        out = self.c.run(["bash", tool, "restore", "/root/backup.tar.gz"], timeout=600)
+        check(out.returncode == 0 and "Restored" in out.stdout, f"restore: exit {out.returncode}: {out.stderr.strip()[-300:]}")
+        after = self.instance_hashes()
+        check(after == before, f"the restore changed {sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))}")
+        self.start_service()
+        status, _ = self.http("POST", "/api/session", {"pin": self.pin})
+        check(status == 200, f"the restored PIN is refused ({status})")
+        return f"{len(after)} files back byte for byte; {out.stdout.strip()}"
+
+    def restore_of_another_version_refused(self) -> str:
+        """A backup whose record names another version is refused, and the instance stays as it is."""
+        import tarfile
+
+        self.stop_service()
+        src, forged = self.c.path("/root/backup.tar.gz"), self.c.path("/root/other-version.tar.gz")
+        with tarfile.open(src, "r:gz") as old, tarfile.open(forged, "w:gz") as new:
+            for member in old.getmembers():
+                data = old.extractfile(member).read() if member.isfile() else None
+                if member.name.lstrip("./") == "elephants-bluff-backup.txt":
+                    data = re.sub(rb"(?m)^version=.*$", b"version=0.0.9", data)
+                    member.size = len(data)
+                new.addfile(member, io.BytesIO(data) if data is not None else None)
+        before = self.instance_hashes()
+        said = self.refusal(self.c.run(["bash", f"{CHECKOUT}/deploy/instance.sh", "restore", "/root/other-version.tar.gz"], timeout=600),
+                            "this backup comes from version 0.0.9", prefix="instance: ")
+        check(self.instance_hashes() == before, "the refused restore changed the instance")
+        self.start_service()
+        return said
+
     # --- the whole ------------------------------------------------------------------------------
     def run(self) -> int:
         started = time.monotonic()
@@ -486,6 +526,8 @@ class Rehearsal:
             s("an update keeps PIN, settings, game log and frames", self.update_keeps_everything, ["a whole game over the HTTP API, the first Bluff read by the reader"])
             s("a pip failure leaves the running version and says what to do", self.failed_pip_keeps_running, ["an update keeps PIN, settings, game log and frames"])
             s("a downgrade is refused and the running version stays", self.downgrade_refused, ["an update keeps PIN, settings, game log and frames"])
+            s("backup and restore give the instance back byte for byte", self.backup_and_restore, ["an update keeps PIN, settings, game log and frames"])
+            s("a backup of another version is refused", self.restore_of_another_version_refused, ["backup and restore give the instance back byte for byte"])
         except PiError as exc:
             self.steps.append({"name": "start", "passed": False, "seconds": 0, "detail": str(exc)})
             print(f"pi-rehearsal: {exc}", file=sys.stderr)
