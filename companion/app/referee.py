@@ -169,6 +169,13 @@ class Referee:
                 return state
         raise NotFound("There is no such Bluff.")
 
+    def names_photo(self, challenge_id: str) -> bool:
+        """Whether the log has this Bluff with a saved photo (the frames folder's sweep at start)."""
+        try:
+            return self._game_of_challenge(challenge_id).challenges[challenge_id].has_images
+        except NotFound:
+            return False
+
     def frame_path(self, challenge_id: str, kind: str) -> Path:
         """Where a challenge's frame lives; only for ids that exist (never a client's path)."""
         state = self._game_of_challenge(challenge_id)
@@ -207,10 +214,17 @@ class Referee:
                 capture = Capture(None, problem=self.TYPED_NO_CAMERA)
             else:  # a missing or failing camera gives no reading and says why: the table types the dice (R14)
                 capture = self.dice_capture.capture()
-            has_images, problem = self.archive.save(challenge_id, capture)
+            # The photos are staged, and get their names only once the event naming them is in the log (archive.py).
+            has_images, problem = self.archive.stage(challenge_id, capture)
             reading = capture.reading.to_json() if capture.reading is not None else None
             event = bluff_event(caller, challenge_id, reading, problem, has_images)
-            public = self._commit(state, event)
+            try:
+                public = self._commit(state, event)
+            except BaseException:
+                self.archive.discard(challenge_id)
+                raise
+            if has_images:
+                self.archive.publish(challenge_id)
             return public, self.challenge(challenge_id)
 
     def confirm(self, game_id: str, dice: Any) -> dict[str, Any]:

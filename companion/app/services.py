@@ -57,6 +57,8 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_s
     if dice_source is None:
         dice_source, model_id = _build_camera(settings, simulate, problems)
     referee = Referee(store, dice_source, frames_dir=frames_dir, default_path_length=settings["game.path_length"])
+    referee.archive.configure(keep=settings["storage.frames_keep"], keep_days=settings["storage.frames_days"])
+    referee.archive.sweep(referee.names_photo)  # photos of a write cut off by a kill, and the oldest past the limits
     try:
         table = _build_table(settings, referee, dice_source, simulate, problems)
     except Exception:

@@ -41,6 +41,8 @@ APP_SETTINGS: list[Setting] = [
     Setting("table.pin", "", "The table PIN that every control action needs. Empty: `serve --init` writes a random one. ELEPHANTS_BLUFF_PIN overrides it.", _pin_check, secret=True, env=PIN_ENV),
     Setting("game.path_length", 7, "Squares on each elephant path; the last is the red square (RULES.md R2).", int_between(2, 30)),
     Setting("storage.frames_dir", "frames", "Where saved Bluff frames go, relative to the instance folder.", lambda v: None if v.strip() else "must name a folder"),
+    Setting("storage.frames_keep", 1000, "How many Bluffs keep their photos; the oldest photos go first (the Bluff itself stays in the log).", int_between(1, 1_000_000)),
+    Setting("storage.frames_days", 365, "Days a Bluff's photo is kept; 0 keeps photos whatever their age (storage.frames_keep still applies).", int_between(0, 100_000)),
     Setting("storage.database", "game-log.sqlite3", "The game log's SQLite file, relative to the instance folder.", lambda v: None if v.strip() else "must name a file"),
     Setting("server.max_connections", 200, "Open connections the companion keeps at most (waitress's own limit is set above it). See docs/SECURITY.md.", int_between(20, 5000)),
     Setting("server.reserved_connections", 40, "Of server.max_connections, how many only clients that showed the table PIN may use.", int_between(0, 1000)),

@@ -131,7 +131,7 @@ def test_a_full_disk_for_frames_loses_only_the_photo_and_leaves_no_partial_file(
         frames = instance / "frames"
         frames.mkdir()
         # The frame's temporary file is /dev/full: every write to it fails with ENOSPC.
-        (frames / f"c-{gid[2:]}-1.jpg.part").symlink_to("/dev/full")
+        (frames / f"c-{gid[2:]}-1.jpg.pending.part").symlink_to("/dev/full")  # staged first (archive.py)
         body = _to_bluff(client, gid).get_json()
         challenge = body["challenge"]
         assert challenge["status"] == "decided" and challenge["has_images"] is False

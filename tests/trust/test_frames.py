@@ -1,0 +1,124 @@
+"""A Bluff's photo: named only once its log entry is written, swept after a kill, pruned by count and age (issue 27)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from companion.app.archive import PENDING
+
+from .conftest import PIN_HEADERS, build_app
+from .test_image_routes import FramingSource
+
+
+def _bluff(client, gid):  # noqa: ANN001, ANN202
+    state = client.get(f"/api/games/{gid}").get_json()
+    if state["phase"] == "confirm":
+        client.post(f"/api/games/{gid}/confirm", json={"dice": [1, 2, 3]}, headers=PIN_HEADERS)
+        state = client.get(f"/api/games/{gid}").get_json()
+    if state["phase"] == "claim":
+        assert client.post(f"/api/games/{gid}/claim", json={"amount": state["min_claim"]}, headers=PIN_HEADERS).status_code == 200
+    return client.post(f"/api/games/{gid}/bluff", json={}, headers=PIN_HEADERS)
+
+
+def _app(tmp_path, **overrides):  # noqa: ANN001, ANN003, ANN202
+    return build_app(tmp_path / "instance", FramingSource(), **overrides)
+
+
+def test_the_photo_gets_its_name_only_after_the_log_entry_that_names_it(tmp_path):
+    app = _app(tmp_path)
+    try:
+        client = app.test_client()
+        referee = app.extensions["elephants_bluff"].referee
+        gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
+        seen = {}
+
+        def at_commit(state):  # noqa: ANN001, ANN202 - runs once the event is in the log, before the reply
+            if state.get("last_challenge"):
+                cid = state["last_challenge"]
+                photo = referee.archive.path(cid, "frame")
+                seen[cid] = (photo.exists(), photo.with_name(photo.name + PENDING).exists(), cid in {c["id"] for c in referee.challenges(gid)})
+
+        referee.add_listener(at_commit)
+        response = _bluff(client, gid)
+        cid = response.get_json()["challenge"]["id"]
+        assert seen[cid] == (False, True, True), "the photo had its name before the log named it"
+        assert referee.archive.path(cid, "frame").exists() and not list(referee.frames_dir.glob("*" + PENDING))
+        with client.get(f"/api/challenges/{cid}/image") as image:
+            assert image.status_code == 200
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
+def test_a_bluff_that_cannot_be_logged_leaves_no_photo(tmp_path):
+    app = _app(tmp_path)
+    try:
+        client = app.test_client()
+        referee = app.extensions["elephants_bluff"].referee
+        gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
+        client.post(f"/api/games/{gid}/claim", json={"amount": 9}, headers=PIN_HEADERS)
+        store = referee.store
+        store._db.execute(f"PRAGMA max_page_count={store._db.execute('PRAGMA page_count').fetchone()[0]}")  # SQLite's own "disk is full"
+        refused = None
+        for _ in range(40):
+            response = client.post(f"/api/games/{gid}/bluff", json={}, headers=PIN_HEADERS)
+            if response.status_code == 507:
+                refused = response
+                break
+            _bluff(client, gid)  # fill the last pages with Bluffs that are logged
+        assert refused is not None and "disk is full" in refused.get_json()["message"]
+        named = {c["id"] for c in referee.challenges(gid)}
+        on_disk = {p.name.split(".jpg")[0].removesuffix("-annotated") for p in referee.frames_dir.iterdir()}
+        assert on_disk <= named, f"photos of Bluffs the log does not hold: {on_disk - named}"
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
+def test_after_a_kill_the_start_publishes_named_photos_and_deletes_orphans(tmp_path):
+    app = _app(tmp_path)
+    client = app.test_client()
+    referee = app.extensions["elephants_bluff"].referee
+    gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
+    cid = _bluff(client, gid).get_json()["challenge"]["id"]
+    frames = referee.frames_dir
+    app.extensions["elephants_bluff"].close()
+    # As a kill leaves it: this Bluff logged but its photo still pending; a photo staged for a Bluff never logged.
+    photo = frames / f"{cid}.jpg"
+    os.replace(photo, frames / f"{cid}.jpg{PENDING}")
+    (frames / f"c-{gid[2:]}-9.jpg{PENDING}").write_bytes(b"never logged")
+    (frames / "c-000000000000-1.jpg").write_bytes(b"no such game")
+    (frames / "notes.txt").write_text("a person's own file")
+    again = _app(tmp_path)
+    try:
+        assert sorted(p.name for p in frames.iterdir()) == sorted([f"{cid}.jpg", f"{cid}-annotated.jpg", "notes.txt"])
+        with again.test_client().get(f"/api/challenges/{cid}/image") as image:
+            assert image.status_code == 200
+    finally:
+        again.extensions["elephants_bluff"].close()
+
+
+def test_photos_are_pruned_by_count_and_by_age_and_the_bluff_stays(tmp_path):
+    app = _app(tmp_path, storage__frames_keep=3)
+    client = app.test_client()
+    referee = app.extensions["elephants_bluff"].referee
+    gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
+    cids = []
+    for _ in range(5):
+        cids.append(_bluff(client, gid).get_json()["challenge"]["id"])
+        time.sleep(0.01)  # distinct modification times
+    kept = sorted({p.name.split(".jpg")[0].removesuffix("-annotated") for p in referee.frames_dir.iterdir()})
+    assert kept == sorted(cids[-3:])
+    old = client.get(f"/api/challenges/{cids[0]}/image")
+    assert old.status_code == 404 and old.get_json()["message"]
+    assert client.get(f"/api/challenges/{cids[0]}").status_code == 200  # the Bluff itself stays
+    # Older than storage.frames_days: gone at the next start.
+    month_ago = time.time() - 30 * 86400
+    for p in referee.frames_dir.glob(f"{cids[2]}*"):
+        os.utime(p, (month_ago, month_ago))
+    app.extensions["elephants_bluff"].close()
+    again = _app(tmp_path, storage__frames_keep=3, storage__frames_days=7)
+    try:
+        left = sorted({p.name.split(".jpg")[0].removesuffix("-annotated") for p in referee.frames_dir.iterdir()})
+        assert left == sorted(cids[3:])
+    finally:
+        again.extensions["elephants_bluff"].close()
