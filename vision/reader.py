@@ -606,9 +606,12 @@ def load_reader(settings: Any, threads: int = 1) -> DiceReader:
     and OpenCV's thread pool, fighting the web server for the Pi's cores, made
     it ten times slower, not faster.
     """
+    from vision.registry import active_classifier
+
     cv2.setNumThreads(1)
-    model = settings.get("reader.model", "") or None
-    clf = FaceClassifier(Path(model) if model else None, threads=threads)
+    loaded = active_classifier(settings, threads)  # the instance's taught model, or the shipped one (with why)
+    clf = loaded.classifier
+    clf.load_problem = loaded.problem  # type: ignore[attr-defined]
     detector = settings.get("reader.detector", "classic")
     if detector != "classic":
         from vision.pipeline.propose import load_detector

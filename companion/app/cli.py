@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     from vision import commands as vision_commands
 
     vision_commands.register(sub)
+    from companion.app.teach import commands as teach_commands
+
+    teach_commands.register(sub)
     bench = sub.add_parser("bench", help="print the project's figures as JSON (a source checkout with the test extra: make bench)", add_help=False)
     bench.add_argument("bench_args", nargs=argparse.REMAINDER)
     bench.set_defaults(func=_bench)

@@ -35,8 +35,11 @@ class Services:
     gpio_name: str = "none"
     model_id: str = "none"
     problems: list[str] = field(default_factory=list)  # start-up problems shown by /api/health
+    owner_dataset: Any = None  # teach.dataset.Collector: the crops of every Bluff the table agreed
 
     def close(self) -> None:
+        if self.owner_dataset is not None:
+            self.owner_dataset.close()
         for part in (self.table, self.dice_source):
             _close_quietly(part)  # one failing part must not keep the others open
         self.referee.close()
@@ -67,6 +70,9 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_s
         raise
     if table is not None:
         table.add_warning_listener(lambda warning: referee.notify("warning", warning))
+    from companion.app.teach.dataset import attach
+
+    owner_dataset = attach(referee, instance, settings)
     return Services(
         settings=settings,
         instance=instance,
@@ -78,6 +84,7 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_s
         gpio_name=table.pin_factory_name if table is not None else "none",
         model_id=model_id,
         problems=problems,
+        owner_dataset=owner_dataset,
     )
 
 
@@ -104,6 +111,8 @@ def _build_camera(settings: Settings, simulate: bool, problems: list[str]) -> tu
     try:
         reader: Any = load_reader(settings)
         model_id = reader.model_id
+        if getattr(reader.classifier, "load_problem", None):  # a taught model that cannot be loaded: the shipped one reads
+            problems.append(reader.classifier.load_problem)
     except HardwareError as exc:
         log.error("reader: %s", exc.message)
         problems.append(exc.message)

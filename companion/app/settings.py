@@ -12,6 +12,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+import companion.app.teach  # noqa: F401 - registers the settings of teaching the table's dice
 import firmware.settings  # noqa: F401 - registers the table's settings
 import vision.settings  # noqa: F401 - registers the camera's and reader's settings
 from companion.core.settings import (

@@ -56,6 +56,9 @@ def create_app(instance_path: str | Path | None = None, *, simulate: bool = Fals
     app.register_blueprint(events.bp)
     app.register_blueprint(sim.bp)
     app.register_blueprint(pages.bp)
+    from companion.app.web import teach_api
+
+    app.register_blueprint(teach_api.bp)
 
     @app.errorhandler(ElephantsBluffError)
     def _our_error(exc: ElephantsBluffError):  # noqa: ANN202

@@ -137,6 +137,9 @@ def openapi_spec() -> dict[str, Any]:
             "/api/events": {"get": _op("Server-Sent Events: a `state` event with the public state on every change (503 when too many viewers already watch)", {"type": "string"}, 503, content="text/event-stream")},
             "/api/sim/dice": {"post": _op("Simulation: the top faces of the next capture", None, 400, 404, 422, control=True, body=_obj(["values"], values={"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}, "minItems": 1, "maxItems": 6}))},
             "/api/sim/press": {"post": _op("Simulation: press a table button through its mock pin", None, 400, 404, 409, control=True, body=_obj(["button"], button={"type": "string"}))},
+            "/api/model": {"get": _op("The face model in use (active, previous, shipped ids) and the table's own dataset (docs/API-EXTENSIONS.md)", None)},
+            "/api/model/rollback": {"post": _op("Go back to the previous face model (one tap); the reader switches at once", None, 400, control=True)},
+            "/api/model/teach": {"post": _op("Teach the table's dice from its confirmed Bluffs: fitted, measured, adopted only when better", None, 400, 409, control=True)},
         },
         "components": {
             "schemas": {"Error": _ERROR, "GameState": _STATE, "Challenge": _CHALLENGE},
