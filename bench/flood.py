@@ -218,7 +218,10 @@ def flood_run(*, idle: int = 300, slow: int = 100, actions: int = 60, reopen_s: 
 
 def bench_flood(full: bool) -> dict[str, Any]:
     if full:
-        return flood_run(idle=300, slow=100, actions=80)
+        # A flood that reopens each closed connection at once (a storm), and one that waits a second first.
+        storm = flood_run(idle=300, slow=100, actions=80)
+        storm["reopening_after_1_s"] = flood_run(idle=300, slow=100, actions=80, reopen_s=1.0)
+        return storm
     return flood_run(idle=100, slow=40, actions=20, config={"server.max_connections": 80, "server.reserved_connections": 20})
 
 

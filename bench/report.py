@@ -130,6 +130,9 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("action to every viewer's event, p95 ms (50 viewers, 20/s, 60 s)", "load.event_delay_ms.p95", "<= 100", lambda v: v <= 100),
     ("load errors", "load.errors", "0", lambda v: v == 0),
     ("kill -9 runs whose restarted state differs from the fold of acknowledged actions", "durability.failures", "none", lambda v: v == []),
+    ("table's claims and confirmations in a flood of 300 idle + 100 slowloris connections, p95 ms", "flood.in_flood_ms.claims_and_confirms.p95", "<= 200", lambda v: v <= 200),
+    ("table's Bluffs in that flood, p95 ms (a Bluff reads a rendered frame: see no_flood_ms)", "flood.in_flood_ms.bluffs.p95", "<= 200", lambda v: v <= 200),
+    ("table's actions failed in that flood", "flood.table_errors", "0", lambda v: v == 0),
 ]
 
 

@@ -124,3 +124,15 @@ def test_the_sessions_command_lists_and_revokes(app, tmp_path):
     assert run("revoke", sid).returncode == 0
     assert client.post("/api/games", json=GAME).status_code == 401
     assert "0 device(s)" in run("list").stdout
+
+
+def test_the_sessions_page_is_served_with_its_script_and_the_wrong_pin_count_comes_from_the_api(app):
+    client = app.test_client()
+    client.post("/api/session", json={"pin": "0000"})
+    page = client.get("/sessions")
+    assert page.status_code == 200 and 'id="sessions-body"' in page.get_data(as_text=True)
+    assert "js/sessions.js" in page.get_data(as_text=True)
+    script = client.get("/static/js/sessions.js")
+    assert script.status_code == 200 and b"/api/sessions" in script.data and b"wrong_pins_last_hour" in script.data
+    script.close()
+    assert client.get("/api/session").get_json()["wrong_pins_last_hour"] == 1

@@ -68,3 +68,9 @@ def bluff(challenge_id: str):  # noqa: ANN201
 @bp.get("/rules")
 def rules():  # noqa: ANN201
     return _render("rules.html", "rules", sections=RULE_SECTIONS)
+
+
+@bp.get("/sessions")
+def sessions():  # noqa: ANN201
+    """The devices let in by the table PIN, each ended with a tap, and the wrong PINs of the last hour (docs/SECURITY.md)."""
+    return _render("sessions.html", "sessions")

@@ -1,0 +1,52 @@
+/* The devices let in by the table PIN: listed, each ended with one tap; and the wrong PINs of the last hour. */
+"use strict";
+
+(() => {
+  const { el, api, toast, errorText } = EB;
+  const $ = (id) => document.getElementById(id);
+  const when = (iso) => new Date(iso).toLocaleString(document.documentElement.lang || undefined);
+
+  function showWrongPins(n) {
+    const line = $("wrong-pins");
+    line.textContent = n === 0 ? line.dataset.none : n === 1 ? line.dataset.one : `${n} ${line.dataset.some}`;
+    line.dataset.count = String(n);
+  }
+
+  async function end(url) {
+    try {
+      await api("DELETE", url);
+    } catch (err) {
+      toast(errorText(err));
+    }
+    load();
+  }
+
+  async function load() {
+    let status;
+    try {
+      status = await api("GET", "/api/session");
+    } catch (err) {
+      toast(errorText(err));
+      return;
+    }
+    showWrongPins(status.wrong_pins_last_hour);
+    $("sessions-locked").hidden = status.control;
+    $("sessions-table").hidden = !status.control;
+    $("sessions-end-all").hidden = !status.control;
+    if (!status.control) return;
+    const body = $("sessions-body");
+    const listed = (await api("GET", "/api/sessions")).sessions;
+    body.replaceChildren(...listed.map((s) => el("tr", { "data-session": s.id },
+      el("td", { text: s.device + (s.this_device ? ` (${body.dataset.this})` : "") }),
+      el("td", { text: s.address }),
+      el("td", { text: when(s.created_at) }),
+      el("td", { text: when(s.last_seen) }),
+      el("td", { text: when(s.expires_at) }),
+      el("td", {}, el("button", { type: "button", class: "end-session", text: body.dataset.end, onclick: () => end(`/api/sessions/${encodeURIComponent(s.id)}`) })))));
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $("sessions-end-all").addEventListener("click", () => end("/api/sessions"));
+    load();
+  });
+})();
