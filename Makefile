@@ -29,6 +29,14 @@ venv: $(VENV)/.installed
 run: $(VENV)/.runtime
 	$(BIN)/elephants-bluff serve --simulate --host $(HOST) --port $(PORT) --instance $(INSTANCE) --init
 
+# The page's texts: extract the keys from the code into the template, merge it into
+# the nine catalogs, compile them (companion/app/web/i18n.py says how they are used).
+TRANSLATIONS := companion/app/web/translations
+translations: $(VENV)/.runtime
+	$(BIN)/pybabel extract -F companion/app/web/babel.cfg -k t -k tn:1,2 -k N_ --no-default-keywords --no-location --sort-output --project elephants-bluff --version 0.1.0 --copyright-holder "Elephants Bluff companion" -o $(TRANSLATIONS)/messages.pot companion/app/web
+	for lang in en fr nl de it es pl ro da; do $(BIN)/pybabel update -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) -l $$lang --no-wrap --no-fuzzy-matching --ignore-obsolete; done
+	$(BIN)/pybabel compile -d $(TRANSLATIONS) --statistics
+
 # Debian's Chromium drives the browser tests (never `playwright install`).
 system-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \

@@ -101,7 +101,7 @@ def test_the_wheel_holds_only_product_code_models_and_page_files(wheel):
     assert tops == {"companion", "vision", "firmware", "models"}
     assert not [n for n in names if n.startswith(("models/training/", "bench/", "tests/"))]
     assert any(n.startswith("models/dice-faces-") and n.endswith(".onnx") for n in names)
-    for shipped in ("companion/app/web/templates/base.html", "companion/app/web/static/js/table.js", "companion/app/web/translations/pl.json"):
+    for shipped in ("companion/app/web/templates/base.html", "companion/app/web/static/js/table.js", "companion/app/web/translations/pl/LC_MESSAGES/messages.mo", "companion/app/web/translations/pl/LC_MESSAGES/messages.po"):
         assert shipped in names
 
 

@@ -227,10 +227,10 @@ class Referee:
                 self.archive.publish(challenge_id)
             return public, self.challenge(challenge_id)
 
-    def confirm(self, game_id: str, dice: Any) -> dict[str, Any]:
+    def confirm(self, game_id: str, dice: Any, session: str | None = None) -> dict[str, Any]:
         with self._lock:
             state = self._state(game_id)
-            return self._commit(state, decide_confirm(state, dice))
+            return self._commit(state, decide_confirm(state, dice, at=_iso(self._clock()), session=session))
 
     def correct(self, challenge_id: str, dice: Any, by: Any = "table", *, session: str | None = None, after_game_over: Any = False) -> tuple[dict[str, Any], dict[str, Any]]:
         """R15: re-decide a Bluff; the correction (who, which session, when, old, new) joins the log."""

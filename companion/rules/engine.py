@@ -154,14 +154,20 @@ def bluff_event(caller: int, challenge_id: str, reading: dict[str, Any] | None, 
     return {"type": "bluff_called", "seat": caller, "challenge": challenge_id, "reading": reading, "problem": problem, "images": has_images}
 
 
-def decide_confirm(state: GameState, dice: Any) -> Event:
-    """R14: the table types the top faces when the reading was uncertain."""
+def decide_confirm(state: GameState, dice: Any, *, at: str | None = None, session: str | None = None) -> Event:
+    """R14: the table types the top faces when the reading was uncertain (``at`` and the
+    PIN-holder's ``session`` are kept, so the saved Bluff says who confirmed them and when)."""
     dice = _dice(dice)
     if state.phase == PHASE_OVER:
         raise NotAllowed(f"The game is over: {_name(state, state.loser)} lost.")
     if state.phase != PHASE_CONFIRM:
         raise NotAllowed(f"There are no dice to confirm now: {_waiting_for(state)}")
-    return {"type": "confirmed", "challenge": state.last_challenge, "dice": dice}
+    event: Event = {"type": "confirmed", "challenge": state.last_challenge, "dice": dice}
+    if at is not None:
+        event["at"] = at
+    if session is not None:
+        event["session"] = str(session)[:40]
+    return event
 
 
 def decide_correction(state: GameState, challenge_id: str, dice: Any, by: Any, at: str, *, session: str | None = None, after_game_over: Any = False) -> Event:
@@ -240,6 +246,7 @@ def _apply(state: GameState | None, event: Event) -> GameState:
         _apply_bluff(state, event)
     elif kind == "confirmed":
         challenge = state.challenges[event["challenge"]]
+        challenge.confirmed = {"at": event.get("at"), "session": event.get("session"), "read": [d.get("top") for d in (challenge.reading or {}).get("dice", [])]}
         _decide(state, challenge, list(event["dice"]), "table")
     elif kind == "corrected":
         _apply_correction(state, event)

@@ -44,6 +44,7 @@ class Challenge:
     steps: int | None = None
     rule: str | None = None
     corrections: list[dict[str, Any]] = field(default_factory=list)
+    confirmed: dict[str, Any] | None = None  # when the table typed the dice (R14): at, session, what was read
 
     @property
     def decided(self) -> bool:

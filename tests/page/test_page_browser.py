@@ -60,9 +60,7 @@ def test_whole_game_played_by_clicks_to_a_loser(server: Server, new_context: Any
     unlock(page)
     expect(page.locator("body")).to_have_attribute("data-control", "yes")
     # Set-up: three players in seating order; Ben is the youngest, so he starts (R3).
-    if page.locator("#setup").is_hidden():
-        page.click("#new-game")
-        page.click("#new-ok")
+    to_setup(page)
     rows = page.locator("#seat-list .seat")
     expect(rows).to_have_count(3)
     for i, (name, age) in enumerate([("Ann", "9"), ("Ben", "7"), ("Cy", "12")]):
@@ -94,12 +92,15 @@ def test_whole_game_played_by_clicks_to_a_loser(server: Server, new_context: Any
     expect(page.locator("#verdict")).to_be_visible()
     expect(page.locator("#verdict-total")).to_have_text("15")
     expect(page.locator("#verdict-claim")).to_have_text("10")
-    expect(page.locator("#verdict-move")).to_have_text("Cy moves 1 step (R9)")
+    expect(page.locator("#verdict-move")).to_have_text("Cy moves 1 step")
     expect(page.locator("#verdict-next")).to_have_text("Cy starts round 2.")
     expect(position(page, 2)).to_have_attribute("data-position", "1")
     # The three dice: drawn, or boxed on the camera's photo as many as the reader found.
     last = server.api("GET", "/api/games/current").json()["last_challenge"]
-    expect(page.locator("#verdict-frame .die, #verdict-frame .box")).to_have_count(_dice_shown(server, last))
+    # The three top faces that count, drawn large; the camera's photo boxes as many dice as the reader found.
+    expect(page.locator("#verdict-dice .die")).to_have_count(3)
+    assert sorted(int(v) for v in page.locator("#verdict-dice .die").evaluate_all("(els) => els.map((e) => e.dataset.value)")) == [4, 5, 6]
+    expect(page.locator("#verdict-frame .box")).to_have_count(_dice_shown(server, last) if _has_photo(server, last) else 0)
     shot(page, "05-verdict")
     next_round(page)
 
@@ -118,7 +119,7 @@ def test_whole_game_played_by_clicks_to_a_loser(server: Server, new_context: Any
     expect(page.locator("#claim-min")).to_have_text("18 is the top")
     shot(page, "06-eighteen")
     page.click("#believe")
-    expect(page.locator("#verdict-move")).to_have_text("Ben moves 1 step (R8)")
+    expect(page.locator("#verdict-move")).to_have_text("Ben moves 1 step")
     expect(position(page, 1)).to_have_attribute("data-position", "1")
     next_round(page)
 
@@ -126,7 +127,7 @@ def test_whole_game_played_by_clicks_to_a_loser(server: Server, new_context: Any
     turn(page, "Ben")
     claim(page, 12, "Cy")
     call_bluff(page, server, [1, 2, 3])
-    expect(page.locator("#verdict-move")).to_have_text("Ben moves 1 step (R9)")
+    expect(page.locator("#verdict-move")).to_have_text("Ben moves 1 step")
     expect(position(page, 1)).to_have_attribute("data-position", "2")
     next_round(page)
 
@@ -136,7 +137,7 @@ def test_whole_game_played_by_clicks_to_a_loser(server: Server, new_context: Any
     expect(page.locator("#claim-grid button")).to_have_count(1)
     claim(page, 18, "Ann")
     call_bluff(page, server, [6, 6, 6])
-    expect(page.locator("#verdict-move")).to_have_text("Ann moves 2 steps (R10)")
+    expect(page.locator("#verdict-move")).to_have_text("Ann moves 2 steps")
     expect(position(page, 0)).to_have_attribute("data-position", "2")
     next_round(page)
 
@@ -183,21 +184,35 @@ def test_uncertain_reading_is_confirmed_by_tapping_the_dice(server: Server, new_
     page.click("#confirm-button")
     # 12 >= 9: the claim held, Eve (the caller) moves 1 step.
     expect(page.locator("#verdict-total")).to_have_text("12")
-    expect(page.locator("#verdict-move")).to_have_text("Eve moves 1 step (R9)")
+    expect(page.locator("#verdict-move")).to_have_text("Eve moves 1 step")
     expect(position(page, 1)).to_have_attribute("data-position", "1")
     challenge = server.api("GET", f"/api/challenges/{state['last_challenge']}").json()
     assert challenge["dice"] == [6, 4, 2] and challenge["source"] == "table"
 
 
 def _reasons_in_english(reading: dict[str, Any]) -> str:
-    """What the page should say for a reading's reason codes, from the English texts."""
-    texts = json.loads((Path(__file__).resolve().parents[2] / "companion/app/web/translations/en.json").read_text(encoding="utf-8"))
+    """What the page should say for a reading's reason codes, from the English catalog (its plural forms)."""
+    from companion.app.web import i18n
+
     assert reading["reasons"], reading
     out = []
     for r in reading["reasons"]:
         params = {k: (f"{round(100 * v)} %" if k == "lowest" else v) for k, v in r.items()}
-        out.append(texts["reason_" + r["code"]].format(**params))
+        key = "reason_" + r["code"]
+        counted = {"count": "found", "low_confidence": "n"}.get(r["code"])
+        out.append(i18n.translate_plural("en", key, key + "_plural", r[counted], **params) if counted else i18n.translate("en", key, **params))
     return " ".join(out)
+
+
+def to_setup(page: Any) -> None:
+    """From whatever the table shows (a verdict, dice to check, a game), to the set-up."""
+    if page.locator("#setup").is_visible():
+        return
+    if page.locator("#verdict").is_visible():
+        page.click("#verdict-close")
+    if page.locator("#setup").is_hidden():
+        page.click("#confirm-new-game" if page.locator("#act-confirm").is_visible() else "#new-game")
+        page.click("#new-ok")
 
 
 def _bluffed_game(server: Server) -> tuple[dict[str, Any], str]:
@@ -215,6 +230,11 @@ def _bluffed_game(server: Server) -> tuple[dict[str, Any], str]:
     return game, challenge["id"]
 
 
+def _has_photo(server: Server, cid: str) -> bool:
+    challenge = server.api("GET", f"/api/challenges/{cid}").json()
+    return bool(challenge["has_images"]) and len((challenge["reading"] or {}).get("dice", [])) == 3
+
+
 def _dice_shown(server: Server, cid: str) -> int:
     """Dice the page shows for a Bluff: each die the camera found, else the three typed in."""
     challenge = server.api("GET", f"/api/challenges/{cid}").json()
@@ -228,8 +248,10 @@ def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context:
     row = page.locator(f'#bluff-rows tr[data-challenge="{cid}"]')
     expect(row).to_be_visible()
     expect(row).to_contain_text("Fay claimed, Gus called Bluff")
-    expect(row).to_contain_text("Fay moves 1 step (R9)")
-    expect(row.locator(".die, img.thumb")).to_have_count(1 if server.api("GET", f"/api/challenges/{cid}").json()["has_images"] else 3)
+    expect(row).to_contain_text("Fay moves 1 step")
+    # The list shows the three top faces that counted, drawn, and the camera's photo beside them.
+    expect(row.locator(".die")).to_have_count(3)
+    expect(row.locator("img.thumb")).to_have_count(1 if server.api("GET", f"/api/challenges/{cid}").json()["has_images"] else 0)
     shot(page, "09-disputed-list")
     row.locator("a.btn").click()
     expect(page).to_have_url(re.compile(f"/bluffs/{cid}$"))
@@ -254,15 +276,15 @@ def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context:
     page.click(f'#correct-pickers .pick[data-die="{three}"][data-value="4"]')
     expect(page.locator("#correct-total")).to_have_text("Total: 14")
     expect(page.locator("#correct-submit")).to_be_enabled()
-    page.fill("#correct-by", "Hal")
+    page.select_option("#correct-by", "Hal")
     page.click("#correct-submit")
     expect(page.locator("#history li")).to_have_count(1)
     expect(page.locator("#history li")).to_contain_text(f"Hal changed the dice from {' + '.join(map(str, read))} to {' + '.join(map(str, fixed))}")
-    expect(page.locator("#bluff-move")).to_have_text("Gus moves 1 step (R9)")
+    expect(page.locator("#bluff-move")).to_have_text("Gus moves 1 step")
     expect(page.locator("#bluff-source")).to_contain_text("Corrected")
     shot(page, "10-disputed-detail-corrected")
     expect(watcher.locator("#history li")).to_have_count(1)
-    expect(watcher.locator("#bluff-move")).to_have_text("Gus moves 1 step (R9)")
+    expect(watcher.locator("#bluff-move")).to_have_text("Gus moves 1 step")
     state = server.api("GET", f"/api/games/{game['id']}").json()
     assert [p["position"] for p in state["players"]] == [0, 1, 0]
     assert state["to_act"] == 1  # nothing was played since: the new mover starts (R11, R15)
@@ -290,7 +312,7 @@ def test_a_second_browser_watches_live_and_cannot_act(server: Server, new_contex
     shot(watcher, "11-spectator-phone")
     assert watcher.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth"), "the phone's page is wider than the phone"
     call_bluff(player, server, [2, 2, 2])
-    expect(watcher.locator("#verdict-move")).to_have_text("Jo moves 1 step (R9)")
+    expect(watcher.locator("#verdict-move")).to_have_text("Jo moves 1 step")
     expect(watcher.locator('.path-row[data-seat="1"] .elephant')).to_have_attribute("data-position", "1")
     # And the server refuses a spectator's action anyway.
     status = watcher.evaluate(
@@ -306,6 +328,7 @@ def test_the_language_follows_the_browser_and_the_switch_is_remembered(server: S
     page.goto(server.url + "/rules")
     expect(page.locator("html")).to_have_attribute("lang", "fr")
     expect(page.locator("#nav-rules")).to_have_text("Règles")
+    expect(page.locator("body")).not_to_have_attribute("data-control", "unknown")
     page.select_option("#lang-select", "de")
     expect(page.locator("html")).to_have_attribute("lang", "de")
     expect(page.locator("#nav-rules")).to_have_text("Regeln")
@@ -314,6 +337,7 @@ def test_the_language_follows_the_browser_and_the_switch_is_remembered(server: S
     page.goto(server.url + "/")
     expect(page.locator("html")).to_have_attribute("lang", "de")
     expect(page.locator("#nav-table")).to_have_text("Tisch")
+    expect(page.locator("body")).not_to_have_attribute("data-control", "unknown")  # the scripts are running
     page.select_option("#lang-select", "pl")
     expect(page.locator("html")).to_have_attribute("lang", "pl")
     page.reload()
@@ -389,7 +413,10 @@ def test_a_bluff_with_a_photo_shows_each_die_boxed_and_cropped(server: Server, n
     expect(page.locator("#verdict-frame img.frame-img")).to_be_visible()
     boxes = page.locator("#verdict-frame .box")
     expect(boxes).to_have_count(3)
-    expect(boxes.locator(".box-label")).to_have_text(["6", "4", "3"])
+    # Each box says what the camera saw (the bottom face) and the top face it means: never a bottom labelled as top.
+    expect(boxes.locator(".box-label")).to_have_text(["1", "2", "3"])
+    expect(page.locator("#verdict-frame .box-legend li")).to_have_text(["Die 1: saw 1 → top 6", "Die 2: saw 3 → top 4", "Die 3: saw 4 → top 3"])
+    expect(page.locator("#verdict-dice .die")).to_have_count(3)
     expect(boxes.nth(0)).not_to_have_class(re.compile(r"\bbox-unsure\b"))
     expect(boxes.nth(1)).to_have_class(re.compile(r"\bbox-unsure\b"))  # 0.93: sure at the default 0.9, not at this reading's 0.95
     expect(boxes.nth(2)).to_have_class(re.compile(r"\bbox-unsure\b"))
@@ -410,7 +437,7 @@ def test_a_bluff_with_a_photo_shows_each_die_boxed_and_cropped(server: Server, n
     expect(page.locator("#bluff-crops .confidence")).to_have_text(["sure at 99%", "sure at 93%", "sure at 62%"])
     expect(page.locator("#bluff-crops .crop-item").nth(1)).to_have_class(re.compile(r"\bunsure\b"))
     expect(page.locator("#bluff-crops .crop-item").nth(2)).to_have_class(re.compile(r"\bunsure\b"))
-    expect(page.locator("#bluff-reading")).to_contain_text("Dice read without certainty: 2 (the least sure at 62 %).")
+    expect(page.locator("#bluff-reading")).to_contain_text("2 dice read without certainty (the least sure at 62 %).")
     expect(page.locator("#bluff-annotated")).to_have_attribute("href", f"/api/challenges/{cid}/annotated")
     shot(page, "15-disputed-detail-photo", full_page=True)
 
@@ -440,9 +467,7 @@ def test_set_up_refuses_bad_tables_lets_the_table_pick_the_starter_and_resumes(s
     page = new_context()
     page.goto(server.url + "/")
     unlock(page)
-    if page.locator("#setup").is_hidden():
-        page.click("#new-game")
-        page.click("#new-ok")
+    to_setup(page)
     rows = page.locator("#seat-list .seat")
     # Two players with the same name are refused before anything is sent.
     rows.nth(0).locator(".seat-name").fill("Max")
@@ -514,7 +539,7 @@ def test_the_tray_buttons_play_and_the_page_follows(server: Server, new_context:
         # The reader was unsure of the rendered dice (R14): the page asks the table to tap them.
         expect(page.locator("#turn-name")).to_have_text("Check the dice")
         assert server.api("POST", f"/api/games/{game['id']}/confirm", {"dice": [2, 3, 4]}).status_code == 200
-    expect(page.locator("#verdict-move")).to_have_text("Sol moves 1 step (R9)")
+    expect(page.locator("#verdict-move")).to_have_text("Sol moves 1 step")
 
 
 def test_the_lid_checks_warning_is_shown_on_the_score_screen(server: Server, new_context: Any) -> None:
@@ -532,7 +557,7 @@ def test_the_lid_checks_warning_is_shown_on_the_score_screen(server: Server, new
     page.route(re.compile(r".*/api/events(\?.*)?$"), lambda route: route.fulfill(body=stream, content_type="text/event-stream"))
     page.goto(server.url + "/")
     turn(page, "Pia")
-    expect(page.locator("#prompt-warning")).to_have_text("The lid was lifted in Quin's turn, but no die seems to have been rolled again before this claim (R6).")
+    expect(page.locator("#prompt-warning")).to_have_text("The lid was lifted in Quin's turn, but no die seems to have been rolled again before this claim.")
     shot(page, "16-lid-warning")
 
 

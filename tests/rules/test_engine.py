@@ -388,6 +388,17 @@ def test_r14_confirmed_dice_must_be_three_faces_from_1_to_6(dice, error):
     assert g.state.phase == "confirm"
 
 
+def test_r14_the_confirmation_keeps_when_and_which_session_and_what_was_read():
+    g = Game()
+    g.claim(10)
+    g.bluff([1, 2, 3], status="uncertain")
+    g._add(decide_confirm(g.state, [4, 2, 3], at="2026-11-21T20:04:00Z", session="device-01"))
+    c = g.state.challenges["c-t-1"]
+    assert c.confirmed == {"at": "2026-11-21T20:04:00Z", "session": "device-01", "read": [1, 2, 3]}
+    assert c.dice == [4, 2, 3] and c.source == "table"
+    assert fold(g.events) == g.state
+
+
 def test_r14_confirming_when_nothing_waits_is_not_allowed():
     g = Game()
     g.claim(10)

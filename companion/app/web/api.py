@@ -165,7 +165,7 @@ def confirm(game_id: str):  # noqa: ANN201
     body = json_body("dice")
     if "dice" not in body:
         raise BadRequest("Give the three top faces: {\"dice\": [6, 2, 5]}.")
-    return jsonify(services().referee.confirm(game_id, body["dice"]))
+    return jsonify(services().referee.confirm(game_id, body["dice"], session=_session_tag()))
 
 
 @bp.get("/games/<game_id>/challenges")

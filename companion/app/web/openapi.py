@@ -64,6 +64,7 @@ _CHALLENGE = {
         "image_url": {"type": "string", "nullable": True},
         "annotated_url": {"type": "string", "nullable": True},
         "corrections": {"type": "array", "items": {"type": "object"}},
+        "confirmed": {"type": "object", "nullable": True, "description": "when the table typed the dice (R14): at, session, and the top faces the reader had guessed"},
     },
 }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, abort, render_template, request
+from flask_babel import gettext, ngettext
 
 from companion.app.web import i18n
 
@@ -28,11 +29,19 @@ RULE_SECTIONS: list[tuple[str, list[str]]] = [
 ]
 
 
+@bp.record_once
+def _babel(state: Any) -> None:
+    i18n.init_app(state.app)
+
+
 def _render(template: str, screen: str, **context: Any) -> str:
     lang = i18n.pick_language(request)
 
     def t(key: str, **params: Any) -> str:
-        return i18n.translate(lang, key, **params)
+        return i18n.fill(gettext(key), params)
+
+    def tn(key: str, key_plural: str, n: int, **params: Any) -> str:
+        return i18n.fill(ngettext(key, key_plural, n), {"n": n, **params})
 
     return render_template(
         template,
@@ -40,6 +49,7 @@ def _render(template: str, screen: str, **context: Any) -> str:
         languages=i18n.LANGUAGES,
         strings=i18n.strings(lang),
         t=t,
+        tn=tn,
         screen=screen,
         **context,
     )

@@ -4,6 +4,7 @@
 
 (() => {
   const { t, el, api, act, toast } = EB;
+  let gameNow = null;
   const $ = (id) => document.getElementById(id);
   const cid = $("bluff-detail").dataset.challenge;
   let chosen = [null, null, null];
@@ -15,14 +16,7 @@
     list.replaceChildren(...dice.map((d, i) => {
       let picture;
       if (img && d.box && img.naturalWidth) {
-        // The crop is the frame itself, scaled and shifted so that only this die's box shows.
-        const [x, y, w, h] = d.box;
-        const size = 128;
-        const scale = size / Math.max(w, h, 1);
-        picture = el("span", { class: "crop", role: "img", "aria-label": t("die_n", { n: i + 1 }) });
-        picture.style.backgroundImage = `url("${challenge.image_url}")`;
-        picture.style.backgroundSize = `${img.naturalWidth * scale}px ${img.naturalHeight * scale}px`;
-        picture.style.backgroundPosition = `${-x * scale + (size - w * scale) / 2}px ${-y * scale + (size - h * scale) / 2}px`;
+        picture = Dice.crop(challenge, img, d.box, 128, t("die_n", { n: i + 1 }));
       } else {
         picture = Dice.face(d.top, "die-big");
       }
@@ -38,7 +32,12 @@
 
   function draw(challenge, game) {
     current = challenge;
+    gameNow = game;
     const names = game.players.map((p) => p.name);
+    const by = $("correct-by");
+    const keep = by.value;
+    by.replaceChildren(el("option", { value: "table", text: t("the_table") }), ...names.map((n) => el("option", { value: n, text: n })));
+    if (keep && [...by.options].some((o) => o.value === keep)) by.value = keep;
     $("bluff-body").hidden = false;
     $("bluff-title").textContent = t("bluff_title", { n: challenge.round });
     $("bluff-who").textContent = t("bluff_who", { claimer: names[challenge.claimer], caller: names[challenge.caller] });
@@ -52,7 +51,7 @@
       ? [t(r.status === "ok" ? "reading_ok" : "reading_unsure", { model: r.model || "?" }), Dice.reasonText(r), challenge.problem || ""].filter(Boolean).join(" ")
       : t("reading_none") + (challenge.problem ? " " + challenge.problem : "");
     Dice.showVerdict("bluff", challenge, names);
-    $("bluff-source").textContent = Dice.sourceText(challenge) + (challenge.dice ? " · " + challenge.dice.join(" + ") : "");
+    $("bluff-source").textContent = (challenge.dice ? t("agreed_dice", { dice: challenge.dice.join(" + ") }) + " " : "") + (Dice.agreedText(challenge, document.documentElement.lang) || Dice.sourceText(challenge));
     $("correct-form").hidden = challenge.status !== "decided";
     Dice.pickers($("correct-pickers"), challenge.dice || [], $("correct-total"), (dice, complete) => {
       chosen = dice;
@@ -60,7 +59,7 @@
       $("correct-submit").disabled = !complete || same;  // the referee refuses an unchanged "correction"
     });
     const history = challenge.corrections.map((c) => el("li", {
-      text: t("history_row", { at: new Date(c.at).toLocaleString(document.documentElement.lang), by: c.by, old: c.old.join(" + "), new: c.new.join(" + ") }),
+      text: t("history_row", { at: new Date(c.at).toLocaleString(document.documentElement.lang), by: c.by === "table" ? t("the_table") : c.by, old: c.old.join(" + "), new: c.new.join(" + ") }),
     }));
     $("history").replaceChildren(...history);
     $("history-none").hidden = history.length > 0;
@@ -85,16 +84,33 @@
     }
   }
 
+  async function sendCorrection(afterGameOver) {
+    const by = $("correct-by").value || "table";
+    const body = { dice: chosen, by };
+    if (afterGameOver) body.after_game_over = true;
+    const data = await act("POST", `/api/challenges/${encodeURIComponent(cid)}/correct`, body, [$("correct-submit"), $("over-dialog-ok")]);
+    $("over-dialog").close();
+    if (data) {
+      toast(t(data.state.last_correction && data.state.last_correction.reopened ? "correct_done_reopened" : "correct_done"));
+      draw(data.challenge, data.state);
+      shown = JSON.stringify(data.challenge);
+    }
+  }
+
   $("correct-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    const error = $("correct-error");
-    error.hidden = true;
-    const by = $("correct-by").value.trim();
-    if (!by) { error.textContent = t("correct_err_by"); error.hidden = false; return; }
+    $("correct-error").hidden = true;
     if (!current || chosen.some((v) => v === null)) return;
-    const data = await act("POST", `/api/challenges/${encodeURIComponent(cid)}/correct`, { dice: chosen, by });
-    if (data) { toast(t("correct_done")); draw(data.challenge, data.state); shown = JSON.stringify(data.challenge); }
+    if (gameNow && gameNow.phase === "over") {
+      // A finished game: the correction may reopen it or change who lost (R12, R15). Ask first.
+      $("over-dialog-text").textContent = t("correct_over_text", { name: EB.playerName(gameNow, gameNow.loser) });
+      $("over-dialog").showModal();
+      return;
+    }
+    await sendCorrection(false);
   });
+  $("over-dialog-back").addEventListener("click", () => $("over-dialog").close());
+  $("over-dialog-ok").addEventListener("click", () => sendCorrection(true));
 
   document.addEventListener("DOMContentLoaded", load);
 })();

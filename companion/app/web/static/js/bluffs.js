@@ -10,11 +10,17 @@
     return g.phase === "over" ? t("game_over_label", { names, name: EB.playerName(g, g.loser) }) : t("game_live_label", { names, n: g.round });
   }
 
+  /** The top faces that counted, drawn; the camera's photo (bottom faces) small beside them. */
   function thumb(c) {
-    if (c.has_images) return el("img", { class: "thumb", src: c.image_url, alt: t("frame_alt"), loading: "lazy" });
-    const values = c.dice || (c.reading && c.reading.dice ? c.reading.dice.map((d) => d.top) : []);
-    return values.length ? Dice.row(values, "die-small") : el("span", { class: "hint", text: "–" });
+    const values = Dice.agreedDice(c);
+    return el("span", { class: "thumb-cell" },
+      values.length ? Dice.row(values, "die-small") : el("span", { class: "hint", text: t("source_waiting") }),
+      c.has_images ? el("img", { class: "thumb", src: c.image_url, alt: t("frame_alt"), loading: "lazy" }) : null);
   }
+
+  /** A disputed roll: the reader was unsure (the table typed the dice) or someone corrected it. */
+  const disputed = (c) => c.source === "table" || c.status === "awaiting_confirm" || c.corrections.length > 0;
+  let lastGame = null;
 
   async function show(gameId) {
     let game, list;
@@ -25,23 +31,26 @@
       ]);
     } catch (e) { toast(EB.errorText(e)); return; }
     const names = game.players.map((p) => p.name);
-    const rows = list.challenges.map((c) => {
+    lastGame = gameId;
+    const only = $("only-disputed").checked;
+    const rows = list.challenges.filter((c) => !only || disputed(c)).map((c) => {
       const words = Dice.verdict(c, names);
       const link = "/bluffs/" + encodeURIComponent(c.id);
-      return el("tr", { "data-challenge": c.id },
+      return el("tr", { "data-challenge": c.id, class: disputed(c) ? "is-disputed" : "" },
         el("td", {}, el("a", { href: link, "aria-label": t("bluffs_open") }, thumb(c))),
-        el("td", { class: "num", text: String(c.round) }),
+        el("td", { class: "num", text: String(c.round), "data-label": t("bluffs_round") }),
         el("td", { text: t("bluff_who", { claimer: names[c.claimer], caller: names[c.caller] }) }),
-        el("td", { class: "num big", text: String(c.claim) }),
-        el("td", { class: "num big", text: c.total === null ? "?" : String(c.total) }),
+        el("td", { class: "num big", text: String(c.claim), "data-label": t("verdict_claim") }),
+        el("td", { class: "num big", text: c.total === null ? "?" : String(c.total), "data-label": t("verdict_total") }),
         el("td", {}, words ? el("span", { text: words.move }) : el("span", { class: "hint", text: t("source_waiting") }),
-          c.corrections.length ? el("span", { class: "badge", text: t("bluffs_corrected", { n: c.corrections.length }) }) : null),
+          c.corrections.length ? el("span", { class: "badge", text: t("bluffs_corrected", { n: c.corrections.length }) })
+            : c.source === "table" ? el("span", { class: "badge badge-typed", text: t("bluffs_typed") }) : null),
         el("td", {}, el("a", { class: "btn btn-small", href: link, text: t("bluffs_open") })));
     });
     $("bluff-rows").replaceChildren(...rows);
     $("bluff-table").hidden = rows.length === 0;
     $("bluffs-empty").hidden = rows.length !== 0;
-    $("bluffs-empty").textContent = t("bluffs_none");
+    $("bluffs-empty").textContent = t(only && list.challenges.length ? "bluffs_none_disputed" : "bluffs_none");
   }
 
   async function start() {
@@ -57,6 +66,7 @@
       return;
     }
     select.value = chosen;
+    $("only-disputed").addEventListener("change", () => { if (lastGame) show(lastGame); });
     select.addEventListener("change", () => {
       const url = new URL(window.location.href);
       url.searchParams.set("game", select.value);

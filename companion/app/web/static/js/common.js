@@ -5,11 +5,31 @@
 const EB = (() => {
   const strings = JSON.parse(document.getElementById("eb-strings").textContent);
 
+  const has = (key) => Object.prototype.hasOwnProperty.call(strings, key);
+  function fill(text, params) {
+    return String(text).replace(/\{([a-z_]+)\}/g, (whole, name) =>
+      params && params[name] !== undefined ? String(params[name]) : whole);
+  }
+
   /** One text in the page's language with its {placeholders} filled. */
   function t(key, params) {
-    const text = Object.prototype.hasOwnProperty.call(strings, key) ? strings[key] : key;
-    return text.replace(/\{([a-z_]+)\}/g, (whole, name) =>
-      params && params[name] !== undefined ? String(params[name]) : whole);
+    let text = has(key) ? strings[key] : key;
+    if (Array.isArray(text)) text = text[0];
+    return fill(text, params);
+  }
+
+  /** A text that depends on a number ``n``: the catalog's plural form for ``n`` in this language
+      (CLDR rules, from the gettext catalog: ``plural_index[n]`` is the form's index; numbers past
+      the table keep their last two digits, which is all the nine languages' rules look at). */
+  function tn(key, pluralKey, n, params) {
+    const forms = has(key) ? strings[key] : null;
+    if (Array.isArray(forms)) {
+      const table = strings.__plural_index__ || [];
+      const m = Math.abs(Math.trunc(n));
+      const index = m < table.length ? table[m] : table[100 + (m % 100)];
+      return fill(forms[index] !== undefined ? forms[index] : forms[forms.length - 1], params);
+    }
+    return t(n === 1 ? key : pluralKey, params);
   }
 
   /** Build an element: el("p", {class: "x", text: "hi"}, child, ...). */
@@ -117,14 +137,44 @@ const EB = (() => {
     api("GET", "/api/session").then((s) => setControl(s.control), () => setControl(false));
   }
 
-  /** Run a control action; a missing PIN opens the PIN dialog. Returns the data or null. */
-  async function act(method, url, body) {
+  const inFlight = new Set();
+
+  /** Run a control action; a missing PIN opens the PIN dialog. Returns the data or null.
+      While its request is in flight ``buttons`` are disabled and the same request is not sent
+      again (a double tap on Bluff sends one Bluff, not a second one refused with a 409). */
+  async function act(method, url, body, buttons) {
+    const key = method + " " + url;
+    if (inFlight.has(key)) return null;
+    inFlight.add(key);
+    const disabled = (buttons || []).filter((b) => b && !b.disabled);
+    disabled.forEach((b) => { b.disabled = true; b.setAttribute("aria-busy", "true"); });
+    document.body.dataset.busy = "yes";
     try {
       return await api(method, url, body);
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) { setControl(false); askPin(); } else toast(errorText(e));
       return null;
+    } finally {
+      inFlight.delete(key);
+      disabled.forEach((b) => { b.disabled = false; b.removeAttribute("aria-busy"); });
+      if (inFlight.size === 0) delete document.body.dataset.busy;
     }
+  }
+
+  /** A small list kept on this device (localStorage), e.g. the verdicts closed here. */
+  function remembered(name, limit) {
+    let items = [];
+    try { items = JSON.parse(window.localStorage.getItem(name) || "[]"); } catch (e) { items = []; }
+    if (!Array.isArray(items)) items = [];
+    return {
+      has: (item) => items.includes(item),
+      add: (item) => {
+        if (items.includes(item)) return;
+        items.push(item);
+        items = items.slice(-(limit || 100));
+        try { window.localStorage.setItem(name, JSON.stringify(items)); } catch (e) { /* private mode: kept for this page only */ }
+      },
+    };
   }
 
   /* --- the language switch, remembered in a cookie for a year --- */
@@ -171,7 +221,17 @@ const EB = (() => {
     return p ? p.name : "?";
   }
 
-  document.addEventListener("DOMContentLoaded", () => { setupPin(); setupLanguage(); });
+  /** The overlays (the reveal, the uncertain reading) start below the top bar, whatever its height. */
+  function measureTopbar() {
+    const bar = document.querySelector(".topbar");
+    if (bar) document.documentElement.style.setProperty("--topbar", bar.getBoundingClientRect().height + "px");
+  }
 
-  return { t, el, api, act, ApiError, errorText, toast, hideToast, live, playerName };
+  document.addEventListener("DOMContentLoaded", () => {
+    setupPin(); setupLanguage(); measureTopbar();
+    window.addEventListener("resize", measureTopbar);
+    if (window.ResizeObserver) new ResizeObserver(measureTopbar).observe(document.querySelector(".topbar"));
+  });
+
+  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName };
 })();

@@ -2,13 +2,13 @@
 "use strict";
 
 const Dice = (() => {
-  const { t, el } = EB;
+  const { t, tn, el } = EB;
   // Which of the 3x3 cells hold a pip, for each face.
   const PIPS = { 1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8] };
 
   /** A die face drawn with pips (the pink elephants, as dots). */
   function face(value, extraClass) {
-    const die = el("span", { class: "die" + (extraClass ? " " + extraClass : ""), role: "img", "aria-label": t("die_shows", { n: value }), "data-value": value });
+    const die = el("span", { class: "die" + (extraClass ? " " + extraClass : ""), role: "img", "aria-label": tn("die_shows", "die_shows_plural", value, { n: value }), "data-value": value });
     for (let i = 0; i < 9; i++) die.append(el("span", { class: PIPS[value] && PIPS[value].includes(i) ? "pip" : "pip-empty" }));
     return die;
   }
@@ -37,16 +37,40 @@ const Dice = (() => {
     const codes = Array.isArray(reading.reasons) ? reading.reasons : [];
     const known = codes.length > 0 && codes.every((r) => r && Object.prototype.hasOwnProperty.call(REASON_TEXTS, r.code));
     if (!known) return reading.reason || "";
-    return codes.map((r) => t(REASON_TEXTS[r.code], {
-      ...r, lowest: typeof r.lowest === "number" ? Math.round(100 * r.lowest) + " %" : undefined,
-    })).join(" ");
+    return codes.map((r) => {
+      const params = { ...r, lowest: typeof r.lowest === "number" ? Math.round(100 * r.lowest) + " %" : undefined };
+      // "The camera saw 7 things like dice, not 3": never "7 of 3".
+      if (r.code === "count") return tn("reason_count", "reason_count_plural", Number(r.found) || 0, params);
+      if (r.code === "low_confidence") return tn("reason_low_confidence", "reason_low_confidence_plural", Number(r.n) || 0, params);
+      return t(REASON_TEXTS[r.code], params);
+    }).join(" ");
   }
 
-  /** The camera's frame with each die boxed and its top face; drawn dice when there is no photo. */
+  /** The top faces the Bluff counts now: agreed (camera, table or correction) or, before that, the reading's. */
+  function agreedDice(challenge) {
+    if (Array.isArray(challenge.dice)) return challenge.dice;
+    const reading = challenge.reading;
+    return reading && Array.isArray(reading.dice) ? reading.dice.map((d) => d.top) : [];
+  }
+
+  /** The dice the reader found, in the order of the counted dice (die 1, 2, 3): only when it found
+      at most three, each boxed. Seven "dice" on a photo of three cannot be matched to them. */
+  function boxedDice(challenge) {
+    const reading = challenge.reading;
+    const dice = reading && Array.isArray(reading.dice) ? reading.dice : [];
+    return dice.length >= 1 && dice.length <= 3 && dice.every((d) => Array.isArray(d.box)) ? dice : [];
+  }
+
+  /** The camera's photo (it sees the BOTTOM faces), each die boxed with its number, and below it a
+      legend: the face the camera saw and the top face that means, and the agreed top face where the
+      table confirmed or corrected another one. Numbers only, on the photo: touching dice never hide
+      each other's labels. ``options.numbers``: no legend (the confirmation cards say it). */
   function frame(holder, challenge, options) {
     holder.replaceChildren();
     const reading = challenge.reading;
     const readDice = reading && Array.isArray(reading.dice) ? reading.dice : [];
+    const boxed = boxedDice(challenge);
+    const agreed = Array.isArray(challenge.dice) ? challenge.dice : null;
     if (challenge.has_images && challenge.image_url) {
       const wrap = el("div", { class: "frame" });
       const img = el("img", { src: challenge.image_url, alt: t("frame_alt"), class: "frame-img" });
@@ -55,11 +79,12 @@ const Dice = (() => {
       const place = () => {
         const w = img.naturalWidth, h = img.naturalHeight;
         if (!w || !h) return;
-        readDice.forEach((d, i) => {
-          if (!d.box) return;
+        boxed.forEach((d, i) => {
           const [x, y, bw, bh] = d.box;
-          const box = el("span", { class: "box" + (unsure(reading, d) ? " box-unsure" : ""), "data-die": i },
-            el("span", { class: "box-label", text: String(d.top) }));
+          const label = String(i + 1);
+          const changed = agreed && agreed[i] !== d.top;
+          const box = el("span", { class: "box" + (unsure(reading, d) ? " box-unsure" : "") + (changed ? " box-changed" : ""), "data-die": i },
+            el("span", { class: "box-label", text: label }));
           box.style.left = (100 * x / w) + "%";
           box.style.top = (100 * y / h) + "%";
           box.style.width = (100 * bw / w) + "%";
@@ -68,13 +93,42 @@ const Dice = (() => {
         });
         if (options && options.onLoad) options.onLoad(img);
       };
+      if (boxed.length && !(options && options.numbers)) {
+        holder.append(el("ol", { class: "box-legend" }, ...boxed.map((d, i) => el("li", { "data-die": i },
+          t("die_n", { n: i + 1 }) + ": " + t("box_seen_top", { seen: d.seen, top: d.top }) +
+          (agreed && agreed[i] !== d.top ? " · " + t("box_fixed", { top: agreed[i] }) : "")))));
+      }
       if (img.complete && img.naturalWidth) place(); else img.addEventListener("load", place, { once: true });
       return img;
     }
-    const values = challenge.dice || readDice.map((d) => d.top);
-    if (values.length) holder.append(row(values, "die-big"));
+    if (!(options && options.noDrawn)) {
+      const values = agreed || readDice.map((d) => d.top);
+      if (values.length) holder.append(row(values, "die-big"));
+    }
     holder.append(el("p", { class: "hint no-photo", text: t("no_photo") }));
     return null;
+  }
+
+  /** One die of the photo, cut out by CSS (the frame itself, scaled and shifted so only its box shows). */
+  function crop(challenge, img, box, size, label) {
+    const [x, y, w, h] = box;
+    const scale = size / Math.max(w, h, 1);
+    const picture = el("span", { class: "crop", role: "img", "aria-label": label });
+    picture.style.width = picture.style.height = size + "px";
+    picture.style.backgroundImage = `url("${challenge.image_url}")`;
+    picture.style.backgroundSize = `${img.naturalWidth * scale}px ${img.naturalHeight * scale}px`;
+    picture.style.backgroundPosition = `${-x * scale + (size - w * scale) / 2}px ${-y * scale + (size - h * scale) / 2}px`;
+    return picture;
+  }
+
+  /** Who agreed on the dice and when: "Confirmed by the table at 21:04", "Corrected by Ben at 21:10". */
+  function agreedText(challenge, lang) {
+    const last = challenge.corrections && challenge.corrections.length ? challenge.corrections[challenge.corrections.length - 1] : null;
+    const time = (at) => new Date(at).toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" });
+    if (last) return t("agreed_corrected", { by: last.by === "table" ? t("the_table") : last.by, at: time(last.at) });
+    if (challenge.source === "table") return challenge.confirmed && challenge.confirmed.at ? t("agreed_confirmed_at", { at: time(challenge.confirmed.at) }) : t("agreed_confirmed");
+    if (challenge.source === "camera") return t("agreed_camera");
+    return "";
   }
 
   /** Three rows of six faces to tap: the top faces, as the table sees them (R14, R15).
@@ -85,7 +139,7 @@ const Dice = (() => {
     (initial || []).slice(0, 3).forEach((v, i) => { if (v >= 1 && v <= 6) chosen[i] = v; });
     const rows = [0, 1, 2].map((i) => {
       const buttons = [1, 2, 3, 4, 5, 6].map((v) => {
-        const b = el("button", { type: "button", class: "pick", "data-die": i, "data-value": v, "aria-pressed": "false", title: t("die_shows", { n: v }) }, face(v));
+        const b = el("button", { type: "button", class: "pick", "data-die": i, "data-value": v, "aria-pressed": "false", title: tn("die_shows", "die_shows_plural", v, { n: v }) }, face(v));
         b.addEventListener("click", () => { chosen[i] = v; sync(); });
         return b;
       });
@@ -97,10 +151,48 @@ const Dice = (() => {
         b.setAttribute("aria-pressed", String(Number(b.dataset.value) === chosen[i]));
       }));
       const complete = chosen.every((v) => v !== null);
-      totalLine.textContent = complete ? t("confirm_total", { n: chosen.reduce((a, b) => a + b, 0) }) : "";
+      if (totalLine) totalLine.textContent = complete ? t("confirm_total", { n: chosen.reduce((a, b) => a + b, 0) }) : "";
       onChange(chosen.slice(), complete);
     }
     holder.append(...rows);
+    sync();
+  }
+
+  /** The uncertain reading (R14): one card per die with its crop from the photo and the question
+      "what is on TOP of this die?"; the reader's own guess is chosen already only where it has one
+      (exactly three dice found, and this one read). ``onChange(dice, complete)``. */
+  function confirmCards(holder, challenge, img, totalLine, onChange) {
+    holder.replaceChildren();
+    const boxed = boxedDice(challenge);
+    const chosen = [null, null, null];
+    boxed.forEach((d, i) => { if (d.top >= 1 && d.top <= 6) chosen[i] = d.top; });
+    const cards = [0, 1, 2].map((i) => {
+      const d = boxed[i];
+      let picture;
+      if (d && img && img.naturalWidth) picture = crop(challenge, img, d.box, 96, t("die_n", { n: i + 1 }));
+      else picture = el("span", { class: "crop crop-none", text: String(i + 1) });
+      const buttons = [1, 2, 3, 4, 5, 6].map((v) => {
+        const b = el("button", { type: "button", class: "pick", "data-die": i, "data-value": v, "aria-pressed": "false", title: tn("die_shows", "die_shows_plural", v, { n: v }) }, face(v));
+        b.addEventListener("click", () => { chosen[i] = v; sync(); });
+        return b;
+      });
+      const guess = d ? t("card_guess", { seen: d.seen, top: d.top }) : t("card_no_guess");
+      if (d) picture.append(el("span", { class: "crop-no", text: String(i + 1) }));
+      return el("div", { class: "confirm-card", role: "group", "aria-label": t("card_question", { n: i + 1 }), "data-die": i },
+        el("div", { class: "card-head" }, picture,
+          el("div", {}, el("strong", { class: "card-question", text: t("card_question", { n: i + 1 }) }),
+            el("span", { class: "hint card-guess", text: guess }))),
+        el("div", { class: "pick-row" }, ...buttons));
+    });
+    function sync() {
+      cards.forEach((c, i) => c.querySelectorAll(".pick").forEach((b) => {
+        b.setAttribute("aria-pressed", String(Number(b.dataset.value) === chosen[i]));
+      }));
+      const complete = chosen.every((v) => v !== null);
+      totalLine.textContent = complete ? t("confirm_total", { n: chosen.reduce((a, b) => a + b, 0) }) : "";
+      onChange(chosen.slice(), complete);
+    }
+    holder.append(...cards);
     sync();
   }
 
@@ -111,8 +203,8 @@ const Dice = (() => {
     const claim = challenge.claim, total = challenge.total;
     return {
       sign: v.claim_held ? "≥" : "<",
-      held: v.claim_held ? t("verdict_held", { claim, total }) : t("verdict_failed", { claim, total }),
-      move: t(v.steps === 2 ? "moves_two" : "moves_one", { name: names[v.mover] || "?" }) + " (" + v.rule + ")",
+      held: v.claim_held ? tn("verdict_held", "verdict_held_plural", total, { claim, total }) : tn("verdict_failed", "verdict_failed_plural", total, { claim, total }),
+      move: t(v.steps === 2 ? "moves_two" : "moves_one", { name: names[v.mover] || "?" }),
     };
   }
 
@@ -134,5 +226,5 @@ const Dice = (() => {
     return t("source_waiting");
   }
 
-  return { face, row, frame, pickers, verdict, showVerdict, sourceText, unsure, reasonText };
+  return { face, row, frame, crop, pickers, confirmCards, agreedDice, boxedDice, agreedText, verdict, showVerdict, sourceText, unsure, reasonText };
 })();

@@ -3,13 +3,16 @@
 "use strict";
 
 (() => {
-  const { t, el, api, act, toast } = EB;
+  const { t, tn, el, api, act, toast } = EB;
   const $ = (id) => document.getElementById(id);
 
   let mode = "loading"; // "setup" | "board"
   let game = null; // the public state on screen
   let boardKey = null; // players + path length the paths were drawn for
-  const dismissed = new Set(); // verdicts closed on this device: "<game>:<round>"
+  const dismissed = EB.remembered("eb_dismissed_verdicts", 60); // verdicts closed on this device, kept across reloads
+  const seenCorrections = EB.remembered("eb_seen_corrections", 60);
+  let table = { camera: "auto", simulate: false }; // GET /api/table
+  let simDice = null;
   const challenges = new Map(); // challenge id -> [events count, challenge view]
   let confirmFor = null; // the Bluff whose dice the pickers are for
   let confirmDice = [null, null, null];
@@ -88,7 +91,8 @@
       } else {
         body.starter = Number($("starter-select").value);
       }
-      const state = await act("POST", "/api/games", body);
+      await setCamera($("setup-no-camera").checked);
+      const state = await act("POST", "/api/games", body, [$("start-game")]);
       if (state) showBoard(state);
     });
     $("resume-button").addEventListener("click", async () => {
@@ -134,18 +138,22 @@
     const paths = $("paths");
     paths.replaceChildren();
     paths.classList.toggle("many", state.players.length > 6); // up to 10 players still fit a tablet
+    paths.classList.toggle("long", state.path_length > 12); // up to 30 squares fit a phone: thinner gaps, fewer numbers
+    paths.classList.toggle("very-long", state.path_length > 20);
     state.players.forEach((p) => {
       const track = el("div", { class: "track" });
       track.style.setProperty("--cells", String(state.path_length + 1));
       track.append(el("span", { class: "cell cell-start", title: t("path_start") }));
       for (let i = 1; i <= state.path_length; i++) {
         const kind = i === 1 ? " cell-first" : i === state.path_length ? " cell-last" : "";
-        track.append(el("span", { class: "cell" + kind, text: String(i) }));
+        // Past 12 squares only every fifth square and the red one are numbered, so 30 fit a phone.
+        const numbered = state.path_length <= 12 || i % 5 === 0 || i === state.path_length;
+        track.append(el("span", { class: "cell" + kind, text: numbered ? String(i) : "" }));
       }
       const elephant = el("span", { class: "elephant seat-" + p.seat, role: "img", "aria-label": t("elephant_of", { name: p.name }) });
       track.append(elephant);
       paths.append(el("div", { class: "path-row", "data-seat": p.seat },
-        el("div", { class: "path-name" }, el("span", { class: "dot seat-" + p.seat }), el("span", { class: "name", text: p.name }), el("span", { class: "path-note" })),
+        el("div", { class: "path-name" }, el("span", { class: "dot seat-" + p.seat }), el("span", { class: "name", text: p.name, title: p.name }), el("span", { class: "path-note" })),
         track));
     });
   }
@@ -197,6 +205,7 @@
       state.phase === "over" ? t("over_title", { name: name(state.loser) })
       : state.phase === "confirm" ? t("turn_table")
       : t("whose_turn", { name: name(state.to_act) });
+    $("turn-name").title = $("turn-name").textContent; // a long name, cut on a phone, in full on a long press
     document.title = $("turn-name").textContent + " · " + t("app_title");
 
     $("claim-amount").textContent = state.claim ? String(state.claim.amount) : "–";
@@ -207,15 +216,15 @@
     let prompt = "";
     if (state.phase === "claim") {
       prompt = state.claim === null
-        ? t("do_claim_start", { name: name(state.to_act), min: state.min_claim, next })
-        : t("do_claim_raise", { name: name(state.to_act), min: state.min_claim, next });
+        ? tn("do_claim_start", "do_claim_start_plural", state.min_claim, { name: name(state.to_act), min: state.min_claim, next })
+        : tn("do_claim_raise", "do_claim_raise_plural", state.min_claim, { name: name(state.to_act), min: state.min_claim, next });
     } else if (state.phase === "decide") {
-      prompt = t("do_decide", { name: name(state.to_act), claimer: name(state.claim.by), n: state.claim.amount });
+      prompt = tn("do_decide", "do_decide_plural", state.claim.amount, { name: name(state.to_act), claimer: name(state.claim.by), n: state.claim.amount });
     }
     // A new round after a move: the verdict stays until someone closes it or the round goes on.
     // (The game's last move keeps the round number, so the phase is part of the key.)
     const verdictKey = state.id + ":" + state.round + ":" + state.phase;
-    const verdictOn = state.last_move !== null && state.claim === null && (state.phase === "over" || (state.phase === "claim" && !dismissed.has(verdictKey)));
+    const verdictOn = state.last_move !== null && state.claim === null && (state.phase === "over" || state.phase === "claim") && !dismissed.has(verdictKey);
 
     $("prompt").textContent = prompt;
     $("prompt").hidden = !prompt || verdictOn || state.eighteen;
@@ -233,6 +242,11 @@
     show("act-claim", state.phase === "claim" && !verdictOn);
     if (state.phase === "claim") drawClaims(state);
     show("act-decide", state.phase === "decide");
+    show("peek-toggle", !state.eighteen); // believing 18 ends the round (R8): nothing to peek for
+    drawHistory(state);
+    drawCorrectionNote(state);
+    show("sim-dice", table.simulate && state.phase === "decide" && table.camera !== "off");
+    if (state.phase === "decide") drawSimDice(state);
     if (state.phase === "decide" && (!previous || previous.phase !== "decide" || previous.id !== state.id || previous.events !== state.events)) $("peeked").checked = false;
     show("act-confirm", state.phase === "confirm");
     if (state.phase === "confirm") drawConfirm(state);
@@ -241,12 +255,89 @@
     if (state.phase === "over") {
       $("over-sub").textContent = t("over_sub", { name: name(state.loser) });
       $("over-bluffs").href = "/bluffs?game=" + encodeURIComponent(state.id);
+      drawTally(state);
     }
     show("verdict", verdictOn);
+    document.body.classList.toggle("has-overlay", verdictOn || state.phase === "confirm");
     if (verdictOn) drawVerdict(state, verdictKey);
+    else $("verdict").dataset.key = "";
     $("claim-box").hidden = state.phase === "over" || state.phase === "confirm" || verdictOn;
     $("new-game").hidden = state.phase === "over"; // the game-over panel has its own button
     return true;
+  }
+
+  /** This round's and the last round's claims, believes and peeks, newest first (no die, R13). */
+  function drawHistory(state) {
+    const items = (state.history || []).filter((h) => h.round === state.round || (state.claim === null && h.round === state.round - 1));
+    const name = (seat) => EB.playerName(state, seat);
+    const words = (h) => {
+      if (h.type === "claim") return t("hist_claim", { name: name(h.seat), n: h.amount });
+      if (h.type === "believe") return t(h.peeked ? "hist_believe_peeked" : "hist_believe", { name: name(h.seat), n: h.amount });
+      return t("hist_bluff", { name: name(h.seat), n: h.amount });
+    };
+    $("history-box").hidden = items.length === 0 || state.phase === "over";
+    $("claims-history").replaceChildren(...items.slice().reverse().map((h) => el("li", { class: "hist-" + h.type, text: words(h) })));
+  }
+
+  /** A correction is announced on every screen, once per device; after game over it says whether the game is open again. */
+  function drawCorrectionNote(state) {
+    const c = state.last_correction;
+    const box = $("prompt-correction");
+    if (!c) { box.hidden = true; return; }
+    const key = state.id + ":" + c.event;
+    if (seenCorrections.has(key) && box.dataset.key !== key) { box.hidden = true; return; }
+    box.dataset.key = key;
+    const who = c.by === "table" ? t("the_table") : c.by;
+    let text = t("correction_note", { by: who });
+    if (c.reopened) text += " " + t("correction_reopened");
+    else if (c.after_game_over) text += " " + t("correction_after_over");
+    box.replaceChildren(text, " ", el("a", { href: "/bluffs/" + encodeURIComponent(c.challenge), text: t("verdict_replay") }),
+      el("button", { type: "button", class: "btn btn-small note-close", text: t("ok"), onclick: () => { seenCorrections.add(key); box.hidden = true; } }));
+    box.hidden = false;
+  }
+
+  /** Simulation only: the dice the simulated table will show at the Bluff, tapped like real ones. */
+  function drawSimDice(state) {
+    const holder = $("sim-pickers");
+    if (holder.dataset.for === state.id + ":" + state.events) return;
+    holder.dataset.for = state.id + ":" + state.events;
+    $("sim-done").textContent = "";
+    Dice.pickers(holder, [], null, (dice, complete) => { simDice = complete ? dice : null; $("sim-set").disabled = !complete; });
+  }
+
+  async function sendSimDice() {
+    if (!simDice) return;
+    const done = await act("POST", "/api/sim/dice", { values: simDice }, [$("sim-set")]);
+    if (done) $("sim-done").textContent = t("sim_done", { dice: done.values.join(" + ") });
+  }
+
+  async function drawTally(state) {
+    let evening;
+    try { evening = await api("GET", `/api/games/${encodeURIComponent(state.id)}/evening`); } catch (e) { return; }
+    if (!game || game.id !== state.id) return;
+    const games = evening.games.filter((g) => g.phase === "over").length;
+    $("tally").replaceChildren(...evening.tally.slice().sort((a, b) => b.lost - a.lost).map((row) =>
+      el("li", {}, el("span", { class: "name", text: row.name, title: row.name }), el("strong", { text: tn("tally_lost", "tally_lost_plural", row.lost, { n: row.lost }) }))));
+    $("tally").dataset.games = String(games);
+    $("tally").setAttribute("aria-label", tn("tally_games", "tally_games_plural", games, { n: games }));
+  }
+
+  async function setCamera(off) {
+    const want = off ? "off" : "auto";
+    if (table.camera === want) return;
+    const answer = await act("POST", "/api/table", { camera: want }, [$("no-camera"), $("setup-no-camera")]);
+    if (answer) table = answer;
+    syncCamera();
+  }
+
+  function syncCamera() {
+    $("no-camera").checked = $("setup-no-camera").checked = table.camera === "off";
+  }
+
+  async function loadTable() {
+    try { table = await api("GET", "/api/table"); } catch (e) { /* the default: the camera reads the dice */ }
+    syncCamera();
+    if (game && mode === "board") render(game);
   }
 
   function drawClaims(state) {
@@ -263,21 +354,21 @@
 
   function askPass(amount) {
     if (!game || game.phase !== "claim") return;
-    pendingClaim = { game: game.id, amount };
+    pendingClaim = { game: game.id, amount, events: game.events };
     const holder = EB.playerName(game, game.to_act);
     const next = EB.playerName(game, (game.to_act + 1) % game.players.length);
     $("pass-amount").textContent = String(amount);
-    $("pass-body").textContent = t("pass_body", { name: holder, n: amount, next });
+    $("pass-body").textContent = tn("pass_body", "pass_body_plural", amount, { name: holder, n: amount, next });
     $("pass-ok").textContent = t("pass_ok", { next });
     $("pass-dialog").showModal();
   }
 
   async function sendClaim() {
     const claim = pendingClaim;
+    if (!claim) return;
+    const state = await act("POST", `/api/games/${encodeURIComponent(claim.game)}/claim`, { amount: claim.amount }, [$("pass-ok"), $("pass-back"), ...$("claim-grid").querySelectorAll("button")]);
     $("pass-dialog").close();
     pendingClaim = null;
-    if (!claim) return;
-    const state = await act("POST", `/api/games/${encodeURIComponent(claim.game)}/claim`, { amount: claim.amount });
     if (state && render(state)) toast(t("cup_passed", { next: EB.playerName(state, state.to_act) }));
   }
 
@@ -296,38 +387,82 @@
     let challenge;
     try { challenge = await getChallenge(cid, state.events); } catch (e) { toast(EB.errorText(e)); confirmFor = null; return; }
     if (confirmFor !== cid) return;
-    $("confirm-problem").textContent = t("confirm_problem", { claimer: EB.playerName(state, challenge.claimer), n: challenge.claim });
-    $("confirm-reason").textContent = Dice.reasonText(challenge.reading) || challenge.problem || "";
-    Dice.frame($("confirm-frame"), challenge);
-    Dice.pickers($("confirm-pickers"), [], $("confirm-total"), (dice, complete) => {
-      confirmDice = dice;
-      $("confirm-button").disabled = !complete;
-    });
+    const typed = !challenge.reading; // no camera, or it gave nothing: the table types the dice
+    $("confirm-title").textContent = t(typed ? "confirm_title_typed" : "confirm_title");
+    $("confirm-problem").textContent = t("confirm_problem", { claimer: EB.playerName(state, challenge.claimer), caller: EB.playerName(state, challenge.caller), n: challenge.claim });
+    $("confirm-reason").textContent = typed ? (challenge.problem && challenge.problem.includes("without the camera") ? t("typed_no_camera") : t("typed_no_reading")) : Dice.reasonText(challenge.reading);
+    $("confirm-photo").hidden = !challenge.has_images;
+    const onChange = (dice, complete) => { confirmDice = dice; $("confirm-button").disabled = !complete; };
+    const img = Dice.frame($("confirm-frame"), challenge, { numbers: true, noDrawn: true, onLoad: (image) => Dice.confirmCards($("confirm-pickers"), challenge, image, $("confirm-total"), onChange) });
+    Dice.confirmCards($("confirm-pickers"), challenge, img && img.naturalWidth ? img : null, $("confirm-total"), onChange);
   }
 
   async function sendConfirm() {
     if (!game || confirmDice.some((v) => v === null)) return;
-    const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/confirm`, { dice: confirmDice });
+    const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/confirm`, { dice: confirmDice }, [$("confirm-button"), ...$("confirm-pickers").querySelectorAll("button")]);
     if (state) render(state);
+  }
+
+  /** The total counted up from 0 to the real one, against the claim: the table watches it arrive. */
+  let countTimer = null;
+  function countUp(node, total) {
+    clearInterval(countTimer);
+    if (window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches) { node.textContent = String(total); return; }
+    let shown = 0;
+    node.textContent = "0";
+    countTimer = setInterval(() => {
+      shown += 1;
+      node.textContent = String(Math.min(shown, total));
+      if (shown >= total) clearInterval(countTimer);
+    }, Math.max(30, Math.round(1200 / Math.max(total, 1))));
+  }
+
+  /** An optional sound at the reveal (off unless the table switches it on on this device). */
+  const sound = {
+    has: () => { try { return window.localStorage.getItem("eb_sound") === "on"; } catch (e) { return false; } },
+    set: (on) => { try { if (on) window.localStorage.setItem("eb_sound", "on"); else window.localStorage.removeItem("eb_sound"); } catch (e) { /* ignore */ } },
+  };
+  function syncSound() {
+    const on = sound.has();
+    $("sound-toggle").setAttribute("aria-pressed", String(on));
+    $("sound-toggle").textContent = t(on ? "sound_on" : "sound");
+  }
+  function playReveal(held) {
+    if (!sound.has()) return;
+    try {
+      const Ctx = window.AudioContext || window.webkitAudioContext;
+      const ctx = new Ctx();
+      (held ? [523, 659, 784] : [392, 330, 262]).forEach((f, i) => {
+        const osc = ctx.createOscillator(), gain = ctx.createGain();
+        osc.frequency.value = f;
+        gain.gain.setValueAtTime(0.2, ctx.currentTime + i * 0.18);
+        gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + i * 0.18 + 0.17);
+        osc.connect(gain).connect(ctx.destination);
+        osc.start(ctx.currentTime + i * 0.18);
+        osc.stop(ctx.currentTime + i * 0.18 + 0.18);
+      });
+    } catch (e) { /* no sound on this device */ }
   }
 
   async function drawVerdict(state, key) {
     const move = state.last_move;
-    if ($("verdict").dataset.key !== key) EB.hideToast(); // "the cup is with …" is over once the verdict is in
+    const fresh = $("verdict").dataset.key !== key;
+    if (fresh) EB.hideToast(); // "the cup is with …" is over once the verdict is in
     const name = (seat) => EB.playerName(state, seat);
     const verdict = $("verdict");
     verdict.dataset.key = key;
-    $("verdict-close").hidden = state.phase === "over";
-    $("verdict-next").textContent = state.phase === "claim" ? t("verdict_next", { name: name(state.to_act), n: state.round }) : "";
+    $("verdict-close").textContent = t(state.phase === "over" ? "verdict_see_result" : "verdict_continue");
+    $("verdict-next").textContent = state.phase === "claim" ? t("verdict_next", { name: name(state.to_act), n: state.round }) : t("over_title", { name: name(state.loser) });
+    verdict.classList.toggle("reveal-18", !move.challenge);
     if (!move.challenge) {
-      // R8: the receiver believed 18 and moves one step.
+      // R8: the receiver believed 18 and moves one step: no dice are counted.
       $("verdict-title").textContent = t("believed_18_title");
+      $("verdict-dice").replaceChildren();
+      $("verdict-dice-label").hidden = true;
       $("verdict-frame").replaceChildren();
-      $("verdict-claim").textContent = "18";
-      $("verdict-total").textContent = "–";
-      $("verdict-sign").textContent = "";
+      $("verdict-camera").hidden = true;
       $("verdict-held").textContent = t("believed_18", { name: name(move.seat) });
-      $("verdict-move").textContent = t("moves_one", { name: name(move.seat) }) + " (R8)";
+      $("verdict-move").textContent = t("moves_one", { name: name(move.seat) });
       $("verdict-replay").hidden = true;
       return;
     }
@@ -336,11 +471,18 @@
     if (verdict.dataset.key !== key) return;
     const names = state.players.map((p) => p.name);
     $("verdict-title").textContent = t("verdict_title", { caller: names[challenge.caller], claimer: names[challenge.claimer] });
-    if ($("verdict-frame").dataset.challenge !== challenge.id + ":" + state.events) {
-      $("verdict-frame").dataset.challenge = challenge.id + ":" + state.events;
-      Dice.frame($("verdict-frame"), challenge);
+    const drawn = challenge.id + ":" + state.events;
+    if ($("verdict-frame").dataset.challenge !== drawn) {
+      $("verdict-frame").dataset.challenge = drawn;
+      // What the game counts: the three top faces, large, as they lie on top of the real dice.
+      $("verdict-dice-label").hidden = false;
+      $("verdict-dice").replaceChildren(...Dice.agreedDice(challenge).map((v) => Dice.face(v, "die-huge")));
+      $("verdict-camera").hidden = !challenge.has_images;
+      Dice.frame($("verdict-frame"), challenge, { noDrawn: true });
+      $("verdict-agreed").textContent = Dice.agreedText(challenge, document.documentElement.lang);
+      Dice.showVerdict("verdict", challenge, names);
+      if (fresh) { countUp($("verdict-total"), challenge.total); playReveal(challenge.verdict && challenge.verdict.claim_held); }
     }
-    Dice.showVerdict("verdict", challenge, names);
     $("verdict-replay").hidden = false;
     $("verdict-replay").href = "/bluffs/" + encodeURIComponent(challenge.id);
   }
@@ -350,6 +492,7 @@
   function onLive(state) {
     if (mode === "board" && game && state.id !== game.id && state.events > 1) return; // another game's move
     if (mode === "setup" && state.events !== 1) return; // only a game just started pulls the set-up away
+    if (state.last_correction && state.last_correction.event === state.events) challenges.clear(); // re-read the corrected Bluff
     if (mode === "loading") return;
     showBoard(state);
   }
@@ -366,20 +509,31 @@
   async function start() {
     setupForm();
     checkHealth();
+    loadTable();
     $("pass-back").addEventListener("click", () => { pendingClaim = null; $("pass-dialog").close(); });
     $("pass-ok").addEventListener("click", sendClaim);
+    const decideButtons = () => [$("believe"), $("bluff"), $("peeked")];
     $("believe").addEventListener("click", async () => {
-      const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/believe`, { peeked: $("peeked").checked });
+      const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/believe`, { peeked: !game.eighteen && $("peeked").checked }, decideButtons());
       if (state) render(state);
     });
     $("bluff").addEventListener("click", async () => {
-      const data = await act("POST", `/api/games/${encodeURIComponent(game.id)}/bluff`, {});
+      const data = await act("POST", `/api/games/${encodeURIComponent(game.id)}/bluff`, {}, decideButtons());
       if (data) render(data.state);
     });
+    $("sim-set").addEventListener("click", sendSimDice);
+    $("no-camera").addEventListener("change", () => setCamera($("no-camera").checked));
+    $("sound-toggle").addEventListener("click", () => { sound.set(!sound.has()); syncSound(); });
+    syncSound();
+    $("over-rematch").addEventListener("click", async () => {
+      const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/rematch`, {}, [$("over-rematch"), $("over-new")]);
+      if (state) showBoard(state);
+    });
     $("confirm-button").addEventListener("click", sendConfirm);
-    $("verdict-close").addEventListener("click", () => { dismissed.add($("verdict").dataset.key); render(game); });
+    $("verdict-close").addEventListener("click", () => { clearInterval(countTimer); dismissed.add($("verdict").dataset.key); render(game); });
     const askNew = () => $("new-dialog").showModal();
     $("new-game").addEventListener("click", askNew);
+    $("confirm-new-game").addEventListener("click", askNew);
     $("over-new").addEventListener("click", () => showSetup());
     $("new-back").addEventListener("click", () => $("new-dialog").close());
     $("new-ok").addEventListener("click", () => { $("new-dialog").close(); showSetup(); });
@@ -398,6 +552,7 @@
     if (first) showBoard(first); else await showSetup();
     EB.live("/api/events" + (first ? "?game=" + encodeURIComponent(first.id) : ""), onLive, {
       warning: (note) => { warning = note; if (game && mode === "board") render(game); },
+      table: (view) => { table = { ...table, ...view }; syncCamera(); if (game && mode === "board") render(game); },
     });
   }
 
