@@ -1,10 +1,11 @@
 """`make pi-check`: the same verdict on the Pi as here, frame by frame.
 
 Reads the fixed conformance set (``tests/conformance/frames``) with
-``elephants-bluff read --json`` twice, in one process each: here, with the
-project's environment, and inside the cached Debian Bookworm arm64 root under
-qemu-user, from the project's wheel and the same versions of every dependency
-(aarch64 wheels, nothing compiled). It compares each frame's status and dice
+``elephants-bluff read --json`` twice, in one process each, from the same
+wheel of the committed tree (``git archive HEAD``) and the same versions of
+every dependency as the project's ``.venv``: here, in a venv of its own, and
+inside the cached Debian Bookworm arm64 root under qemu-user (aarch64 wheels,
+nothing compiled). It compares each frame's status and dice
 values and prints ``pi-check: N of M frames equal`` last; any difference exits 1.
 
     sudo python3 deploy/pi/pi_check.py [--frames DIR] [--output FILE] [--host-only]
@@ -31,6 +32,7 @@ from common import CACHE, REPO, Chroot, PiError, ensure_root, host_runtime_versi
 FRAMES = REPO / "tests" / "conformance" / "frames"
 OUTPUT = REPO / "docs" / "pi-check-latest.json"
 HOST_VENV = REPO / ".venv"
+HOST_CHECK_VENV = CACHE / "pi-check-host-venv"
 CHECK_ROOT = CACHE / "pi-check-bookworm-arm64"
 WHEELS = CACHE / "wheels-aarch64"
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
@@ -107,10 +109,20 @@ def conformance_frames(folder: Path) -> list[str]:
     return names
 
 
-def read_here(frames: Path, names: list[str]) -> tuple[dict[str, dict], float]:
-    command = HOST_VENV / "bin" / "elephants-bluff"
-    if not command.exists():
-        raise PiError(f"{command} is missing: run 'make venv' first")
+def install_here(wheel: Path, constraints: Path) -> Path:
+    """A venv here with the same wheel and versions as the root gets (so both sides run the committed code)."""
+    venv = HOST_CHECK_VENV
+    if not (venv / "bin" / "python").exists():
+        subprocess.run([str(HOST_VENV / "bin" / "python"), "-m", "venv", str(venv)], check=True)
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--only-binary=:all:", "-c", str(constraints)]
+    for extra in ([], ["--no-deps", "--force-reinstall"]):
+        out = subprocess.run([*pip, *extra, str(wheel)], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise PiError(f"pip could not install the project's wheel here: {out.stderr.strip()[-600:]}")
+    return venv / "bin" / "elephants-bluff"
+
+
+def read_here(command: Path, frames: Path, names: list[str]) -> tuple[dict[str, dict], float]:
     start = time.monotonic()
     out = subprocess.run([str(command), "read", "--json", *names], cwd=frames, capture_output=True, text=True)
     if not out.stdout.strip():
@@ -119,7 +131,12 @@ def read_here(frames: Path, names: list[str]) -> tuple[dict[str, dict], float]:
 
 
 def build_wheel(dest: Path) -> Path:
-    out = subprocess.run([str(HOST_VENV / "bin" / "python"), "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dest), str(REPO)],
+    """The project's wheel from the committed tree (``git archive HEAD``), whatever is being edited here."""
+    source = dest / "src"
+    source.mkdir()
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=REPO, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(source)], input=archive, check=True)
+    out = subprocess.run([str(HOST_VENV / "bin" / "python"), "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dest), str(source)],
                          capture_output=True, text=True)
     wheels = sorted(dest.glob("elephants_bluff-*.whl"))
     if out.returncode != 0 or not wheels:
@@ -209,13 +226,16 @@ def main(argv: list[str] | None = None) -> int:
         if os.geteuid() != 0:
             raise PiError("the arm64 root needs root (chroot and mounts): run me with sudo")
         names = conformance_frames(args.frames)
-        here, here_s = read_here(args.frames, names)
+        if not (HOST_VENV / "bin" / "python").exists():
+            raise PiError(f"{HOST_VENV} is missing: run 'make venv' first")
         versions_here = host_runtime_versions(HOST_VENV / "bin" / "python")
         base = ensure_root()
+        result["commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
         with tempfile.TemporaryDirectory(prefix="pi-check-") as tmp:
             wheel = build_wheel(Path(tmp))
             constraints = Path(tmp) / "constraints.txt"
             constraints.write_text("".join(f"{n}=={v}\n" for n, v in sorted(versions_here.items()) if n != "elephants-bluff"), encoding="utf-8")
+            here, here_s = read_here(install_here(wheel, constraints), args.frames, names)
             pi, times, versions_pi = read_on_pi(base, args.frames, names, wheel, constraints)
         key = ["numpy", "onnxruntime", "opencv-python-headless"]
         mismatch = [f"{k} {versions_here.get(k)} here, {versions_pi.get(k)} on the Pi" for k in key if versions_here.get(k) != versions_pi.get(k)]
