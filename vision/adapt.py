@@ -194,25 +194,22 @@ def fit_head(base: EmbeddingClassifier, crops: np.ndarray, seen: Sequence[int], 
     mask = np.ones(7, np.float32)
     mask[0] = 0.0  # "not a die" is never corrected
 
-    def head_grad(params: list[np.ndarray]) -> list[np.ndarray]:
+    def grad(params: list[np.ndarray]) -> list[np.ndarray]:
+        """The head (columns 0-6) and the gate (column 7) in one pass over the embeddings: one product each way."""
         w, b = params
-        logits = z0 + x @ w + b
+        out = x @ w + b
+        logits = z0 + out[:, :7]
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
-        g = (p - onehot) * balance[:, None]
-        return [(x.T @ g + 2 * l2 * w) * mask, g.sum(axis=0) * mask]
+        g = np.empty_like(out)
+        g[:, :7] = (p - onehot) * balance[:, None] * mask
+        g[:, 7] = (_sigmoid(out[:, 7]) - owner) * balance
+        return [x.T @ g + 2 * l2 * w * np.append(mask, 1.0).astype(np.float32), g.sum(axis=0)]
 
-    w, b = _adam(head_grad, [(d, 7), (7,)], steps, lr)
-
-    def gate_grad(params: list[np.ndarray]) -> list[np.ndarray]:
-        gw, gb = params
-        g = (_sigmoid(x @ gw + gb[0]) - owner) * balance
-        return [x.T @ g + 2 * l2 * gw, np.array([g.sum()], np.float32)]
-
-    gw, gb = _adam(gate_grad, [(d,), (1,)], steps, lr)
+    w, b = _adam(grad, [(d, 8), (8,)], steps, lr)
     f32 = np.float32
-    head = Head(base.model_id, mean.astype(f32), scale.astype(f32), w.astype(f32), b.astype(f32), np.concatenate([gw, gb]).astype(f32))
+    head = Head(base.model_id, mean.astype(f32), scale.astype(f32), w[:, :7].astype(f32), b[:7].astype(f32), np.append(w[:, 7], b[7]).astype(f32))
     return Fit(head, time.process_time() - started, len(labels))
 
 
@@ -303,7 +300,8 @@ def write_rendered_set(folder: Path, dice: int = 240, seed: int = 90210) -> Path
 
     folder = Path(folder)
     stamp = folder / "VERSION"
-    if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == str(RENDERED_VERSION) and (folder / "crops.csv").is_file():
+    recipe = f"{RENDERED_VERSION} {dice} {seed}"
+    if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == recipe and (folder / "crops.csv").is_file():
         return folder
     (folder / "crops").mkdir(parents=True, exist_ok=True)
     rows = ["file,value,split"]
@@ -312,7 +310,7 @@ def write_rendered_set(folder: Path, dice: int = 240, seed: int = 90210) -> Path
         atomic_write(folder / name, cv2.imencode(".png", crop)[1].tobytes())
         rows.append(f"{name},{seen},eval")
     atomic_write(folder / "crops.csv", "\n".join(rows) + "\n")
-    atomic_write(stamp, f"{RENDERED_VERSION}\n")
+    atomic_write(stamp, recipe + "\n")
     return folder
 
 

@@ -12,7 +12,8 @@ onnxruntime, which then runs the edited model from bytes.
 The wire format's pieces used here (onnx.proto): ModelProto.graph = 7;
 GraphProto.node = 1, .output = 12; NodeProto.input = 1, .output = 2,
 .op_type = 4; ValueInfoProto.name = 1, .type = 2; TypeProto.tensor_type = 1;
-TypeProto.Tensor.elem_type = 1 (FLOAT = 1).
+TypeProto.Tensor.elem_type = 1 (FLOAT = 1), .shape = 2; TensorShapeProto.dim = 1;
+Dimension.dim_param = 2.
 """
 
 from __future__ import annotations
@@ -101,6 +102,10 @@ class EmbeddingPlan:
 
 def find_embedding(model: bytes) -> EmbeddingPlan:
     """The logits output and the embedding tensor of an ONNX classifier (its last Gemm or MatMul's input)."""
+    return _find(model)[0]
+
+
+def _find(model: bytes) -> tuple[EmbeddingPlan, str]:
     try:
         graphs = [(p, e) for n, w, _, p, e in _fields(model) if n == 7 and w == 2]
         if len(graphs) != 1:
@@ -119,18 +124,20 @@ def find_embedding(model: bytes) -> EmbeddingPlan:
             kind = (_strings(node, 4) or [""])[0]
             inputs = _strings(node, 1)
             if kind in LAST_LAYERS and inputs:
-                return EmbeddingPlan(logits, inputs[0])
+                return EmbeddingPlan(logits, inputs[0]), kind
             raise HardwareError(f"The dice model ends in a {kind or 'unnamed'} layer, not a fully connected one, so it cannot be taught.", code="bad_model")
     raise HardwareError("The dice model's output is made by no layer, so it cannot be taught.", code="bad_model")
 
 
 def with_embedding_output(model: bytes) -> tuple[bytes, EmbeddingPlan]:
     """The same model with the embedding as a second graph output (float, shape left to onnxruntime)."""
-    plan = find_embedding(model)
+    plan, kind = _find(model)
     (_, _, start, payload, end), = [f for f in _fields(model) if f[0] == 7 and f[1] == 2]
     graph = model[payload:end]
-    elem_type = _put_varint(1 << 3 | 0) + _put_varint(1)  # TypeProto.Tensor.elem_type = FLOAT
-    type_proto = _length_field(1, elem_type)  # TypeProto.tensor_type
+    tensor = _put_varint(1 << 3 | 0) + _put_varint(1)  # TypeProto.Tensor.elem_type = FLOAT
+    if kind == "Gemm":  # a Gemm's input is a matrix: shape [n, d], both named, not fixed (TensorShapeProto.dim.dim_param)
+        tensor += _length_field(2, _length_field(1, _length_field(2, b"n")) + _length_field(1, _length_field(2, b"d")))
+    type_proto = _length_field(1, tensor)  # TypeProto.tensor_type
     value_info = _length_field(1, plan.embedding.encode("utf-8")) + _length_field(2, type_proto)
     new_graph = graph + _length_field(12, value_info)
     return model[:start] + _length_field(7, new_graph) + model[end:], plan

@@ -19,6 +19,7 @@ def _folders(v: list[Any]) -> str | None:
 TEACH_SETTINGS: list[Setting] = [
     Setting("teach.collect", True, "Keep the dice crops of every Bluff the table confirms or corrects, labelled with the agreed faces, in the instance's own dataset (owner-dataset/); false: keep none.", None),
     Setting("teach.max_crops", 3000, "The most dice crops the instance's own dataset keeps; the oldest go first.", int_between(30, 200_000)),
+    Setting("teach.rendered_dice", 240, "How many of the renderer's own dice (the game's and other looks) a taught model must read no worse than the active one; made once in models/eval-rendered/.", int_between(30, 5000)),
     Setting("teach.eval_sets", [], "Folders of labelled crops (a crops.csv) that a taught model must read no worse than the active one before it is adopted, besides the renderer's own dice.", _folders),
 ]
 

@@ -184,7 +184,7 @@ def teach(instance: Path, settings: Any, examples: Examples, *, adopt: bool = Tr
     sets: dict[str, Path] = {}
     with tempfile.TemporaryDirectory(prefix="teach-") as tmp:
         sets["owner"] = _write_crops(Path(tmp) / "owner", examples.held_back)
-        sets["rendered"] = write_rendered_set(instance / FOLDER / "eval-rendered")
+        sets["rendered"] = write_rendered_set(instance / FOLDER / "eval-rendered", dice=settings.get("teach.rendered_dice", 240))
         for folder in settings.get("teach.eval_sets", []) or []:
             path = Path(folder)
             if not (path / "crops.csv").is_file():

@@ -1,0 +1,202 @@
+"""Teaching on the device: fit a head with numpy, measure before adopting, the registry, rollback, the id everywhere.
+
+Real parts: onnxruntime, the shipped model, the renderer, the Flask test
+client, real files. The owner's dice are real translucent casino dice
+(``shared/datasets/real-dice-patterson``: 8 crops of each face of its train
+split to learn from, its val split held back), a style the shipped model reads
+worst; never a ``test`` split.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.app.cli import main
+from companion.app.settings import CONFIG_NAME, Settings
+from companion.app.web import create_app
+from companion.core.files import atomic_write
+from companion.core.settings import write_config
+from vision.classifier import shipped_model_id, shipped_model_path
+from vision.reader import load_reader
+from vision.registry import ModelRegistry
+from vision.simtable import render_table
+
+PATTERSON = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "real-dice-patterson"
+PIN = "4321"
+H = {"X-Table-Pin": PIN}
+
+
+def _owner_folder(out: Path, per_face: int) -> Path:
+    (out / "crops").mkdir(parents=True)
+    taken = {v: 0 for v in range(1, 7)}
+    lines = ["file,value,split"]
+    with open(PATTERSON / "crops.csv", newline="") as f:
+        for row in csv.DictReader(f):
+            value = int(row["value"])
+            if row["split"] == "train" and taken[value] < per_face:
+                taken[value] += 1
+            elif row["split"] != "val":
+                continue
+            shutil.copy(PATTERSON / row["file"], out / row["file"])
+            lines.append(f"{row['file']},{value},{row['split']}")
+    (out / "crops.csv").write_text("\n".join(lines) + "\n")
+    return out
+
+
+@pytest.fixture(scope="module")
+def taught(tmp_path_factory):
+    """One teaching run: (instance folder with the adopted model, the teach command's JSON result)."""
+    if not (PATTERSON / "crops.csv").is_file():
+        pytest.skip("shared/datasets/real-dice-patterson is not beside the repository")
+    root = tmp_path_factory.mktemp("teach")
+    owner = _owner_folder(root / "owner", 8)
+    instance = root / "instance"
+    instance.mkdir()
+    write_config(instance, {"teach.rendered_dice": 90})  # fewer rendered dice than on a table: a faster test
+    out = root / "out.json"
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["teach", str(owner), "--instance", str(instance), "--json"]) == 0
+    out.write_text(buf.getvalue())
+    return instance, json.loads(buf.getvalue())
+
+
+def _copy(instance: Path, tmp_path: Path) -> Path:
+    dst = tmp_path / "instance"
+    shutil.copytree(instance, dst)
+    return dst
+
+
+def test_teaching_is_measured_before_and_after_and_adopted_only_when_better(taught):
+    instance, result = taught
+    before, after = result["before"], result["after"]
+    assert result["before_model"] == shipped_model_id()
+    assert result["adopted"] is True and result["candidate"].startswith(shipped_model_id() + "-t")
+    assert after["owner"]["right"] > before["owner"]["right"]
+    assert after["owner"]["silently_wrong"] <= before["owner"]["silently_wrong"]
+    assert after["rendered"]["right"] >= before["rendered"]["right"] and after["rendered"]["silently_wrong"] <= before["rendered"]["silently_wrong"]
+    assert result["examples"] == {"train": 48, "held_back": 49}
+    status = ModelRegistry(instance).status()
+    assert status["active"] == result["candidate"] and status["previous"] == shipped_model_id() and status["can_roll_back"]
+
+
+def test_the_active_model_id_is_in_health_every_reading_and_every_saved_bluff(taught, tmp_path):
+    instance, result = taught
+    instance = _copy(instance, tmp_path)
+    settings = Settings.defaults().with_overrides(table__pin=PIN)
+    settings.path = instance / CONFIG_NAME
+    reader = load_reader(settings)
+    frame, _ = render_table([6, 2, 3], np.random.default_rng(1))
+    assert reader.model_id == result["candidate"] and reader.read(frame).model_id == result["candidate"]
+
+    app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True})
+    client, services = app.test_client(), app.extensions["elephants_bluff"]
+    try:
+        assert client.get("/api/health").json["model"] == result["candidate"]
+        game = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=H).json
+        client.post(f"/api/games/{game['id']}/claim", json={"amount": 5}, headers=H)
+        challenge = client.post(f"/api/games/{game['id']}/bluff", headers=H).json["challenge"]
+        assert client.get(f"/api/challenges/{challenge['id']}").json["reading"]["model"] == result["candidate"]
+
+        # one tap back: PIN needed, the reader switches at once, health and the next Bluff follow
+        assert client.post("/api/model/rollback").status_code == 401
+        back = client.post("/api/model/rollback", headers=H)
+        assert back.status_code == 200 and back.json["active"] == shipped_model_id() and back.json["reading_with"] == shipped_model_id()
+        assert client.get("/api/health").json["model"] == shipped_model_id()
+        assert client.get("/api/model").json["previous"] == result["candidate"]
+        assert client.post("/api/model/rollback", headers=H).json["active"] == result["candidate"]  # and forth again
+    finally:
+        services.close()
+
+
+def test_cli_status_and_rollback(taught, tmp_path, capsys):
+    instance, result = taught
+    instance = _copy(instance, tmp_path)
+    assert main(["model", "status", "--instance", str(instance), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["active"] == result["candidate"] and status["taught"] is True
+    assert main(["model", "rollback", "--instance", str(instance)]) == 0
+    assert "Back to " + shipped_model_id() in capsys.readouterr().out
+    assert main(["model", "status", "--instance", str(instance)]) == 0
+    assert f"active: {shipped_model_id()} (shipped)" in capsys.readouterr().out
+
+
+def test_a_power_cut_during_adoption_leaves_the_previous_model_active_and_whole(taught, tmp_path):
+    instance, result = taught
+    instance = _copy(instance, tmp_path)
+    registry = ModelRegistry(instance)
+    before = (instance / "models" / "registry.json").read_bytes()
+    (instance / "models" / "registry.json.part").mkdir()  # the registry's write cannot finish
+    head = (instance / "models" / f"{result['candidate']}.npz").read_bytes()
+    with pytest.raises(OSError):
+        registry.adopt(head, "dice-faces-000000000000-tdeadbeef", {})
+    assert (instance / "models" / "registry.json").read_bytes() == before
+    loaded = registry.load()
+    assert loaded.problem is None and loaded.classifier.model_id == result["candidate"]
+
+
+def test_a_taught_model_that_fails_to_load_gives_the_shipped_model_and_health_says_why(taught, tmp_path):
+    instance, result = taught
+    instance = _copy(instance, tmp_path)
+    (instance / "models" / f"{result['candidate']}.npz").write_bytes(b"not a head")
+    settings = Settings.defaults().with_overrides(table__pin=PIN)
+    settings.path = instance / CONFIG_NAME
+    app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True})
+    try:
+        health = app.test_client().get("/api/health").json
+        assert health["model"] == shipped_model_id() and health["status"] == "degraded"
+        assert any(result["candidate"] in p and "shipped model reads" in p for p in health["problems"])
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
+def test_a_model_taught_for_another_shipped_classifier_is_not_used(taught, tmp_path):
+    onnx = pytest.importorskip("onnx")
+    instance, result = taught
+    instance = _copy(instance, tmp_path)
+    model = onnx.load(str(shipped_model_path()))
+    model.producer_name = "retrained"  # same graph, another file: another model id, as after an update
+    other = tmp_path / "dice-faces-other.onnx"
+    other.write_bytes(model.SerializeToString())
+    loaded = ModelRegistry(instance, other).load()
+    assert loaded.classifier.model_id != result["candidate"] and "teach the dice again" in loaded.problem
+
+
+def test_a_damaged_registry_reads_with_the_shipped_model_and_refuses_rollback_in_words(tmp_path, capsys):
+    (tmp_path / "models").mkdir()
+    atomic_write(tmp_path / "models" / "registry.json", "{not json")
+    loaded = ModelRegistry(tmp_path).load()
+    assert loaded.classifier.model_id == shipped_model_id() and "damaged" in loaded.problem
+    assert main(["model", "rollback", "--instance", str(tmp_path)]) == 2
+    assert "damaged" in capsys.readouterr().err
+    assert main(["model", "rollback", "--instance", str(tmp_path / "fresh")]) == 2
+    assert "no previous model" in capsys.readouterr().err
+
+
+def test_teaching_with_too_few_examples_of_a_face_is_refused_naming_the_faces(tmp_path, capsys):
+    (tmp_path / "few" / "crops").mkdir(parents=True)
+    rng = np.random.default_rng(2)
+    lines = ["file,value,split"]
+    import cv2
+
+    for i in range(30):
+        value = [1, 2, 3, 4][i % 4]  # no 5 and no 6 seen
+        name = f"crops/{i}.png"
+        cv2.imwrite(str(tmp_path / "few" / name), rng.integers(0, 255, (40, 40, 3), dtype=np.uint8))
+        lines.append(f"{name},{value},train")
+    (tmp_path / "few" / "crops.csv").write_text("\n".join(lines) + "\n")
+    assert main(["teach", str(tmp_path / "few"), "--instance", str(tmp_path / "instance")]) == 2
+    err = capsys.readouterr().err
+    assert "Too few examples" in err and "1, 2 on top (the camera sees 6, 5)" in err
+    assert not (tmp_path / "instance" / "models").exists()  # nothing changed
+    assert main(["teach", "--instance", str(tmp_path / "instance")]) == 2
+    assert "either a folder" in capsys.readouterr().err
