@@ -26,10 +26,13 @@ def test_serve_init_creates_a_pin_prints_the_url_and_pin_and_serves(tmp_path):
     try:
         lines = []
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not any(line.startswith("Elephants Bluff companion on") for line in lines):
+        while time.monotonic() < deadline and not any(line.startswith("Table PIN:") for line in lines):
             lines.append(proc.stdout.readline())
         text = "".join(lines)
         assert f"http://127.0.0.1:{port}/" in text
+        # The address, how a tablet gets in, and the PIN are the last lines, after everything else.
+        assert lines[-1].startswith("Table PIN:") and lines[-4].startswith("Elephants Bluff companion on")
+        assert "--host 0.0.0.0" in lines[-3] and "config.toml" in lines[-2]
         pin = next(line for line in lines if line.startswith("Table PIN:")).split(":", 1)[1].strip()
         assert len(pin) == 6 and pin.isdigit()
         assert f'pin = "{pin}"' in (tmp_path / "inst" / "config.toml").read_text()
@@ -53,3 +56,34 @@ def test_serve_init_creates_a_pin_prints_the_url_and_pin_and_serves(tmp_path):
         output = first + again.stdout.read()
         again.stdout.close()
     assert pin not in output + rest
+
+
+def test_a_busy_port_is_said_in_one_sentence_with_how_to_choose_another(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "ELEPHANTS_BLUFF_PIN": "482913"}
+        done = subprocess.run([sys.executable, "-m", "companion.app.cli", "serve", "--simulate", "--instance", str(tmp_path / "inst"), "--port", str(port)],
+                              capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr and "OSError" not in done.stderr
+    said = [line for line in done.stderr.splitlines() if line.startswith("elephants-bluff:")]
+    assert said == [f"elephants-bluff: port {port} is already in use on 127.0.0.1 (another companion, or another program): stop it, or start on another port with --port {port + 1} (make run PORT={port + 1})."]
+
+
+def test_listening_on_every_network_names_this_computers_lan_address(tmp_path):
+    from companion.app.server import lan_addresses, print_ready
+
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print_ready("the simulated table", "0.0.0.0", 8000, ("123456", tmp_path / "config.toml"))
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "Elephants Bluff companion on the simulated table: http://127.0.0.1:8000/"
+    assert lines[1:-2] == [f"  From a tablet or phone on the same network: http://{a}:8000/" for a in lan_addresses()]
+    assert lines[-1] == "Table PIN: 123456"

@@ -6,8 +6,10 @@ live viewer is needed by the SSE stream, so the thread count is a setting.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import socket
 import signal
 import sys
 from pathlib import Path
@@ -66,17 +68,62 @@ def connection_limits(settings: Settings):  # noqa: ANN201 - ConnectionLimits, i
     return ConnectionLimits(total=total, reserved=reserved, per_address=settings["server.connections_per_address"], header_timeout=float(settings["server.header_timeout_s"]), body_timeout=float(settings["server.body_timeout_s"]))
 
 
+def port_problem(exc: OSError, host: str, port: int) -> str:
+    """One sentence for a port the companion cannot listen on, and how to choose another."""
+    if exc.errno == errno.EADDRINUSE:
+        return f"port {port} is already in use on {host or 'this computer'} (another companion, or another program): stop it, or start on another port with --port {port + 1} (make run PORT={port + 1})."
+    if exc.errno == errno.EACCES:
+        return f"port {port} needs administrator rights on {host or 'this computer'}: use a port above 1023, like --port 8000 (make run PORT=8000)."
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{host} is not an address of this computer: use --host 0.0.0.0 (every network) or 127.0.0.1 (this computer only)."
+    return f"cannot listen on {host}:{port} ({exc.strerror or exc}): choose another with --host and --port."
+
+
+def lan_addresses() -> list[str]:
+    """This computer's address on the local network (the one its default route uses), if it has one.
+
+    Connecting a UDP socket sends nothing; it only picks the outgoing interface.
+    """
+    found = []
+    for probe in ("192.0.2.1", "10.255.255.255"):
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))
+                address = s.getsockname()[0]
+        except OSError:
+            continue
+        if address and not address.startswith("127.") and address != "0.0.0.0" and address not in found:
+            found.append(address)
+    return found
+
+
+def print_ready(mode: str, host: str, port: int, new_pin: tuple[str, Path] | None) -> None:
+    """The last lines of a start: where to open the page (this computer, a tablet on the same
+    network) and, on the first start only, the table PIN."""
+    local = host in ("127.0.0.1", "localhost", "::1")
+    shown_host = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+    lines = [f"Elephants Bluff companion on {mode}: http://{shown_host}:{port}/"]
+    if host in ("0.0.0.0", "", "::"):
+        lines += [f"  From a tablet or phone on the same network: http://{address}:{port}/" for address in lan_addresses()]
+    elif local:
+        lines.append("  Only this computer can open it: start with --host 0.0.0.0 (make run HOST=0.0.0.0) to open it from a tablet on the same network.")
+    if new_pin is not None:
+        lines += [f"  The table PIN is shown this once; it is kept in {new_pin[1]}.", f"Table PIN: {new_pin[0]}"]
+    print("\n".join(lines), flush=True)
+
+
 def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -> int:
     limit_malloc_arenas()
     stop_cleanly_on_sigterm()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     instance = instance.resolve()
+    new_pin = None
     if init:
         path, created = init_config(instance)
         if created:
-            # The only time the PIN is printed: a service's log is kept and may be read by others.
-            print(f"Wrote the settings with a new random table PIN: {path}")
-            print(f"Table PIN: {Settings.load(path, environ={})['table.pin']}", flush=True)
+            # The only time the PIN is printed (last, under the address): a service's log is kept and may be read by others.
+            print(f"Wrote the settings with a new random table PIN: {path}", flush=True)
+            new_pin = (Settings.load(path, environ={})["table.pin"], path)
     config = instance / CONFIG_NAME
     if not config.exists() and not os.environ.get(PIN_ENV):
         # A first start at a terminal, not damage: say how, and stop (2; RestartPreventExitStatus=2 in the unit).
@@ -106,20 +153,24 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     app.config["EB_MAX_VIEWERS"] = threads - max(1, min(16, threads // 4))
     # The lookahead keeps waitress reading a streaming client's socket, so a viewer
     # who left is noticed (waitress.client_disconnected) and its thread freed.
-    server = create_guarded_server(
-        app,
-        limits=limits,
-        host=host,
-        port=port,
-        threads=threads,
-        channel_timeout=60,
-        channel_request_lookahead=1,
-        ident="elephants-bluff",
-        **REQUEST_SIZES,
-    )
-    shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    try:
+        server = create_guarded_server(
+            app,
+            limits=limits,
+            host=host,
+            port=port,
+            threads=threads,
+            channel_timeout=60,
+            channel_request_lookahead=1,
+            ident="elephants-bluff",
+            **REQUEST_SIZES,
+        )
+    except OSError as exc:
+        app.extensions["elephants_bluff"].close()
+        print(f"elephants-bluff: {port_problem(exc, host, port)}", file=sys.stderr, flush=True)
+        return 1
     mode = "the simulated table" if simulate else "the real table"
-    print(f"Elephants Bluff companion on {mode}: http://{shown_host}:{server.effective_port}/", flush=True)
+    print_ready(mode, host, server.effective_port, new_pin)
     try:
         server.run()
     except KeyboardInterrupt:
@@ -142,7 +193,11 @@ def _serve_safe_mode(problem: ElephantsBluffError, file: str | None, *, host: st
     print(f"elephants-bluff: {problem.message}", file=sys.stderr, flush=True)
     app = create_safe_app(problem, file, instance=instance)
     app.debug = False
-    server = create_server(app, host=host, port=port, threads=4, channel_timeout=60, ident="elephants-bluff", **REQUEST_SIZES)
+    try:
+        server = create_server(app, host=host, port=port, threads=4, channel_timeout=60, ident="elephants-bluff", **REQUEST_SIZES)
+    except OSError as exc:
+        print(f"elephants-bluff: {port_problem(exc, host, port)}", file=sys.stderr, flush=True)
+        return 1
     shown_host = "127.0.0.1" if host in ("0.0.0.0", "") else host
     print(f"Elephants Bluff companion in SAFE MODE (nothing can be played until this is fixed): http://{shown_host}:{server.effective_port}/", flush=True)
     try:
