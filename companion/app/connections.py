@@ -177,18 +177,34 @@ class GuardedServer(TcpWSGIServer):
         show the PIN (``mark_trusted``) before enough newer connections push it
         out. The table sends its request at once; a flood's idle sockets do not.
         """
-        channels = self._channels()
-        guests = [c for c in channels if not c.trusted]
-        if sum(1 for c in guests if c.addr[0] == address) >= self.limits.per_address:
+        # One pass over the connections (this runs for every connection a flood opens).
+        everyone = 0
+        guests = 0
+        same_address = 0
+        waiting: list[GuardedChannel] = []  # guests not being answered: idle, or still sending
+        viewers: list[GuardedChannel] = []
+        for c in self.active_channels.values():
+            if not isinstance(c, GuardedChannel) or c.will_close or c.close_when_flushed or not c.connected:
+                continue
+            everyone += 1
+            if c.trusted:
+                continue
+            guests += 1
+            if c.addr[0] == address:
+                same_address += 1
+            if not c.requests:
+                waiting.append(c)
+            elif c.streaming:
+                viewers.append(c)
+        if same_address >= self.limits.per_address:
             return False
-        waiting = [c for c in guests if not c.requests]  # not being answered: idle, or still sending
-        if len(guests) >= self.limits.total - self.limits.reserved:
+        if guests >= self.limits.total - self.limits.reserved:
             old = time.time() - EVICT_AFTER_S
-            settled = [c for c in waiting if c.creation_time < old] or [c for c in guests if c.streaming and c.creation_time < old]
+            settled = [c for c in waiting if c.creation_time < old] or [c for c in viewers if c.creation_time < old]
             if settled:
                 self._close(min(settled, key=_waiting_since))
                 return True
-        if len(channels) >= self.limits.total:
+        if everyone >= self.limits.total:
             if not waiting:
                 return False  # every connection is the table's or being answered
             self._close(min(waiting, key=_waiting_since))
