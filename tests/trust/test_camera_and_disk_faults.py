@@ -114,6 +114,7 @@ def test_a_frames_folder_that_cannot_be_created_loses_only_the_photo(tmp_path):
         assert "photo could not be saved" in challenge["problem"]
         health = client.get("/api/health").get_json()
         assert health["status"] == "degraded" and any("cannot be saved" in p and "blocker" in p for p in health["problems"])
+        assert not any(str(instance) in p for p in health["problems"]), "health showed an absolute path"
         missing = client.get(f"/api/challenges/{challenge['id']}/image")
         assert missing.status_code == 404 and "no saved photo" in missing.get_json()["message"]
         assert client.post(f"/api/games/{gid}/claim", json={"amount": 4}, headers=PIN_HEADERS).status_code == 200
