@@ -147,11 +147,17 @@ def build_wheel(dest: Path) -> Path:
 def download_wheels(wheel: Path, constraints: Path) -> None:
     """The aarch64 wheels of the project's dependencies, at this machine's versions (downloaded once, cached)."""
     WHEELS.mkdir(parents=True, exist_ok=True)
+    # pip download keeps a file already in the folder under the same name: an older build of the
+    # project's wheel there would stand in for this one (and its dependencies). The cache holds none.
+    for stale in WHEELS.glob("elephants_bluff-*.whl"):
+        stale.unlink()
     argv = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--python-version", "3.11",
             "--implementation", "cp", "--abi", "cp311", "--abi", "abi3", "--abi", "none", "-d", str(WHEELS), "-c", str(constraints)]
     for platform in AARCH64_PLATFORMS:
         argv += ["--platform", platform]
     out = subprocess.run([*argv, str(wheel)], capture_output=True, text=True)
+    for copy in WHEELS.glob("elephants_bluff-*.whl"):
+        copy.unlink()
     if out.returncode != 0:
         raise PiError("pip could not download aarch64 wheels of this machine's versions: " + out.stderr.strip()[-600:])
 
