@@ -75,19 +75,19 @@ def real_val_dice(shared: Path = SHARED, margin: float = 0.12) -> list[tuple[int
             if img is None:
                 continue
             h, w = img.shape[:2]
-            for line in (root / "labels" / f"{photo}.txt").read_text().split("\n"):
-                if not line.strip():
-                    continue
-                c, x, y, bw, bh = line.split()
-                side = max(float(bw) * w, float(bh) * h) * (1 + margin)
+            boxes = [(int(c) + 1, float(x) * w, float(y) * h, float(bw) * w, float(bh) * h)
+                     for c, x, y, bw, bh in (line.split() for line in (root / "labels" / f"{photo}.txt").read_text().split("\n") if line.strip())]
+            for i, (seen, cx, cy, bw, bh) in enumerate(boxes):
+                side = max(bw, bh) * (1 + margin)
                 if side < 40:  # too small to paste large: its marks would be invented by the scaling
                     continue
-                cx, cy = float(x) * w, float(y) * h
                 x0, y0 = int(round(cx - side / 2)), int(round(cy - side / 2))
                 x1, y1 = x0 + int(round(side)), y0 + int(round(side))
                 if x0 < 0 or y0 < 0 or x1 > w or y1 > h:
                     continue
-                out.append((int(c) + 1, img[y0:y1, x0:x1].copy()))
+                if any(j != i and abs(ox - cx) < (side + obw) / 2 and abs(oy - cy) < (side + obh) / 2 for j, (_, ox, oy, obw, obh) in enumerate(boxes)):
+                    continue  # another die reaches into the patch: it would be pasted too
+                out.append((seen, img[y0:y1, x0:x1].copy()))
     crops_root = shared / "real-dice-patterson"
     if (crops_root / "crops.csv").is_file():
         with open(crops_root / "crops.csv", newline="") as f:

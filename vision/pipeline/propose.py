@@ -10,7 +10,7 @@ presence rests on a knife edge (``reconcile`` makes the latter a doubt).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -20,6 +20,10 @@ from vision.pipeline.normalise import Normalised
 
 #: Proposals this far below the detector's score threshold are still returned, marked borderline.
 SCORE_MARGIN = 0.1
+#: The learned detector learns a die's side partly from real photos' axis-aligned boxes, which are up to
+#: 1.41 times a turned die's side: its sides run large (median 1.25 times the true side on rendered frames,
+#: docs/READING.md), so they are scaled by this before the stages that crop and compare sizes.
+LEARNED_SIDE_SCALE = 0.8
 
 
 
@@ -29,6 +33,8 @@ class Proposer:
 
     detector: Detector
     sure_score: float
+    #: the detector's sides times this are the dice's sides
+    side_scale: float = 1.0
 
     def borderline(self, proposal: Proposal) -> bool:
         return proposal.score < self.sure_score
@@ -57,8 +63,10 @@ def load_detector(name: str, model: Path | None = None) -> Proposer:
 
 def propose(frame: Normalised, proposer: Proposer, die_side_px: float | None = None) -> list[Proposal]:
     """The detector's proposals for the normalised frame, in that frame's pixels, surest first."""
-    found = proposer.detector.propose(frame.grey, die_side_px=die_side_px or None)
-    return sorted(found, key=lambda p: -p.score)
+    hint = die_side_px / proposer.side_scale if die_side_px else None
+    found = proposer.detector.propose(frame.grey, die_side_px=hint)
+    scaled = [replace(p, side=p.side * proposer.side_scale) for p in found] if proposer.side_scale != 1.0 else list(found)
+    return sorted(scaled, key=lambda p: -p.score)
 
 
 def _register_shipped() -> None:
@@ -68,6 +76,6 @@ def _register_shipped() -> None:
         def learned(model: Path | None) -> Proposer:
             detector = LearnedDetector(model)
             sure = detector.score_threshold
-            return Proposer(LearnedDetector(model, score_threshold=max(0.01, sure - SCORE_MARGIN)), sure)
+            return Proposer(LearnedDetector(model, score_threshold=max(0.01, sure - SCORE_MARGIN)), sure, LEARNED_SIDE_SCALE)
 
         register_detector("learned", learned)
