@@ -56,9 +56,10 @@ def create_app(instance_path: str | Path | None = None, *, simulate: bool = Fals
     app.register_blueprint(events.bp)
     app.register_blueprint(sim.bp)
     app.register_blueprint(pages.bp)
-    from companion.app.web import teach_api
+    from companion.app.web import setup_api, teach_api
 
     app.register_blueprint(teach_api.bp)
+    app.register_blueprint(setup_api.bp)
 
     @app.errorhandler(ElephantsBluffError)
     def _our_error(exc: ElephantsBluffError):  # noqa: ANN202

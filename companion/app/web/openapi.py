@@ -141,6 +141,12 @@ def openapi_spec() -> dict[str, Any]:
             "/api/model": {"get": _op("The face model in use (active, previous, shipped ids) and the table's own dataset (docs/API-EXTENSIONS.md)", None)},
             "/api/model/rollback": {"post": _op("Go back to the previous face model (one tap); the reader switches at once", None, 400, control=True)},
             "/api/model/teach": {"post": _op("Teach the table's dice from its confirmed Bluffs: fitted, measured, adopted only when better", None, 400, 409, control=True)},
+            "/api/setup/preview": {"get": _op("Camera set-up: the tray now, small (JPEG); refused during a game (R13)", {"type": "string", "format": "binary"}, 409, 503, control=True, content="image/jpeg")},
+            "/api/setup/check": {"get": _op("Camera set-up: brightness, glare and focus hints, the region and die size in force", None, 409, 503, control=True)},
+            "/api/setup/region": {"post": _op("Camera set-up: store the tray's region [x, y, w, h] ([] the whole picture)", None, 400, 409, control=True, body=_obj(["region"], region={"type": "array", "items": _INT}))},
+            "/api/setup/empty-tray": {"post": _op("Camera set-up: keep the empty tray's photo (refused with a die on it)", None, 409, 422, control=True)},
+            "/api/setup/die-size": {"post": _op("Camera set-up: measure one die's side (reader.die_side_px)", None, 409, 422, control=True)},
+            "/api/setup/face": {"post": _op("Show each face: one die with `top` on top joins the table's dataset, labelled with the face the camera saw", None, 400, 409, 422, control=True, body=_obj(["top"], top=_INT))},
         },
         "components": {
             "schemas": {"Error": _ERROR, "GameState": _STATE, "Challenge": _CHALLENGE},

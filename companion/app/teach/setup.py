@@ -1,0 +1,206 @@
+"""The camera set-up and the guided "show each face" capture, as the tablet's set-up page uses them.
+
+Everything here shows or reads the tray, so it is refused while a game is in
+progress (the dice of a round are hidden, RULES.md R13); the web layer serves
+it only to a device that showed the table PIN. It stores what ``elephants-bluff
+calibrate`` stores (``camera.tray_region``, ``camera.empty_tray`` and the
+camera's locked exposure, ``reader.die_side_px``) in ``config.toml`` and
+switches the running reader to it at once. A face shown on the tray is added to
+the table's own dataset labelled with the face the camera SAW: the opposite of
+the TOP face the player put up (the page always speaks of the top face).
+
+Each refusal is a sentence a player understands, with a ``code`` the page
+translates; nothing is saved on a refusal.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import cv2
+import numpy as np
+
+from companion.core.dice import STANDARD_OPPOSITE, is_face, opposite_face
+from companion.core.errors import BadRequest, ElephantsBluffError, HardwareError, NotAllowed
+from companion.core.files import atomic_write
+
+#: The preview's width at most, in pixels (the page asks about once a second).
+PREVIEW_WIDTH = 640
+#: Shots of each face the guided capture asks for.
+SHOTS_PER_FACE = 4
+
+
+class SetupRefused(ElephantsBluffError, ValueError):
+    """A set-up step that cannot be done with what the camera sees now; ``code`` for the page, nothing saved."""
+
+    status = 422
+
+    def __init__(self, message: str, code: str, **params: Any) -> None:
+        super().__init__(message, code=code)
+        self.params = params
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "params": self.params}
+
+
+def refuse_during_a_game(services: Any) -> None:
+    """The camera shows the dice: no set-up while a game is in progress (R13)."""
+    if services.referee.current_game_id() is not None:
+        raise NotAllowed("A game is in progress: the camera set-up shows the tray and its dice, so it opens only between games.", code="game_in_progress")
+
+
+def _loop(services: Any) -> Any:
+    loop = services.dice_source
+    if getattr(loop, "frame_source", None) is None or getattr(loop, "reader", None) is None:
+        raise HardwareError("There is no camera to set up: the companion is playing without one.", code="no_camera")
+    return loop
+
+
+def grab(services: Any) -> np.ndarray:
+    """One frame of the tray now."""
+    refuse_during_a_game(services)
+    loop = _loop(services)
+    try:
+        frame = loop.frame_source.grab()
+    except ElephantsBluffError:
+        raise
+    except Exception as exc:  # a camera backend's own error: said in words, never a crash
+        raise HardwareError(f"The camera gave no picture ({exc.__class__.__name__}); check its cable and try again.", code="no_frame") from None
+    if frame is None or getattr(frame, "ndim", 0) not in (2, 3):
+        raise HardwareError("The camera gave no picture; check its cable and try again.", code="no_frame")
+    return frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+
+
+def preview_jpeg(services: Any) -> bytes:
+    """The tray now, small, as a JPEG (the page's live preview)."""
+    frame = grab(services)
+    h, w = frame.shape[:2]
+    if w > PREVIEW_WIDTH:
+        frame = cv2.resize(frame, (PREVIEW_WIDTH, round(h * PREVIEW_WIDTH / w)), interpolation=cv2.INTER_AREA)
+    return cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 75])[1].tobytes()
+
+
+def check(services: Any) -> dict[str, Any]:
+    """Exposure and focus hints on the tray now: codes the page translates, the measures, and the frame's size."""
+    from vision.calibrate import MIN_SHARPNESS, check_frame_quality
+
+    frame = grab(services)
+    problems, measures = check_frame_quality(frame)
+    problems = [p for p in problems if "not empty" not in p]  # the finder's blobs; whether dice lie there is the reader's say
+    hints = []
+    for words in problems:
+        code = "dark" if "too dark" in words else "bright" if "too bright" in words else "glare" if "Glare" in words else "blur" if "blurred" in words else "not_empty" if "not empty" in words else "other"
+        hints.append({"code": code, "message": words})
+    h, w = frame.shape[:2]
+    return {"hints": hints, "notes": measures.get("notes", []), "brightness": measures["mean"], "sharpness": measures["sharpness"],
+            "min_sharpness": MIN_SHARPNESS, "glare": measures["burnt"], "suggested_region": measures["tray_region"],
+            "region": list(services.settings.get("camera.tray_region", []) or []), "frame": [w, h],
+            "die_side_px": services.settings.get("reader.die_side_px", 0), "empty_tray": bool(services.settings.get("camera.empty_tray", ""))}
+
+
+def _apply(services: Any, updates: dict[str, Any]) -> None:
+    """Store ``updates`` in config.toml and switch the running reader to them (the same model stays)."""
+    from vision.calibrate import store
+    from vision.reader import load_reader
+
+    store(services.instance, updates)
+    settings = services.settings.with_overrides(**{k.replace(".", "__", 1): v for k, v in updates.items()})
+    settings.path = services.settings.path or services.instance / "config.toml"
+    reader = load_reader(settings)
+    loop = _loop(services)
+    loop.reader = reader
+    services.settings = settings
+    services.model_id = reader.model_id
+
+
+def set_region(services: Any, region: Any) -> dict[str, Any]:
+    """Store the tray's region ``[x, y, width, height]`` in the frame's pixels; ``[]`` for the whole frame."""
+    frame = grab(services)
+    h, w = frame.shape[:2]
+    if region != []:
+        if not isinstance(region, list) or len(region) != 4 or not all(isinstance(v, int) and not isinstance(v, bool) for v in region):
+            raise BadRequest("'region' is [x, y, width, height] in whole pixels of the camera's picture, or [] for the whole picture.")
+        x, y, rw, rh = region
+        if x < 0 or y < 0 or rw < 16 or rh < 16 or x + rw > w or y + rh > h:
+            raise BadRequest(f"The tray's region must lie inside the camera's picture ({w}×{h}) and be at least 16×16 pixels.")
+    _apply(services, {"camera.tray_region": region})
+    return check(services)
+
+
+def store_empty_tray(services: Any) -> dict[str, Any]:
+    """The empty tray's photo as the reader's reference, with the region found on it unless one is set; exposure locked where the camera can."""
+    from vision.calibrate import EMPTY_TRAY, check_frame_quality
+
+    frame = grab(services)
+    problems, measures = check_frame_quality(frame)
+    blocking = [p for p in problems if "too dark" in p or "too bright" in p]
+    if blocking:
+        raise SetupRefused(blocking[0], "dark" if "too dark" in blocking[0] else "bright")
+    found = _loop(services).reader.with_expected(1).read(frame).dice  # what the reader takes for dice, not every blob
+    if found:
+        raise SetupRefused(f"The tray is not empty: the reader sees {len(found)} {'die' if len(found) == 1 else 'dice'} on it; take every die off, then try again.", "not_empty", n=len(found))
+    updates: dict[str, Any] = {"camera.empty_tray": EMPTY_TRAY}
+    if not services.settings.get("camera.tray_region"):
+        updates["camera.tray_region"] = measures["tray_region"]
+    meta_fn = getattr(_loop(services).frame_source, "metadata", None)
+    if meta_fn is not None:
+        meta = meta_fn() or {}
+        if "ExposureTime" in meta:
+            updates["camera.exposure_us"] = int(meta["ExposureTime"])
+        if "AnalogueGain" in meta:
+            updates["camera.analogue_gain"] = round(float(meta["AnalogueGain"]), 3)
+    atomic_write(services.instance / EMPTY_TRAY, cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))[1].tobytes())
+    _apply(services, updates)
+    return {"stored": sorted(updates), **check(services)}
+
+
+def _one_die(services: Any, frame: np.ndarray, top: int | None) -> Any:
+    """The reading of a frame that must show exactly one die (read without the calibrated die size)."""
+    reader = _loop(services).reader.with_expected(1)
+    reading = reader.read(frame)
+    shown = f"a die with {top} on top" if top else "one die"
+    if not reading.dice:
+        raise SetupRefused(f"No die is on the tray: put {shown} anywhere in the tray, then try again.", "no_die", top=top)
+    if len(reading.dice) > 1:
+        raise SetupRefused(f"There are {len(reading.dice)} dice on the tray: leave only {shown}, then try again.", "too_many", n=len(reading.dice), top=top)
+    if any(c.get("code") in ("cut_off", "leaning") for c in reading.reasons):
+        raise SetupRefused("The die is cut off by the picture's edge or is not lying flat: lay it flat in the middle of the tray.", "not_flat", top=top)
+    return reading
+
+
+def measure_die(services: Any) -> dict[str, Any]:
+    """"Place one die": its side in pixels becomes ``reader.die_side_px``."""
+    from vision.calibrate import measure_die_side
+
+    frame = grab(services)
+    reading = _one_die(services, frame, None)
+    side, problems = measure_die_side(frame, _loop(services).reader.with_die_side(0).with_expected(1))  # the die's own side, not its box's
+    if side is None or side < 8:
+        raise SetupRefused("The die cannot be measured: lay it flat in the middle of the tray, away from glare, then try again.", "not_measured")
+    _apply(services, {"reader.die_side_px": int(side)})
+    return {"die_side_px": int(side), "box": [int(v) for v in reading.dice[0].box]}
+
+
+def capture_face(services: Any, top: Any) -> dict[str, Any]:
+    """One shot of the guided capture: one die with ``top`` on top; its crop joins the table's dataset, labelled as the camera saw it."""
+    from companion.app.teach.dataset import OwnerDataset, seen_face
+
+    if not is_face(top):
+        raise BadRequest("'top' is the face on top of the die, a whole number from 1 to 6.")
+    frame = grab(services)
+    reading = _one_die(services, frame, top)
+    die = reading.dice[0]
+    view = services.settings.get("camera.camera_view", "below")
+    opposite = services.settings.get("reader.opposite_faces", list(STANDARD_OPPOSITE))
+    dataset = OwnerDataset(services.instance, max_crops=services.settings.get("teach.max_crops", 3000), camera_view=view, opposite=opposite)
+    shot = f"s-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{int(time.time() * 1000) % 1000:03d}"
+    dataset.add(shot, frame, [list(die.box)], [top], "setup", reading.model_id)
+    read_top = die.top if view == "below" else die.seen
+    shown = {str(v): 0 for v in range(1, 7)}
+    for row in dataset.rows():
+        if row.challenge.startswith("s-"):
+            t = opposite_face(row.value, opposite) if view == "below" else row.value
+            shown[str(t)] += 1
+    return {"top": top, "seen": seen_face(top, view, opposite), "read_top": read_top, "confidence": round(float(die.confidence), 3),
+            "agrees": read_top == top, "box": [int(v) for v in die.box], "shots_per_top": shown, "shots_wanted": SHOTS_PER_FACE}

@@ -1,0 +1,89 @@
+"""The camera set-up page (``/setup``) and its routes (``/api/setup/...``): every one needs the table PIN.
+
+The page and its routes show the tray, so each is refused while a game is in
+progress (R13) and none is public: without the PIN the page asks for it and
+shows no picture. See ``companion/app/teach/setup.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from companion.app.web.bodies import parse_json_object
+from companion.app.web.security import has_control, require_pin
+from companion.core.errors import BadRequest
+
+bp = Blueprint("setup", __name__)
+
+
+def _services() -> Any:
+    return current_app.extensions["elephants_bluff"]
+
+
+def _body(*allowed: str) -> dict[str, Any]:
+    data = parse_json_object(request.get_data(cache=True), request.content_type)
+    unknown = sorted(set(data) - set(allowed))
+    if unknown:
+        raise BadRequest(f"Unknown field {unknown[0]!r}: this request takes {', '.join(allowed) or 'no fields'}.")
+    return data
+
+
+@bp.get("/setup")
+def setup_page():  # noqa: ANN201
+    from companion.app.web.pages import _render
+
+    return _render("setup.html", "setup", control=has_control())
+
+
+@bp.get("/api/setup/preview")
+@require_pin
+def preview():  # noqa: ANN201
+    from companion.app.teach.setup import preview_jpeg
+
+    response = Response(preview_jpeg(_services()), mimetype="image/jpeg")
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.get("/api/setup/check")
+@require_pin
+def check():  # noqa: ANN201
+    from companion.app.teach.setup import check as check_now
+
+    return jsonify(check_now(_services()))
+
+
+@bp.post("/api/setup/region")
+@require_pin
+def region():  # noqa: ANN201
+    from companion.app.teach.setup import set_region
+
+    return jsonify(set_region(_services(), _body("region").get("region")))
+
+
+@bp.post("/api/setup/empty-tray")
+@require_pin
+def empty_tray():  # noqa: ANN201
+    from companion.app.teach.setup import store_empty_tray
+
+    _body()
+    return jsonify(store_empty_tray(_services()))
+
+
+@bp.post("/api/setup/die-size")
+@require_pin
+def die_size():  # noqa: ANN201
+    from companion.app.teach.setup import measure_die
+
+    _body()
+    return jsonify(measure_die(_services()))
+
+
+@bp.post("/api/setup/face")
+@require_pin
+def face():  # noqa: ANN201
+    from companion.app.teach.setup import capture_face
+
+    return jsonify(capture_face(_services(), _body("top").get("top")))

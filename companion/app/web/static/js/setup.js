@@ -1,0 +1,173 @@
+/* The camera set-up page: a live preview (about one picture a second), the tray's region drawn on it,
+   light and focus hints, the empty tray, a die's size, "show each face" (always the TOP face), teaching.
+   Every request needs the table PIN; during a game the server refuses them all (R13). */
+"use strict";
+
+(() => {
+  const { t, tn, el, api, ApiError, errorText, toast } = EB;
+  const $ = (id) => document.getElementById(id);
+  const canvas = $("setup-canvas");
+  const ctx = canvas.getContext("2d");
+  let frameSize = null; // [w, h] of the camera's picture
+  let region = null; // [x, y, w, h] in the camera's pixels
+  let drag = null;
+  let running = false;
+  let top = 1;
+  let counts = {};
+  let wanted = 4;
+
+  /** Why a set-up step was refused, by the server's code, in the page's language (the TOP face is what the player sees). */
+  const REFUSED = {
+    no_die: () => t("cam_err_no_die"),
+    too_many: () => t("cam_err_too_many"),
+    not_flat: () => t("cam_err_not_flat"),
+    not_empty: () => t("cam_err_not_empty"),
+    dark: () => t("cam_hint_dark"),
+    bright: () => t("cam_hint_bright"),
+    not_measured: () => t("cam_err_not_measured"),
+  };
+  const HINTS = {
+    dark: () => t("cam_hint_dark"),
+    bright: () => t("cam_hint_bright"),
+    glare: () => t("cam_hint_glare"),
+    blur: () => t("cam_hint_blur"),
+  };
+
+  function problemText(e) {
+    if (e instanceof ApiError && e.status === 422 && REFUSED[e.code]) return REFUSED[e.code]();
+    return errorText(e);
+  }
+
+  async function request(method, url, body) {
+    try {
+      return await api(method, url, body);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) { stop("locked"); return null; }
+      if (e instanceof ApiError && e.status === 409 && e.code === "game_in_progress") { stop("game"); return null; }
+      toast(problemText(e));
+      return null;
+    }
+  }
+
+  function stop(why) {
+    running = false;
+    $("setup-body").hidden = true;
+    $("setup-locked").hidden = why !== "locked";
+    $("setup-game").hidden = why !== "game";
+  }
+
+  function draw(image) {
+    canvas.width = image.width;
+    canvas.height = image.height;
+    ctx.drawImage(image, 0, 0);
+    const box = drag ? drag.box : region;
+    if (box && box.length === 4 && frameSize) {
+      const s = canvas.width / frameSize[0];
+      ctx.strokeStyle = "#ff5fa2";
+      ctx.lineWidth = 3;
+      ctx.strokeRect(box[0] * s, box[1] * s, box[2] * s, box[3] * s);
+    }
+  }
+
+  async function previewLoop() {
+    while (running) {
+      try {
+        const response = await fetch("/api/setup/preview", { credentials: "same-origin", cache: "no-store" });
+        if (response.status === 401) { stop("locked"); break; }
+        if (response.status === 409) { stop("game"); break; }
+        if (response.ok) {
+          const image = await createImageBitmap(await response.blob());
+          draw(image);
+        }
+      } catch (e) { /* the next picture will try again */ }
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+
+  function showCheck(c) {
+    frameSize = c.frame;
+    region = c.region && c.region.length === 4 ? c.region : null;
+    $("setup-measures").textContent = t("cam_brightness", { n: Math.round(c.brightness) }) + " · " + t("cam_sharpness", { n: Math.round(c.sharpness), min: Math.round(c.min_sharpness) })
+      + (c.die_side_px ? " · " + t("cam_size_done", { n: c.die_side_px }) : "");
+    const list = $("setup-hints");
+    list.replaceChildren(...(c.hints.length ? c.hints.map((h) => el("li", { text: HINTS[h.code] ? HINTS[h.code]() : h.message })) : [el("li", { text: t("cam_hint_ok") })]));
+  }
+
+  async function refreshCheck() {
+    const c = await request("GET", "/api/setup/check");
+    if (c) showCheck(c);
+    return c;
+  }
+
+  function canvasPoint(event) {
+    const rect = canvas.getBoundingClientRect();
+    const s = frameSize ? frameSize[0] / rect.width : 1;
+    return [Math.round((event.clientX - rect.left) * s), Math.round((event.clientY - rect.top) * s)];
+  }
+
+  canvas.addEventListener("pointerdown", (event) => { drag = { from: canvasPoint(event), box: null }; canvas.setPointerCapture(event.pointerId); });
+  canvas.addEventListener("pointermove", (event) => {
+    if (!drag) return;
+    const [x, y] = canvasPoint(event);
+    const [x0, y0] = drag.from;
+    drag.box = [Math.min(x, x0), Math.min(y, y0), Math.abs(x - x0), Math.abs(y - y0)];
+  });
+  canvas.addEventListener("pointerup", () => { if (drag && drag.box) region = drag.box; drag = null; });
+
+  function showAsk() {
+    $("setup-face-ask").textContent = tn("cam_face_ask", "cam_face_ask_plural", top, { n: top });
+    $("setup-face-counts").replaceChildren(...[1, 2, 3, 4, 5, 6].map((v) =>
+      el("li", { text: t("cam_face_count", { n: v, k: counts[v] || 0, want: wanted }) })));
+  }
+
+  async function shoot() {
+    const r = await request("POST", "/api/setup/face", { top });
+    if (!r) return;
+    counts = r.shots_per_top;
+    wanted = r.shots_wanted;
+    $("setup-face-out").textContent = t("cam_face_read", { n: r.read_top }) + " " + (r.agrees ? t("cam_face_agrees") : t("cam_face_differs"));
+    if ((counts[top] || 0) >= wanted) {
+      const next = [1, 2, 3, 4, 5, 6].find((v) => (counts[v] || 0) < wanted);
+      if (next) top = next;
+    }
+    showAsk();
+  }
+
+  async function showModel() {
+    const m = await request("GET", "/api/model");
+    if (m) $("setup-model").textContent = t("cam_model_active", { id: m.active }) + (m.taught ? " · " + t("cam_model_taught") : "");
+    $("setup-rollback").disabled = !(m && m.can_roll_back);
+  }
+
+  async function teach() {
+    $("setup-teach-out").textContent = t("cam_teaching");
+    const r = await request("POST", "/api/model/teach");
+    if (!r) { $("setup-teach-out").textContent = ""; return; }
+    const b = r.before.owner, a = r.after.owner;
+    $("setup-teach-out").textContent = t("cam_teach_result", { before: b.right, after: a.right, n: a.dice }) + " " + (r.adopted ? t("cam_teach_adopted") : t("cam_teach_kept"));
+    showModel();
+  }
+
+  $("setup-region-save").addEventListener("click", async () => { if (region) { const c = await request("POST", "/api/setup/region", { region }); if (c) { showCheck(c); toast(t("cam_saved")); } } });
+  $("setup-region-whole").addEventListener("click", async () => { const c = await request("POST", "/api/setup/region", { region: [] }); if (c) { showCheck(c); toast(t("cam_saved")); } });
+  $("setup-empty").addEventListener("click", async () => { const c = await request("POST", "/api/setup/empty-tray"); if (c) { showCheck(c); toast(t("cam_saved")); } });
+  $("setup-size").addEventListener("click", async () => { const r = await request("POST", "/api/setup/die-size"); if (r) $("setup-size-out").textContent = t("cam_size_done", { n: r.die_side_px }); });
+  $("setup-face-shoot").addEventListener("click", shoot);
+  $("setup-teach").addEventListener("click", teach);
+  $("setup-rollback").addEventListener("click", async () => { if (await request("POST", "/api/model/rollback")) { toast(t("cam_rolled_back")); showModel(); } });
+
+  async function start() {
+    const c = await refreshCheck();
+    if (!c) return;
+    $("setup-locked").hidden = true;
+    $("setup-game").hidden = true;
+    $("setup-body").hidden = false;
+    showAsk();
+    showModel();
+    if (!running) { running = true; previewLoop(); }
+  }
+
+  document.getElementById("pin-form").addEventListener("submit", () => setTimeout(start, 500));
+  setInterval(() => { if (running) refreshCheck(); }, 5000);
+  start();
+})();
