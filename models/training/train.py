@@ -101,6 +101,51 @@ def build(rng: np.random.Generator, quick: bool, all_photos: bool = False, real:
     return sets
 
 
+def load_onnx(model: FaceNet, path: Path, x: np.ndarray) -> FaceNet:
+    """Start ``model`` from an exported FaceNet (``--init``): the export folded each batch norm into its convolution
+    (weight and bias), so the convolutions take those, and each batch norm is set to give back the same function
+    on ``x`` (the training crops): its running mean and variance are its input's over ``x``, its scale their
+    standard deviation and its shift the mean plus the folded bias. Training then goes on with batch norm as usual."""
+    import onnx
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    layers = [m for m in model.features if isinstance(m, nn.Conv2d)]
+    norms = [m for m in model.features if isinstance(m, nn.BatchNorm2d)]
+    if len(convs) != len(layers):
+        raise ValueError(f"{path} is not a FaceNet of this shape")
+    with torch.no_grad():
+        for node, conv, bn in zip(convs, layers, norms):
+            w, b = weights[node.input[1]], weights[node.input[2]]
+            if tuple(w.shape) != tuple(conv.weight.shape):
+                raise ValueError(f"{path}: a convolution of {tuple(w.shape)}, not {tuple(conv.weight.shape)} (--widths?)")
+            conv.weight.copy_(torch.from_numpy(w))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(b))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        model.head[2].weight.copy_(torch.from_numpy(weights["head.2.weight"]))
+        model.head[2].bias.copy_(torch.from_numpy(weights["head.2.bias"]))
+        stats: dict[nn.Module, list[torch.Tensor]] = {bn: [] for bn in norms}
+        hooks = [bn.register_forward_hook(lambda m, i, o: stats[m].append(i[0].transpose(0, 1).reshape(i[0].shape[1], -1)))
+                 for bn in norms]
+        model.eval()
+        for i in range(0, min(len(x), 4096), 512):
+            model(torch.from_numpy(prepare(x[i:i + 512])))
+        for h in hooks:
+            h.remove()
+        for bn in norms:
+            a = torch.cat(stats[bn], 1)
+            mean, var = a.mean(1), a.var(1)
+            bn.running_mean.copy_(mean)
+            bn.running_var.copy_(var)
+            bn.bias.add_(mean)
+            bn.weight.copy_(torch.sqrt(var + bn.eps))
+    return model
+
+
 def predict(model: nn.Module, x: np.ndarray) -> np.ndarray:
     model.eval()
     with torch.no_grad():
@@ -141,6 +186,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--byler-reps", type=int, default=10, help="jittered copies of each fitted Byler die (data.real_crops)")
     ap.add_argument("--faces", type=int, default=12000, help="synthetic single-die crops")
     ap.add_argument("--frames", type=int, default=220, help="synthetic whole frames run through the finder")
+    ap.add_argument("--init", type=Path, help="start from this exported FaceNet (.onnx) instead of random weights (fine-tuning)")
+    ap.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's peak learning rate")
+    ap.add_argument("--stop-after", type=int, help="export after this epoch of the --epochs schedule (a run cut short; with --resume, "
+                                                     "its last checkpoint is exported as it is)")
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the data cache and the per-epoch checkpoints")
     ap.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --work of a run with the same arguments")
     args = ap.parse_args(argv)
@@ -156,7 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     members = []
     for k in range(args.members):
         torch.manual_seed(args.seed + 1000 * k)  # member 0 starts exactly as a one-net run of this seed
-        members.append(fit(FaceNet(args.widths), x, y, sets, rng, args, f"net {k + 1}/{args.members} " if args.members > 1 else ""))
+        net = FaceNet(args.widths)
+        if args.init:
+            load_onnx(net, args.init, x[np.random.default_rng(args.seed).permutation(len(x))[:4096]])
+            print(f"started from {args.init}: val {validation_accuracy(net, sets)}", flush=True)
+        members.append(fit(net, x, y, sets, rng, args, f"net {k + 1}/{args.members} " if args.members > 1 else ""))
     model = members[0] if args.members == 1 else Ensemble(members)
     if args.members > 1:
         accs = validation_accuracy(model, sets)
@@ -165,15 +218,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def run_key(args: argparse.Namespace) -> str:
-    """The arguments that decide a run's data and training, hashed: a cache or checkpoint of another run is never reused."""
-    keep = {k: v for k, v in sorted(vars(args).items()) if k not in ("threads", "out", "work", "resume")}
+#: The arguments that decide a run's crops (``build``): runs that share them share the data cache.
+DATA_ARGS = ("seed", "quick", "all_photos", "real_sets", "byler_reps", "faces", "frames")
+
+
+def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> str:
+    """The arguments that decide a run's training (or with ``only``, those named), hashed: a checkpoint of
+    another run is never reused."""
+    keep = {k: v for k, v in sorted(vars(args).items()) if k not in ("threads", "out", "work", "resume", "stop_after") and (only is None or k in only)}
     return hashlib.sha256(repr(keep).encode()).hexdigest()[:10]
 
 
 def cached_build(rng: np.random.Generator, args: argparse.Namespace) -> dict:
     """``build``'s crops, kept in ``--work`` (with the random state after them) so a resumed run skips making them."""
-    path = args.work / f"data-{run_key(args)}.pkl"
+    path = args.work / f"data-{run_key(args, DATA_ARGS)}.pkl"
     if args.resume and path.exists():
         sets, state = pickle.loads(path.read_bytes())
         rng.bit_generator.state = state
@@ -188,9 +246,9 @@ def cached_build(rng: np.random.Generator, args: argparse.Namespace) -> dict:
 def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.random.Generator, args: argparse.Namespace,
         label: str = "") -> nn.Module:
     """Train one net on (x, y) with the recipe's optimiser, schedule and augmentation; print validation per epoch."""
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(x) // 128)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=max(1, steps))
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(1, steps))
     loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
     t = time.time()
     ckpt = args.work / f"checkpoint-{run_key(args)}-{label.strip().replace('/', 'of').replace(' ', '') or 'net'}.pt"
@@ -204,7 +262,7 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
         torch.set_rng_state(state["torch_rng"])
         start = state["epoch"]
         print(f"{label}resumed after epoch {start} from {ckpt}", flush=True)
-    for epoch in range(start, args.epochs):
+    for epoch in range(start, min(args.epochs, args.stop_after or args.epochs)):
         model.train()
         perm = rng.permutation(len(x))
         total = 0.0

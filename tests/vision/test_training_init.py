@@ -1,0 +1,55 @@
+"""Fine-tuning starts from an exported model (``train --init``): the net it builds reads exactly as the file does.
+
+These need PyTorch, the ``train`` extra (``make train`` installs it); without it they are skipped.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
+pytest.importorskip("onnx", reason="onnx is the optional train extra (make train installs it)")
+
+from models.training.train import FaceNet, load_onnx, predict  # noqa: E402
+from vision.classifier import CROP, FaceClassifier  # noqa: E402
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
+
+
+def _exported(tmp_path, widths=(8, 8, 12, 12)):
+    torch.manual_seed(0)
+    net = FaceNet(widths)
+    with torch.no_grad():  # batch norms that are far from identity, as after training
+        for m in net.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-1, 1)
+                m.running_var.uniform_(0.5, 2)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.5, 0.5)
+    net.eval()
+    path = tmp_path / "net.onnx"
+    torch.onnx.export(net, torch.zeros(1, 3, CROP, CROP), str(path), dynamo=False, opset_version=17,
+                      input_names=["crops"], output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    return path
+
+
+def test_a_net_started_from_a_file_reads_as_the_file_and_trains_on_from_there(tmp_path):
+    path = _exported(tmp_path)
+    x = np.random.default_rng(1).integers(0, 256, (64, CROP, CROP, 3), dtype=np.uint8)
+    net = load_onnx(FaceNet((8, 8, 12, 12)), path, x)
+    assert np.abs(predict(net, x) - FaceClassifier(path).probabilities(x)).max() < 1e-4
+    # batch norm is live again: in training mode the batch's own statistics give about the same answers
+    net.train()
+    net.head[1].p = 0.0  # no dropout, to compare
+    from vision.classifier import prepare
+
+    with torch.no_grad():
+        p = torch.softmax(net(torch.from_numpy(prepare(x))), 1).numpy()
+    assert np.abs(p - predict(net, x)).max() < 0.05
+
+
+def test_a_file_of_another_shape_is_refused(tmp_path):
+    path = _exported(tmp_path)
+    with pytest.raises(ValueError, match="widths"):
+        load_onnx(FaceNet((16, 48, 96, 96)), path, np.zeros((4, CROP, CROP, 3), np.uint8))
