@@ -14,6 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -200,3 +201,28 @@ def test_teaching_with_too_few_examples_of_a_face_is_refused_naming_the_faces(tm
     assert not (tmp_path / "instance" / "models").exists()  # nothing changed
     assert main(["teach", "--instance", str(tmp_path / "instance")]) == 2
     assert "either a folder" in capsys.readouterr().err
+
+
+def test_a_folder_of_labelled_photos_gives_crops_of_each_die_and_never_its_test_split(tmp_path):
+    from vision.classifier import FaceClassifier
+    from companion.app.teach.service import folder_examples
+
+    root = tmp_path / "photos"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    rng = np.random.default_rng(7)
+    splits: dict[str, list[str]] = {"train": [], "val": [], "test": []}
+    for i, split in enumerate(["train", "train", "val", "test"]):
+        frame, placed = render_table([2, 5, 6], rng, width=480, height=360, view="above", touching=0.0)
+        name = f"p{i}"
+        cv2.imwrite(str(root / "images" / f"{name}.jpg"), frame)
+        lines = [f"{d.seen - 1} {d.cx / 480:.5f} {d.cy / 360:.5f} {d.side / 480:.5f} {d.side / 360:.5f}" for d in placed]
+        (root / "labels" / f"{name}.txt").write_text("\n".join(lines + ["not a label"]) + "\n")
+        splits[split].append(name)
+    (root / "split.json").write_text(json.dumps(splits))
+    examples = folder_examples(root)
+    assert len(examples.train) == 6 and len(examples.held_back) == 3  # the test photo is never read
+    assert sorted(v for _, v in examples.train) == [2, 2, 5, 5, 6, 6]
+    values, _ = FaceClassifier().classify(np.array([c for c, _ in examples.train + examples.held_back]))
+    assert list(values) == [v for _, v in examples.train + examples.held_back]  # each crop shows its die
+    assert sum("not a YOLO label" in w for w in examples.warnings) == 3  # the test photo's labels are not even read

@@ -60,6 +60,7 @@
     canvas.width = image.width;
     canvas.height = image.height;
     ctx.drawImage(image, 0, 0);
+    canvas.dataset.drawn = "yes";
     const box = drag ? drag.box : region;
     if (box && box.length === 4 && frameSize) {
       const s = canvas.width / frameSize[0];
