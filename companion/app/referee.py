@@ -246,9 +246,8 @@ class Referee:
             old = self._state(game_id)
             if old.phase != "over":
                 raise NotAllowed("A rematch follows a finished game: this one is still being played.")
-            current = self.current_game_id()
-            if current is not None and current != game_id:
-                raise NotAllowed("Another game is already in progress at this table.")
+            if any(self._state(g).rematch_of == game_id for g in self.store.game_ids()[-500:] if g != game_id):
+                raise NotAllowed("This game has had its rematch already: the page shows it.")
             game_id_new = "g-" + secrets.token_hex(6)
             event = decide_start(game_id_new, list(old.players), old.path_length, old.loser, None, rematch_of=game_id)
             state = fold([event])

@@ -395,6 +395,7 @@ def test_a_bluff_with_a_photo_shows_each_die_boxed_and_cropped(server: Server, n
         dice = [{"seen": 7 - v, "top": v, "confidence": c, "box": list(b)} for v, c, b in zip([6, 4, 3], [0.99, 0.93, 0.62], PHOTO_BOXES)]
         challenge["reading"] = {"status": "uncertain", "reason": "low confidence on 2 dice (lowest 0.62)", "dice": dice, "total": 13,
                                 "model": "test", "reasons": [{"code": "low_confidence", "n": 2, "lowest": 0.62}], "sure_at": 0.95}
+        challenge["dice"] = [6, 4, 3]  # the counted dice are this reading's (the camera's own order)
         return challenge
 
     def one(route: Any) -> None:

@@ -148,7 +148,7 @@
         const kind = i === 1 ? " cell-first" : i === state.path_length ? " cell-last" : "";
         // Past 12 squares only every fifth square and the red one are numbered, so 30 fit a phone.
         const numbered = state.path_length <= 12 || i % 5 === 0 || i === state.path_length;
-        track.append(el("span", { class: "cell" + kind, text: numbered ? String(i) : "" }));
+        track.append(el("span", { class: "cell" + kind, text: numbered ? String(i) : "", title: String(i) }));
       }
       const elephant = el("span", { class: "elephant seat-" + p.seat, role: "img", "aria-label": t("elephant_of", { name: p.name }) });
       track.append(elephant);
