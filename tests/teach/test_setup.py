@@ -111,3 +111,18 @@ def test_the_tray_region_and_the_die_size_are_stored(table):
     assert Settings.load(instance / CONFIG_NAME)["reader.die_side_px"] == size.json["die_side_px"]
     hints = client.get("/api/setup/check", headers=H).json
     assert hints["die_side_px"] == size.json["die_side_px"] and {"brightness", "sharpness", "hints"} <= set(hints)
+
+
+def test_teaching_from_the_page_needs_the_pin_and_names_the_top_faces_it_lacks(table):
+    client, services, instance = table
+    assert client.post("/api/model/teach").status_code == 401
+    services.dice_source.frame_source.rng = np.random.default_rng(11)
+    client.post("/api/sim/dice", json={"values": [6]}, headers=H)
+    assert client.post("/api/setup/face", json={"top": 6}, headers=H).status_code == 200
+    refused = client.post("/api/model/teach", headers=H)
+    assert refused.status_code == 400 and refused.json["error"] == "cannot_teach"
+    assert "1, 2, 3, 4, 5, 6 on top" in refused.json["message"]  # one shot of 6 is not enough either
+    assert not (instance / "models" / "registry.json").exists()
+    status = client.get("/api/model").json
+    assert status["active"] == status["shipped"] and status["dataset"]["crops"] == 1 and status["collecting"] is True
+    assert client.post("/api/model/rollback", headers=H).status_code == 409  # nothing to go back to
