@@ -108,9 +108,13 @@ class ModelRegistry:
         active = data.get("active")
         if active and active != self.base_id():
             entry = data["models"].get(active)
+            if entry is None:  # a shipped model of an earlier version, rolled back to: it is no longer here
+                problem = f"The model {active} is no longer shipped, so the shipped model {self.base_id()} reads."
+                log.error("%s", problem)
+                return Loaded(FaceClassifier(self.model_path, threads=threads), problem)
             try:
                 if not isinstance(entry, dict) or not isinstance(entry.get("head"), str):
-                    raise ValueError("not in the list")
+                    raise ValueError("its entry in the list is damaged")
                 head = Head.from_bytes((self.folder / Path(entry["head"]).name).read_bytes())
                 return Loaded(AdaptedClassifier(head, self.model_path, threads=threads))
             except HardwareError as exc:

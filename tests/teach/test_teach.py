@@ -181,6 +181,10 @@ def test_a_damaged_registry_reads_with_the_shipped_model_and_refuses_rollback_in
     assert "damaged" in capsys.readouterr().err
     assert main(["model", "rollback", "--instance", str(tmp_path / "fresh")]) == 2
     assert "no previous model" in capsys.readouterr().err
+    # rolled back to a model an update has since replaced: the shipped one reads, and says so
+    atomic_write(tmp_path / "models" / "registry.json", json.dumps({"active": "dice-faces-000000000000", "previous": None, "models": {}}))
+    loaded = ModelRegistry(tmp_path).load()
+    assert loaded.classifier.model_id == shipped_model_id() and "no longer shipped" in loaded.problem
 
 
 def test_teaching_with_too_few_examples_of_a_face_is_refused_naming_the_faces(tmp_path, capsys):

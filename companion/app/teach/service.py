@@ -133,6 +133,25 @@ def folder_examples(root: Path) -> Examples:
     raise TeachError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv (crops).")
 
 
+#: The most examples of one face a fit learns from (the newest): keeps a fit on the Pi within a minute with a full dataset.
+MAX_PER_FACE = 100
+
+
+def newest_per_face(examples: list[Example], limit: int = MAX_PER_FACE) -> list[Example]:
+    """At most ``limit`` examples of each face, the last ones of the list (the dataset lists the oldest first).
+
+    >>> [v for _, v in newest_per_face([(None, 1), (None, 1), (None, 2), (None, 1)], 2)]
+    [1, 2, 1]
+    """
+    kept: list[Example] = []
+    seen: dict[int, int] = {}
+    for example in reversed(examples):
+        if seen.get(example[1], 0) < limit:
+            seen[example[1]] = seen.get(example[1], 0) + 1
+            kept.append(example)
+    return kept[::-1]
+
+
 def training_crops(examples: list[Example]) -> tuple[np.ndarray, np.ndarray]:
     """Each example cut as ``classify_crop`` reads it (the die at a few shares of the image), labels repeated."""
     crops, labels = [], []
@@ -178,7 +197,7 @@ def teach(instance: Path, settings: Any, examples: Examples, *, adopt: bool = Tr
     registry = ModelRegistry(instance, Path(model) if model else None)
     active = registry.load()
     base = EmbeddingClassifier(Path(model) if model else None)
-    crops, labels = training_crops(examples.train)
+    crops, labels = training_crops(newest_per_face(examples.train))
     fit = fit_head(base, crops, labels)
     candidate = AdaptedClassifier(fit.head, Path(model) if model else None)
     sets: dict[str, Path] = {}
