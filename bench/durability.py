@@ -208,9 +208,11 @@ class ModelTable:
             want = {"type": "bluff_called", "seat": predicted}
             if {k: event.get(k) for k in want} != want:
                 raise Mismatch(f"the in-flight Bluff was written as {event}")
-        elif kind == "correct":
-            if {k: v for k, v in event.items() if k != "at"} != {k: v for k, v in predicted.items() if k != "at"}:
-                raise Mismatch(f"the in-flight correction was written as {event}")
+        elif kind in ("correct", "confirm"):
+            # The clock and the sender's session are the server's to fill in (R14, R15 keep who and when).
+            stamped = ("at", "session")
+            if {k: v for k, v in event.items() if k not in stamped} != {k: v for k, v in predicted.items() if k not in stamped}:
+                raise Mismatch(f"the in-flight {kind} was written as {event}, the rules say {predicted}")
         elif event != predicted:
             raise Mismatch(f"the in-flight {kind} was written as {event}, the rules say {predicted}")
         self.take(event)
