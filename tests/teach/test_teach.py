@@ -1,15 +1,14 @@
 """Teaching on the device: fit a head with numpy, measure before adopting, the registry, rollback, the id everywhere.
 
 Real parts: onnxruntime, the shipped model, the renderer, the Flask test
-client, real files. The owner's dice are real translucent casino dice
-(``shared/datasets/real-dice-patterson``: 8 crops of each face of its train
-split to learn from, its val split held back), a style the shipped model reads
-worst; never a ``test`` split.
+client, real files. The owner's dice are pink dice printed with numbers
+instead of marks (``numeral_die``), a look no shipped classifier learned, so
+the test holds whatever classifier is shipped: 8 crops of each face to learn
+from, 12 held back.
 """
 
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 from pathlib import Path
@@ -28,24 +27,37 @@ from vision.reader import load_reader
 from vision.registry import ModelRegistry
 from vision.simtable import render_table
 
-PATTERSON = Path(__file__).resolve().parents[2] / ".." / "shared" / "datasets" / "real-dice-patterson"
 PIN = "4321"
 H = {"X-Table-Pin": PIN}
 
 
-def _owner_folder(out: Path, per_face: int) -> Path:
+def numeral_die(value: int, rng: np.random.Generator, size: int = 64) -> np.ndarray:
+    """A crop of a pink die printed with its number instead of marks, at any angle: a look the shipped classifier never learned."""
+    img = np.full((size, size, 3), rng.integers(90, 140, 3), np.uint8)  # the tray behind it
+    side = int(size / 1.3)
+    start = (size - side) // 2
+    die = np.zeros((size, size, 3), np.uint8)
+    die[:] = np.clip(np.array([200, 120, 240]) + rng.normal(0, 8, 3), 0, 255)
+    cv2.putText(die, str(value), (int(size * 0.30), int(size * 0.72)), cv2.FONT_HERSHEY_SIMPLEX, size / 40, (60, 20, 90), max(2, size // 20), cv2.LINE_AA)
+    mask = np.zeros((size, size), np.uint8)
+    mask[start:start + side, start:start + side] = 1
+    turn = cv2.getRotationMatrix2D((size / 2, size / 2), float(rng.uniform(0, 360)), 1.0)
+    die = cv2.warpAffine(die, turn, (size, size))
+    mask = cv2.warpAffine(mask, turn, (size, size), flags=cv2.INTER_NEAREST)
+    img[mask > 0] = die[mask > 0]
+    return np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+
+
+def _owner_folder(out: Path, per_face: int, held_back_per_face: int) -> Path:
+    """The owner's numeral dice as crops with a crops.csv: ``per_face`` of each face to learn from, the rest held back."""
     (out / "crops").mkdir(parents=True)
-    taken = {v: 0 for v in range(1, 7)}
+    rng = np.random.default_rng(1)
     lines = ["file,value,split"]
-    with open(PATTERSON / "crops.csv", newline="") as f:
-        for row in csv.DictReader(f):
-            value = int(row["value"])
-            if row["split"] == "train" and taken[value] < per_face:
-                taken[value] += 1
-            elif row["split"] != "val":
-                continue
-            shutil.copy(PATTERSON / row["file"], out / row["file"])
-            lines.append(f"{row['file']},{value},{row['split']}")
+    for value in range(1, 7):
+        for i in range(per_face + held_back_per_face):
+            name = f"crops/{value}-{i}.png"
+            cv2.imwrite(str(out / name), numeral_die(value, rng))
+            lines.append(f"{name},{value},{'train' if i < per_face else 'val'}")
     (out / "crops.csv").write_text("\n".join(lines) + "\n")
     return out
 
@@ -53,10 +65,8 @@ def _owner_folder(out: Path, per_face: int) -> Path:
 @pytest.fixture(scope="module")
 def taught(tmp_path_factory):
     """One teaching run: (instance folder with the adopted model, the teach command's JSON result)."""
-    if not (PATTERSON / "crops.csv").is_file():
-        pytest.skip("shared/datasets/real-dice-patterson is not beside the repository")
     root = tmp_path_factory.mktemp("teach")
-    owner = _owner_folder(root / "owner", 8)
+    owner = _owner_folder(root / "owner", 8, 12)
     instance = root / "instance"
     instance.mkdir()
     write_config(instance, {"teach.rendered_dice": 90})  # fewer rendered dice than on a table: a faster test
@@ -85,7 +95,7 @@ def test_teaching_is_measured_before_and_after_and_adopted_only_when_better(taug
     assert after["owner"]["right"] > before["owner"]["right"]
     assert after["owner"]["silently_wrong"] <= before["owner"]["silently_wrong"]
     assert after["rendered"]["right"] >= before["rendered"]["right"] and after["rendered"]["silently_wrong"] <= before["rendered"]["silently_wrong"]
-    assert result["examples"] == {"train": 48, "held_back": 49}
+    assert result["examples"] == {"train": 48, "held_back": 72}
     status = ModelRegistry(instance).status()
     assert status["active"] == result["candidate"] and status["previous"] == shipped_model_id() and status["can_roll_back"]
 
