@@ -106,7 +106,7 @@ def to_grey(frame: np.ndarray) -> np.ndarray | None:
         f = np.nan_to_num(frame.astype(np.float32), nan=0.0, posinf=0.0, neginf=0.0)
         if np.issubdtype(frame.dtype, np.floating) and f.max(initial=0.0) <= 1.0:
             f = f * 255.0  # floats in 0..1
-        frame = np.clip(f, 0, 255).astype(np.uint8)
+        frame = np.clip(np.rint(f), 0, 255).astype(np.uint8)
     if frame.ndim == 3:
         frame = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     return np.ascontiguousarray(frame)
