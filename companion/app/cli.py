@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from companion import __version__
+from companion.app import checks
 from companion.core.errors import ElephantsBluffError
 
 
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     from vision import commands as vision_commands
 
     vision_commands.register(sub)
+    checks.register(sub)
     from companion.app.teach import commands as teach_commands
 
     teach_commands.register(sub)

@@ -7,6 +7,7 @@ from typing import Any
 from flask import Blueprint, current_app, jsonify, request, send_file
 
 from companion import __version__
+from companion.app.checks import full_findings, quick_findings
 from companion.core.errors import BadRequest, NotFound
 from companion.app.web.bodies import parse_json_object
 from companion.app.web.openapi import openapi_spec
@@ -53,8 +54,17 @@ def health():  # noqa: ANN201
             "simulate": s.simulate,
             "problems": problems,
             "viewers": s.referee.viewer_count,
+            "checks": [f.to_dict() for f in quick_findings(s)],
         }
     )
+
+
+@bp.get("/check")
+@require_pin
+def check():  # noqa: ANN201
+    """Every check before a game, the camera too: what is wrong, each with what to do (words only, never a frame)."""
+    findings = full_findings(services())
+    return jsonify({"ready": not findings, "findings": [f.to_dict() for f in findings]})
 
 
 @bp.get("/openapi.json")

@@ -1,0 +1,55 @@
+"""``elephants-bluff check`` and the table's own check: what is wrong before a game, each with what to do.
+
+The findings come from ``firmware.preflight``; this module hands it the
+parts the app has (the camera of the capture loop, the table's inputs, the
+instance folder). ``/api/health`` carries the checks that cost nothing (the
+buttons and lid, the disk, the clock); ``GET /api/check`` (PIN) and the
+command also look through the camera.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from firmware.capture import CaptureLoop
+from firmware.preflight import Finding, format_findings, preflight
+
+
+def quick_findings(services: Any) -> list[Finding]:
+    """The checks that grab no frame: inputs (when the table has buttons), disk, clock."""
+    inputs = services.table.devices.inputs() if services.table is not None else None
+    return preflight(inputs=inputs, instance=services.instance, lid_should_be_on=True)
+
+
+def full_findings(services: Any) -> list[Finding]:
+    """Every check, the camera too (one frame, bounded in time)."""
+    frames = services.dice_source.frame_source if isinstance(services.dice_source, CaptureLoop) else None
+    inputs = services.table.devices.inputs() if services.table is not None else None
+    return preflight(frames=frames, inputs=inputs, instance=services.instance)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="say what is wrong with the table before a game: camera, buttons, lid, disk, clock")
+    p.add_argument("--instance", type=Path, default=Path("instance"))
+    p.add_argument("--json", action="store_true", help="one JSON object with every finding")
+    p.set_defaults(func=_check)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from companion.app.services import build_services
+    from companion.app.settings import CONFIG_NAME, Settings
+
+    settings = Settings.load(args.instance / CONFIG_NAME)
+    services = build_services(args.instance, settings, simulate=False)
+    try:
+        findings = full_findings(services)
+    finally:
+        services.close()
+    if args.json:
+        print(json.dumps({"ready": not findings, "findings": [f.to_dict() for f in findings]}))
+    else:
+        print(format_findings(findings))
+    return 1 if findings else 0

@@ -1,0 +1,54 @@
+"""``elephants-bluff check``, ``GET /api/check`` and health's ``checks``: what is wrong before a game, in words."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.trust.conftest import PIN_HEADERS, build_app
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_ready_simulated_table_has_no_finding_in_health(tmp_path):
+    app = build_app(tmp_path / "instance")
+    try:
+        health = app.test_client().get("/api/health").get_json()
+        assert health["checks"] == []
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
+def test_a_pressed_down_button_is_named_with_what_to_do(tmp_path):
+    app = build_app(tmp_path / "instance")
+    try:
+        services = app.extensions["elephants_bluff"]
+        services.table.devices.believe_button.pin.drive_low()  # held down (or shorted) before the game
+        checks = app.test_client().get("/api/health").get_json()["checks"]
+        assert [c["part"] for c in checks] and "believe" in json.dumps(checks).lower()
+        assert all(c["problem"] and c["fix"] for c in checks)
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
+def test_the_full_check_needs_the_pin_and_answers_in_words(tmp_path):
+    app = build_app(tmp_path / "instance", dice_source=None)
+    try:
+        client = app.test_client()
+        assert client.get("/api/check").status_code == 401
+        body = client.get("/api/check", headers=PIN_HEADERS).get_json()
+        assert set(body) == {"ready", "findings"} and body["ready"] is (body["findings"] == [])
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
+def test_the_command_reports_a_missing_camera_in_one_line_and_exits_1(tmp_path):
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / "config.toml").write_text(f'[camera]\nbackend = "files"\nfiles_dir = "{tmp_path / "no-such-folder"}"\n')
+    done = subprocess.run([sys.executable, "-m", "companion.app.cli", "check", "--instance", str(instance), "--json"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["ready"] is False and any(f["part"] == "camera" for f in report["findings"])
