@@ -64,6 +64,13 @@ train: $(VENV)/.installed
 	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
 	$(PY) -m models.training.train --strong-augment --widths 16,48,96,96 --epochs 20  # the shipped model's recipe (models/MODEL_CARD.md)
 
+# The shipped model fine-tuned on every shared real set's train split as well (models/MODEL_CARD.md,
+# "Every shared real set": tried, not shipped). Writes to build/classifier/candidate, never over the
+# shipped model; data cache and per-epoch checkpoints in build/classifier/ (--resume picks up a stopped run).
+train-real-sets: $(VENV)/.installed
+	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
+	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 4 --stop-after 3 --byler-reps 5 --faces 5000 --frames 120 --resume --out build/classifier/candidate
+
 # The Pi, rehearsed here in a Debian Bookworm arm64 root under qemu-user (root
 # needed; slow, so none of this is in `make test`; docs/PI.md). pi-root builds the
 # root once into /var/cache/elephants-bluff and reuses it.
