@@ -219,12 +219,11 @@ class Referee:
             reading = capture.reading.to_json() if capture.reading is not None else None
             event = bluff_event(caller, challenge_id, reading, problem, has_images)
             try:
-                public = self._commit(state, event)
+                # Published before the state is announced: a page that hears of this Bluff finds its photo.
+                public = self._commit(state, event, before_announce=(lambda: self.archive.publish(challenge_id)) if has_images else None)
             except BaseException:
                 self.archive.discard(challenge_id)
                 raise
-            if has_images:
-                self.archive.publish(challenge_id)
             return public, self.challenge(challenge_id)
 
     def confirm(self, game_id: str, dice: Any, session: str | None = None) -> dict[str, Any]:
@@ -296,10 +295,12 @@ class Referee:
         self.dice_capture.close()
         self.store.close()
 
-    def _commit(self, state: GameState, event: dict[str, Any]) -> dict[str, Any]:
+    def _commit(self, state: GameState, event: dict[str, Any], before_announce: Callable[[], None] | None = None) -> dict[str, Any]:
         new_state = apply(state, event)
         self.store.append(state.id, state.events, event, at=_iso(self._clock()), phase=new_state.phase)
         self._states[state.id] = new_state
+        if before_announce is not None:
+            before_announce()
         return self._announce(new_state)
 
 

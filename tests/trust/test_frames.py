@@ -33,16 +33,26 @@ def test_the_photo_gets_its_name_only_after_the_log_entry_that_names_it(tmp_path
         gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
         seen = {}
 
-        def at_commit(state):  # noqa: ANN001, ANN202 - runs once the event is in the log, before the reply
-            if state.get("last_challenge"):
-                cid = state["last_challenge"]
-                photo = referee.archive.path(cid, "frame")
-                seen[cid] = (photo.exists(), photo.with_name(photo.name + PENDING).exists(), cid in {c["id"] for c in referee.challenges(gid)})
+        heard = {}
+        append = referee.store.append
 
-        referee.add_listener(at_commit)
+        def at_commit(game_id, seq, event, **kwargs):  # noqa: ANN001, ANN202 - the log's own write, then a look at the photo
+            append(game_id, seq, event, **kwargs)
+            if event.get("type") == "bluff_called":
+                cid = event["challenge"]
+                photo = referee.archive.path(cid, "frame")
+                seen[cid] = (photo.exists(), photo.with_name(photo.name + PENDING).exists(), [e["type"] for e in referee.store.events(gid)][-1] == "bluff_called")
+
+        def at_announce(state):  # noqa: ANN001, ANN202 - a page that hears of the Bluff must find its photo
+            if state.get("last_challenge"):
+                heard[state["last_challenge"]] = referee.archive.path(state["last_challenge"], "frame").exists()
+
+        referee.store.append = at_commit
+        referee.add_listener(at_announce)
         response = _bluff(client, gid)
         cid = response.get_json()["challenge"]["id"]
         assert seen[cid] == (False, True, True), "the photo had its name before the log named it"
+        assert heard[cid] is True, "a page heard of the Bluff before its photo had its name"
         assert referee.archive.path(cid, "frame").exists() and not list(referee.frames_dir.glob("*" + PENDING))
         with client.get(f"/api/challenges/{cid}/image") as image:
             assert image.status_code == 200

@@ -190,9 +190,10 @@ def translate(lang: str, key: str, **params: Any) -> str:
     return fill(catalog(lang).gettext(key), params)
 
 
-def translate_plural(lang: str, key: str, key_plural: str, n: int, **params: Any) -> str:
-    """A text that depends on ``n``, in the plural form ``lang`` gives ``n``."""
-    return fill(catalog(lang).ngettext(key, key_plural, n), {"n": n, **params})
+def translate_plural(lang: str, key: str, key_plural: str, count: int, **params: Any) -> str:
+    """A text that depends on ``count``, in the plural form ``lang`` gives it (``{n}`` is ``count``
+    unless ``params`` name it)."""
+    return fill(catalog(lang).ngettext(key, key_plural, count), {"n": count, **params})
 
 
 def init_app(app: Flask) -> None:
