@@ -34,7 +34,7 @@ from vision.reader import load_reader
 
 def evaluate(data, reader=None) -> dict[str, Any]:
     """The figures above for ``data`` (from ``bench.reader.split_photos``), and per-photo rows."""
-    reader = (reader or load_reader(Settings.defaults())).with_view("above")
+    reader = (reader or load_reader(Settings.defaults().with_overrides(reader__detector="classic"))).with_view("above")
     dice = found = right = right_sure = wrong_sure = silent = extra = cand_found = cands_n = 0
     rows = []
     t_find = 0.0
@@ -106,7 +106,7 @@ def main() -> None:
     if root is None:
         raise SystemExit("the real-dice-byler dataset is not found (set ELEPHANTS_BLUFF_DICE_DATASET)")
     data = split_photos(root, args.split)
-    reader = load_reader(Settings.defaults())
+    reader = load_reader(Settings.defaults().with_overrides(reader__detector="classic"))
     res = evaluate(data, reader)
     rows = sorted(res.pop("rows"), key=lambda r: (-r["missed"], -r["extra"], -r["wrong"]))
     print(json.dumps(res, indent=1))

@@ -269,7 +269,7 @@ def speed(reader: DiceReader, repeats: int, layouts: int = 12) -> dict[str, Any]
 
 
 def bench_reader(full: bool) -> dict[str, Any]:
-    reader = load_reader(Settings.defaults(), threads=1)
+    reader = load_reader(Settings.defaults().with_overrides(reader__detector="classic"), threads=1)
     report: dict[str, Any] = {
         "model_id": reader.model_id,
         "model_bytes": reader.classifier.path.stat().st_size,

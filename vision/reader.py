@@ -612,7 +612,7 @@ def load_reader(settings: Any, threads: int = 1) -> DiceReader:
     loaded = active_classifier(settings, threads)  # the instance's taught model, or the shipped one (with why)
     clf = loaded.classifier
     clf.load_problem = loaded.problem  # type: ignore[attr-defined]
-    detector = settings.get("reader.detector", "classic")
+    detector = settings.get("reader.detector", "learned")
     if detector != "classic":
         from vision.pipeline.propose import load_detector
         from vision.pipeline.reader import PipelineReader

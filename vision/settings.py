@@ -48,7 +48,7 @@ SETTINGS: list[Setting] = [
     Setting("reader.min_confidence", 0.95, "Below this confidence on any die the reading is `uncertain` and the table confirms the values (RULES.md R14). 0.95, not 0.9: on the train photos shown on seven other tables it leaves 9 dice wrong and unflagged instead of 15, and none instead of 2 on the 20 held-out photos (python -m models.training.robustness --only \"7 other tables\"), for about 2 points more right dice to confirm; see models/MODEL_CARD.md.", _between(0.0, 1.0)),
     Setting("reader.expected_dice", 3, "How many dice a reading must find to be `ok`.", int_between(1, 30)),
     Setting("reader.die_side_px", 0, "A die's side in frame pixels when the table's geometry fixes it: `elephants-bluff calibrate --dice` measures and stores it (0: learn it from the dice in each frame).", int_between(0, 2000)),
-    Setting("reader.detector", "classic", "How dice are found: learned (the staged reader with the ONNX detector, models/dice-detector-*.onnx) or classic (the hand-tuned finder). See docs/READING.md.", one_of("learned", "classic")),
+    Setting("reader.detector", "learned", "How dice are found: learned (the staged reader with the ONNX detector, models/dice-detector-*.onnx) or classic (the hand-tuned finder and its cascade, kept while it still reads some sets better). See docs/READING.md.", one_of("learned", "classic")),
     Setting("reader.detector_model", "", "Path of an ONNX detector to use instead of the shipped one ('' : the shipped models/dice-detector-*.onnx).", None),
     Setting("reader.model", "", "Path of an ONNX face model to use instead of the shipped one ('' : the shipped models/dice-faces-*.onnx).", None),
 ]

@@ -13,6 +13,13 @@ from vision.reader import DiceReader, load_reader
 
 @pytest.fixture(scope="session")
 def reader() -> DiceReader:
+    """The classic reader (the hand-tuned finder and its cascade), which most of these tests describe."""
+    return load_reader(Settings.defaults().with_overrides(reader__detector="classic"))
+
+
+@pytest.fixture(scope="session")
+def staged_reader():
+    """The staged reader with the shipped learned detector (the default)."""
     return load_reader(Settings.defaults())
 
 

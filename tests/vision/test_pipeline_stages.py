@@ -119,3 +119,10 @@ def test_the_calibrated_die_size_is_the_yardstick_when_known():
 def test_an_unknown_detector_is_a_settings_error_naming_the_choices():
     with pytest.raises(SettingsError, match="reader.detector.*must be one of"):
         load_detector("crystal-ball")
+
+
+def test_an_unreadable_crop_of_a_weak_detection_is_nothing_but_of_a_strong_one_a_doubt():
+    props = [Proposal(50, 50, 30, 0, 0.9), Proposal(150, 50, 30, 0, 0.35), Proposal(250, 50, 30, 0, 0.9)]
+    unreadable = FaceRead(5, 0.25, 0.24, 0.02)
+    dice = reconcile(props, [SURE, unreadable, unreadable], (300, 100), borderline=[False] * 3, weak=[False, True, False])
+    assert [d.proposal.cx for d in dice] == [50, 250] and dice[1].face is unreadable

@@ -21,9 +21,9 @@ from vision.pipeline.normalise import Normalised
 #: Proposals this far below the detector's score threshold are still returned, marked borderline.
 SCORE_MARGIN = 0.1
 #: The learned detector learns a die's side partly from real photos' axis-aligned boxes, which are up to
-#: 1.41 times a turned die's side: its sides run large (median 1.25 times the true side on rendered frames,
-#: docs/READING.md), so they are scaled by this before the stages that crop and compare sizes.
-LEARNED_SIDE_SCALE = 0.8
+#: 1.41 times a turned die's side: its sides run large (median 1.11 times the true side on rendered frames
+#: for the shipped model, docs/READING.md), so they are scaled by this before the stages that crop and compare sizes.
+LEARNED_SIDE_SCALE = 0.9
 
 
 
@@ -37,7 +37,12 @@ class Proposer:
     side_scale: float = 1.0
 
     def borderline(self, proposal: Proposal) -> bool:
+        """Under the detector's own threshold: there only because it was asked a margin lower."""
         return proposal.score < self.sure_score
+
+    def weak(self, proposal: Proposal) -> bool:
+        """Within the margin around the detector's threshold, on either side."""
+        return proposal.score < self.sure_score + SCORE_MARGIN
 
 
 _FACTORIES: dict[str, Callable[[Path | None], Proposer]] = {}

@@ -79,7 +79,7 @@ class PipelineReader:
         faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN)
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
-                         tray_change=tray_change(prepared.grey, self._empty_region(), proposals))
+                         tray_change=tray_change(prepared.grey, self._empty_region(), proposals), weak=[self.proposer.weak(p) for p in proposals])
         extra = {"candidates": len(proposals), "rejected": len(proposals) - len(dice), "detector": getattr(self.proposer.detector, "model_id", "")}
         return decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
                       opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)

@@ -25,6 +25,8 @@ NOT_A_DIE_ABOVE = 0.5
 NOT_A_DIE_MARGIN = 0.15
 #: Two proposals whose centres are nearer than this share of the larger side are one die.
 SAME_DIE = 0.6
+#: A crop whose best face is below this is unreadable: with a weak detection too, nothing is there.
+UNREADABLE = 0.5
 #: A die whose side differs from the others' median (or the calibrated size) by more than this share is suspect.
 SIZE_TOLERANCE = 0.3
 #: A die whose square reaches further than this share of its side past the frame's edge is cut off.
@@ -45,7 +47,7 @@ class Die:
 
 
 def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tuple[int, int], *, borderline: list[bool],
-              die_side_px: float | None = None, tray_change: list[float] | None = None) -> list[Die]:
+              die_side_px: float | None = None, tray_change: list[float] | None = None, weak: list[bool] | None = None) -> list[Die]:
     """The dice among the proposals (surest first in, left to right out), each with its doubts.
 
     >>> p = [Proposal(50, 50, 30, 0, 0.9), Proposal(52, 51, 30, 0, 0.5), Proposal(150, 50, 30, 0, 0.9)]
@@ -55,7 +57,8 @@ def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tupl
     """
     kept: list[tuple[Proposal, FaceRead, list[str]]] = []
     changes = tray_change if tray_change is not None else [math.inf] * len(proposals)
-    for prop, face, edge, change in zip(proposals, faces, borderline, changes):
+    faint = weak if weak is not None else borderline
+    for prop, face, edge, change, thin in zip(proposals, faces, borderline, changes, faint):
         if any(_same_die(prop, k) for k, _, _ in kept):
             continue  # the surer proposal of this die is already kept
         if change < EMPTY_TRAY_SAME:
@@ -65,6 +68,8 @@ def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tupl
             continue
         if edge and face.not_a_die > NOT_A_DIE_ABOVE - NOT_A_DIE_MARGIN:
             continue  # a faint proposal that does not look like a die either: nothing there
+        if thin and face.confidence < UNREADABLE:
+            continue  # neither the detector nor the classifier is sure a die is there (the cup's footprint, a shadow)
         if (face.not_a_die > NOT_A_DIE_ABOVE - NOT_A_DIE_MARGIN or edge) and not doubts:
             doubts.append("low_confidence")
         if _cut_off(prop, frame_size):

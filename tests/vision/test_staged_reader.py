@@ -1,0 +1,64 @@
+"""The staged reader with the shipped learned detector: the simulated table, tray mode, sameness, bad frames."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.pipeline.reader import PipelineReader
+from vision.simtable import render_table
+from vision.sources.simulated import SimulatedTableSource
+
+
+def test_the_default_reader_is_the_staged_one(staged_reader):
+    assert isinstance(staged_reader, PipelineReader) and staged_reader.proposer.detector.name == "learned"
+
+
+def test_the_simulated_table_is_read_right_or_sent_to_the_table_never_wrong(staged_reader):
+    table = SimulatedTableSource(rng=np.random.default_rng(21))
+    ok = 0
+    for i in range(24):
+        tops = [1 + i % 6, 1 + (i * 5) % 6, 1 + (i // 6) % 6]
+        table.set_next_values(tops)
+        reading = staged_reader.read(table.grab())
+        if reading.status == "ok":
+            ok += 1
+            assert sorted(reading.tops()) == sorted(tops)  # R14: ok means right
+    assert ok >= 12, ok
+
+
+def test_a_frame_read_twice_gives_the_same_reading(staged_reader):
+    frame, _ = render_table([3, 6, 2], np.random.default_rng(8))
+    assert staged_reader.read(frame).to_json() == staged_reader.read(frame.copy()).to_json()
+
+
+def test_in_tray_mode_a_die_outside_the_tray_region_is_not_counted(staged_reader):
+    frame, placed = render_table([2, 5, 4], np.random.default_rng(4), view="above", touching=0.0, glare=0)
+    xs = sorted(d.cx for d in placed)
+    cut = int((xs[1] + xs[2]) / 2)  # the region holds the two left dice only
+    region = staged_reader._but(tray_region=[0, 0, cut, frame.shape[0]], expected_dice=2, die_side_px=placed[0].side)
+    reading = region.read(frame)
+    assert len(reading.dice) <= 2 and all(d.box[0] + d.box[2] <= cut + 2 for d in reading.dice)
+
+
+def test_what_the_calibrated_empty_tray_already_showed_is_not_a_die(staged_reader):
+    frame, placed = render_table([2, 5, 4], np.random.default_rng(4), view="above", touching=0.0, glare=0)
+    assert len(staged_reader.with_view("above").read(frame).dice) == 3
+    empty = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)  # as if the first die were a mark on the tray, there at calibration
+    for d in placed[1:]:
+        x, y, w, h = d.box()
+        empty[max(0, y - 4):y + h + 4, max(0, x - 4):x + w + 4] = int(np.median(empty))
+    reading = staged_reader._but(empty_tray=empty, camera_view="above").read(frame)
+    assert len(reading.dice) == 2 and not any(abs(d.box[0] + d.box[2] / 2 - placed[0].cx) < placed[0].side / 2 for d in reading.dice)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [np.zeros((0, 0, 3), np.uint8), np.zeros((1, 1, 3), np.uint8), np.zeros((480, 640, 3), np.uint8), np.full((480, 640, 3), 255, np.uint8),
+     np.zeros((480, 640, 3), np.float64), np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), shape=(10_000, 10_000, 3), strides=(0, 0, 0))],
+    ids=["empty", "one pixel", "all black", "all white", "float", "10000x10000"],
+)
+def test_a_bad_frame_is_uncertain_with_a_reason_never_an_error(staged_reader, frame):
+    reading = staged_reader.read(frame)
+    assert reading.status == "uncertain" and reading.reason and reading.dice == ()
