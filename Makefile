@@ -9,7 +9,7 @@ INSTANCE ?= instance
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test bench venv system-deps train clean pi-root pi-rehearsal pi-check
+.PHONY: run test bench venv system-deps train clean translations pi-root pi-rehearsal pi-check
 
 # The stamps are remade when pyproject.toml changes, so a pulled dependency
 # change installs itself on the next run. `run` needs only the runtime;
