@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Iterable
 
+from companion.core.dice import is_face
 from companion.core.errors import BadRequest, NotAllowed, NotFound, RuleRefused
 from companion.rules.names import MAX_NAME, player_names
 from companion.rules.state import (
@@ -45,7 +46,7 @@ def _dice(values: Any) -> list[int]:
     if not isinstance(values, list) or len(values) != 3:
         raise BadRequest("Give the three dice as a list of three numbers, like [6, 2, 5].")
     dice = [_int(v, "value of each die") for v in values]
-    if any(not 1 <= v <= 6 for v in dice):
+    if not all(is_face(v) for v in dice):
         raise RuleRefused("Each die shows 1 to 6 elephants.")
     return dice
 

@@ -12,9 +12,9 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from companion import __version__
-from companion.core.files import atomic_write
-from companion.core.errors import ElephantsBluffError
 from companion.app.settings import CONFIG_NAME, Settings
+from companion.core.errors import ElephantsBluffError
+from companion.core.files import atomic_write
 
 
 def create_app(instance_path: str | Path | None = None, *, simulate: bool = False, settings: Settings | None = None, test_config: dict[str, Any] | None = None, services: Any = None, dice_source: Any = None) -> Flask:
