@@ -89,6 +89,26 @@ def shipped_model_id() -> str:
     return file_model_id(shipped_model_path())
 
 
+def open_session(model: str | bytes, name: str, threads: int = 1):  # noqa: ANN201 - onnxruntime's own type
+    """An onnxruntime CPU session of a face model (a path or the file's bytes), or ``HardwareError`` in words.
+
+    No memory arena: the reader's batches vary (3 crops a frame, 24 more for each unsure
+    die), and the arena kept every size it had seen: ``serve`` grew from 131 to 177 MiB
+    under the load bench. Without it 3 crops cost the same and 24 about 3 % more.
+    """
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    opts.enable_cpu_mem_arena = False
+    try:
+        return ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+    except Exception:  # onnxruntime raises its own untyped errors for a bad file
+        raise HardwareError(f"The dice model {name} cannot be loaded; reinstall the companion.", code="bad_model") from None
+
+
 class FaceClassifier:
     """Counts the marks on die crops with the ONNX model.
 
@@ -99,22 +119,9 @@ class FaceClassifier:
     """
 
     def __init__(self, path: Path | None = None, threads: int = 1) -> None:
-        import onnxruntime as ort
-
         self.path = Path(path) if path else shipped_model_path()
         self.model_id = file_model_id(self.path)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        # No memory arena: the reader's batches vary (3 crops a frame, 24 more for each unsure
-        # die), and the arena kept every size it had seen: ``serve`` grew from 131 to 177 MiB
-        # under the load bench. Without it 3 crops cost the same and 24 about 3 % more.
-        opts.enable_cpu_mem_arena = False
-        try:
-            self._session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
-            raise HardwareError(f"The dice model {self.path.name} cannot be loaded ({exc.__class__.__name__}); reinstall the companion.", code="bad_model") from None
+        self._session = open_session(str(self.path), self.path.name, threads)
         self._input = self._session.get_inputs()[0].name
         self.probabilities(np.zeros((3, CROP, CROP, 3), np.uint8))  # warm up once, at load
 

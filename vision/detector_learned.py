@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import cv2
 import numpy as np
 
 from companion.core.errors import HardwareError
+from companion.core.protocols import Proposal
 
 #: The long side of the network's input, in pixels.
 NET_SIDE = 256
@@ -55,23 +55,6 @@ HINT_MAX_INPUT = 512
 #: A proposal whose side is off the known die size by more than this factor is not one of the dice.
 HINT_SIDE_TOLERANCE = 1.6
 DEFAULT_THRESHOLD = 0.3
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """One die proposed in the caller's frame: centre, side and angle (degrees, 0..90), and the score (0..1)."""
-
-    cx: float
-    cy: float
-    side: float
-    angle_deg: float
-    score: float
-
-    def box(self) -> tuple[float, float, float, float]:
-        """The axis-aligned box (x0, y0, x1, y1) around the die's square."""
-        a = math.radians(self.angle_deg)
-        half = self.side * (abs(math.cos(a)) + abs(math.sin(a))) / 2
-        return self.cx - half, self.cy - half, self.cx + half, self.cy + half
 
 
 def net_input(small: np.ndarray) -> np.ndarray:

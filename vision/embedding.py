@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.core.errors import HardwareError
-from vision.classifier import CROP, FaceClassifier, file_model_id, prepare
+from vision.classifier import CROP, FaceClassifier, file_model_id, open_session, prepare
 
 #: The last layer's kinds whose first input is the embedding.
 LAST_LAYERS = ("Gemm", "MatMul")
@@ -156,8 +156,6 @@ class EmbeddingClassifier(FaceClassifier):
     """
 
     def __init__(self, path: Path | None = None, threads: int = 1) -> None:
-        import onnxruntime as ort
-
         from vision.classifier import shipped_model_path
 
         self.path = Path(path) if path else shipped_model_path()
@@ -167,15 +165,7 @@ class EmbeddingClassifier(FaceClassifier):
             raise HardwareError(f"The dice model {self.path.name} cannot be read ({exc.strerror or exc}).", code="no_model") from None
         self.model_id = file_model_id(self.path)
         edited, self.plan = with_embedding_output(raw)
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        opts.enable_cpu_mem_arena = False
-        try:
-            self._session = ort.InferenceSession(edited, opts, providers=["CPUExecutionProvider"])
-        except Exception as exc:  # onnxruntime raises its own untyped errors for a bad file
-            raise HardwareError(f"The dice model {self.path.name} cannot be loaded ({exc.__class__.__name__}); reinstall the companion.", code="bad_model") from None
+        self._session = open_session(edited, self.path.name, threads)
         self._input = self._session.get_inputs()[0].name
         self._outputs = [self.plan.logits, self.plan.embedding]
         self.probabilities(np.zeros((3, CROP, CROP, 3), np.uint8))  # warm up once, at load

@@ -26,7 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.core.dice import STANDARD_OPPOSITE, opposite_face
+from companion.core.dice import STANDARD_OPPOSITE
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import CROP, MARGIN, NOT_A_DIE, FaceClassifier, cut_crop
@@ -34,6 +34,7 @@ from vision.finder import WORK_SIDE, Candidate, Look, find_dice, look, with_fain
 from vision.images import ImageError, check_frame
 from vision.marks import lost_dice
 from vision.pipeline.decide import reason_in_words
+from vision.reader_options import ReaderOptions
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +83,7 @@ AT_DIE_SIZE = True
 AT_DIE_SIZE_TURNED = 2
 
 
-class DiceReader:
+class DiceReader(ReaderOptions):
     """Reads dice values from frames.
 
     ``camera_view`` "below" sees bottom faces (the top is the opposite face),
@@ -94,33 +95,11 @@ class DiceReader:
                  tray_region: list[int] | None = None) -> None:
         self.classifier = classifier
         self.model_id = classifier.model_id
-        self.camera_view = camera_view
-        self.opposite = list(opposite_faces or STANDARD_OPPOSITE)
-        self.min_confidence = float(min_confidence)
-        self.expected_dice = int(expected_dice)
-        self.die_side_px = float(die_side_px) or None
-        self.tray_region = list(tray_region or [])
-
-    def with_view(self, camera_view: str) -> "DiceReader":
-        """The same reader for another camera view (``read --as-seen`` reads as from above)."""
-        return self._but(camera_view=camera_view)
-
-    def with_die_side(self, die_side_px: float) -> "DiceReader":
-        """The same reader knowing a die's side in frame pixels (what ``calibrate --dice`` stores; 0: not known)."""
-        return self._but(die_side_px=die_side_px)
-
-    def with_expected(self, expected_dice: int) -> "DiceReader":
-        """The same reader expecting another number of dice (``evaluate`` on photos of 1 to 48 dice)."""
-        return self._but(expected_dice=expected_dice)
+        self._set_options(camera_view=camera_view, opposite_faces=opposite_faces, min_confidence=min_confidence,
+                          expected_dice=expected_dice, die_side_px=die_side_px, tray_region=tray_region)
 
     def _but(self, **changes: Any) -> "DiceReader":
-        kwargs: dict[str, Any] = dict(camera_view=self.camera_view, opposite_faces=self.opposite, min_confidence=self.min_confidence,
-                                      expected_dice=self.expected_dice, die_side_px=self.die_side_px or 0, tray_region=self.tray_region)
-        kwargs.update(changes)
-        return DiceReader(self.classifier, **kwargs)
-
-    def top_of(self, seen: int) -> int:
-        return opposite_face(seen, self.opposite) if self.camera_view == "below" else seen
+        return DiceReader(self.classifier, **{**self.options(), **changes})
 
     def _uncertain(self, reason: str, *codes: dict[str, Any]) -> Reading:
         return Reading(UNCERTAIN, (), reason=reason, model_id=self.model_id, reasons=codes, sure_at=self.min_confidence)

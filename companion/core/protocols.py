@@ -10,6 +10,7 @@ in ``firmware/`` (gpiozero, on real or mock pins), the capture loop in
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, runtime_checkable
@@ -64,6 +65,16 @@ class Proposal:
     side: float
     angle_deg: float
     score: float
+
+    def box(self) -> tuple[float, float, float, float]:
+        """The axis-aligned box (x0, y0, x1, y1) around the die's square.
+
+        >>> Proposal(50, 50, 20, 45, 0.9).box()[0] < 40
+        True
+        """
+        a = math.radians(self.angle_deg)
+        half = self.side * (abs(math.cos(a)) + abs(math.sin(a))) / 2
+        return self.cx - half, self.cy - half, self.cx + half, self.cy + half
 
 
 @runtime_checkable

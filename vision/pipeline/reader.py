@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from companion.core.dice import STANDARD_OPPOSITE, opposite_face
 from companion.core.reading import UNCERTAIN, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
@@ -21,9 +20,10 @@ from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Unreadable, normalise
 from vision.pipeline.propose import Proposer, propose
 from vision.pipeline.reconcile import reconcile, tray_change
+from vision.reader_options import ReaderOptions
 
 
-class PipelineReader:
+class PipelineReader(ReaderOptions):
     """Reads dice values from frames through the named stages.
 
     ``camera_view`` "below" sees bottom faces (the top is the opposite face),
@@ -38,36 +38,13 @@ class PipelineReader:
         self.classifier = classifier
         self.proposer = proposer
         self.model_id = classifier.model_id
-        self.camera_view = camera_view
-        self.opposite = list(opposite_faces or STANDARD_OPPOSITE)
-        self.min_confidence = float(min_confidence)
-        self.expected_dice = int(expected_dice)
-        self.die_side_px = float(die_side_px) or None
-        self.tray_region = list(tray_region or [])
+        self._set_options(camera_view=camera_view, opposite_faces=opposite_faces, min_confidence=min_confidence,
+                          expected_dice=expected_dice, die_side_px=die_side_px, tray_region=tray_region)
         #: the calibrated empty tray, grey, as the camera saw it (the whole frame), or None
         self.empty_tray = empty_tray
 
-    def with_view(self, camera_view: str) -> "PipelineReader":
-        """The same reader for another camera view (``read --as-seen`` reads as from above)."""
-        return self._but(camera_view=camera_view)
-
-    def with_die_side(self, die_side_px: float) -> "PipelineReader":
-        """The same reader knowing a die's side in frame pixels (what ``calibrate --dice`` stores; 0: not known)."""
-        return self._but(die_side_px=die_side_px)
-
-    def with_expected(self, expected_dice: int) -> "PipelineReader":
-        """The same reader expecting another number of dice (``evaluate`` on photos of 1 to 48 dice)."""
-        return self._but(expected_dice=expected_dice)
-
     def _but(self, **changes: Any) -> "PipelineReader":
-        kwargs: dict[str, Any] = dict(camera_view=self.camera_view, opposite_faces=self.opposite, min_confidence=self.min_confidence,
-                                      expected_dice=self.expected_dice, die_side_px=self.die_side_px or 0, tray_region=self.tray_region,
-                                      empty_tray=self.empty_tray)
-        kwargs.update(changes)
-        return PipelineReader(self.classifier, self.proposer, **kwargs)
-
-    def top_of(self, seen: int) -> int:
-        return opposite_face(seen, self.opposite) if self.camera_view == "below" else seen
+        return PipelineReader(self.classifier, self.proposer, **{**self.options(), "empty_tray": self.empty_tray, **changes})
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read every die in ``frame`` (BGR uint8; grey, BGRA and 16-bit are accepted)."""
