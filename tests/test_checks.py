@@ -52,3 +52,12 @@ def test_the_command_reports_a_missing_camera_in_one_line_and_exits_1(tmp_path):
     assert done.returncode == 1, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["ready"] is False and any(f["part"] == "camera" for f in report["findings"])
+
+
+def test_the_setup_page_offers_the_check_in_the_players_language(tmp_path):
+    app = build_app(tmp_path / "instance")
+    try:
+        page = app.test_client().get("/setup", headers={"Accept-Language": "de"}).get_data(as_text=True)
+        assert 'id="setup-check-run"' in page and "Tisch prüfen" in page and "Vor dem Spiel" in page
+    finally:
+        app.extensions["elephants_bluff"].close()

@@ -94,6 +94,15 @@
     list.replaceChildren(...(c.hints.length ? c.hints.map((h) => el("li", { text: HINTS[h.code] ? HINTS[h.code]() : h.message })) : [el("li", { text: t("cam_hint_ok") })]));
   }
 
+  async function runTableCheck() {
+    const c = await request("GET", "/api/check");
+    if (!c) return;
+    const list = $("setup-check-list");
+    list.replaceChildren(...(c.findings.length ? c.findings.map((f) => el("li", { text: f.sentence })) : [el("li", { text: t("cam_check_ready") })]));
+  }
+
+  $("setup-check-run").addEventListener("click", runTableCheck);
+
   async function refreshCheck() {
     const c = await request("GET", "/api/setup/check");
     if (c) showCheck(c);
