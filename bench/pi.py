@@ -1,0 +1,34 @@
+"""``bench --only pi``: the last ``make pi-check`` and ``make pi-rehearsal`` results, as recorded.
+
+Both run for many minutes under qemu, so ``make bench`` does not run them: it
+reports what they last wrote (``docs/pi-check-latest.json``,
+``docs/pi-rehearsal-latest.json``), with the commit and the time each took.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bench.report import BENCHES
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def _recorded(name: str, keys: tuple[str, ...]) -> dict[str, Any] | str:
+    path = DOCS / name
+    if not path.is_file():
+        return f"not run yet: {path.name} is missing"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {k: data.get(k) for k in keys}
+
+
+def bench_pi(full: bool) -> dict[str, Any]:
+    return {
+        "pi_check": _recorded("pi-check-latest.json", ("when", "commit", "frames", "equal", "status_equal", "times_s")),
+        "pi_rehearsal": _recorded("pi-rehearsal-latest.json", ("when", "commit", "passed", "steps_total", "total_s", "install_s", "update_install_s")),
+    }
+
+
+BENCHES["pi"] = bench_pi
