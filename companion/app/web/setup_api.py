@@ -7,27 +7,12 @@ shows no picture. See ``companion/app/teach/setup.py``.
 
 from __future__ import annotations
 
-from typing import Any
+from flask import Blueprint, Response, jsonify
 
-from flask import Blueprint, Response, current_app, jsonify, request
-
-from companion.app.web.bodies import parse_json_object
+from companion.app.web.api import json_body, services
 from companion.app.web.security import has_control, require_pin
-from companion.core.errors import BadRequest
 
 bp = Blueprint("setup", __name__)
-
-
-def _services() -> Any:
-    return current_app.extensions["elephants_bluff"]
-
-
-def _body(*allowed: str) -> dict[str, Any]:
-    data = parse_json_object(request.get_data(cache=True), request.content_type)
-    unknown = sorted(set(data) - set(allowed))
-    if unknown:
-        raise BadRequest(f"Unknown field {unknown[0]!r}: this request takes {', '.join(allowed) or 'no fields'}.")
-    return data
 
 
 @bp.get("/setup")
@@ -42,7 +27,7 @@ def setup_page():  # noqa: ANN201
 def preview():  # noqa: ANN201
     from companion.app.teach.setup import preview_jpeg
 
-    response = Response(preview_jpeg(_services()), mimetype="image/jpeg")
+    response = Response(preview_jpeg(services()), mimetype="image/jpeg")
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -52,7 +37,7 @@ def preview():  # noqa: ANN201
 def check():  # noqa: ANN201
     from companion.app.teach.setup import check as check_now
 
-    return jsonify(check_now(_services()))
+    return jsonify(check_now(services()))
 
 
 @bp.post("/api/setup/region")
@@ -60,7 +45,7 @@ def check():  # noqa: ANN201
 def region():  # noqa: ANN201
     from companion.app.teach.setup import set_region
 
-    return jsonify(set_region(_services(), _body("region").get("region")))
+    return jsonify(set_region(services(), json_body("region").get("region")))
 
 
 @bp.post("/api/setup/empty-tray")
@@ -68,8 +53,8 @@ def region():  # noqa: ANN201
 def empty_tray():  # noqa: ANN201
     from companion.app.teach.setup import store_empty_tray
 
-    _body()
-    return jsonify(store_empty_tray(_services()))
+    json_body()
+    return jsonify(store_empty_tray(services()))
 
 
 @bp.post("/api/setup/die-size")
@@ -77,8 +62,8 @@ def empty_tray():  # noqa: ANN201
 def die_size():  # noqa: ANN201
     from companion.app.teach.setup import measure_die
 
-    _body()
-    return jsonify(measure_die(_services()))
+    json_body()
+    return jsonify(measure_die(services()))
 
 
 @bp.post("/api/setup/face")
@@ -86,4 +71,4 @@ def die_size():  # noqa: ANN201
 def face():  # noqa: ANN201
     from companion.app.teach.setup import capture_face
 
-    return jsonify(capture_face(_services(), _body("top").get("top")))
+    return jsonify(capture_face(services(), json_body("top").get("top")))
