@@ -79,8 +79,9 @@ def _register_shipped() -> None:
         from vision.detector_learned import LearnedDetector
 
         def learned(model: Path | None) -> Proposer:
-            detector = LearnedDetector(model)
+            detector = LearnedDetector(model)  # loaded and warmed up once; its own threshold travels in the file
             sure = detector.score_threshold
-            return Proposer(LearnedDetector(model, score_threshold=max(0.01, sure - SCORE_MARGIN)), sure, LEARNED_SIDE_SCALE)
+            detector.score_threshold = max(0.01, sure - SCORE_MARGIN)
+            return Proposer(detector, sure, LEARNED_SIDE_SCALE)
 
         register_detector("learned", learned)
