@@ -29,13 +29,9 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-#: mean grey level (0-255) of the lit tray below which the dice cannot be read
-TOO_DARK_MEAN = 50.0
-#: mean grey level above which, or burnt-out share above which, the frame is washed out
-TOO_BRIGHT_MEAN = 210.0
-TOO_BRIGHT_BURNT = 0.05
-#: share of burnt-out pixels (>= 250) from which there is glare on the acrylic
-GLARE_BURNT = 0.001
+# the light limits are calibrate's, so the check before a game and calibrate never disagree
+from vision.calibrate import GLARE_BURNT, TOO_BRIGHT_BURNT, TOO_BRIGHT_MEAN, TOO_DARK_MEAN
+
 #: the instance folder's disk is nearly full below either of these
 MIN_FREE_BYTES = 200 * 1024 * 1024
 MIN_FREE_SHARE = 0.05

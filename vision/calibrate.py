@@ -33,6 +33,13 @@ from vision.sources import build_frame_source
 MIN_SHARPNESS = 12.0
 #: ...unless fewer pixels than this share are on an edge at all: nothing to judge focus by.
 FEATURELESS = 0.002
+#: mean grey level (0-255) of the lit tray below which the dice cannot be read
+TOO_DARK_MEAN = 50.0
+#: mean grey level above which, or burnt-out share above which, the frame is washed out
+TOO_BRIGHT_MEAN = 210.0
+TOO_BRIGHT_BURNT = 0.05
+#: share of burnt-out pixels (>= 250) from which there is glare on the acrylic
+GLARE_BURNT = 0.001
 #: ``--dice``: the dice's sides may differ this much from their median (more: touching or leaning dice, or a blob that is no die).
 SIDE_AGREEMENT = 0.15
 
@@ -53,11 +60,11 @@ def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
     dark = float((grey <= 5).mean())
     problems: list[str] = []
     notes: list[str] = []
-    if mean < 50:
+    if mean < TOO_DARK_MEAN:
         problems.append(f"The image is too dark (mean brightness {mean:.0f} of 255): add light under the tray or raise the exposure.")
-    if mean > 210 or burnt > 0.05:
+    if mean > TOO_BRIGHT_MEAN or burnt > TOO_BRIGHT_BURNT:
         problems.append(f"The image is too bright ({burnt:.0%} burnt out): lower the light or the exposure.")
-    if 0.001 < burnt <= 0.05:
+    if GLARE_BURNT < burnt <= TOO_BRIGHT_BURNT:
         ys, xs = np.nonzero(grey >= 250)
         problems.append(f"Glare: bright reflections near x={int(xs.mean())}, y={int(ys.mean())}; move or diffuse the lights.")
     edges = float((cv2.Canny(grey, 30, 90) > 0).mean())

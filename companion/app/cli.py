@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 from companion import __version__
-from companion.app import checks
 from companion.core.errors import ElephantsBluffError
 
 
@@ -42,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--repair", action="store_true")
     doctor.set_defaults(func=_doctor)
 
+    from companion.app import checks
     from vision import commands as vision_commands
 
     vision_commands.register(sub)
