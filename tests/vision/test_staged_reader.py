@@ -62,3 +62,15 @@ def test_what_the_calibrated_empty_tray_already_showed_is_not_a_die(staged_reade
 def test_a_bad_frame_is_uncertain_with_a_reason_never_an_error(staged_reader, frame):
     reading = staged_reader.read(frame)
     assert reading.status == "uncertain" and reading.reason and reading.dice == ()
+
+
+def test_a_missing_empty_tray_photo_leaves_the_reader_working_without_it_and_says_so(tmp_path, caplog):
+    from companion.app.settings import Settings
+    from vision.reader import load_reader
+
+    (tmp_path / "config.toml").write_text('[camera]\nempty_tray = "empty-tray.png"\n')
+    with caplog.at_level("WARNING", logger="vision.reader"):
+        reader = load_reader(Settings.load(tmp_path / "config.toml", environ={}))
+    assert reader.empty_tray is None and "run `elephants-bluff calibrate` again" in caplog.text
+    frame, _ = render_table([3, 6, 2], np.random.default_rng(8))
+    assert reader.read(frame).status in ("ok", "uncertain")
