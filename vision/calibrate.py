@@ -16,6 +16,7 @@ and the coarse look for close-up photos is skipped.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -48,8 +49,26 @@ SIDE_AGREEMENT = 0.15
 EMPTY_TRAY = "empty-tray.png"
 
 
-def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
-    """Problems (sentences) seen in a frame of the empty tray, and the measures behind them."""
+#: What can be wrong with a frame of the tray, as codes (the set-up page says each in the players' language,
+#: ``cam_hint_<code>``); each ``FrameProblem`` carries its code beside the English sentence ``calibrate`` prints.
+DARK, BRIGHT, GLARE, BLUR, NOT_EMPTY = "dark", "bright", "glare", "blur", "not_empty"
+PROBLEM_CODES = (DARK, BRIGHT, GLARE, BLUR, NOT_EMPTY)
+
+
+@dataclass(frozen=True)
+class FrameProblem:
+    """One thing to fix on the tray's frame: its code, for a page to translate, and the English sentence.
+
+    >>> FrameProblem(DARK, "The image is too dark.").code
+    'dark'
+    """
+
+    code: str
+    message: str
+
+
+def frame_problems(frame: np.ndarray) -> tuple[list[FrameProblem], dict]:
+    """Problems seen in a frame of the empty tray (codes and sentences), and the measures behind them."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     # Focus from the strongest edges (the tray's rim, the cup, marks on the acrylic): a
     # featureless tray cannot show focus at all, and is not called blurred for it.
@@ -58,25 +77,31 @@ def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
     mean = float(grey.mean())
     burnt = float((grey >= 250).mean())
     dark = float((grey <= 5).mean())
-    problems: list[str] = []
+    problems: list[FrameProblem] = []
     notes: list[str] = []
     if mean < TOO_DARK_MEAN:
-        problems.append(f"The image is too dark (mean brightness {mean:.0f} of 255): add light under the tray or raise the exposure.")
+        problems.append(FrameProblem(DARK, f"The image is too dark (mean brightness {mean:.0f} of 255): add light under the tray or raise the exposure."))
     if mean > TOO_BRIGHT_MEAN or burnt > TOO_BRIGHT_BURNT:
-        problems.append(f"The image is too bright ({burnt:.0%} burnt out): lower the light or the exposure.")
+        problems.append(FrameProblem(BRIGHT, f"The image is too bright ({burnt:.0%} burnt out): lower the light or the exposure."))
     if GLARE_BURNT < burnt <= TOO_BRIGHT_BURNT:
         ys, xs = np.nonzero(grey >= 250)
-        problems.append(f"Glare: bright reflections near x={int(xs.mean())}, y={int(ys.mean())}; move or diffuse the lights.")
+        problems.append(FrameProblem(GLARE, f"Glare: bright reflections near x={int(xs.mean())}, y={int(ys.mean())}; move or diffuse the lights."))
     edges = float((cv2.Canny(grey, 30, 90) > 0).mean())
     if edges < FEATURELESS:
         notes.append("Focus cannot be judged on a featureless tray; read a die with `read` to check it.")
     elif sharp < MIN_SHARPNESS:
-        problems.append(f"The image looks blurred (sharpness {sharp:.0f}, want at least {MIN_SHARPNESS:.0f}): clean the acrylic and check the focus.")
+        problems.append(FrameProblem(BLUR, f"The image looks blurred (sharpness {sharp:.0f}, want at least {MIN_SHARPNESS:.0f}): clean the acrylic and check the focus."))
     cands = find_dice(frame)
     if cands:
-        problems.append(f"The tray is not empty: {len(cands)} thing(s) that look like dice; take them off and run calibrate again.")
+        problems.append(FrameProblem(NOT_EMPTY, f"The tray is not empty: {len(cands)} thing(s) that look like dice; take them off and run calibrate again."))
     region = tray_region(grey)
     return problems, {"notes": notes, "sharpness": round(sharp, 1), "mean": round(mean, 1), "burnt": round(burnt, 4), "dark": round(dark, 4), "tray_region": region}
+
+
+def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
+    """Problems (sentences) seen in a frame of the empty tray, and the measures behind them (``frame_problems`` in words)."""
+    problems, measures = frame_problems(frame)
+    return [p.message for p in problems], measures
 
 
 def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None, list[str]]:

@@ -83,15 +83,12 @@ def preview_jpeg(services: Any) -> bytes:
 
 def check(services: Any) -> dict[str, Any]:
     """Exposure and focus hints on the tray now: codes the page translates, the measures, and the frame's size."""
-    from vision.calibrate import MIN_SHARPNESS, check_frame_quality
+    from vision.calibrate import MIN_SHARPNESS, NOT_EMPTY, frame_problems
 
     frame = grab(services)
-    problems, measures = check_frame_quality(frame)
-    problems = [p for p in problems if "not empty" not in p]  # the finder's blobs; whether dice lie there is the reader's say
-    hints = []
-    for words in problems:
-        code = "dark" if "too dark" in words else "bright" if "too bright" in words else "glare" if "Glare" in words else "blur" if "blurred" in words else "not_empty" if "not empty" in words else "other"
-        hints.append({"code": code, "message": words})
+    problems, measures = frame_problems(frame)
+    # the finder's blobs are left out: whether dice lie on the tray is the reader's say
+    hints = [{"code": p.code, "message": p.message} for p in problems if p.code != NOT_EMPTY]
     h, w = frame.shape[:2]
     return {"hints": hints, "notes": measures.get("notes", []), "brightness": measures["mean"], "sharpness": measures["sharpness"],
             "min_sharpness": MIN_SHARPNESS, "glare": measures["burnt"], "suggested_region": measures["tray_region"],
@@ -130,13 +127,13 @@ def set_region(services: Any, region: Any) -> dict[str, Any]:
 
 def store_empty_tray(services: Any) -> dict[str, Any]:
     """The empty tray's photo as the reader's reference, with the region found on it unless one is set; exposure locked where the camera can."""
-    from vision.calibrate import EMPTY_TRAY, check_frame_quality
+    from vision.calibrate import BRIGHT, DARK, EMPTY_TRAY, frame_problems
 
     frame = grab(services)
-    problems, measures = check_frame_quality(frame)
-    blocking = [p for p in problems if "too dark" in p or "too bright" in p]
+    problems, measures = frame_problems(frame)
+    blocking = [p for p in problems if p.code in (DARK, BRIGHT)]
     if blocking:
-        raise SetupRefused(blocking[0], "dark" if "too dark" in blocking[0] else "bright")
+        raise SetupRefused(blocking[0].message, blocking[0].code)
     found = _loop(services).reader.with_expected(1).read(frame).dice  # what the reader takes for dice, not every blob
     if found:
         raise SetupRefused(f"The tray is not empty: the reader sees {len(found)} {'die' if len(found) == 1 else 'dice'} on it; take every die off, then try again.", "not_empty", n=len(found))
