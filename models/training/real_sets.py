@@ -119,15 +119,24 @@ def hand_crops(set_name: str, split: str) -> list[tuple[np.ndarray, int]]:
     return out
 
 
-def jittered(img: np.ndarray, cx: float, cy: float, side: float, rng: np.random.Generator) -> np.ndarray:
-    """The die at (cx, cy) cut as a detector might: centre, side and angle off (``CENTRE_JITTER``, ``SIDE_JITTER``)."""
+#: The side's scale range by default: 1 ± ``SIDE_JITTER``.
+SIDE_RANGE = (1 - SIDE_JITTER, 1 + SIDE_JITTER)
+
+
+def jittered(img: np.ndarray, cx: float, cy: float, side: float, rng: np.random.Generator,
+             side_range: tuple[float, float] = SIDE_RANGE) -> np.ndarray:
+    """The die at (cx, cy) cut as a detector might: centre, side and angle off (``CENTRE_JITTER``, ``side_range``).
+
+    A wider ``side_range`` teaches the face at the sizes a user's own crop or a loose box gives
+    (the die 50-100 % of the crop), not only at the detector's usual ±15 %."""
     r = CENTRE_JITTER * side * np.sqrt(rng.random())
     t = rng.uniform(0, 2 * np.pi)
-    s = side * rng.uniform(1 - SIDE_JITTER, 1 + SIDE_JITTER)
+    s = side * rng.uniform(*side_range)
     return cut_crop(img, cx + r * np.cos(t), cy + r * np.sin(t), s, rng.uniform(0, 360))
 
 
-def die_crops(frame: Frame, rng: np.random.Generator, reps: int) -> tuple[list[np.ndarray], list[int]]:
+def die_crops(frame: Frame, rng: np.random.Generator, reps: int,
+              side_range: tuple[float, float] = SIDE_RANGE) -> tuple[list[np.ndarray], list[int]]:
     """``reps`` jittered crops of every die of ``frame`` at least ``MIN_SIDE`` px."""
     xs, ys = [], []
     for value, cx, cy, w, h in frame.labels:
@@ -135,7 +144,7 @@ def die_crops(frame: Frame, rng: np.random.Generator, reps: int) -> tuple[list[n
         if side < MIN_SIDE:
             continue
         for _ in range(reps):
-            xs.append(jittered(frame.image, cx, cy, side, rng))
+            xs.append(jittered(frame.image, cx, cy, side, rng, side_range))
             ys.append(value)
     return xs, ys
 
@@ -270,7 +279,8 @@ def lookalikes(n: int, backgrounds: list[np.ndarray], rng: np.random.Generator) 
     return out
 
 
-def train_crops(rng: np.random.Generator, byler_fit: list[str], quick: bool = False) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def train_crops(rng: np.random.Generator, byler_fit: list[str], quick: bool = False,
+                side_range: tuple[float, float] = SIDE_RANGE) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Every set's ``train`` crops, by source: die crops and "not a die" crops (label 0).
 
     ``byler_fit``: the Byler ``train`` photos fitted on (the rest are held out for validation).
@@ -297,7 +307,7 @@ def train_crops(rng: np.random.Generator, byler_fit: list[str], quick: bool = Fa
             reps = max(1, reps // 4)
         xs, ys, negs = [], [], []
         for f in fs:
-            a, b = die_crops(f, rng, reps)
+            a, b = die_crops(f, rng, reps, side_range)
             xs += a
             ys += b
             nd = not_a_die_crops(f, rng, neg)
@@ -314,7 +324,7 @@ def train_crops(rng: np.random.Generator, byler_fit: list[str], quick: bool = Fa
             h, w = img.shape[:2]
             side = hand_crop_side(set_name, img)
             for _ in range(reps):
-                xs.append(jittered(img, w / 2, h / 2, side, rng))
+                xs.append(jittered(img, w / 2, h / 2, side, rng, side_range))
                 ys.append(value)
         add(set_name.removeprefix("real-dice-") + "-crops", xs, ys)
     looks = lookalikes(300 if quick else 3000, backgrounds, rng)
@@ -341,3 +351,69 @@ def val_crops() -> dict[str, tuple[np.ndarray, np.ndarray]]:
             ys.append(value)
         out[f"val_{set_name.removeprefix('real-dice-')}_crops"] = (np.array(xs, np.uint8), np.array(ys, np.int64))
     return out
+
+
+#: A detector's proposal is taken for a labelled die when its centre lies within this share of the die's side.
+MATCH_REACH = 0.5
+#: A proposal whose centre is further than this share of every die's side from every die is a false find: "not a die".
+FALSE_FIND_REACH = 0.9
+#: The spans the reader cuts a proposal at (``vision.pipeline.classify``: its box, then a little bigger).
+DETECTOR_SPANS = (1.0, 1.15)
+
+
+def detector_crops(frame: Frame, proposer) -> tuple[list[np.ndarray], list[int]]:
+    """The shipped detector's own proposals on ``frame``, cut exactly as the staged reader cuts them.
+
+    A proposal on a labelled die (of at least ``MIN_SIDE`` px) is labelled with that die's face; one far
+    from every die is the detector's false find and teaches "not a die" (a scratch, a rim, a shadow the
+    detector takes for a die); one in between (a duplicate, half a die) teaches nothing.
+    ``proposer``: a ``vision.pipeline.propose.Proposer`` (its threshold a margin low, its side scale applied)."""
+    from vision.pipeline.normalise import Normalised, normalise
+    from vision.pipeline.propose import propose
+
+    norm = normalise(frame.image)
+    if not isinstance(norm, Normalised):
+        return [], []
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    for p in propose(norm, proposer):
+        gaps = [(np.hypot(p.cx - cx, p.cy - cy) / max(w, h), value, max(w, h)) for value, cx, cy, w, h in frame.labels]
+        near = min(gaps, default=(np.inf, 0, 0.0))
+        if near[0] <= MATCH_REACH:
+            if near[2] < MIN_SIDE:
+                continue
+            value = near[1]
+        elif near[0] > FALSE_FIND_REACH:
+            value = 0
+        else:
+            continue
+        for span in DETECTOR_SPANS:
+            xs.append(cut_crop(norm.bgr, p.cx, p.cy, p.side * span, p.angle_deg))
+            ys.append(value)
+    return xs, ys
+
+
+def all_detector_crops(byler_fit: list[str], quick: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``detector_crops`` of every shared set's ``train`` frames (Byler's fitted photos only): the
+    classifier fine-tuned on the crops it will be given in use (issue 26: "fine-tune the classifier on the
+    detector's own crops")."""
+    from vision.pipeline.propose import load_detector
+
+    proposer = load_detector("learned")
+    root = shared_root() / "real-dice-byler"
+    fs = []
+    for name in byler_fit:
+        img = cv2.imread(str(root / "images" / f"{name}.jpg"))
+        fs.append(Frame("real-dice-byler", None, name, img, labels_in_pixels(root, name, img.shape[1], img.shape[0])))
+    for set_name, subs in FRAME_SETS.items():
+        for subset in subs:
+            fs += frames(set_name, "train", subset)
+    if quick:
+        fs = fs[::10]
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    for f in fs:
+        a, b = detector_crops(f, proposer)
+        xs += a
+        ys += b
+    return np.array(xs, np.uint8).reshape(-1, CROP, CROP, 3), np.array(ys, np.int64)

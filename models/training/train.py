@@ -75,7 +75,8 @@ class Ensemble(nn.Module):
 
 
 def build(rng: np.random.Generator, quick: bool, all_photos: bool = False, real: bool = False, byler_reps: int = 10,
-          faces: int = 12000, frames: int = 220) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+          faces: int = 12000, frames: int = 220,
+          side_range: tuple[float, float] = real_sets.SIDE_RANGE, detector_reps: int = 0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The training and validation crops. With ``all_photos`` the 20 held-out photos are trained on too (the
     final fit of a recipe already chosen on them): their validation figures then measure fit, not reading."""
     names = data.split_names()["train"]
@@ -92,8 +93,11 @@ def build(rng: np.random.Generator, quick: bool, all_photos: bool = False, real:
         "val_synth": data.synth_frame_crops(20 if quick else 60, rng),
     }
     if real:  # every shared set's train split (Byler's fitted photos only), and every val split to watch
-        sets.update({f"set_{k}": v for k, v in real_sets.train_crops(rng, fit_names, quick).items()})
+        sets.update({f"set_{k}": v for k, v in real_sets.train_crops(rng, fit_names, quick, side_range).items()})
         sets.update(real_sets.val_crops())
+    if detector_reps:  # the shipped detector's own proposals on the same train frames, cut as the reader cuts them
+        x, y = real_sets.all_detector_crops(fit_names, quick)
+        sets["set_detector"] = (np.concatenate([x] * detector_reps), np.concatenate([y] * detector_reps))
     for k, (x, y) in sets.items():
         print(f"data {k}: {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
     print(f"data built in {time.time() - t:.0f} s", flush=True)
@@ -183,6 +187,11 @@ def main(argv: list[str] | None = None) -> int:
                          "its speed and size are the members' summed)")
     ap.add_argument("--real-sets", action="store_true",
                     help="also train on every shared real set's train split (models/training/real_sets.py) and watch every val split")
+    ap.add_argument("--side-range", type=lambda t: tuple(float(v) for v in t.split(",")), default=real_sets.SIDE_RANGE,
+                    help="LO,HI: the real sets' dice cut at their side times a scale drawn from this range (real_sets.jittered)")
+    ap.add_argument("--detector-reps", type=int, default=0,
+                    help="also train on the shipped detector's proposals on every real train frame, cut as the reader cuts "
+                         "them (real_sets.detector_crops), this many times over (augmented afresh each time)")
     ap.add_argument("--byler-reps", type=int, default=10, help="jittered copies of each fitted Byler die (data.real_crops)")
     ap.add_argument("--faces", type=int, default=12000, help="synthetic single-die crops")
     ap.add_argument("--frames", type=int, default=220, help="synthetic whole frames run through the finder")
@@ -219,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: The arguments that decide a run's crops (``build``): runs that share them share the data cache.
-DATA_ARGS = ("seed", "quick", "all_photos", "real_sets", "byler_reps", "faces", "frames")
+DATA_ARGS = ("seed", "quick", "all_photos", "real_sets", "byler_reps", "faces", "frames", "side_range", "detector_reps")
 
 
 def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> str:
@@ -237,7 +246,7 @@ def cached_build(rng: np.random.Generator, args: argparse.Namespace) -> dict:
         rng.bit_generator.state = state
         print(f"data from {path}", flush=True)
         return sets
-    sets = build(rng, args.quick, args.all_photos, args.real_sets, args.byler_reps, args.faces, args.frames)
+    sets = build(rng, args.quick, args.all_photos, args.real_sets, args.byler_reps, args.faces, args.frames, args.side_range, args.detector_reps)
     args.work.mkdir(parents=True, exist_ok=True)
     atomic_write(path, pickle.dumps((sets, rng.bit_generator.state), protocol=4))
     return sets

@@ -88,3 +88,45 @@ def test_val_crops_come_from_the_val_splits_only(real_dataset):
     v = real_sets.val_crops()
     assert len(v["val_skovy_crops"][0]) == 22 and len(v["val_patterson_crops"][0]) == 49
     assert all(len(x) == len(y) and set(y.tolist()) <= set(range(1, 7)) for x, y in v.values())
+
+
+def test_a_wider_side_range_cuts_dice_at_every_size_in_it(monkeypatch):
+    sides = []
+    real_cut = real_sets.cut_crop
+
+    def record(img, cx, cy, side, angle=0.0):
+        sides.append(side)
+        return real_cut(img, cx, cy, side, angle)
+
+    monkeypatch.setattr(real_sets, "cut_crop", record)
+    real_sets.die_crops(_frame([(2, 200, 200, 60)]), np.random.default_rng(4), 300, side_range=(0.8, 1.35))
+    assert 0.8 * 60 <= min(sides) < 0.85 * 60 and 1.3 * 60 < max(sides) <= 1.35 * 60
+
+
+def _rendered(seen: list[int], seed: int) -> tuple[real_sets.Frame, list]:
+    from vision.simtable import render_table
+
+    frame, placed = render_table(seen, np.random.default_rng(seed), touching=0.0, glare=0)
+    labels = [(d.seen, d.cx, d.cy, d.side, d.side) for d in placed]
+    return real_sets.Frame("rendered", None, "x", frame, labels), placed
+
+
+def test_the_detectors_own_crops_carry_the_face_of_the_die_they_lie_on():
+    from vision.pipeline.propose import load_detector
+
+    frame, _ = _rendered([2, 5, 6], 7)
+    xs, ys = real_sets.detector_crops(frame, load_detector("learned"))
+    assert sorted(ys) == [2, 2, 5, 5, 6, 6]  # each die at the reader's two spans, no false find
+    assert np.array(xs).shape == (6, CROP, CROP, 3)
+
+
+def test_a_detector_find_far_from_every_labelled_die_teaches_not_a_die():
+    from vision.pipeline.propose import load_detector
+
+    frame, placed = _rendered([2, 5, 6], 7)
+    far = [lab for lab, d in zip(frame.labels, placed)
+           if all(np.hypot(d.cx - o.cx, d.cy - o.cy) > 2 * d.side for o in placed if o is not d)]
+    assert far, "the layout has a die well apart from the others"
+    frame.labels = [lab for lab in frame.labels if lab is not far[0]]  # a find the labels do not hold
+    _, ys = real_sets.detector_crops(frame, load_detector("learned"))
+    assert ys.count(0) == 2 and len(ys) == 6
