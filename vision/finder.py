@@ -15,7 +15,7 @@ dice) are split where the clear mask, before its gaps were closed, shows the
 seams between them (``_split_at_seams``), else cut apart along straight lines in
 the dice's own axes (``_cut_apart``), with k-means on their pixels as the fallback. A blob far longer than any
 group of dice (a dark frame or wall with dice against it) is opened wider, and only its pieces wide enough to be dice are
-kept (``WALL_DICE``). A die neither pass sees, whose marks still show (a white die on a pale tray), is left to
+kept (``WALL_REACH``). A die neither pass sees, whose marks still show (a white die on a pale tray), is left to
 ``vision.marks``, which looks for it in the clear mask ``look`` hands back. It does not decide what a blob *is*: the
 face classifier rejects blobs that are not dice, so finding may be generous.
 
@@ -46,28 +46,22 @@ WEAK_MIN = 12
 WEAK_K = 4.0
 #: Disc (working pixels) that closes the gaps in a faint die's outline before its inside is filled.
 WEAK_CLOSE = 3
-#: Whether the faint pass runs at all (off: the clear pass alone, to compare).
-WEAK_PASS = True
 #: Disc (working pixels, diameter) around a faint blob that must hold nothing clear: it keeps that far from the strong blobs.
 WEAK_GAP = 5
 #: How much longer than wide an outline may be and still be one square die.
 SQUARE_ASPECT = 1.4
-#: Whether a faint blob about one die's size is filled to its convex hull (an open ring), and how square that hull must be.
-HULL_FILL = True
+#: How square a faint blob about one die's size must be to be filled to its convex hull (an open ring).
 HULL_ASPECT = SQUARE_ASPECT
 #: How many clearly differing pixels may lie just around a faint blob (its own edge, cut off by the opening).
 WEAK_AROUND_CLEAR = 6
 #: How many clearly differing pixels (its marks) a faint blob must hold.
 WEAK_MARK_PIXELS = 3
-#: Whether a faint outline up to SHADOW_ASPECT times longer than wide (a pale die and its shadow) gives the die under its marks.
-SHADOWED_DICE = True
+#: A faint outline up to this many times longer than wide (a pale die and its shadow) gives the die under its marks.
 SHADOW_ASPECT = 2.0
 #: How many clear pixels may lie on such an outline's edge (more: it cuts through the die's marks).
 SHADOW_EDGE_MARKS = 8
 #: A clear blob covering less than this share of the faint outline around it is that pale die's marks (``_not_marks``).
 MARKS_SHARE = 0.4
-#: Whether touching dice are first split at the seams the clear mask shows before closing (``_split_at_seams``).
-SEAM_SPLIT = True
 #: A seam split's cores must each be at least this share of the largest one's area.
 SEAM_CORE_SHARE = 0.4
 #: A blob this much longer than wide, yet small enough for one die of the frame's size, is two smaller dice.
@@ -81,7 +75,6 @@ EXPOSURE_LEVEL = 160
 MAX_GAIN = 4.0
 #: A blob far bigger than any die (a dark frame, a box's wall) is opened like any other blob that is not
 #: one clean die (``_refine``), so that the dice against it are cut out; only pieces that may be dice are kept.
-WALL_DICE = True
 #: The disc that opens such a blob, in die sides: wider than ``_refine``'s 0.6, since a frame is often thicker than
 #: what glues dice together, and a die's piece that kept a stub of the frame was cut in two as a pair.
 WALL_REACH = 0.85
@@ -207,8 +200,6 @@ def clear_masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def faint_mask(small: np.ndarray, strong: np.ndarray) -> np.ndarray:
     """A 0/255 mask of what differs faintly from the tray (pale dice on a pale tray), apart from
     everything in ``strong`` (``clear_masks``' closed mask)."""
-    if not WEAK_PASS:
-        return np.zeros_like(strong)
     return _faint_dice(_difference(small, _tray_without(small, strong)), strong)
 
 
@@ -268,9 +259,8 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
     # fill the holes no bigger than a die (the die's own colour inside its ring); not the tray inside its rim
     ring = weak
     weak = _fill_holes(weak, max_side)
-    if HULL_FILL:
-        weak = _fill_hulls(weak, cv2.bitwise_xor(weak, ring), min_side, max_side)
-        weak[near > 0] = 0  # a hull may reach back across the gap
+    weak = _fill_hulls(weak, cv2.bitwise_xor(weak, ring), min_side, max_side)
+    weak[near > 0] = 0  # a hull may reach back across the gap
     weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
     out = np.zeros_like(weak)
     contours, hierarchy = cv2.findContours(weak, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
@@ -278,7 +268,7 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
         if parent >= 0:
             continue  # outer outlines at every depth (a die inside the ring of the tray's rim counts too), one die each
         square = _die_like(c, min_side, max_side)
-        if not square and not (SHADOWED_DICE and _shadowed_die_like(c, min_side, max_side)):
+        if not square and not _shadowed_die_like(c, min_side, max_side):
             continue
         x, y, w, h = cv2.boundingRect(c)
         g = WEAK_GAP
@@ -610,8 +600,6 @@ def _split_at_seams(points: np.ndarray, raw: np.ndarray, die_pixels: float | Non
     nearest core. None unless that gives two or more square pieces of about
     one size (``die_pixels`` each, when the frame's die size is known).
     """
-    if not SEAM_SPLIT:
-        return None
     blob, x0, y0 = _blob_mask(points)
     cores = cv2.erode(cv2.bitwise_and(raw[y0:y0 + blob.shape[0], x0:x0 + blob.shape[1]], blob), np.ones((3, 3), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(cores, connectivity=4)
@@ -749,7 +737,7 @@ def _blobs_to_dice(seen: Look, faint: np.ndarray | None) -> list[Candidate]:
     for i in range(1, n):
         key = tuple(int(v) for v in stats[i])
         x, y, bw, bh, _ = key
-        if max(bw, bh) < min_side or min(bw, bh) < min_side * 0.6 or (max(bw, bh) > giant and not WALL_DICE):
+        if max(bw, bh) < min_side or min(bw, bh) < min_side * 0.6:
             continue
         if key not in seen.blobs:
             seen.blobs[key] = _gather(labels[y:y + bh, x:x + bw] == i, (x, y), strong, max_side)

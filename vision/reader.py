@@ -56,13 +56,6 @@ MARK_SHARE = 0.3
 #: ... but a "one" less than this share of its side is one of its marks all the same: a big die's mark, cut out
 #: with the rim of shade around it, reads as a die showing one, sure, and is often a third of the die wide.
 HALF_SHARE = 0.45
-#: Whether the close-up look runs only when the default look may have seen a big die's marks or parts (off: always, to compare).
-CLOSE_UPS_WHEN_NEEDED = True
-#: Whether the default look's faint pass, and the look for lost dice by their marks, run only when its clear pass
-#: has not already read the game's dice, each sure and whole (off: always, to compare).
-FAINT_WHEN_NEEDED = True
-#: Whether the dice the finder lost are looked for by their marks (``vision.marks``; off: to compare).
-BY_MARKS = True
 #: A die found only by its marks (``vision.marks``) is kept when its first look reads it a die at this
 #: confidence or more, and it overlaps no die already kept by more than MARKS_OVERLAP of its area (dice
 #: never overlap; ``_at_die_size``'s squares too).
@@ -76,8 +69,6 @@ CLASSIFY_SPANS = (1.0, 0.8, 0.65)
 RELOOK_SPANS = (1.0, 0.85, 1.15, 1.4)
 #: ... and a second look makes a die sure only at this confidence: an elephant of a close-up die, read as a die, can pass 0.9.
 RELOOK_SURE = 0.95
-#: Whether unsure dice far from the dice's size are read again in squares of that size (``_at_die_size``; off: to compare).
-AT_DIE_SIZE = True
 #: Of those squares, the surest this many at one look are read in their eight turns (the same readings as all
 #: nine turned on ``train`` and the synthetic table; on seven other tables, 2 of 7240 dice less sure).
 AT_DIE_SIZE_TURNED = 2
@@ -272,7 +263,7 @@ class DiceReader(ReaderOptions):
         1.2-1.9 ms less a read, a one among the dice or not.
         """
         default, kept = self._default_look(frame)
-        if self.die_side_px or (CLOSE_UPS_WHEN_NEEDED and not self._may_be_marks(frame, kept)):
+        if self.die_side_px or not self._may_be_marks(frame, kept):
             return default, default.candidates, kept
         long_side = max(frame.shape[:2])
         coarse = find_dice(frame, None, work_side=CLOSE_UP_WORK_SIDE, smallest=0.8 * CLOSE_UP_MIN_SIDE)
@@ -307,10 +298,10 @@ class DiceReader(ReaderOptions):
         labelled again; the blobs the faint pass left as they were are taken
         from the clear pass), and such a frame already takes 15-35 ms.
         """
-        clear = look(frame, self.die_side_px, faint=not FAINT_WHEN_NEEDED)
+        clear = look(frame, self.die_side_px, faint=False)
         known: dict[Candidate, np.ndarray] = {}
         kept = self._dice_among(frame, clear.candidates, known=known)
-        if clear.faint or self._clear_pass_read_all(frame, clear, kept):
+        if self._clear_pass_read_all(frame, clear, kept):
             return clear, kept
         default = with_faint(clear)
         return default, self._dice_among(frame, default.candidates, known=known)
@@ -378,7 +369,7 @@ class DiceReader(ReaderOptions):
         """Squares around the marks in the look's clear mask that lie apart from every die kept
         (``vision.marks``), at the dice's size (``_die_size``); none without a size."""
         side = self._die_size(kept)
-        return lost_dice(seen, [c for c, _, _ in kept], side) if side and BY_MARKS else []
+        return lost_dice(seen, [c for c, _, _ in kept], side) if side else []
 
     def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
         """Each unsure die read again: its 8 turns and mirrors averaged (``probabilities_turned``),
@@ -455,7 +446,7 @@ class DiceReader(ReaderOptions):
         read does not move.
         """
         side = self._die_size(kept)
-        if not AT_DIE_SIZE or not side:
+        if not side:
             return kept
         out = list(kept)
         for i, (c, _, conf) in enumerate(kept):

@@ -50,7 +50,7 @@ def test_a_pale_die_whose_shadow_makes_its_outline_oblong_is_found_where_its_mar
 
 
 def test_without_the_marks_centred_square_the_shadowed_die_is_lost(monkeypatch):
-    monkeypatch.setattr(finder, "SHADOWED_DICE", False)
+    monkeypatch.setattr(finder, "_shadowed_die_like", lambda contour, min_side, max_side: False)
     assert not _found_at_die(_pale_die(shadow=24))
 
 
@@ -61,7 +61,7 @@ def test_a_pale_die_whose_outline_is_open_on_its_lit_side_is_filled_and_found(se
 
 
 def test_without_filling_to_the_hull_the_open_outline_is_lost(monkeypatch):
-    monkeypatch.setattr(finder, "HULL_FILL", False)
+    monkeypatch.setattr(finder, "_fill_hulls", lambda mask, filled, min_side, max_side: mask)
     assert not _found_at_die(_pale_die(outline_sides="tlb"))
 
 

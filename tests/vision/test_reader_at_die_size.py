@@ -64,10 +64,10 @@ def glare_glued_frame():
 
 def test_a_die_glued_to_glare_reads_right_and_ok_in_a_square_of_the_dice_size(reader, glare_glued_frame, monkeypatch):
     frame, seen, placed = glare_glued_frame
-    monkeypatch.setattr(vision.reader, "AT_DIE_SIZE", False)
-    before = reader.read(frame)
+    with monkeypatch.context() as m:
+        m.setattr(vision.reader.DiceReader, "_at_die_size", lambda self, frame, kept: kept)  # no squares of the dice's size
+        before = reader.read(frame)
     assert before.status == "uncertain" and {r["code"] for r in before.reasons} == {"leaning", "low_confidence"}
-    monkeypatch.setattr(vision.reader, "AT_DIE_SIZE", True)
     after = reader.read(frame)
     assert after.status == "ok", after.reason
     labels = [(v, d.cx, d.cy, d.side, d.side) for v, d in zip(seen, placed)]
@@ -173,9 +173,9 @@ def test_a_white_die_whose_box_holds_only_its_pips_is_read_whole(reader, real_da
         j = _match([d.box for d in r.dice], six)[0]
         return r.dice[j]
 
-    monkeypatch.setattr(vision.reader, "AT_DIE_SIZE", False)
-    before = reading_of_the_six()
+    with monkeypatch.context() as m:
+        m.setattr(vision.reader.DiceReader, "_at_die_size", lambda self, frame, kept: kept)
+        before = reading_of_the_six()
     assert before.box[2] < 22 and (before.top != 6 or before.confidence < above.min_confidence)
-    monkeypatch.setattr(vision.reader, "AT_DIE_SIZE", True)
     after = reading_of_the_six()
     assert after.top == 6 and after.confidence >= RELOOK_SURE and after.box[2] >= 28

@@ -37,9 +37,9 @@ def passes(monkeypatch):
 def _read_both_ways(reader, frame, monkeypatch):
     """The reading with the passes only when needed, and with them always."""
     when_needed = reader.read(frame)
-    monkeypatch.setattr(vision.reader, "FAINT_WHEN_NEEDED", False)
-    always = reader.read(frame)
-    monkeypatch.setattr(vision.reader, "FAINT_WHEN_NEEDED", True)
+    with monkeypatch.context() as m:
+        m.setattr(vision.reader.DiceReader, "_clear_pass_read_all", lambda self, frame, clear, kept: False)
+        always = reader.read(frame)
     return when_needed, always
 
 
@@ -50,9 +50,7 @@ def test_three_dice_read_sure_by_the_clear_pass_skip_the_faint_pass_and_read_the
         fast = reader.read(frame)
         assert passes == {"faint": 0, "marks": 1}, seed  # the marks looked for once, as a check; no faint pass
         assert fast.status == "ok" and sorted(d.seen for d in fast.dice) == sorted(seen)
-        monkeypatch.setattr(vision.reader, "FAINT_WHEN_NEEDED", False)
-        always = reader.read(frame)
-        monkeypatch.setattr(vision.reader, "FAINT_WHEN_NEEDED", True)
+        _, always = _read_both_ways(reader, frame, monkeypatch)
         assert (always.status, always.dice) == (fast.status, fast.dice)
 
 
