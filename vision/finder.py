@@ -1,7 +1,7 @@
 """Finding dice in a frame, without a model: what differs from the tray.
 
 A die is a compact, roughly square patch whose colour differs from the tray
-around it. The finder works on a small copy of the frame (``WORK_SIDE`` px on
+around it. The finder works on a small copy of the frame (``CLASSIC.work_side`` px on
 its long side, so a 1280×960 frame costs about a millisecond), estimates the
 tray behind the dice with a coarse median, keeps what differs from it, and turns
 each compact blob into a rotated square. A second, faint pass finds pale dice
@@ -15,7 +15,7 @@ dice) are split where the clear mask, before its gaps were closed, shows the
 seams between them (``_split_at_seams``), else cut apart along straight lines in
 the dice's own axes (``_cut_apart``), with k-means on their pixels as the fallback. A blob far longer than any
 group of dice (a dark frame or wall with dice against it) is opened wider, and only its pieces wide enough to be dice are
-kept (``WALL_REACH``). A die neither pass sees, whose marks still show (a white die on a pale tray), is left to
+kept (``CLASSIC.wall_reach``). A die neither pass sees, whose marks still show (a white die on a pale tray), is left to
 ``vision.marks``, which looks for it in the clear mask ``look`` hands back. It does not decide what a blob *is*: the
 face classifier rejects blobs that are not dice, so finding may be generous.
 
@@ -32,56 +32,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-#: Long side of the working copy, in pixels.
-WORK_SIDE = 320
-#: How much a pixel must differ from the tray (0..255, largest channel difference).
-DIFF_THRESHOLD = 40
-#: Disc (working pixels) that thin lines do not survive but dice do.
-OPEN_SIDE = 7
-#: The empty tray is a median of BG_MEDIAN×BG_MEDIAN cells of BG_CELL working pixels: wider than a die, narrow enough to follow the cup's shadow.
-BG_CELL = 8
-BG_MEDIAN = 5
-#: The faint pass: a pixel differs faintly when above WEAK_K × the frame's median difference (at least WEAK_MIN).
-WEAK_MIN = 12
-WEAK_K = 4.0
-#: Disc (working pixels) that closes the gaps in a faint die's outline before its inside is filled.
-WEAK_CLOSE = 3
-#: Disc (working pixels, diameter) around a faint blob that must hold nothing clear: it keeps that far from the strong blobs.
-WEAK_GAP = 5
-#: How much longer than wide an outline may be and still be one square die.
-SQUARE_ASPECT = 1.4
-#: How square a faint blob about one die's size must be to be filled to its convex hull (an open ring).
-HULL_ASPECT = SQUARE_ASPECT
-#: How many clearly differing pixels may lie just around a faint blob (its own edge, cut off by the opening).
-WEAK_AROUND_CLEAR = 6
-#: How many clearly differing pixels (its marks) a faint blob must hold.
-WEAK_MARK_PIXELS = 3
-#: A faint outline up to this many times longer than wide (a pale die and its shadow) gives the die under its marks.
-SHADOW_ASPECT = 2.0
-#: How many clear pixels may lie on such an outline's edge (more: it cuts through the die's marks).
-SHADOW_EDGE_MARKS = 8
-#: A clear blob covering less than this share of the faint outline around it is that pale die's marks (``_not_marks``).
-MARKS_SHARE = 0.4
-#: A seam split's cores must each be at least this share of the largest one's area.
-SEAM_CORE_SHARE = 0.4
-#: A blob this much longer than wide, yet small enough for one die of the frame's size, is two smaller dice.
-PAIR_ASPECT = 1.6
-#: Which of the die-like blobs gives the die size (percentile of their areas).
-REF_PERCENTILE = 75
-#: A frame whose brightest pixels (the 99.5th percentile of the largest channel) are dimmer than this is
-#: brightened to it first (at most MAX_GAIN times): every threshold here means so many grey levels in a frame
-#: exposed like the tray camera's (the simulated table's frames reach 228 and more, the real photos 192 and more).
-EXPOSURE_LEVEL = 160
-MAX_GAIN = 4.0
-#: A blob far bigger than any die (a dark frame, a box's wall) is opened like any other blob that is not
-#: one clean die (``_refine``), so that the dice against it are cut out; only pieces that may be dice are kept.
-#: The disc that opens such a blob, in die sides: wider than ``_refine``'s 0.6, since a frame is often thicker than
-#: what glues dice together, and a die's piece that kept a stub of the frame was cut in two as a pair.
-WALL_REACH = 0.85
-#: Smallest and largest die side, as a share of the frame's long side.
-MIN_SIDE = 0.018
-MAX_SIDE = 0.2
-
+from vision.classic_tunables import CLASSIC
 
 @dataclass(frozen=True)
 class Candidate:
@@ -125,25 +76,25 @@ def shrink(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 
 
 def exposed(small: np.ndarray) -> np.ndarray:
-    """``small`` brightened when it is dim (``EXPOSURE_LEVEL``), else itself.
+    """``small`` brightened when it is dim (``CLASSIC.exposure_level``), else itself.
 
     A photo from a dim room or a darker camera holds the same dice at half the
     contrast, and the fixed thresholds lost them: the train photos darkened to
     half lost 6 % of their dice."""
     b, g, r = cv2.split(small)
     cum = np.cumsum(cv2.calcHist([cv2.max(cv2.max(b, g), r)], [0], None, [256], [0, 256]).ravel())
-    level = float(np.searchsorted(cum, 0.995 * cum[-1]))
-    if level >= EXPOSURE_LEVEL or level < 1:
+    level = float(np.searchsorted(cum, CLASSIC.exposure_quantile * cum[-1]))
+    if level >= CLASSIC.exposure_level or level < 1:
         return small
-    return cv2.convertScaleAbs(small, alpha=min(MAX_GAIN, EXPOSURE_LEVEL / level))
+    return cv2.convertScaleAbs(small, alpha=min(CLASSIC.max_gain, CLASSIC.exposure_level / level))
 
 
 def _background(small: np.ndarray) -> np.ndarray:
     """The tray as it would look without dice: a median over cells larger than a die."""
     h, w = small.shape[:2]
-    tw, th = max(4, w // BG_CELL), max(4, h // BG_CELL)
+    tw, th = max(4, w // CLASSIC.bg_cell), max(4, h // CLASSIC.bg_cell)
     tiny = cv2.resize(small, (tw, th), interpolation=cv2.INTER_AREA)
-    tiny = cv2.medianBlur(tiny, BG_MEDIAN)
+    tiny = cv2.medianBlur(tiny, CLASSIC.bg_median)
     return cv2.resize(tiny, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
@@ -156,7 +107,7 @@ def _tray_without(small: np.ndarray, exclude: np.ndarray) -> np.ndarray:
     around them (normalised convolution) before the median.
     """
     h, w = small.shape[:2]
-    tw, th = max(4, w // BG_CELL), max(4, h // BG_CELL)
+    tw, th = max(4, w // CLASSIC.bg_cell), max(4, h // CLASSIC.bg_cell)
     # at half size first (uint8, fast): float work on the whole working copy cost most of a millisecond
     half = (max(tw, w // 2), max(th, h // 2))
     free = cv2.resize(cv2.bitwise_not(exclude), half, interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
@@ -167,7 +118,7 @@ def _tray_without(small: np.ndarray, exclude: np.ndarray) -> np.ndarray:
     mean = total / np.maximum(share, 1e-3)[..., None] * good[..., None]
     near = cv2.GaussianBlur(mean, (0, 0), 1.5) / np.maximum(cv2.GaussianBlur(good, (0, 0), 1.5), 1e-3)[..., None]
     tiny = np.where(good[..., None] > 0, mean, near)
-    tiny = cv2.medianBlur(np.clip(tiny, 0, 255).astype(np.uint8), BG_MEDIAN)
+    tiny = cv2.medianBlur(np.clip(tiny, 0, 255).astype(np.uint8), CLASSIC.bg_median)
     return cv2.resize(tiny, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
@@ -183,9 +134,9 @@ def _clean(mask: np.ndarray) -> np.ndarray:
     Opening drops thin things (the cup's rim, scratches, the tray's edge) that
     would otherwise glue dice into one blob.
     """
-    k3 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, k3, iterations=2)
-    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (CLASSIC.close_side, CLASSIC.close_side))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, disc, iterations=CLASSIC.close_iterations)
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (CLASSIC.open_side, CLASSIC.open_side)))
 
 
 def clear_masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -193,7 +144,7 @@ def clear_masks(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     and opened (``_clean``), and before ``_clean`` closed its gaps (it still shows the seams between
     touching dice)."""
     diff = _difference(small, _background(small))
-    raw = (diff > DIFF_THRESHOLD).astype(np.uint8) * 255
+    raw = (diff > CLASSIC.diff_threshold).astype(np.uint8) * 255
     return _clean(raw), raw
 
 
@@ -239,7 +190,7 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
 
     A pale die on a pale tray differs from it only at its outline and its
     marks: a ring around a patch of its own colour. Above a threshold set by
-    the frame's own noise (``WEAK_K`` × its median difference) that ring shows;
+    the frame's own noise (``CLASSIC.weak_k`` × its median difference) that ring shows;
     what is not close to the strong pass's blobs is cut out (a gap keeps a
     pale die apart from a dark one it lies against: joined, they would read as
     one or be cut apart wrongly), its die-sized holes filled, thin tails
@@ -250,18 +201,18 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
     (``_fill_hulls``). An outline made oblong by the die's shadow gives the
     square centred on its marks (``_die_under_marks``).
     """
-    thr = min(DIFF_THRESHOLD, max(WEAK_MIN, WEAK_K * _median(diff)))
+    thr = min(CLASSIC.diff_threshold, max(CLASSIC.weak_min, CLASSIC.weak_k * _median(diff)))
     weak = (diff > thr).astype(np.uint8) * 255
-    weak = cv2.morphologyEx(weak, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_CLOSE, WEAK_CLOSE)))
-    min_side, max_side = MIN_SIDE * max(diff.shape), MAX_SIDE * max(diff.shape)
-    near = cv2.dilate(_not_marks(strong, weak, min_side, max_side), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_GAP, WEAK_GAP)))
+    weak = cv2.morphologyEx(weak, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (CLASSIC.weak_close, CLASSIC.weak_close)))
+    min_side, max_side = CLASSIC.min_side * max(diff.shape), CLASSIC.max_side * max(diff.shape)
+    near = cv2.dilate(_not_marks(strong, weak, min_side, max_side), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (CLASSIC.weak_gap, CLASSIC.weak_gap)))
     weak[near > 0] = 0  # a pale die against a clear one: the faint part beside it, kept apart from it by a gap
     # fill the holes no bigger than a die (the die's own colour inside its ring); not the tray inside its rim
     ring = weak
     weak = _fill_holes(weak, max_side)
     weak = _fill_hulls(weak, cv2.bitwise_xor(weak, ring), min_side, max_side)
     weak[near > 0] = 0  # a hull may reach back across the gap
-    weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (OPEN_SIDE, OPEN_SIDE)))
+    weak = cv2.morphologyEx(weak, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (CLASSIC.open_side, CLASSIC.open_side)))
     out = np.zeros_like(weak)
     contours, hierarchy = cv2.findContours(weak, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
     for c, (_, _, _, parent) in zip(contours, hierarchy[0] if contours else ()):
@@ -271,11 +222,11 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
         if not square and not _shadowed_die_like(c, min_side, max_side):
             continue
         x, y, w, h = cv2.boundingRect(c)
-        g = WEAK_GAP
+        g = CLASSIC.weak_gap
         x0, y0, x1, y1 = max(0, x - g), max(0, y - g), min(diff.shape[1], x + w + g), min(diff.shape[0], y + h + g)
         patch = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.drawContours(patch, [c], -1, 255, cv2.FILLED, offset=(-x0, -y0))
-        clear = (diff[y0:y1, x0:x1] > DIFF_THRESHOLD) & (near[y0:y1, x0:x1] == 0)
+        clear = (diff[y0:y1, x0:x1] > CLASSIC.diff_threshold) & (near[y0:y1, x0:x1] == 0)
         if not _stands_alone(patch, clear):
             continue
         if not square:
@@ -290,19 +241,19 @@ def _faint_dice(diff: np.ndarray, strong: np.ndarray) -> np.ndarray:
 def _shadowed_die_like(contour: np.ndarray, min_side: float, max_side: float) -> bool:
     """Whether an outline may be one pale die with its shadow along one side: solid, oblong, about one die wide."""
     lo, hi, solid = _outline_shape(contour)
-    return min_side <= lo and hi <= max_side and SQUARE_ASPECT * lo < hi <= SHADOW_ASPECT * lo and solid
+    return min_side <= lo and hi <= max_side and CLASSIC.square_aspect * lo < hi <= CLASSIC.shadow_aspect * lo and solid
 
 
 def _die_under_marks(contour: np.ndarray, patch: np.ndarray, clear: np.ndarray, offset: tuple[int, int]) -> np.ndarray | None:
     """The square die inside a pale die's oblong outline (the die and its shadow): one short side wide,
     centred along the outline on its marks (every face's marks are centred on the face).
 
-    None when more than ``SHADOW_EDGE_MARKS`` clear pixels lie on the outline's
+    None when more than ``CLASSIC.shadow_edge_marks`` clear pixels lie on the outline's
     edge: marks cut by the outline mean it missed part of the die, so its short
     side is not the die's (such a square, half shadow, read a two as a one for sure).
     """
     inner = _inside(patch)
-    if np.count_nonzero((patch > 0) & clear & ~inner) > SHADOW_EDGE_MARKS:
+    if np.count_nonzero((patch > 0) & clear & ~inner) > CLASSIC.shadow_edge_marks:
         return None
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
     side = min(rw, rh)
@@ -341,7 +292,7 @@ def _fill_hulls(mask: np.ndarray, filled: np.ndarray, min_side: float, max_side:
             continue
         hull = cv2.convexHull(c)
         (_, _), (rw, rh), _ = cv2.minAreaRect(hull)
-        if max(rw, rh) <= HULL_ASPECT * min(rw, rh):
+        if max(rw, rh) <= CLASSIC.hull_aspect * min(rw, rh):
             hulls.append(hull)
     if not hulls:
         return mask
@@ -357,7 +308,7 @@ def _not_marks(strong: np.ndarray, weak: np.ndarray, min_side: float, max_side: 
     merge into a blob the opening keeps. Around every clear blob the faint pass
     cuts a gap, so such a die lost its own inside and was never found. A
     clear blob is a pale die's marks when the faint outline around it (holes
-    filled) is one square die and the blob covers under ``MARKS_SHARE`` of it;
+    filled) is one square die and the blob covers under ``CLASSIC.pale_marks_share`` of it;
     a dark die fills its outline, so it keeps its gap. Only blobs well under
     the largest clear die's area are looked at (a die's marks cover a fraction
     of a die), and each only in a window reaching one and a half of that die's
@@ -368,7 +319,7 @@ def _not_marks(strong: np.ndarray, weak: np.ndarray, min_side: float, max_side: 
     areas = [cv2.contourArea(c) for c in contours]
     dice = [a for c, a in zip(contours, areas) if _die_like(c, min_side, max_side)]
     if dice:  # marks cover a fraction of a die, and the die around them reaches 1.5 sides at most
-        limit, reach = MARKS_SHARE * max(dice), int(np.ceil(min(max_side, 1.5 * np.sqrt(max(dice)))))
+        limit, reach = CLASSIC.pale_marks_share * max(dice), int(np.ceil(min(max_side, CLASSIC.pale_marks_reach * np.sqrt(max(dice)))))
     else:  # no clear die to size by: any blob that fits in a die
         limit, reach = max_side ** 2, int(np.ceil(max_side))
     out = strong
@@ -384,7 +335,7 @@ def _not_marks(strong: np.ndarray, weak: np.ndarray, min_side: float, max_side: 
         px, py = c[0, 0]
         cv2.floodFill(region, None, (int(px - x0), int(py - y0)), 64)
         outline, _ = cv2.findContours((region == 64).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        if len(outline) == 1 and _die_like(outline[0], min_side, max_side) and area < MARKS_SHARE * cv2.contourArea(outline[0]):
+        if len(outline) == 1 and _die_like(outline[0], min_side, max_side) and area < CLASSIC.pale_marks_share * cv2.contourArea(outline[0]):
             if out is strong:
                 out = strong.copy()
             cv2.drawContours(out, [c], -1, 0, cv2.FILLED)
@@ -396,16 +347,16 @@ def _stands_alone(patch: np.ndarray, clear: np.ndarray) -> bool:
 
     A die's marks differ clearly even on a pale die; a blotch of the tray's
     pattern has none. A lit patch beside the cup's rim or a die's shadow has the
-    clear line it lies along just around it (a ``WEAK_GAP`` disc). A few clear
-    pixels there (``WEAK_AROUND_CLEAR``) are the die's own edge, which the
+    clear line it lies along just around it (a ``CLASSIC.weak_gap`` disc). A few clear
+    pixels there (``CLASSIC.weak_around_clear``) are the die's own edge, which the
     opening cut off the faint outline: refusing those lost 6 of the train
     photos' white dice.
     """
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (WEAK_GAP, WEAK_GAP))
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (CLASSIC.weak_gap, CLASSIC.weak_gap))
     around = (cv2.dilate(patch, disc) > 0) & (patch == 0)
-    if np.count_nonzero(around & clear) > WEAK_AROUND_CLEAR:
+    if np.count_nonzero(around & clear) > CLASSIC.weak_around_clear:
         return False
-    return np.count_nonzero(_inside(patch) & clear) >= WEAK_MARK_PIXELS
+    return np.count_nonzero(_inside(patch) & clear) >= CLASSIC.weak_mark_pixels
 
 
 def _inside(patch: np.ndarray) -> np.ndarray:
@@ -417,13 +368,13 @@ def _outline_shape(contour: np.ndarray) -> tuple[float, float, bool]:
     """An outline's short and long side (its rotated rectangle) and whether it fills three quarters of that rectangle."""
     (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
     pixels = cv2.contourArea(contour) + cv2.arcLength(contour, True) / 2 + 1  # the outline runs through its edge pixels' centres
-    return min(rw, rh), max(rw, rh), pixels >= 0.75 * rw * rh
+    return min(rw, rh), max(rw, rh), pixels >= CLASSIC.outline_fill * rw * rh
 
 
 def _die_like(contour: np.ndarray, min_side: float, max_side: float) -> bool:
     """Whether an outline holds one square, solid die of a plausible size (what a faint blob must be to be kept)."""
     lo, hi, solid = _outline_shape(contour)
-    return min_side <= hi <= max_side and hi <= SQUARE_ASPECT * lo and solid
+    return min_side <= hi <= max_side and hi <= CLASSIC.square_aspect * lo and solid
 
 
 def _extent(points: np.ndarray) -> float:
@@ -435,7 +386,7 @@ def _may_be_dice(points: np.ndarray, ref_area: float, giant: float) -> bool:
     """Whether a piece of a frame may be dice: most of a die wide (not a strip of the frame), and not
     the frame itself (one thicker than the opening's disc survives it whole)."""
     (_, _), (rw, rh), _ = _rect(points)
-    return min(rw, rh) >= 0.75 * float(np.sqrt(ref_area)) and _extent(points) <= giant
+    return min(rw, rh) >= CLASSIC.wall_piece_width * float(np.sqrt(ref_area)) and _extent(points) <= giant
 
 
 def _rect(points: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
@@ -491,7 +442,7 @@ def _best_cut(points: np.ndarray, theta: float, side: float, area: float) -> tup
     a few hundred points make every numpy call overhead, and this is the finder's busiest loop."""
     uv = _uv(points, theta)
     n = len(points)
-    cuts = np.arange(round(0.85 * side), round(1.25 * side) + 2, dtype=np.float32)  # and one past the last, for its seam
+    cuts = np.arange(round(CLASSIC.cut_nearest * side), round(CLASSIC.cut_farthest * side) + 2, dtype=np.float32)  # and one past the last, for its seam
     order_up = np.argsort(uv, axis=0, kind="stable")
     orders = np.empty((4, n), np.intp)
     along, across = np.empty((4, n), uv.dtype), np.empty((4, n), uv.dtype)
@@ -534,7 +485,7 @@ def _peel(points: np.ndarray, side: float, area: float, limit: int) -> tuple[lis
         best = _best_cut(rest, _orientation(rest), side, area)
         if best is None:
             break
-        again = _best_cut(rest, np.radians(_rect(rest[best[1]])[2]), side, area) if best[0] > 0.25 else None
+        again = _best_cut(rest, np.radians(_rect(rest[best[1]])[2]), side, area) if best[0] > CLASSIC.recut_above else None
         if again is not None and again[0] < best[0]:
             best = again
         worst = max(worst, _piece_score(rest[best[1]], side, area))
@@ -544,7 +495,7 @@ def _peel(points: np.ndarray, side: float, area: float, limit: int) -> tuple[lis
     return pieces, max(worst, _piece_score(points[idx], side, area))
 
 
-def _cut_apart(points: np.ndarray, side: float | None, fallback: int = 0, limit: int = 8, smallest: float = 0.0) -> list[np.ndarray]:
+def _cut_apart(points: np.ndarray, side: float | None, fallback: int = 0, limit: int = CLASSIC.most_dice_in_blob, smallest: float = 0.0) -> list[np.ndarray]:
     """Touching dice cut apart along straight lines square to their edges.
 
     Dice lying against each other share about one orientation; in those axes
@@ -568,13 +519,13 @@ def _cut_apart(points: np.ndarray, side: float | None, fallback: int = 0, limit:
     best = None
     for sd in sizes:
         pieces, worst = _peel(points, sd, sd * sd, min(limit, int(n / (sd * sd) + 1.5)))
-        score = worst + 0.05 * len(pieces)  # fewer dice when both explain the blob alike
+        score = worst + CLASSIC.cut_piece_cost * len(pieces)  # fewer dice when both explain the blob alike
         if best is None or score < best[0]:
             best = (score, pieces, worst)
-        if worst < 0.2:
+        if worst < CLASSIC.cut_clean:
             break  # a clean cut into dice: more dice will not explain it better
     assert best is not None
-    if best[2] > 0.45:
+    if best[2] > CLASSIC.cut_failed:
         k = fallback or (int(min(limit, max(2, round(n / (sizes[0] ** 2))))) if side else len(best[1]))
         return _split(points, k) if len(points) >= 4 * k else [points]
     return [points[i] for i in best[1]]
@@ -606,7 +557,7 @@ def _split_at_seams(points: np.ndarray, raw: np.ndarray, die_pixels: float | Non
     if n < 3:
         return None
     areas = stats[1:, cv2.CC_STAT_AREA]
-    keep = [i + 1 for i, a in enumerate(areas) if a >= SEAM_CORE_SHARE * areas.max()]
+    keep = [i + 1 for i, a in enumerate(areas) if a >= CLASSIC.seam_core_share * areas.max()]
     if len(keep) < 2:
         return None
     seeds = np.full(blob.shape, 255, np.uint8)
@@ -623,13 +574,14 @@ def _split_at_seams(points: np.ndarray, raw: np.ndarray, die_pixels: float | Non
         ys, xs = np.nonzero(owner == k)
         piece = np.stack([xs + x0, ys + y0], 1)
         (_, _), (rw, rh), _ = _rect(piece)
-        if max(rw, rh) > 1.5 * max(1.0, min(rw, rh)) or (die_pixels and not 0.5 * die_pixels <= len(piece) <= 1.6 * die_pixels):
+        if max(rw, rh) > CLASSIC.seam_piece_aspect * max(1.0, min(rw, rh)) or (
+                die_pixels and not CLASSIC.seam_piece_min * die_pixels <= len(piece) <= CLASSIC.seam_piece_max * die_pixels):
             return None
         pieces.append(piece)
     return pieces
 
 
-def _refine(blob: tuple[np.ndarray, float], ref_area: float, reach: float = 0.6) -> list[tuple[np.ndarray, float]]:
+def _refine(blob: tuple[np.ndarray, float], ref_area: float, reach: float = CLASSIC.refine_reach) -> list[tuple[np.ndarray, float]]:
     """A blob that is not one clean die, opened with a disc of ``reach`` die sides.
 
     What survives are die-sized cores; thin things glued to a die (the cup's
@@ -641,7 +593,7 @@ def _refine(blob: tuple[np.ndarray, float], ref_area: float, reach: float = 0.6)
     pts, hull_area = blob
     (_, _), (rw, rh), _ = _rect(pts)
     solid = len(pts) / hull_area
-    if solid >= 0.8 and max(rw, rh) / max(1.0, min(rw, rh)) <= 1.3 and hull_area < 1.6 * ref_area:
+    if solid >= CLASSIC.clean_solidity and max(rw, rh) / max(1.0, min(rw, rh)) <= CLASSIC.clean_aspect and hull_area < CLASSIC.clean_area * ref_area:
         return [blob]
     side = float(np.sqrt(ref_area))
     mask, x0, y0 = _blob_mask(pts)
@@ -651,7 +603,7 @@ def _refine(blob: tuple[np.ndarray, float], ref_area: float, reach: float = 0.6)
     out = []
     for i in range(1, n):
         ys, xs = np.nonzero(labels == i)
-        if len(xs) >= 0.3 * ref_area:
+        if len(xs) >= CLASSIC.refine_min_piece * ref_area:
             piece = np.stack([xs + x0, ys + y0], 1)
             out.append((piece, float(cv2.contourArea(cv2.convexHull(piece.astype(np.int32))))))
     return out
@@ -681,12 +633,12 @@ class Look:
     dice: dict[tuple[tuple[int, ...], float | None, float | None], list[Candidate]] = field(default_factory=dict, compare=False, repr=False)
 
 
-def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK_SIDE, smallest: float = 0.0) -> list[Candidate]:
+def find_dice(frame: np.ndarray, die_side: float | None = None, work_side: int = CLASSIC.work_side, smallest: float = 0.0) -> list[Candidate]:
     """Every blob in ``frame`` (BGR uint8) that may be a die, in frame pixels (``look``'s candidates)."""
     return look(frame, die_side, work_side, smallest).candidates
 
 
-def look(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK_SIDE, smallest: float = 0.0,
+def look(frame: np.ndarray, die_side: float | None = None, work_side: int = CLASSIC.work_side, smallest: float = 0.0,
          faint: bool = True) -> Look:
     """Every blob in ``frame`` (BGR uint8) that may be a die, in frame pixels, and the mask they came from.
 
@@ -694,7 +646,7 @@ def look(frame: np.ndarray, die_side: float | None = None, work_side: int = WORK
     table's geometry); otherwise the blobs themselves give it. ``work_side``
     is the working copy's long side: every size rule is in working pixels, so
     a smaller working copy finds bigger dice (a close-up photo), at
-    ``WORK_SIDE / work_side`` times the sizes of the default look.
+    ``CLASSIC.work_side / work_side`` times the sizes of the default look.
     ``smallest`` (a share of the frame's long side) skips smaller blobs before
     any work is spent on them: a look for big dice only needs big blobs.
     ``faint=False`` stops after the clear pass (the faint pass costs about a
@@ -731,13 +683,13 @@ def _blobs_to_dice(seen: Look, faint: np.ndarray | None) -> list[Candidate]:
     sh, sw = seen.small.shape[:2]
     work_side = max(sw, sh)
     n, labels, stats, _ = _blobs(strong if faint is None else cv2.bitwise_or(strong, faint))
-    min_side, max_side = max(MIN_SIDE * WORK_SIDE, smallest * work_side), MAX_SIDE * WORK_SIDE
-    giant = max_side * 3.2  # no group of touching dice is this long
+    min_side, max_side = max(CLASSIC.min_side * CLASSIC.work_side, smallest * work_side), CLASSIC.max_side * CLASSIC.work_side
+    giant = max_side * CLASSIC.giant_sides  # no group of touching dice is this long
     blobs: list[tuple[tuple[int, ...], _Blob]] = []
     for i in range(1, n):
         key = tuple(int(v) for v in stats[i])
         x, y, bw, bh, _ = key
-        if max(bw, bh) < min_side or min(bw, bh) < min_side * 0.6:
+        if max(bw, bh) < min_side or min(bw, bh) < min_side * CLASSIC.min_thickness:
             continue
         if key not in seen.blobs:
             seen.blobs[key] = _gather(labels[y:y + bh, x:x + bw] == i, (x, y), strong, max_side)
@@ -747,8 +699,8 @@ def _blobs_to_dice(seen: Look, faint: np.ndarray | None) -> list[Candidate]:
     # A die's area: the largest blob that looks like one whole die (square, solid). The largest,
     # not the median: crumbs (bits of the cup's rim, glare) must never make real dice look like pairs.
     singles = [b for _, b in blobs if b.clear and b.single]
-    ref_area = (die_side * scale) ** 2 if die_side else (_percentile([b.hull_area for b in singles], REF_PERCENTILE) if singles else None)
-    ref_pixels = (die_side * scale) ** 2 if die_side else (_percentile([len(b.points) for b in singles], REF_PERCENTILE) if singles else None)
+    ref_area = (die_side * scale) ** 2 if die_side else (_percentile([b.hull_area for b in singles], CLASSIC.ref_percentile) if singles else None)
+    ref_pixels = (die_side * scale) ** 2 if die_side else (_percentile([len(b.points) for b in singles], CLASSIC.ref_percentile) if singles else None)
     found: list[Candidate] = []
     for key, blob in blobs:
         if blob.clear:  # its dice do not change when the faint pass is added: cut once (``with_faint``)
@@ -794,7 +746,8 @@ def _gather(inside: np.ndarray, corner: tuple[int, int], strong: np.ndarray, max
         return None
     clear = bool(strong[pts[0, 1], pts[0, 0]])
     (_, _), (rw, rh), _ = _rect(pts)
-    single = max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < 1.25 and len(pts) >= 0.8 * rw * rh
+    single = (max(rw, rh) <= max_side and max(rw, rh) / max(1.0, min(rw, rh)) < CLASSIC.single_aspect
+              and len(pts) >= CLASSIC.single_fill * rw * rh)
     return _Blob(pts, hull_area, clear, single)
 
 
@@ -805,10 +758,10 @@ def _clear_blob_parts(blob: tuple[np.ndarray, float], ref_area: float | None, re
         if _extent(blob[0]) <= giant:
             pieces = _refine(blob, ref_area)
         else:  # a dark frame or wall with dice against it: a wider disc leaves no stub of it on a die
-            pieces = [p for p in _refine(blob, ref_area, WALL_REACH) if _may_be_dice(p[0], ref_area, giant)]
+            pieces = [p for p in _refine(blob, ref_area, CLASSIC.wall_reach) if _may_be_dice(p[0], ref_area, giant)]
     else:
         # no die size to refine by: drop rings and scribbles, and whatever is far bigger than any die
-        pieces = [blob] if len(blob[0]) >= 0.45 * blob[1] and _extent(blob[0]) <= giant else []
+        pieces = [blob] if len(blob[0]) >= CLASSIC.no_size_fill * blob[1] and _extent(blob[0]) <= giant else []
     return [_cut_into_dice(pts, hull_area, ref_area, ref_pixels, raw, min_side) for pts, hull_area in pieces]
 
 
@@ -818,16 +771,17 @@ def _cut_into_dice(pts: np.ndarray, hull_area: float, ref_area: float | None, re
     (_, _), (rw, rh), _ = _rect(pts)
     if ref_area and ref_pixels:
         ratio = hull_area / ref_area
-        if ratio >= 1.6 or len(pts) >= 1.5 * ref_pixels:  # touching dice: cut them apart at the die size the frame shows
-            k = int(min(8, max(2, round(len(pts) / ref_pixels))))  # when no cuts give dice: k-means, as many as its pixels hold
+        if ratio >= CLASSIC.touching_hull or len(pts) >= CLASSIC.touching_pixels * ref_pixels:  # touching dice: cut them apart at the die size the frame shows
+            k = int(min(CLASSIC.most_dice_in_blob, max(2, round(len(pts) / ref_pixels))))  # when no cuts give dice: k-means, as many as its pixels hold
             return _split_at_seams(pts, raw, ref_pixels) or _cut_apart(pts, float(np.sqrt(ref_pixels)), fallback=k if len(pts) >= 4 * k else 1)
-        if max(rw, rh) >= PAIR_ASPECT * min(rw, rh) and min(rw, rh) >= 0.5 * np.sqrt(ref_pixels):
+        if max(rw, rh) >= CLASSIC.pair_aspect * min(rw, rh) and min(rw, rh) >= CLASSIC.pair_min_width * np.sqrt(ref_pixels):
             # two smaller dice side by side (not a strip of the tray's rim): their own shape says where to cut
             return _split_at_seams(pts, raw) or _cut_apart(pts, None, smallest=min_side)
         return [pts]
     # no single die gives the size: the seams, else the blob's own shape, say how many dice touch
     return _split_at_seams(pts, raw) or (
-        _cut_apart(pts, None, smallest=min_side) if max(rw, rh) / max(1.0, min(rw, rh)) >= 1.3 or len(pts) < 0.85 * hull_area else [pts])
+        _cut_apart(pts, None, smallest=min_side) if max(rw, rh) / max(1.0, min(rw, rh)) >= CLASSIC.group_aspect or len(pts) < CLASSIC.group_fill * hull_area
+        else [pts])
 
 
 def _die_square(part: np.ndarray, parts: list[np.ndarray], scale: float, size: tuple[int, int], min_side: float,
@@ -839,9 +793,10 @@ def _die_square(part: np.ndarray, parts: list[np.ndarray], scale: float, size: t
         return None
     (cx, cy), (rw, rh), angle = _rect(part)
     aspect = max(rw, rh) / max(1.0, min(rw, rh))
-    if not min_side <= max(rw, rh) <= max_side or aspect > 2.2:
+    if not min_side <= max(rw, rh) <= max_side or aspect > CLASSIC.line_aspect:
         return None
     x0, y0 = part.min(0)
     x1, y1 = part.max(0)
     cut = x0 <= 0 or y0 <= 0 or x1 >= size[0] - 1 or y1 >= size[1] - 1
-    return Candidate(cx / scale, cy / scale, rw / scale, rh / scale, float(angle), cut, aspect > (1.45 if len(parts) > 1 else 1.3))
+    return Candidate(cx / scale, cy / scale, rw / scale, rh / scale, float(angle), cut,
+                     aspect > (CLASSIC.misshapen_aspect_cut if len(parts) > 1 else CLASSIC.misshapen_aspect))

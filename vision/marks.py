@@ -2,7 +2,7 @@
 
 A white die on a pale tray can differ from the tray by a dozen grey levels,
 at its outline too: too little for the finder's clear pass, and at the faint
-pass's own threshold (``finder.WEAK_MIN``), which cannot go lower without
+pass's own threshold (``CLASSIC.weak_min``), which cannot go lower without
 losing other dice. Its marks still differ clearly: small dark blobs in the
 finder's clear mask, lying apart from every die found. Six of the 14 dice the
 finder lost on the ``train`` photos were such dice, most of them alone on the
@@ -16,7 +16,7 @@ reader treats each as a guess (``DiceReader._by_marks``).
 It never proposes a die for a lone mark: a speck of the tray (a hole, dust)
 reads as a die showing one at up to 0.87, and lone marks added 68 extra
 "dice" on the ``train`` photos before the reader's guards. Crumbs smaller than
-``MARK_PIXELS`` are not marks: the cup's thin rim dips under the threshold in
+``CLASSIC.mark_pixels`` are not marks: the cup's thin rim dips under the threshold in
 crumbs of one to three pixels, which grouped into faces on 5 of the 12
 simulated frames ``bench`` times (each rejected by the classifier, but each a
 classifier call).
@@ -27,25 +27,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.classic_tunables import CLASSIC
 from vision.finder import Candidate, Look
-
-#: A mark (or a six's row of three, merged) is at most this share of a die's side long...
-MARK_LENGTH = 0.5
-#: ... and covers at most this share of a die's area; smaller than MARK_PIXELS pixels it is grain or a line's crumb.
-MARK_AREA = 0.15
-MARK_PIXELS = 4
-#: Marks within this many times a found blob's square belong to that blob (a die's box often misses
-#: its outermost marks, and a die's marks reach past a box cut too small).
-CLEAR_OF = 1.25
-#: Marks closer together than this many die sides may be one face's (a two's marks lie about 0.75 apart).
-SAME_FACE = 0.8
-#: A face's marks all lie within this share of the die's side.
-FACE_SPAN = 0.9
-#: The fewest marks a lost die is proposed for (a lone mark is too often a speck of the tray).
-MIN_MARKS = 2
-#: More orphan marks than this in one frame is grain, not lost dice: nothing is proposed.
-MAX_ORPHANS = 60
-
 
 def lost_dice(look: Look, dice: list[Candidate], side: float) -> list[Candidate]:
     """Dice of ``side`` frame pixels whose marks show in the look's clear mask apart from every die in
@@ -58,7 +41,7 @@ def lost_dice(look: Look, dice: list[Candidate], side: float) -> list[Candidate]
     outlines, _ = cv2.findContours(look.raw, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     boxes = np.array([cv2.boundingRect(c) for c in outlines], float).reshape(-1, 4)
     pixels = np.array([cv2.contourArea(c) + cv2.arcLength(c, True) / 2 + 1 for c in outlines]).reshape(-1)
-    keep = (pixels >= MARK_PIXELS) & (boxes[:, 2:].max(1) <= MARK_LENGTH * side) & (pixels <= MARK_AREA * side * side)
+    keep = (pixels >= CLASSIC.mark_pixels) & (boxes[:, 2:].max(1) <= CLASSIC.mark_length * side) & (pixels <= CLASSIC.mark_area * side * side)
     boxes = boxes[keep]
     marks = [c for c, k in zip(outlines, keep) if k]
     points = boxes[:, :2] + (boxes[:, 2:] - 1) / 2
@@ -68,21 +51,21 @@ def lost_dice(look: Look, dice: list[Candidate], side: float) -> list[Candidate]
         a = np.radians([c.angle for c in dice])
         dx, dy = points[:, None, 0] - d[:, 0], points[:, None, 1] - d[:, 1]
         u, v = np.abs(dx * np.cos(a) + dy * np.sin(a)), np.abs(dy * np.cos(a) - dx * np.sin(a))
-        alone = ~((u <= CLEAR_OF * d[:, 2] / 2) & (v <= CLEAR_OF * d[:, 3] / 2)).any(1)
-    if not MIN_MARKS <= np.count_nonzero(alone) <= MAX_ORPHANS:
+        alone = ~((u <= CLASSIC.marks_clear_of * d[:, 2] / 2) & (v <= CLASSIC.marks_clear_of * d[:, 3] / 2)).any(1)
+    if not CLASSIC.min_marks <= np.count_nonzero(alone) <= CLASSIC.max_orphans:
         return []
     marks, points = [c for c, a in zip(marks, alone) if a], points[alone]
     h, w = look.raw.shape
     out = []
-    for group in _groups(points, SAME_FACE * side):
-        if len(group) < MIN_MARKS:
+    for group in _groups(points, CLASSIC.same_face * side):
+        if len(group) < CLASSIC.min_marks:
             continue
         pts = np.concatenate([marks[i].reshape(-1, 2) for i in group]).astype(np.float32)
         lo, hi = pts.min(0), pts.max(0)
-        if (hi - lo + 1).max() > FACE_SPAN * side:
+        if (hi - lo + 1).max() > CLASSIC.face_span * side:
             continue  # marks of two dice, or a scatter of specks
         (_, _), (rw, rh), angle = cv2.minAreaRect(pts)
-        if max(rw, rh) > 2.5 * max(1.0, min(rw, rh)):
+        if max(rw, rh) > CLASSIC.diagonal_aspect * max(1.0, min(rw, rh)):
             angle += 45.0  # a two or a three: its marks lie along the face's diagonal
         cx, cy = (lo + hi) / 2
         cut = min(cx, cy) < side / 2 or cx > w - side / 2 or cy > h - side / 2

@@ -29,50 +29,15 @@ import numpy as np
 from companion.core.dice import STANDARD_OPPOSITE
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
+from vision.classic_tunables import CLASSIC
 from vision.classifier import CROP, MARGIN, NOT_A_DIE, FaceClassifier, cut_crop
-from vision.finder import WORK_SIDE, Candidate, Look, find_dice, look, with_faint
+from vision.finder import Candidate, Look, find_dice, look, with_faint
 from vision.images import ImageError, check_frame
 from vision.marks import lost_dice
 from vision.pipeline.decide import reason_in_words
 from vision.reader_options import ReaderOptions
 
 log = logging.getLogger(__name__)
-
-#: Dice found narrower than this (working pixels of the default look) are looked for again on a finer
-#: working copy that makes them about FINE_DIE_SIDE wide, at most FINE_MAX_WORK_SIDE on its long side;
-#: dice wider than BIG_DIE_SIDE on a coarser one (at least CLOSE_UP_WORK_SIDE), which only adds dice.
-SMALL_DIE_SIDE = 9.0
-BIG_DIE_SIDE = 24.0
-FINE_DIE_SIDE = 14.0
-FINE_MAX_WORK_SIDE = 1280
-#: A blob whose "not a die" probability is above this is dropped.
-REJECT_ABOVE = 0.5
-#: The second, coarse look for dice too big for the default look (close-up photos): its working side...
-CLOSE_UP_WORK_SIDE = 96
-#: ...and the smallest die it reports, as a share of the frame's long side (smaller dice are the default look's).
-CLOSE_UP_MIN_SIDE = 0.12
-#: Inside a sure close-up die, a found "die" smaller than this share of its side, or unsure, is one of its marks.
-MARK_SHARE = 0.3
-#: ... but a "one" less than this share of its side is one of its marks all the same: a big die's mark, cut out
-#: with the rim of shade around it, reads as a die showing one, sure, and is often a third of the die wide.
-HALF_SHARE = 0.45
-#: A die found only by its marks (``vision.marks``) is kept when its first look reads it a die at this
-#: confidence or more, and it overlaps no die already kept by more than MARKS_OVERLAP of its area (dice
-#: never overlap; ``_at_die_size``'s squares too).
-MARKS_FIRST = 0.5
-MARKS_OVERLAP = 0.15
-#: A die whose side differs from the others' median by more than this share is suspect (leaning).
-SIZE_TOLERANCE = 0.3
-#: The crop spans the classifier tries on a `classify` image (share of its width).
-CLASSIFY_SPANS = (1.0, 0.8, 0.65)
-#: An unsure die is looked at again, turned and mirrored, at its box's size, a little smaller, and bigger (the finder's box is a guess).
-RELOOK_SPANS = (1.0, 0.85, 1.15, 1.4)
-#: ... and a second look makes a die sure only at this confidence: an elephant of a close-up die, read as a die, can pass 0.9.
-RELOOK_SURE = 0.95
-#: Of those squares, the surest this many at one look are read in their eight turns (the same readings as all
-#: nine turned on ``train`` and the synthetic table; on seven other tables, 2 of 7240 dice less sure).
-AT_DIE_SIZE_TURNED = 2
-
 
 class DiceReader(ReaderOptions):
     """Reads dice values from frames.
@@ -110,9 +75,10 @@ class DiceReader(ReaderOptions):
         # a 160-pixel-wide sample (nearest pixels: no averaging to hide noise) says enough about a
         # blank frame, fast (numpy's std of a strided view cost half a millisecond); one flat
         # colour is blank whatever the colour, so each channel is judged on its own
-        mean, std = cv2.meanStdDev(cv2.resize(frame, (160, max(1, round(160 * frame.shape[0] / frame.shape[1]))), interpolation=cv2.INTER_NEAREST))
-        if float(std.max()) < 3.0:
-            blank = {"code": "dark" if float(mean.mean()) < 40 else "blank"}
+        sample = CLASSIC.blank_sample
+        mean, std = cv2.meanStdDev(cv2.resize(frame, (sample, max(1, round(sample * frame.shape[0] / frame.shape[1]))), interpolation=cv2.INTER_NEAREST))
+        if float(std.max()) < CLASSIC.blank_std:
+            blank = {"code": "dark" if float(mean.mean()) < CLASSIC.dark_mean else "blank"}
             return self._uncertain(reason_in_words(blank), blank)
         default, cands, kept = self._candidates(frame)
         cands, kept = self._other_look(frame, cands, kept)
@@ -139,7 +105,7 @@ class DiceReader(ReaderOptions):
 
     def _doubts(self, c: Candidate, confidence: float, odd_size: bool) -> tuple[str, ...]:
         """Why this die alone makes a reading uncertain: cut off by the frame's edge; leaning (not
-        square, or its side more than ``SIZE_TOLERANCE`` off the other dice's median: a die on its
+        square, or its side more than ``CLASSIC.size_tolerance`` off the other dice's median: a die on its
         edge, or a box holding only part of a die or more than one); read unsure."""
         return tuple(doubt for doubt, yes in (("cut_off", c.cut_off), ("leaning", c.misshapen or odd_size),
                                                ("low_confidence", confidence < self.min_confidence)) if yes)
@@ -157,7 +123,7 @@ class DiceReader(ReaderOptions):
         kept: list[tuple[Candidate, int, float]] = []
         for c, p in zip(cands, probs):
             seen = int(p[1:].argmax()) + 1
-            if p[NOT_A_DIE] > REJECT_ABOVE or (sure_only and p[seen] < self.min_confidence):
+            if p[NOT_A_DIE] > CLASSIC.reject_above or (sure_only and p[seen] < self.min_confidence):
                 continue
             kept.append((c, seen, float(p[seen])))
         return kept
@@ -167,7 +133,7 @@ class DiceReader(ReaderOptions):
         """The finer or the coarser look (``_other_work_side``), when the dice are small or big: the candidates
         and the dice kept (the coarser look's own are guesses, ``_as_guesses``)."""
         other = self._other_work_side(frame, kept)
-        if other > WORK_SIDE:
+        if other > CLASSIC.work_side:
             fine_cands = find_dice(frame, None, work_side=other)
             fine = self._dice_among(frame, fine_cands)
             if _counts(fine, self.min_confidence) >= _counts(kept, self.min_confidence):  # it can lose what it no longer opens away
@@ -190,7 +156,7 @@ class DiceReader(ReaderOptions):
         side are 7 or fewer and lose their outline and marks to the shrinking:
         the train photos set in a frame twice as wide kept 286 of 362 dice, in
         one three times as wide 104. A finer working copy that makes the dice
-        found about ``FINE_DIE_SIDE`` wide finds 360 and 346 of them again
+        found about ``CLASSIC.fine_die_side`` wide finds 360 and 346 of them again
         (the finder alone). Its rules are in working pixels, so a cup's rim
         it opened away before may now glue to a die: the finer look is taken
         only when it reads at least as many dice sure (and, as many, no fewer
@@ -204,11 +170,11 @@ class DiceReader(ReaderOptions):
         It costs a bigger find, so only frames whose dice are small pay for
         it; a table whose die size is known never does.
 
-        Dice more than ``BIG_DIE_SIDE`` wide (8 % of the frame's side and more,
+        Dice more than ``CLASSIC.big_die_side`` wide (8 % of the frame's side and more,
         a photo taken closer) half melt into the default look's tray estimate,
         which then finds some of them as their marks, or not at all; the
         close-up look only reports dice of 12 % and more. A coarser look that
-        makes them about ``FINE_DIE_SIDE`` wide finds them, but its boxes can
+        makes them about ``CLASSIC.fine_die_side`` wide finds them, but its boxes can
         be a fifth of a die off, and a crop of part of a die reads as another
         value, sure. So it only adds the dice the default look did not find
         (``_same_die``), each unsure until the second look reads it very sure
@@ -221,12 +187,12 @@ class DiceReader(ReaderOptions):
         if self.die_side_px or not sure_side:
             return 0
         long_side = max(frame.shape[:2])
-        side = sure_side * WORK_SIDE / long_side
-        if side > BIG_DIE_SIDE:
-            return max(CLOSE_UP_WORK_SIDE, round(WORK_SIDE * FINE_DIE_SIDE / side))
-        if side >= SMALL_DIE_SIDE:
+        side = sure_side * CLASSIC.work_side / long_side
+        if side > CLASSIC.big_die_side:
+            return max(CLASSIC.close_up_work_side, round(CLASSIC.work_side * CLASSIC.fine_die_side / side))
+        if side >= CLASSIC.small_die_side:
             return 0
-        return int(min(long_side, FINE_MAX_WORK_SIDE, round(WORK_SIDE * FINE_DIE_SIDE / max(side, 1.0))))
+        return int(min(long_side, CLASSIC.fine_max_work_side, round(CLASSIC.work_side * CLASSIC.fine_die_side / max(side, 1.0))))
 
     def _sure_side(self, kept: list[tuple[Candidate, int, float]]) -> float:
         """The median side of the dice read sure (frame pixels), 0 when none is: a lone unsure speck
@@ -266,8 +232,8 @@ class DiceReader(ReaderOptions):
         if self.die_side_px or not self._may_be_marks(frame, kept):
             return default, default.candidates, kept
         long_side = max(frame.shape[:2])
-        coarse = find_dice(frame, None, work_side=CLOSE_UP_WORK_SIDE, smallest=0.8 * CLOSE_UP_MIN_SIDE)
-        close_ups = [c for c in coarse if c.side >= CLOSE_UP_MIN_SIDE * long_side]
+        coarse = find_dice(frame, None, work_side=CLASSIC.close_up_work_side, smallest=CLASSIC.close_up_prefilter * CLASSIC.close_up_min_side)
+        close_ups = [c for c in coarse if c.side >= CLASSIC.close_up_min_side * long_side]
         return default, default.candidates + close_ups, kept + self._dice_among(frame, close_ups, sure_only=True)
 
     def _default_look(self, frame: np.ndarray) -> tuple[Look, list[tuple[Candidate, int, float]]]:
@@ -323,13 +289,13 @@ class DiceReader(ReaderOptions):
         """Whether the dice the default look read may be a big die's marks or parts (the close-up look must
         run): none read sure but ones, a one unsure or of another size than the sure dice (a mark cut out
         with its rim of shade reads as a die showing one), or a sure die big for the default look."""
-        big = BIG_DIE_SIDE * max(frame.shape[:2]) / WORK_SIDE
+        big = CLASSIC.big_die_side * max(frame.shape[:2]) / CLASSIC.work_side
         sure = [(c, seen) for c, seen, conf in kept if conf >= self.min_confidence]
         dice = [c.side for c, seen in sure if seen != 1]
         if not dice or any(c.side > big for c, _ in sure) or any(seen == 1 and conf < self.min_confidence for _, seen, conf in kept):
             return True
         size = float(statistics.median(dice))  # a sure one of the other dice's size is a die showing one
-        return any(seen == 1 and abs(c.side / size - 1) > SIZE_TOLERANCE for c, seen in sure)
+        return any(seen == 1 and abs(c.side / size - 1) > CLASSIC.size_tolerance for c, seen in sure)
 
     def _by_marks(self, frame: np.ndarray, default: Look, cands: list[Candidate], kept: list[tuple[Candidate, int, float]]
                   ) -> tuple[list[Candidate], list[tuple[Candidate, int, float]]]:
@@ -337,7 +303,7 @@ class DiceReader(ReaderOptions):
         tray), at the size of the dice read sure (or the table's, when known).
 
         A square around a group of marks is a guess: it is kept when its first
-        look reads it a die at ``MARKS_FIRST`` or more and it overlaps no die
+        look reads it a die at ``CLASSIC.marks_first`` or more and it overlaps no die
         already kept (dice never overlap: such a square holds that die's own
         marks, or part of it), unsure (just under the threshold) until
         ``_relook`` reads it very sure and the same at every span. On the
@@ -357,7 +323,7 @@ class DiceReader(ReaderOptions):
         if not lost:
             return cands, kept
         added = self._as_guesses([(c, value, conf) for c, value, conf in self._dice_among(frame, lost)
-                                  if conf >= MARKS_FIRST and _clear_of(c, [k for k, _, _ in kept])])
+                                  if conf >= CLASSIC.marks_first and _clear_of(c, [k for k, _, _ in kept])])
         return cands + lost, kept + added
 
     def _die_size(self, kept: list[tuple[Candidate, int, float]]) -> float:
@@ -378,7 +344,7 @@ class DiceReader(ReaderOptions):
         the train photos a pale die's box was often only 0.6-0.8 of the die).
         The surest of those looks wins.
 
-        A look only makes a die sure when it is very sure (``RELOOK_SURE``): the
+        A look only makes a die sure when it is very sure (``CLASSIC.relook_sure``): the
         best of several looks is a luckier draw than one, and on a close-up photo
         an elephant of a big die, cut out on its own, reads as a die showing
         one at 0.9 and more. Decided on the ``train`` photos (model
@@ -396,23 +362,23 @@ class DiceReader(ReaderOptions):
         unsure = [i for i, (_, _, conf) in enumerate(kept) if conf < self.min_confidence]
         if not unsure:
             return kept
-        looks = [(kept[i][0], span) for i in unsure for span in RELOOK_SPANS]
-        probs = self.classifier.probabilities_turned(_crops(frame, looks)).reshape(len(unsure), len(RELOOK_SPANS), -1)
+        looks = [(kept[i][0], span) for i in unsure for span in CLASSIC.relook_spans]
+        probs = self.classifier.probabilities_turned(_crops(frame, looks)).reshape(len(unsure), len(CLASSIC.relook_spans), -1)
         out = list(kept)
         for i, answers in zip(unsure, probs):
             if kept[i][0].guessed and len({int(p[1:].argmax()) for p in answers}) > 1:
                 continue  # a coarse look's box, read differently at different spans: part of a die, or more
             for p in answers:
                 seen = int(p[1:].argmax()) + 1
-                sure_enough = p[seen] < self.min_confidence or p[seen] >= RELOOK_SURE  # still flagged, or very sure
-                if p[NOT_A_DIE] <= REJECT_ABOVE and p[seen] > out[i][2] and sure_enough:
+                sure_enough = p[seen] < self.min_confidence or p[seen] >= CLASSIC.relook_sure  # still flagged, or very sure
+                if p[NOT_A_DIE] <= CLASSIC.reject_above and p[seen] > out[i][2] and sure_enough:
                     out[i] = (out[i][0], seen, float(p[seen]))
         return out
 
     def _at_die_size(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
         """Each die still unsure whose box is far from the dice's size (the table's, or the sure dice's
         median) read again in squares of that size placed over its box (``_squares_over``); the surest
-        square read very sure (``RELOOK_SURE``) that overlaps no other die takes its place.
+        square read very sure (``CLASSIC.relook_sure``) that overlaps no other die takes its place.
 
         A box much smaller than a die holds a pale die's marks, or its darker
         half (a white die on a pale tray: the finder sees only its pips); a
@@ -450,19 +416,19 @@ class DiceReader(ReaderOptions):
             return kept
         out = list(kept)
         for i, (c, _, conf) in enumerate(kept):
-            small = c.side < (1 - SIZE_TOLERANCE) * side
-            big = max(c.w, c.h) > (1 + SIZE_TOLERANCE) * side
+            small = c.side < (1 - CLASSIC.size_tolerance) * side
+            big = max(c.w, c.h) > (1 + CLASSIC.size_tolerance) * side
             if conf >= self.min_confidence or c.guessed or not (small or big):
                 continue
             others = [k for j, (k, _, _) in enumerate(out) if j != i]
             squares = [s for s in _squares_over(c, side) if _clear_of(s, others)]
             crops = _crops(frame, [(s, 1.0) for s in squares])
-            if len(squares) > AT_DIE_SIZE_TURNED:
-                surest = np.argsort(-self.classifier.probabilities(crops)[:, 1:].max(axis=1))[:AT_DIE_SIZE_TURNED]
+            if len(squares) > CLASSIC.at_die_size_turned:
+                surest = np.argsort(-self.classifier.probabilities(crops)[:, 1:].max(axis=1))[:CLASSIC.at_die_size_turned]
                 squares, crops = [squares[j] for j in surest], crops[surest]
             for s, p in zip(squares, self.classifier.probabilities_turned(crops)):
                 seen = int(p[1:].argmax()) + 1
-                if p[NOT_A_DIE] <= REJECT_ABOVE and p[seen] >= RELOOK_SURE and p[seen] > out[i][2]:
+                if p[NOT_A_DIE] <= CLASSIC.reject_above and p[seen] >= CLASSIC.relook_sure and p[seen] > out[i][2]:
                     out[i] = (s, seen, float(p[seen]))
         return out
 
@@ -481,8 +447,8 @@ class DiceReader(ReaderOptions):
             if i in dropped or conf < self.min_confidence:
                 continue
             inside = [j for j in order if j != i and j not in dropped and _centre_inside(kept[j][0], big)]
-            dice_sized = [j for j in inside if kept[j][0].side >= MARK_SHARE * big.side and kept[j][2] >= self.min_confidence
-                          and not (kept[j][1] == 1 and kept[j][0].side < HALF_SHARE * big.side)]  # one mark, cut out with its rim, reads as a one
+            dice_sized = [j for j in inside if kept[j][0].side >= CLASSIC.close_up_mark_share * big.side and kept[j][2] >= self.min_confidence
+                          and not (kept[j][1] == 1 and kept[j][0].side < CLASSIC.close_up_one_share * big.side)]  # one mark, cut out with its rim, reads as a one
             if len(dice_sized) >= 2 or any(kept[j][2] > conf for j in dice_sized):
                 dropped.add(i)  # a group of dice, or the same die found surer by the other look
                 continue
@@ -494,7 +460,7 @@ class DiceReader(ReaderOptions):
         img = check_frame(crop, "the crop")
         h, w = img.shape[:2]
         side = min(h, w)
-        crops = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CLASSIFY_SPANS], np.uint8)
+        crops = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CLASSIC.classify_spans], np.uint8)
         p = self.classifier.probabilities_turned(crops)
         best = p[:, 1:].max(axis=1).argmax()
         value = int(p[best, 1:].argmax()) + 1
@@ -511,11 +477,11 @@ def _counts(kept: list[tuple[Candidate, int, float]], sure_at: float) -> tuple[i
 
 
 def _odd_sizes(sides: list[float]) -> np.ndarray:
-    """Which dice differ in side from the others' median by more than ``SIZE_TOLERANCE`` (none of one or no die)."""
+    """Which dice differ in side from the others' median by more than ``CLASSIC.size_tolerance`` (none of one or no die)."""
     if len(sides) < 2:
         return np.zeros(len(sides), bool)
     a = np.array(sides)
-    return np.abs(a / statistics.median(sides) - 1) > SIZE_TOLERANCE
+    return np.abs(a / statistics.median(sides) - 1) > CLASSIC.size_tolerance
 
 
 def _crops(frame: np.ndarray, looks: list[tuple[Candidate, float]]) -> np.ndarray:
@@ -531,15 +497,15 @@ def _squares_over(c: Candidate, side: float) -> list[Candidate]:
     a = np.radians(c.angle)
     u, v = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
     du, dv = abs(c.w - side) / 2, abs(c.h - side) / 2
-    steps_u = (-du, 0.0, du) if du > 0.1 * side else (0.0,)
-    steps_v = (-dv, 0.0, dv) if dv > 0.1 * side else (0.0,)
+    steps_u = (-du, 0.0, du) if du > CLASSIC.square_step * side else (0.0,)
+    steps_v = (-dv, 0.0, dv) if dv > CLASSIC.square_step * side else (0.0,)
     return [replace(c, cx=float(c.cx + su * u[0] + sv * v[0]), cy=float(c.cy + su * u[1] + sv * v[1]), w=side, h=side)
             for su in steps_u for sv in steps_v]
 
 
 def _same_die(a: Candidate, b: Candidate) -> bool:
     """Whether two looks' blobs are one die: about the same size, one's centre inside the other."""
-    return min(a.side, b.side) >= 0.6 * max(a.side, b.side) and (_centre_inside(a, b) or _centre_inside(b, a))
+    return min(a.side, b.side) >= CLASSIC.same_die_size * max(a.side, b.side) and (_centre_inside(a, b) or _centre_inside(b, a))
 
 
 def _overlap(a: Candidate, b: Candidate) -> float:
@@ -551,9 +517,9 @@ def _overlap(a: Candidate, b: Candidate) -> float:
 
 
 def _clear_of(square: Candidate, dice: list[Candidate]) -> bool:
-    """Whether ``square`` overlaps none of ``dice`` by more than ``MARKS_OVERLAP``: dice never overlap, so a
+    """Whether ``square`` overlaps none of ``dice`` by more than ``CLASSIC.die_overlap``: dice never overlap, so a
     square that does holds a found die's own marks or part of it."""
-    return not any(_overlap(square, d) > MARKS_OVERLAP for d in dice)
+    return not any(_overlap(square, d) > CLASSIC.die_overlap for d in dice)
 
 
 def _centre_inside(small: Candidate, big: Candidate) -> bool:

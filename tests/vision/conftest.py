@@ -7,7 +7,7 @@ import pytest
 import vision.reader
 from companion.app.settings import Settings
 from bench.reader import dataset_dir
-from vision.finder import WORK_SIDE
+from vision.classic_tunables import CLASSIC
 from vision.reader import DiceReader, load_reader
 
 
@@ -37,7 +37,7 @@ def work_sides(monkeypatch):
     seen: list[int] = []
 
     def spy_on(real):
-        def spy(frame, die_side=None, work_side=WORK_SIDE, smallest=0.0, **more):
+        def spy(frame, die_side=None, work_side=CLASSIC.work_side, smallest=0.0, **more):
             seen.append(work_side)
             return real(frame, die_side, work_side=work_side, smallest=smallest, **more)
         return spy

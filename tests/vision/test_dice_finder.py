@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.classic_tunables import CLASSIC
 from vision.finder import find_dice
 from vision.simtable import DieStyle, PlacedDie, finish, paste_die, render_table
 
@@ -127,13 +128,13 @@ def test_a_dim_frame_finds_the_same_dice_as_a_well_exposed_one(gain):
 
 
 def test_only_a_dim_working_copy_is_brightened_and_never_past_the_cap():
-    from vision.finder import EXPOSURE_LEVEL, MAX_GAIN, exposed
+    from vision.finder import exposed
 
     bright = np.full((60, 80, 3), 200, np.uint8)
     assert exposed(bright) is bright
     black = np.zeros((60, 80, 3), np.uint8)
     assert exposed(black) is black  # nothing to brighten: left as it is, not divided by zero
-    dim = np.full((60, 80, 3), EXPOSURE_LEVEL // 2, np.uint8)
-    assert abs(int(exposed(dim).max()) - EXPOSURE_LEVEL) <= 2
+    dim = np.full((60, 80, 3), CLASSIC.exposure_level // 2, np.uint8)
+    assert abs(int(exposed(dim).max()) - CLASSIC.exposure_level) <= 2
     very_dim = np.full((60, 80, 3), 10, np.uint8)
-    assert int(exposed(very_dim).max()) == int(10 * MAX_GAIN)
+    assert int(exposed(very_dim).max()) == int(10 * CLASSIC.max_gain)

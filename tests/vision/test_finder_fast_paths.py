@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from vision import finder
+from vision.classic_tunables import CLASSIC
 from vision.finder import _best_cut, _orientation, _percentile, look, with_faint
 from vision.simtable import render_table
 
@@ -54,7 +55,7 @@ def _touching_blobs():
     blobs = []
     for seed in range(6):
         frame, placed = render_table([2, 4, 6], np.random.default_rng(300 + seed), touching=1.0, glare=0)
-        scale = finder.WORK_SIDE / max(frame.shape[:2])
+        scale = CLASSIC.work_side / max(frame.shape[:2])
         small = finder.shrink(frame, (round(frame.shape[1] * scale), round(frame.shape[0] * scale)))
         strong, _, _ = finder.masks(small)
         n, labels = cv2.connectedComponents(strong)

@@ -7,6 +7,8 @@ side where it stays open, the die's own edge left just outside it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -79,7 +81,7 @@ def test_a_few_clear_pixels_just_around_a_pale_die_do_not_lose_it():
 
 
 def test_with_no_clear_pixel_allowed_around_it_the_pale_die_beside_a_speck_is_lost(monkeypatch):
-    monkeypatch.setattr(finder, "WEAK_AROUND_CLEAR", 0)
+    monkeypatch.setattr(finder, "CLASSIC", replace(finder.CLASSIC, weak_around_clear=0))
     assert not _found_at_die(_with_dark_pixels_beside_the_die(4))
 
 

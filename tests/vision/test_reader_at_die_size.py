@@ -15,9 +15,10 @@ import pytest
 
 import vision.reader
 from bench.reader import _match
+from vision.classic_tunables import CLASSIC
 from vision.dataset import photo
 from vision.finder import Candidate, look
-from vision.reader import AT_DIE_SIZE_TURNED, RELOOK_SURE, _squares_over
+from vision.reader import _squares_over
 from vision.simtable import render_table
 
 
@@ -75,14 +76,14 @@ def test_a_die_glued_to_glare_reads_right_and_ok_in_a_square_of_the_dice_size(re
     assert [after.dice[j].seen for j in match] == seen
     glued, die = after.dice[match[2]], placed[2]
     extent = die.side * (abs(np.cos(np.radians(die.angle))) + abs(np.sin(np.radians(die.angle))))  # its upright box
-    assert glued.confidence >= RELOOK_SURE and abs(glued.box[2] / extent - 1) < 0.15
+    assert glued.confidence >= CLASSIC.relook_sure and abs(glued.box[2] / extent - 1) < 0.15
 
 
 def test_a_square_replaces_the_box_only_when_read_very_sure(reader, glare_glued_frame, monkeypatch):
     """The best of nine squares is a luckier draw than one look: like ``_relook``, it must reach
-    ``RELOOK_SURE`` (the glued six's square reads 0.985)."""
+    ``relook_sure`` (the glued six's square reads 0.985)."""
     frame, _, _ = glare_glued_frame
-    monkeypatch.setattr(vision.reader, "RELOOK_SURE", 0.999)
+    monkeypatch.setattr(vision.reader, "CLASSIC", replace(CLASSIC, relook_sure=0.999))
     r = reader.read(frame)
     assert r.status == "uncertain" and {c["code"] for c in r.reasons} == {"leaning", "low_confidence"}
 
@@ -103,7 +104,7 @@ def test_a_box_that_was_not_square_keeps_its_leaning_doubt_when_its_square_reads
     after = reader._at_die_size(frame, kept)
     square, value, confidence = after[i]
     others = [c.side for j, (c, _, _) in enumerate(kept) if j != i]
-    assert square.side == pytest.approx(np.median(others)) and confidence >= RELOOK_SURE
+    assert square.side == pytest.approx(np.median(others)) and confidence >= CLASSIC.relook_sure
     assert square.misshapen and "leaning" in reader._doubts(square, confidence, odd_size=False)
     assert [k for j, k in enumerate(after) if j != i] == [k for j, k in enumerate(kept) if j != i]
 
@@ -140,7 +141,7 @@ def test_only_the_two_surest_squares_at_one_look_are_read_in_their_eight_turns(r
     frame, _, _ = glare_glued_frame
     kept = reader._dice_among(frame, look(frame).candidates)
     after = reader._at_die_size(frame, kept)
-    assert turned_looks[0] == AT_DIE_SIZE_TURNED == 2  # of the nine squares over the one glued box
+    assert turned_looks[0] == CLASSIC.at_die_size_turned == 2  # of the nine squares over the one glued box
     assert sum(a != k for a, k in zip(after, kept)) == 1
 
 
@@ -178,4 +179,4 @@ def test_a_white_die_whose_box_holds_only_its_pips_is_read_whole(reader, real_da
         before = reading_of_the_six()
     assert before.box[2] < 22 and (before.top != 6 or before.confidence < above.min_confidence)
     after = reading_of_the_six()
-    assert after.top == 6 and after.confidence >= RELOOK_SURE and after.box[2] >= 28
+    assert after.top == 6 and after.confidence >= CLASSIC.relook_sure and after.box[2] >= 28

@@ -7,11 +7,13 @@ found; the reader's coarse second look finds it, and one reading is kept per die
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 import vision.reader
+from vision.classic_tunables import CLASSIC
 from vision.finder import Candidate
-from vision.reader import CLOSE_UP_WORK_SIDE
 from vision.simtable import render_table
 
 
@@ -34,7 +36,7 @@ def test_dice_a_fifth_of_the_frame_wide_are_read_whole_not_as_their_marks(reader
 def test_dice_of_the_trays_size_read_the_same_with_or_without_the_close_up_look(reader, monkeypatch):
     frames = [render_table(tops, np.random.default_rng(seed), view="below")[0] for seed, tops in enumerate([[6, 4, 1], [2, 2, 5], [3, 6, 1], [5, 4, 4]])]
     with_look = [reader.read(f) for f in frames]
-    monkeypatch.setattr("vision.reader.CLOSE_UP_MIN_SIDE", 9.0)  # no blob is 9 frames wide: the look adds nothing
+    monkeypatch.setattr("vision.reader.CLASSIC", replace(CLASSIC, close_up_min_side=9.0))  # no blob is 9 frames wide: the look adds nothing
     without = [reader.read(f) for f in frames]
     assert [(r.status, r.dice) for r in with_look] == [(r.status, r.dice) for r in without]
 
@@ -70,13 +72,13 @@ def test_a_tray_frame_of_ordinary_dice_skips_the_close_up_look(reader, work_side
         frame, _ = render_table(seen, np.random.default_rng(5), view="below")
         work_sides.clear()
         fast = reader.read(frame)
-        assert CLOSE_UP_WORK_SIDE not in work_sides and fast.status == "ok"
+        assert CLASSIC.close_up_work_side not in work_sides and fast.status == "ok"
         assert sorted(d.seen for d in fast.dice) == seen
         with monkeypatch.context() as m:
             m.setattr(vision.reader.DiceReader, "_may_be_marks", lambda self, frame, kept: True)  # the close-up look always
             work_sides.clear()
             always = reader.read(frame)
-        assert CLOSE_UP_WORK_SIDE in work_sides
+        assert CLASSIC.close_up_work_side in work_sides
         assert (always.status, always.dice) == (fast.status, fast.dice)
 
 
@@ -84,7 +86,7 @@ def test_a_frame_of_ones_only_still_takes_the_close_up_look(reader, work_sides):
     """A big die's mark, cut out with its rim of shade, reads as a one: ones alone may be a close-up's marks."""
     frame, _ = render_table([1, 1, 1], np.random.default_rng(5), view="below")
     assert sorted(d.seen for d in reader.read(frame).dice) == [1, 1, 1]
-    assert CLOSE_UP_WORK_SIDE in work_sides
+    assert CLASSIC.close_up_work_side in work_sides
 
 
 def test_what_may_be_a_big_dies_marks_or_parts(reader):

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from vision import marks
+from vision.classic_tunables import CLASSIC
 from vision.dataset import photo
 from vision.finder import Candidate, Look
-from vision.reader import RELOOK_SURE, _overlap
+from vision.reader import _overlap
 
 SIDE = 20.0
 
@@ -62,7 +63,7 @@ def test_marks_spread_wider_than_one_face_give_no_die():
 
 def test_a_grainy_frame_proposes_nothing():
     spots = [(x, y, 2, 2) for x in range(4, 196, 9) for y in range(4, 40, 9)]
-    assert len(spots) > marks.MAX_ORPHANS
+    assert len(spots) > CLASSIC.max_orphans
     assert marks.lost_dice(_look(*spots), [], SIDE) == []
 
 
@@ -92,6 +93,6 @@ def test_a_white_die_the_finder_lost_is_found_by_its_marks_and_read(reader, real
     found = there(above.read(frame))
     assert [d.seen for d in found] == [value]
     # a guess until the second look reads it very sure, the same at every span
-    assert found[0].confidence < reader.min_confidence or found[0].confidence >= RELOOK_SURE
+    assert found[0].confidence < reader.min_confidence or found[0].confidence >= CLASSIC.relook_sure
     monkeypatch.setattr("vision.reader.lost_dice", lambda look, dice, side: [])  # no look by the marks
     assert there(above.read(frame)) == []

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.reader import RELOOK_SPANS, DiceReader
+from vision.classic_tunables import CLASSIC
+from vision.reader import DiceReader
 from vision.simtable import render_table
 
 
@@ -45,7 +46,7 @@ class ScriptedLooks:
 
 def _looks(*rows: list[float]) -> list[list[float]]:
     """One die's second looks: ``rows`` for the first spans, the rest a plain unsure five (which never wins)."""
-    return list(rows) + [_row(5, 0.4)] * (len(RELOOK_SPANS) - len(rows))
+    return list(rows) + [_row(5, 0.4)] * (len(CLASSIC.relook_spans) - len(rows))
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +68,7 @@ def test_a_sure_die_is_never_looked_at_again(three_dice_apart):
 
 def test_an_unsure_die_a_second_look_reads_surely_is_read_sure(three_dice_apart):
     reading, looks = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(3, 0.99)], _looks(_row(5, 0.5), _row(3, 0.96), _row(5, 0.7)))
-    assert looks.calls == [3, len(RELOOK_SPANS)]
+    assert looks.calls == [3, len(CLASSIC.relook_spans)]
     assert reading.status == "ok" and [d.seen for d in reading.dice] == [3, 3, 3]
     assert sorted(d.confidence for d in reading.dice)[0] == pytest.approx(0.96)
 
@@ -80,19 +81,19 @@ def test_a_second_look_still_under_the_bar_leaves_the_die_unsure(three_dice_apar
 
 
 def test_a_second_look_only_fairly_sure_leaves_the_die_unsure(three_dice_apart):
-    """0.93 passes the reader's 0.9 but not the bar for a best of three looks (RELOOK_SURE): the table confirms (R14)."""
-    reading, _ = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(3, 0.99)], [_row(3, 0.93)] * len(RELOOK_SPANS))
+    """0.93 passes the reader's 0.9 but not the bar for a best of three looks (``relook_sure``): the table confirms (R14)."""
+    reading, _ = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(3, 0.99)], [_row(3, 0.93)] * len(CLASSIC.relook_spans))
     assert reading.status == "uncertain" and "low confidence" in reading.reason
     assert sorted(d.confidence for d in reading.dice)[0] == pytest.approx(0.6)
 
 
 def test_only_the_unsure_dice_are_looked_at_again(three_dice_apart):
-    reading, looks = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(4, 0.7)], [_row(5, 0.95)] * len(RELOOK_SPANS) + [_row(4, 0.96)] * len(RELOOK_SPANS))
-    assert looks.calls == [3, 2 * len(RELOOK_SPANS)]
+    reading, looks = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(4, 0.7)], [_row(5, 0.95)] * len(CLASSIC.relook_spans) + [_row(4, 0.96)] * len(CLASSIC.relook_spans))
+    assert looks.calls == [3, 2 * len(CLASSIC.relook_spans)]
     assert reading.status == "ok" and sorted(d.seen for d in reading.dice) == [3, 4, 5]
 
 
 def test_a_second_look_that_sees_no_die_changes_nothing(three_dice_apart):
-    reading, _ = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(3, 0.99)], [_row(3, 0.3, not_a_die=0.6)] * len(RELOOK_SPANS))
+    reading, _ = _read(three_dice_apart, [_row(5, 0.6), _row(3, 0.99), _row(3, 0.99)], [_row(3, 0.3, not_a_die=0.6)] * len(CLASSIC.relook_spans))
     assert reading.status == "uncertain"
     assert sorted(d.seen for d in reading.dice) == [3, 3, 5]
