@@ -22,6 +22,9 @@ face classifier rejects blobs that are not dice, so finding may be generous.
 The finder flags what the reader must not trust: a die touching the frame's
 edge (cut off) and a blob that is not square (a die leaning on the cup, or two
 dice the split could not separate).
+
+Its thresholds are ``vision.classic_tunables.CLASSIC``; how they were measured
+is in docs/CLASSIC-READER.md.
 """
 
 from __future__ import annotations
@@ -67,7 +70,7 @@ class Candidate:
 
 
 def shrink(frame: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """Resize to ``size``; a big reduction goes linear to twice the size, then by area (5x faster than area alone)."""
+    """Resize to ``size``; a big reduction goes linear to twice the size, then by area (faster than by area alone)."""
     w, h = size
     if frame.shape[1] > 2 * w:
         frame = cv2.resize(frame, (2 * w, 2 * h), interpolation=cv2.INTER_LINEAR)
@@ -79,8 +82,7 @@ def exposed(small: np.ndarray) -> np.ndarray:
     """``small`` brightened when it is dim (``CLASSIC.exposure_level``), else itself.
 
     A photo from a dim room or a darker camera holds the same dice at half the
-    contrast, and the fixed thresholds lost them: the train photos darkened to
-    half lost 6 % of their dice."""
+    contrast, and the fixed grey-level thresholds would lose them."""
     b, g, r = cv2.split(small)
     cum = np.cumsum(cv2.calcHist([cv2.max(cv2.max(b, g), r)], [0], None, [256], [0, 256]).ravel())
     level = float(np.searchsorted(cum, CLASSIC.exposure_quantile * cum[-1]))
@@ -108,7 +110,7 @@ def _tray_without(small: np.ndarray, exclude: np.ndarray) -> np.ndarray:
     """
     h, w = small.shape[:2]
     tw, th = max(4, w // CLASSIC.bg_cell), max(4, h // CLASSIC.bg_cell)
-    # at half size first (uint8, fast): float work on the whole working copy cost most of a millisecond
+    # at half size first (uint8, fast): float work on the whole working copy is slow
     half = (max(tw, w // 2), max(th, h // 2))
     free = cv2.resize(cv2.bitwise_not(exclude), half, interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
     pixels = cv2.resize(small, half, interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -123,7 +125,7 @@ def _tray_without(small: np.ndarray, exclude: np.ndarray) -> np.ndarray:
 
 
 def _difference(small: np.ndarray, bg: np.ndarray) -> np.ndarray:
-    """The largest channel difference from the tray (numpy's max over axis 2 is 20x slower)."""
+    """The largest channel difference from the tray (faster than numpy's max over the channels)."""
     b, g, r = cv2.split(cv2.absdiff(small, bg))
     return cv2.max(cv2.max(b, g), r)
 
@@ -173,8 +175,8 @@ def _median(img: np.ndarray) -> float:
 
 
 def _percentile(values: list[float], q: float) -> float:
-    """``np.percentile(values, q)`` (linear, and the same arithmetic), for a few values: numpy's
-    costs about 0.2 ms a call, most of it overhead, and ``find_dice`` makes two a frame."""
+    """``np.percentile(values, q)`` (linear, and the same arithmetic), for a few values, where
+    numpy's call is mostly overhead (``find_dice`` makes two a frame)."""
     s = sorted(values)
     pos = q / 100 * (len(s) - 1)
     lo = int(pos)
@@ -250,7 +252,7 @@ def _die_under_marks(contour: np.ndarray, patch: np.ndarray, clear: np.ndarray, 
 
     None when more than ``CLASSIC.shadow_edge_marks`` clear pixels lie on the outline's
     edge: marks cut by the outline mean it missed part of the die, so its short
-    side is not the die's (such a square, half shadow, read a two as a one for sure).
+    side is not the die's (such a square, half shadow, can read a wrong face sure).
     """
     inner = _inside(patch)
     if np.count_nonzero((patch > 0) & clear & ~inner) > CLASSIC.shadow_edge_marks:
@@ -312,8 +314,7 @@ def _not_marks(strong: np.ndarray, weak: np.ndarray, min_side: float, max_side: 
     a dark die fills its outline, so it keeps its gap. Only blobs well under
     the largest clear die's area are looked at (a die's marks cover a fraction
     of a die), and each only in a window reaching one and a half of that die's
-    sides around it: a frame-wide version cost the reader 1.4 ms, this about
-    0.12 ms a look on the bench's frames.
+    sides around it (a frame-wide search is ten times dearer).
     """
     contours, _ = cv2.findContours(strong, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     areas = [cv2.contourArea(c) for c in contours]
@@ -349,8 +350,7 @@ def _stands_alone(patch: np.ndarray, clear: np.ndarray) -> bool:
     pattern has none. A lit patch beside the cup's rim or a die's shadow has the
     clear line it lies along just around it (a ``CLASSIC.weak_gap`` disc). A few clear
     pixels there (``CLASSIC.weak_around_clear``) are the die's own edge, which the
-    opening cut off the faint outline: refusing those lost 6 of the train
-    photos' white dice.
+    opening cut off the faint outline: refusing those loses white dice.
     """
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (CLASSIC.weak_gap, CLASSIC.weak_gap))
     around = (cv2.dilate(patch, disc) > 0) & (patch == 0)
@@ -505,8 +505,8 @@ def _cut_apart(points: np.ndarray, side: float | None, fallback: int = 0, limit:
     dice that explains the blob best is chosen. Falls back to k-means when no
     cuts give dice (``fallback`` dice when given). An unknown die size is only
     tried where a die fits: no smaller than ``smallest`` (what the finder would
-    drop anyway), no wider than the blob is thick. Each size tried costs a
-    millisecond or more, so a speck or a strip is never peeled at all.
+    drop anyway), no wider than the blob is thick: each size tried is costly,
+    so a speck or a strip is never peeled at all.
     """
     n = len(points)
     if side:
@@ -719,8 +719,8 @@ def _blobs(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
     """``connectedComponentsWithStats`` of a 0/255 mask, 8-connected, its labels in 16 bits when they fit.
 
     Blobs apart need a pixel between them, so a mask holds at most a quarter of its pixels' count of
-    blobs: a working copy of 320 px fits 16 bits, whose label image OpenCV fills three times faster
-    (0.14 against 0.42 ms, twice a look). The labels are the same either way."""
+    blobs: a working copy of 320 px fits 16 bits, whose label image OpenCV fills about three times
+    faster. The labels are the same either way."""
     h, w = mask.shape[:2]
     wide = ((h + 1) // 2) * ((w + 1) // 2) >= 65535
     return cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=cv2.CV_32S if wide else cv2.CV_16U)

@@ -4,9 +4,7 @@ A white die on a pale tray can differ from the tray by a dozen grey levels,
 at its outline too: too little for the finder's clear pass, and at the faint
 pass's own threshold (``CLASSIC.weak_min``), which cannot go lower without
 losing other dice. Its marks still differ clearly: small dark blobs in the
-finder's clear mask, lying apart from every die found. Six of the 14 dice the
-finder lost on the ``train`` photos were such dice, most of them alone on the
-tray, plain to a player's eye.
+finder's clear mask, lying apart from every die found.
 
 ``lost_dice`` groups such orphan marks into the faces they may be, and gives a
 square of the frame's die size around each group. It only proposes: the face
@@ -14,12 +12,10 @@ classifier decides whether the square holds a die and what it shows, and the
 reader treats each as a guess (``DiceReader._by_marks``).
 
 It never proposes a die for a lone mark: a speck of the tray (a hole, dust)
-reads as a die showing one at up to 0.87, and lone marks added 68 extra
-"dice" on the ``train`` photos before the reader's guards. Crumbs smaller than
-``CLASSIC.mark_pixels`` are not marks: the cup's thin rim dips under the threshold in
-crumbs of one to three pixels, which grouped into faces on 5 of the 12
-simulated frames ``bench`` times (each rejected by the classifier, but each a
-classifier call).
+reads as a die showing one, often far above the first look's bar. Crumbs smaller than
+``CLASSIC.mark_pixels`` are not marks: the cup's thin rim dips under the
+threshold in crumbs, which would group into faces that each cost a classifier
+call. How these were measured: docs/CLASSIC-READER.md.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ trusts it. Anything else is ``uncertain`` with the reason in words, and the
 table confirms the values (RULES.md R14). The reader never raises on a bad
 frame: it says so in the reading.
 
+The cascade's thresholds are ``vision.classic_tunables.CLASSIC``; how each
+step and number was measured is in docs/CLASSIC-READER.md.
+
 >>> from companion.core.settings import Settings
 >>> reader = load_reader(Settings.defaults())
 >>> reader.read(np.zeros((480, 640, 3), np.uint8)).status
@@ -72,9 +75,8 @@ class DiceReader(ReaderOptions):
             sub = frame[y:y + h, x:x + w]
             if sub.shape[0] >= 16 and sub.shape[1] >= 16:
                 frame, ox, oy = sub, x, y
-        # a 160-pixel-wide sample (nearest pixels: no averaging to hide noise) says enough about a
-        # blank frame, fast (numpy's std of a strided view cost half a millisecond); one flat
-        # colour is blank whatever the colour, so each channel is judged on its own
+        # a small sample of nearest pixels (no averaging to hide noise) says enough about a blank frame,
+        # fast; one flat colour is blank whatever the colour, so each channel is judged on its own
         sample = CLASSIC.blank_sample
         mean, std = cv2.meanStdDev(cv2.resize(frame, (sample, max(1, round(sample * frame.shape[0] / frame.shape[1]))), interpolation=cv2.INTER_NEAREST))
         if float(std.max()) < CLASSIC.blank_std:
@@ -151,37 +153,14 @@ class DiceReader(ReaderOptions):
         """The working side for a finer look when the dice read sure are small in the default look, for a
         coarser one when they are big, else 0.
 
-        The finder is made for dice about 14 working pixels wide (a tray
-        camera's dice, the real photos'). Dice a few percent of a big photo's
-        side are 7 or fewer and lose their outline and marks to the shrinking:
-        the train photos set in a frame twice as wide kept 286 of 362 dice, in
-        one three times as wide 104. A finer working copy that makes the dice
-        found about ``CLASSIC.fine_die_side`` wide finds 360 and 346 of them again
-        (the finder alone). Its rules are in working pixels, so a cup's rim
-        it opened away before may now glue to a die: the finer look is taken
-        only when it reads at least as many dice sure (and, as many, no fewer
-        dice). Only dice read sure tell the size: a lone unsure speck is no
-        reason for a bigger find. Read whole, half the
-        train photos in a frame twice as wide: 586 -> 699 of 728 dice found,
-        570 -> 686 right, 2 wrong and sure (4 before); three times as wide,
-        220 -> 488 found (the default look then finds too few of the tiny
-        dice, mostly groups of them, to tell their size by). Rendered tables
-        with 28-31 px dice in 1280×960: 13 of 16 frames read ok, none before.
-        It costs a bigger find, so only frames whose dice are small pay for
-        it; a table whose die size is known never does.
-
-        Dice more than ``CLASSIC.big_die_side`` wide (8 % of the frame's side and more,
-        a photo taken closer) half melt into the default look's tray estimate,
-        which then finds some of them as their marks, or not at all; the
-        close-up look only reports dice of 12 % and more. A coarser look that
-        makes them about ``CLASSIC.fine_die_side`` wide finds them, but its boxes can
-        be a fifth of a die off, and a crop of part of a die reads as another
-        value, sure. So it only adds the dice the default look did not find
-        (``_same_die``), each unsure until the second look reads it very sure
-        and the same at all four spans. The train photos zoomed in twice (a
-        window around a die, enlarged to the photo's size; 1134 dice): 1034 ->
-        1105 read right, wrong and sure 3 -> 3; three times: 518 -> 557, 3 -> 3.
-        The tray camera's dice (14-20 working pixels) never take this look.
+        The finder's rules are tuned for dice about ``fine_die_side`` working
+        pixels wide: smaller dice lose their outline and marks to the
+        shrinking, bigger ones half melt into the tray estimate. The finer look
+        replaces the default one only when it reads at least as many dice sure
+        (a rim it opened away before may glue to a die); the coarser one's boxes
+        can be a fifth of a die off, so it only adds the dice the default look
+        did not find, as guesses (``_as_guesses``). A table whose die size is
+        known never takes either. Measured in docs/CLASSIC-READER.md.
         """
         sure_side = self._sure_side(kept)
         if self.die_side_px or not sure_side:
@@ -211,22 +190,10 @@ class DiceReader(ReaderOptions):
         the default look may have seen only a big die's marks or parts (``_may_be_marks``), a coarse
         look's close-up dice (sure ones only).
 
-        The default look estimates the tray behind the dice from cells a few
-        dice wide, so a die filling a fifth of a photo or more melts into that
-        estimate and only its marks are found. The tray camera's geometry never
-        does that, but a photo from another camera may: the coarse look works
-        on a copy a third the size, where such a die is an ordinary one.
-
-        It costs 1.2-1.8 ms a read, so it is skipped when the default look read
-        dice of one ordinary size, sure: a big die's marks read as ones, its
-        parts as big dice. Readings did not change on the ``train`` photos, the
-        first 100 of them zoomed in two and three times (1442 and 801 dice)
-        and on seven other tables, the synthetic table (216 outcomes × 5
-        layouts, die size known or not), 40 synthetic close-ups, and the
-        held-out photos under the twelve robustness changes but one (bright
-        1.4: one extra detection fewer). Letting unsure ones or big dice pass
-        lost up to 5 zoomed dice. Interleaved runs on the bench's frames:
-        1.2-1.9 ms less a read, a one among the dice or not.
+        A die filling a fifth of a photo or more melts into the default look's
+        tray estimate and only its marks are found; on a copy a third the size
+        it is an ordinary die. The look costs 1-2 ms, so a frame whose dice
+        read sure and of one ordinary size skips it (docs/CLASSIC-READER.md).
         """
         default, kept = self._default_look(frame)
         if self.die_side_px or not self._may_be_marks(frame, kept):
@@ -240,29 +207,12 @@ class DiceReader(ReaderOptions):
         """The default look and the dice among its candidates; its faint pass only when the clear pass
         has not already read the game's dice (``_clear_pass_read_all``).
 
-        The faint pass looks for pale dice on a pale tray, which the clear
-        pass misses; it costs about a third of the look. When the clear pass
-        alone read as many dice as the game has, each sure, whole and of one
-        ordinary size, with no lost die's marks beside them, the faint pass and
-        the look for lost dice by their marks (``_by_marks``) could only add a
-        die the game does not have, so neither runs. Otherwise the faint pass
-        goes on from where the clear pass stopped (``with_faint``), and only
-        its new blobs are read.
-
-        Without the marks check, a train photo lost two white dice beside
-        three dice read sure. With it, no reading changed on the 200 ``train``
-        photos, the first 100 of them zoomed in two and three times and on
-        seven other tables, the held-out photos under the twelve robustness
-        changes, and 40 synthetic close-ups. The synthetic table (216 outcomes
-        × 5 layouts) read 925 frames right and 155 uncertain instead of 919
-        and 161, 0 wrong (die size known: 960 and 120 instead of 954 and 126):
-        in 6 frames the faint pass had added a leaning, unsure "die" beside
-        the three. Interleaved runs on the bench's twelve frames, 120 reads
-        each way: 1.4-2.4 ms less a median read (9.1 against 10.6 ms for
-        2, 4, 6; 5.7 against 7.4 for 1, 1, 3). A frame that still needs the
-        faint pass pays about 0.5-1.5 ms more than before (its mask is
-        labelled again; the blobs the faint pass left as they were are taken
-        from the clear pass), and such a frame already takes 15-35 ms.
+        The faint pass finds pale dice on a pale tray and costs about a third
+        of the look. When the clear pass alone read the game's dice, each sure,
+        whole, of one size, with no lost die's marks beside them, it and the
+        look by marks (``_by_marks``) could only add a die the game does not
+        have. Otherwise the faint pass goes on from where the clear pass
+        stopped (``with_faint``), and only its new blobs are read.
         """
         clear = look(frame, self.die_side_px, faint=False)
         known: dict[Candidate, np.ndarray] = {}
@@ -303,19 +253,10 @@ class DiceReader(ReaderOptions):
         tray), at the size of the dice read sure (or the table's, when known).
 
         A square around a group of marks is a guess: it is kept when its first
-        look reads it a die at ``CLASSIC.marks_first`` or more and it overlaps no die
+        look reads it a die at ``marks_first`` or more and it overlaps no die
         already kept (dice never overlap: such a square holds that die's own
-        marks, or part of it), unsure (just under the threshold) until
-        ``_relook`` reads it very sure and the same at every span. On the
-        ``train`` photos (1487 dice): 1452 -> 1456 read right (each new one at
-        0.98 or more), no die more wrong, no extra "die". The first 100 train
-        photos on seven other tables (905 dice each): 1 to 10 more right a
-        table (black 806 -> 816, red 840 -> 845, wood 843 -> 847), one extra
-        "die" in all, none more wrong and sure; the held-out photos with
-        noise of 12 grey levels: 115 -> 117 of 123. The synthetic table reads
-        as before. Cost: about 0.3 ms a read (median over the bench's twelve
-        frames), up to 1.3 ms where crumbs of the cup's rim group into a face
-        that the classifier must look at.
+        marks, or part of it), unsure until ``_relook`` reads it very sure and
+        the same at every span.
         """
         if not default.faint:
             return cands, kept  # the clear pass read the game's dice (``_default_look``): none was lost
@@ -340,24 +281,13 @@ class DiceReader(ReaderOptions):
     def _relook(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
         """Each unsure die read again: its 8 turns and mirrors averaged (``probabilities_turned``),
         from its box and from crops a little smaller and bigger (a shadow or a
-        neighbour makes the finder's box too big, a pale edge too small: on
-        the train photos a pale die's box was often only 0.6-0.8 of the die).
-        The surest of those looks wins.
-
-        A look only makes a die sure when it is very sure (``CLASSIC.relook_sure``): the
-        best of several looks is a luckier draw than one, and on a close-up photo
-        an elephant of a big die, cut out on its own, reads as a die showing
-        one at 0.9 and more. Decided on the ``train`` photos (model
-        ``42f815ade3cc``, 1487 dice): one plain look at the two other spans read
-        1425 right, 1328 of them sure; the eight looks read 1436 right, 1339
-        sure, and no die more is wrong and sure (8, all from the first look).
-        A fourth span, 1.4 (after the finder's pale-dice changes): 1445 -> 1448
-        right, 1347 -> 1353 sure, still 8 wrong and sure; a fifth, 1.7, read
-        3 more right but lost a close-up photo's die to its neighbouring
-        elephants (37 of 40 close-up frames instead of 38).
-        Only unsure dice pay for it: 2 of the 12 three-dice layouts ``bench``
-        times have one. A die a look only ``guessed`` must also read the
-        same value at every span: its box may hold only part of the die.
+        neighbour makes the finder's box too big, a pale edge too small:
+        a pale die's box can be only 0.6-0.8 of the die). The surest of those
+        looks wins, and makes a die sure only when very sure (``relook_sure``):
+        the best of several looks is a luckier draw than one, and a close-up
+        die's elephant, cut out alone, reads as a one at 0.9 and more. A die a
+        look only ``guessed`` must read the same value at every span: its box
+        may hold only part of the die. Measured in docs/CLASSIC-READER.md.
         """
         unsure = [i for i, (_, _, conf) in enumerate(kept) if conf < self.min_confidence]
         if not unsure:
@@ -390,26 +320,7 @@ class DiceReader(ReaderOptions):
         and the two surest again in their eight turns. A box that was not
         square keeps its doubt (a die leaning on the cup, RULES.md R14): only
         its size and its confidence are settled by the square. Dice a look
-        only guessed at keep ``_relook``'s rule.
-
-        Decided on ``train`` and the held-out photos, not ``test``. The
-        ``train`` photos (1487 dice): 1457 -> 1462 read right, 1367 -> 1372
-        right and sure, no more wrong and sure (2), no extra "die". The
-        synthetic table (216 outcomes × 5 layouts), right / uncertain /
-        wrong: 925 / 155 / 0 -> 934 / 146 / 0, with the die size known
-        960 / 120 / 0 -> 975 / 105 / 0 (a die glued to a glare patch was the
-        main doubt left there). The first 100 ``train`` photos on seven other
-        tables (905 dice each): 3 to 12 more right a table, 7 to 25 more
-        right and sure (on wood, one die read twice, both readings doubted);
-        zoomed two and three times: 2 more right each; the held-out photos
-        under the twelve robustness changes: one more right in two (bright
-        1.4, another table), none fewer; 40 synthetic close-ups read as
-        before. 80 rendered frames with a die leaning 20-45 degrees on the
-        cup, read with the die size known and not: 50 of 160 readings ok
-        instead of 48, all read right (66 if the square cleared a non-square
-        box's doubt; ``tests/vision/test_reader_leaning.py``). Cost: 9 looks
-        and 16 turned looks for each such die, about 3 ms; the bench's median
-        read does not move.
+        only guessed at keep ``_relook``'s rule. Measured in docs/CLASSIC-READER.md.
         """
         side = self._die_size(kept)
         if not side:
