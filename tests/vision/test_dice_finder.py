@@ -66,10 +66,10 @@ def _no_peeling(*args, **kwargs):
 
 
 def test_a_speck_or_a_strip_no_die_fits_in_is_never_peeled(monkeypatch):
-    import vision.finder
-    from vision.finder import _cut_apart
+    import vision.finder_cut
+    from vision.finder_cut import _cut_apart
 
-    monkeypatch.setattr(vision.finder, "_peel", _no_peeling)
+    monkeypatch.setattr(vision.finder_cut, "_peel", _no_peeling)
     speck = _square(0, 0, 7)[:20]  # 7×3 pixels of glare at the frame's edge: no die is that small
     assert [len(p) for p in _cut_apart(speck, None, smallest=6.0)] == [20]
     strip = np.concatenate([_square(x, 0, 3) for x in range(0, 60, 3)])  # 60×3: thinner than any die it could hold
@@ -77,7 +77,7 @@ def test_a_speck_or_a_strip_no_die_fits_in_is_never_peeled(monkeypatch):
 
 
 def test_two_touching_squares_are_still_cut_in_two_when_the_smallest_die_is_given():
-    from vision.finder import _cut_apart
+    from vision.finder_cut import _cut_apart
 
     pair = np.concatenate([_square(0, 0, 20), _square(20, 0, 20)])
     pieces = _cut_apart(pair, None, smallest=6.0)

@@ -12,15 +12,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import finder
+from vision import finder, finder_cut
 from vision.classic_tunables import CLASSIC
-from vision.finder import _best_cut, _orientation, _percentile, look, with_faint
+from vision.finder import _percentile, look, with_faint
+from vision.finder_cut import _best_cut, _orientation
 from vision.simtable import render_table
 
 
 def _best_cut_one_way_at_a_time(points, theta, side, area):
     """The loop ``_best_cut`` was before it was vectorised (each way to cut in turn)."""
-    uv = finder._uv(points, theta)
+    uv = finder_cut._uv(points, theta)
     best = None
     cuts = np.arange(round(0.85 * side), round(1.25 * side) + 1, dtype=np.float32)
     for axis in (0, 1):
@@ -108,8 +109,8 @@ def test_the_die_size_percentile_is_numpys_on_random_areas():
 
 def test_the_faint_pass_goes_on_from_the_clear_pass_and_cuts_no_blob_twice(monkeypatch):
     cuts, gathered = [], []
-    real_cut, real_gather = finder._clear_blob_parts, finder._gather
-    monkeypatch.setattr(finder, "_clear_blob_parts", lambda *a, **k: cuts.append(1) or real_cut(*a, **k))
+    real_cut, real_gather = finder.clear_blob_parts, finder._gather
+    monkeypatch.setattr(finder, "clear_blob_parts", lambda *a, **k: cuts.append(1) or real_cut(*a, **k))
     monkeypatch.setattr(finder, "_gather", lambda *a, **k: gathered.append(1) or real_gather(*a, **k))
     for seed in range(4):
         frame, _ = render_table([6, 6, 6], np.random.default_rng(seed), view="below", touching=1.0)

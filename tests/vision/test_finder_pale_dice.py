@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import finder
+from vision import finder_faint
 from vision.finder import find_dice
 from vision.simtable import finish
 
@@ -52,7 +52,7 @@ def test_a_pale_die_whose_shadow_makes_its_outline_oblong_is_found_where_its_mar
 
 
 def test_without_the_marks_centred_square_the_shadowed_die_is_lost(monkeypatch):
-    monkeypatch.setattr(finder, "_shadowed_die_like", lambda contour, min_side, max_side: False)
+    monkeypatch.setattr(finder_faint, "_shadowed_die_like", lambda contour, min_side, max_side: False)
     assert not _found_at_die(_pale_die(shadow=24))
 
 
@@ -63,7 +63,7 @@ def test_a_pale_die_whose_outline_is_open_on_its_lit_side_is_filled_and_found(se
 
 
 def test_without_filling_to_the_hull_the_open_outline_is_lost(monkeypatch):
-    monkeypatch.setattr(finder, "_fill_hulls", lambda mask, filled, min_side, max_side: mask)
+    monkeypatch.setattr(finder_faint, "_fill_hulls", lambda mask, filled, min_side, max_side: mask)
     assert not _found_at_die(_pale_die(outline_sides="tlb"))
 
 
@@ -81,7 +81,7 @@ def test_a_few_clear_pixels_just_around_a_pale_die_do_not_lose_it():
 
 
 def test_with_no_clear_pixel_allowed_around_it_the_pale_die_beside_a_speck_is_lost(monkeypatch):
-    monkeypatch.setattr(finder, "CLASSIC", replace(finder.CLASSIC, weak_around_clear=0))
+    monkeypatch.setattr(finder_faint, "CLASSIC", replace(finder_faint.CLASSIC, weak_around_clear=0))
     assert not _found_at_die(_with_dark_pixels_beside_the_die(4))
 
 
@@ -102,7 +102,7 @@ def _oblong_outline_with_a_mark(mark_row: int) -> tuple[np.ndarray, np.ndarray, 
 
 def test_the_die_under_an_oblong_outline_is_the_square_around_its_marks():
     contour, patch, clear = _oblong_outline_with_a_mark(10)
-    square = finder._die_under_marks(contour, patch, clear, (0, 0))
+    square = finder_faint._die_under_marks(contour, patch, clear, (0, 0))
     ys, xs = np.nonzero(square)
     assert abs(xs.mean() - 15) <= 1 and abs(ys.mean() - 10) <= 1
     assert 9 <= xs.max() - xs.min() + 1 <= 12 and 9 <= ys.max() - ys.min() + 1 <= 12
@@ -112,7 +112,7 @@ def test_an_oblong_outline_that_cuts_through_its_marks_gives_no_die():
     """The outline missed part of the die: its short side is not the die's, so no square is guessed from it."""
     contour, patch, clear = _oblong_outline_with_a_mark(15)
     clear[14:18, 10:20] = True  # a pip and the die's edge, cut by the outline's bottom side
-    assert finder._die_under_marks(contour, patch, clear, (0, 0)) is None
+    assert finder_faint._die_under_marks(contour, patch, clear, (0, 0)) is None
 
 
 def test_only_an_open_ring_is_filled_to_its_hull_not_one_whose_hole_was_filled():
@@ -120,8 +120,8 @@ def test_only_an_open_ring_is_filled_to_its_hull_not_one_whose_hole_was_filled()
     open_ring = np.zeros((40, 40), np.uint8)
     cv2.rectangle(open_ring, (10, 10), (29, 29), 255, 2)
     open_ring[12:28, 28:30] = 0  # the lit side: no outline
-    filled = finder._fill_hulls(open_ring, np.zeros_like(open_ring), 6.0, 64.0)
+    filled = finder_faint._fill_hulls(open_ring, np.zeros_like(open_ring), 6.0, 64.0)
     assert filled[20, 20] == 255
     hole = np.zeros_like(open_ring)
     hole[12:28, 12:28] = 255  # what _fill_holes added: the ring was closed
-    assert finder._fill_hulls(open_ring, hole, 6.0, 64.0)[20, 20] == 0
+    assert finder_faint._fill_hulls(open_ring, hole, 6.0, 64.0)[20, 20] == 0

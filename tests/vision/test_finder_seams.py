@@ -1,4 +1,4 @@
-"""Touching dice split at the seams the frame shows between them (``finder._split_at_seams``).
+"""Touching dice split at the seams the frame shows between them (``finder_cut._split_at_seams``).
 
 Closing the clear mask (so a die's marks do not break it up) also closes the
 thin seam between two dice lying against each other; the mask before closing
@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision import finder
-from vision.finder import _split_at_seams, find_dice
+from vision import finder_cut
+from vision.finder import find_dice
+from vision.finder_cut import _split_at_seams
 from vision.simtable import render_table
 
 
@@ -70,6 +71,6 @@ def test_three_dice_in_one_touching_group_are_found_as_three_more_often(monkeypa
     """
     frames = [render_table([3, 5, 6], np.random.default_rng(100 + seed), touching=1.0, glare=0, view="below") for seed in range(20)]
     with_seams = sum(_found_exactly(f, p) for f, p in frames)
-    monkeypatch.setattr(finder, "_split_at_seams", lambda points, raw, die_pixels=None: None)
+    monkeypatch.setattr(finder_cut, "_split_at_seams", lambda points, raw, die_pixels=None: None)
     without = sum(_found_exactly(f, p) for f, p in frames)
     assert with_seams >= 4 and with_seams > without

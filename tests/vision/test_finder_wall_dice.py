@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import finder
+from vision import finder_cut
 from vision.finder import find_dice
 from vision.simtable import finish
 
@@ -62,7 +62,7 @@ def test_dice_against_a_dark_frame_are_cut_out_of_it(seed):
 
 
 def test_without_cutting_the_frame_open_the_dice_against_it_are_lost(monkeypatch):
-    monkeypatch.setattr(finder, "_may_be_dice", lambda points, ref_area, giant: False)  # no piece of the frame kept
+    monkeypatch.setattr(finder_cut, "_may_be_dice", lambda points, ref_area, giant: False)  # no piece of the frame kept
     frame, at_wall = _table()
     cands = find_dice(frame)
     assert not any(_found_near(cands, cx, cy) for cx, cy in at_wall)
@@ -94,7 +94,7 @@ def test_opening_a_blob_removes_a_thin_line_along_its_own_edge():
     line = np.stack(np.meshgrid(np.arange(0, 90), np.arange(20, 22)), -1).reshape(-1, 2)
     pts = np.concatenate([die, line])
     hull = float(cv2.contourArea(cv2.convexHull(pts.astype(np.int32))))
-    pieces = finder._refine((pts, hull), 400.0)
+    pieces = finder_cut._refine((pts, hull), 400.0)
     assert len(pieces) == 1
     xs = pieces[0][0][:, 0]
     assert xs.min() >= 20 and xs.max() <= 39  # the line beyond the die is gone (what lies under the die stays)
