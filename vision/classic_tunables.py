@@ -99,9 +99,9 @@ class ClassicTunables:
     pair_aspect: float = 1.6
     #: ...when at least this share of a die's side thick (not a strip of the tray's rim)
     pair_min_width: float = 0.5
-    #: with no die size known, a blob this much longer than wide, or filling less than ``group_fill`` of its hull, is a group
+    #: with no die size known, a blob this much longer than wide is a group of dice...
     group_aspect: float = 1.3
-    #: (see ``group_aspect``)
+    #: ...as is one filling less than this share of its hull
     group_fill: float = 0.85
     #: a seam split's cores must each be at least this share of the largest one's area
     seam_core_share: float = 0.4
