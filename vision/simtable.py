@@ -7,7 +7,11 @@ One renderer serves two masters, so that what the reader is trained on and what
   tray by default, or from above), with the cup's footprint, dice anywhere
   inside or outside it, touching dice, shading, glare, blur, noise and JPEG loss;
 * ``face_texture`` draws one die face (pink elephants on a light face, or round
-  pips, in any colours), which the training code also cuts into crops.
+  pips, in any colours), which the training code also cuts into crops;
+* ``LOOKS`` names kinds of dice other than the game's (``DieLook``: a pink body with
+  elephants seen from the front, unusual colours, small marks) that the shipped
+  model never learned: ``render_table(..., look=LOOKS[name])`` draws three of them,
+  and ``bench --only teach`` measures teaching the reader on them.
 
 Everything is drawn with OpenCV and numpy from a ``numpy.random.Generator``, so a
 seed gives the same frame again. Nothing here knows about the reader.
@@ -42,7 +46,7 @@ class DieStyle:
 
     face: tuple[int, int, int] = GAME_FACE
     mark: tuple[int, int, int] = GAME_MARK
-    marks: str = "elephant"  # or "pip"
+    marks: str = "elephant"  # or "pip", or "head" (an elephant seen from the front: ears, head and trunk)
     mark_scale: float = 1.0  # relative mark size
     #: Pips drilled into the plastic, as on most real dice: each hollow catches the light on the far side
     #: of its rim and is shadowed on the near side, so a glossy pip shows a bright crescent. Off for the
@@ -96,6 +100,54 @@ def _draw_elephant(img: np.ndarray, cx: float, cy: float, r: float, colour: tupl
     cv2.line(img, p(0.75, -0.1), p(0.92, 0.25), colour, T(0.05), cv2.LINE_AA, 4)
 
 
+def _draw_elephant_head(img: np.ndarray, cx: float, cy: float, r: float, colour: tuple[int, int, int], mirrored: bool) -> None:
+    """An elephant seen from the front, centred at (cx, cy), about 2r wide: two wide ears, the head, the trunk
+    curling to one side and One mark, but three round blobs at a glance."""
+    f = 16.0
+    side = -1 if mirrored else 1
+
+    def p(x: float, y: float) -> tuple[int, int]:
+        return int(round((cx + side * x * r) * f)), int(round((cy + y * r) * f))
+
+    def L(v: float) -> int:
+        return max(1, int(round(v * r * f)))
+
+    for ear in (-1, 1):
+        cv2.ellipse(img, p(ear * 0.5, -0.12), (L(0.34), L(0.46)), ear * 15, 0, 360, colour, -1, cv2.LINE_AA, 4)
+    cv2.ellipse(img, p(0.0, -0.05), (L(0.3), L(0.4)), 0, 0, 360, colour, -1, cv2.LINE_AA, 4)
+    trunk = np.array([p(-0.09, 0.2), p(0.09, 0.2), p(0.12, 0.6), p(0.3, 0.74), p(0.26, 0.86), p(0.0, 0.7)], np.int32)
+    cv2.fillPoly(img, [trunk], colour, cv2.LINE_AA, 4)
+
+
+@dataclass(frozen=True)
+class DieLook:
+    """A kind of die, named: the style each die of it varies around (its colours by a few levels, its marks' size a little).
+
+    >>> LOOKS["pink-elephants"].die(np.random.default_rng(1)).marks
+    'head'
+    """
+
+    name: str
+    style: DieStyle
+    #: how much one die's colours differ from the next (print, plastic, light), in BGR levels
+    jitter: float = 8.0
+
+    def die(self, rng: np.random.Generator) -> DieStyle:
+        c = lambda base, spread: tuple(int(np.clip(v + rng.normal(0, spread), 0, 255)) for v in base)  # noqa: E731
+        s = self.style
+        return DieStyle(c(s.face, self.jitter), c(s.mark, self.jitter * 1.5), s.marks, float(s.mark_scale * rng.uniform(0.93, 1.07)), s.drilled)  # type: ignore[arg-type]
+
+
+#: Dice the shipped model never learned (its training draws the game's dice, ``DieStyle.random`` and dark dice with
+#: coloured pips): the game's elephants on a pink body seen from the front, unusual colours, small marks.
+LOOKS: dict[str, DieLook] = {look.name: look for look in (
+    DieLook("pink-elephants", DieStyle((185, 120, 250), (250, 245, 255), "head", 1.0)),  # white elephants' heads on a pink body
+    DieLook("mint-violet-elephants", DieStyle((180, 235, 170), (140, 40, 110), "head", 0.85)),  # violet on a pale mint body
+    DieLook("orange-small-pips", DieStyle((30, 140, 250), (70, 30, 20), "pip", 0.45)),  # tiny navy pips on orange
+    DieLook("teal-small-elephants", DieStyle((140, 130, 20), (120, 230, 250), "elephant", 0.6)),  # small yellow elephants on teal
+)}
+
+
 def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generator, mirrored: bool = False) -> np.ndarray:
     """One die face, ``size``×``size`` BGR float32, with rounded darker edges.
 
@@ -123,6 +175,8 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
         centres.append((cx, cy))
         if style.marks == "pip":
             cv2.circle(canvas, (int(cx * 16), int(cy * 16)), max(1, int(radius * 16)), style.mark, -1, cv2.LINE_AA, 4)
+        elif style.marks == "head":
+            _draw_elephant_head(canvas, cx, cy, radius, style.mark, mirrored)
         else:
             _draw_elephant(canvas, cx, cy, radius, style.mark, facing)
     face = canvas.astype(np.float32)
@@ -368,7 +422,7 @@ def finish(frame: np.ndarray, rng: np.random.Generator, blur: float | None = Non
 def render_table(seen: list[int], rng: np.random.Generator, *, width: int = 1280, height: int = 960, view: str = "below",
                  die_side: float | None = None, styles: list[DieStyle] | None = None, touching: float = 0.3,
                  glare: int | None = None, blur: float | None = None, noise: float | None = None,
-                 jpeg_quality: int | None = None, leaning: float = 0.0) -> tuple[np.ndarray, list[PlacedDie]]:
+                 jpeg_quality: int | None = None, leaning: float = 0.0, look: DieLook | None = None) -> tuple[np.ndarray, list[PlacedDie]]:
     """A camera frame of dice showing the faces ``seen`` to the camera, and where each die lies.
 
     ``view="below"``: through the acrylic tray (faces mirrored, no shadows, the
@@ -377,6 +431,8 @@ def render_table(seen: list[int], rng: np.random.Generator, *, width: int = 1280
     for a 1280-wide frame of the tray (about 64 px), scaled with ``width``.
     ``leaning``: the first die leans on the cup by this many degrees
     (``paste_leaning_die``; RULES.md R14: the referee must not trust it).
+    ``look``: every die of that kind (``LOOKS``) instead of the game's; ``styles`` still wins.
+    The default draws the game's dice exactly as before (the same frame for the same seed).
     """
     side = die_side if die_side is not None else width / 1280 * rng.uniform(56, 72)
     frame, cup = _background(rng, width, height, view)
@@ -384,7 +440,7 @@ def render_table(seen: list[int], rng: np.random.Generator, *, width: int = 1280
     dice: list[PlacedDie] = []
     for i, (value, (cx, cy, angle)) in enumerate(zip(seen, positions)):
         die = PlacedDie(int(value), float(cx), float(cy), float(side * rng.uniform(0.98, 1.02)), float(angle % 90))
-        style = styles[i] if styles else DieStyle.game(rng)
+        style = styles[i] if styles else look.die(rng) if look is not None else DieStyle.game(rng)
         if i == 0 and leaning:
             paste_leaning_die(frame, die, style, rng, mirrored=view == "below", tilt=leaning)
         else:
