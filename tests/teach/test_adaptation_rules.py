@@ -1,0 +1,66 @@
+"""The head's rules, in small: when it corrects the shipped model, when a candidate is adopted, how the owner's crops are moved."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.adapt import GATE_FULL, Head, compare, jittered
+from vision.classifier import CROP
+
+
+def _head(gate_bias: float, correction: float = 10.0) -> Head:
+    """A head on a 2-feature embedding that pushes face 3 by ``correction``; its gate is a constant ``sigmoid(gate_bias)``."""
+    weights = np.zeros((2, 7), np.float32)
+    bias = np.zeros(7, np.float32)
+    bias[3] = correction
+    return Head("m", np.zeros(2, np.float32), np.ones(2, np.float32), weights, bias, np.array([0.0, 0.0, gate_bias], np.float32))
+
+
+def _logits(sure_face: int, margin: float) -> np.ndarray:
+    z = np.zeros((1, 7), np.float32)
+    z[0, sure_face] = margin
+    return z
+
+
+def test_a_sure_read_of_a_die_like_the_owners_is_corrected_but_not_one_of_other_dice():
+    sure_wrong = _logits(2, 8.0)  # the shipped model sure of a 2 (p > 0.99)
+    owners = _head(gate_bias=np.log(GATE_FULL / (1 - GATE_FULL)) + 1.0)  # the gate sure it is one of the owner's dice
+    assert owners.corrected(sure_wrong, np.zeros((1, 2), np.float32)).argmax() == 3
+    others = _head(gate_bias=-5.0)  # the gate sure it is not
+    assert others.corrected(sure_wrong, np.zeros((1, 2), np.float32)).argmax() == 2
+
+
+def test_an_unsure_read_is_corrected_only_as_far_as_the_gate_lets_it():
+    unsure = _logits(2, 0.5)
+    halfway = _head(gate_bias=float(np.log(0.8 / 0.2)))  # a gate score of 0.8: between the start and full
+    corrected = halfway.corrected(unsure, np.zeros((1, 2), np.float32))
+    assert 0 < corrected[0, 3] < 10 and corrected.argmax() == 3
+
+
+def _scores(right: int, sure: int, silently_wrong: int = 0) -> dict:
+    return {"dice": 12, "right": right, "accuracy": right / 12, "silently_wrong": silently_wrong, "sure_right": sure}
+
+
+def test_as_many_right_but_more_of_them_sure_is_better_on_the_owners_dice():
+    verdict = compare({"owner": _scores(12, 2), "rendered": _scores(12, 12)}, {"owner": _scores(12, 11), "rendered": _scores(12, 12)})
+    assert verdict.adopt and "2 → 11 of them sure" in verdict.why
+
+
+def test_no_better_on_the_owners_dice_is_refused_and_says_so():
+    verdict = compare({"owner": _scores(12, 5)}, {"owner": _scores(12, 5)})
+    assert not verdict.adopt and verdict.why.startswith("not better on your own dice (12 → 12 of 12 right, 5 → 5 of them sure)")
+    assert not compare({"owner": _scores(12, 5)}, {"owner": _scores(11, 11)}).adopt
+
+
+def test_surer_on_the_owners_dice_but_worse_elsewhere_is_refused():
+    verdict = compare({"owner": _scores(12, 2), "rendered": _scores(12, 12)}, {"owner": _scores(12, 11), "rendered": _scores(11, 11)})
+    assert not verdict.adopt and "worse on rendered" in verdict.why
+
+
+def test_the_owners_crops_are_moved_a_little_and_the_same_every_time():
+    rng = np.random.default_rng(0)
+    crops = rng.integers(0, 255, (5, CROP, CROP, 3), dtype=np.uint8)
+    a = jittered(crops, np.random.default_rng(29))
+    b = jittered(crops, np.random.default_rng(29))
+    assert a.shape == crops.shape and a.dtype == np.uint8 and np.array_equal(a, b)
+    assert not np.array_equal(a, crops)
