@@ -32,7 +32,7 @@ def _load_benches() -> None:
     """Import the modules that register benches (kept lazy: they pull in heavy deps)."""
     import importlib
 
-    for name in ("bench.reader", "bench.reading", "bench.load", "bench.firmware", "bench.flood", "bench.pi"):
+    for name in ("bench.reader", "bench.reading", "bench.load", "bench.firmware", "bench.flood", "bench.pi", "bench.teach"):
         try:
             importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -126,6 +126,14 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Learned detector, 1280x960, one core, median ms", "reading.learned.speed.detector_1280x960_median_ms", "<= 3", lambda v: v <= 3),
     ("Staged read, 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_1280x960_3_dice_median_ms", "<= 10", lambda v: v <= 10),
     ("All models together, bytes", "reading.models_bytes", "<= 2 MB", lambda v: v <= 2_000_000),
+    ("Taught on 20 confirmed rolls: pink-elephants, per die", "teach.looks.pink-elephants.after.accuracy", ">= 0.995", lambda v: v >= 0.995),
+    ("Taught on 20 confirmed rolls: pink-elephants, silently wrong", "teach.looks.pink-elephants.after.silently_wrong", "0", lambda v: v == 0),
+    ("Taught on 20 confirmed rolls: mint-violet-elephants, per die", "teach.looks.mint-violet-elephants.after.accuracy", ">= 0.995", lambda v: v >= 0.995),
+    ("Taught on 20 confirmed rolls: mint-violet-elephants, silently wrong", "teach.looks.mint-violet-elephants.after.silently_wrong", "0", lambda v: v == 0),
+    ("Taught on 20 confirmed rolls: orange-small-pips, per die", "teach.looks.orange-small-pips.after.accuracy", ">= 0.995", lambda v: v >= 0.995),
+    ("Taught on 20 confirmed rolls: orange-small-pips, silently wrong", "teach.looks.orange-small-pips.after.silently_wrong", "0", lambda v: v == 0),
+    ("Taught on 20 confirmed rolls: teal-small-elephants, per die", "teach.looks.teal-small-elephants.after.accuracy", ">= 0.995", lambda v: v >= 0.995),
+    ("Taught on 20 confirmed rolls: teal-small-elephants, silently wrong", "teach.looks.teal-small-elephants.after.silently_wrong", "0", lambda v: v == 0),
     ("pi-check: conformance frames read the same on arm64 (qemu)", "pi.pi_check.equal", "all 36", lambda v: v == 36),
     ("pi-rehearsal: steps passed in the arm64 root", "pi.pi_rehearsal.passed", "all", lambda v: True),
     ("serve resident memory under load, MiB", "load.server_rss_mib.end_of_load", "<= 150, no growth", lambda v: v <= 150),
