@@ -39,6 +39,7 @@ from bench.report import BENCHES
 from companion.app.settings import CONFIG_NAME, Settings
 from companion.app.teach.dataset import Collector, OwnerDataset
 from companion.app.teach.service import owner_examples, summary_lines, teach
+from companion.core.dice import STANDARD_OPPOSITE, opposite_face
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
 from companion.core.settings import write_config
@@ -120,7 +121,7 @@ def play_and_confirm(instance: Path, settings: Any, look: DieLook, rolls: int, s
     """``rolls`` Bluffs at the table: each roll read by the instance's reader, its dice confirmed by the table and kept by the server's collector."""
     reader = load_reader(settings)
     dataset = OwnerDataset(instance, max_crops=settings.get("teach.max_crops", 3000), camera_view=settings.get("camera.camera_view", "below"),
-                           opposite=settings.get("reader.opposite_faces", [6, 5, 4, 3, 2, 1]))
+                           opposite=settings.get("reader.opposite_faces", list(STANDARD_OPPOSITE)))
     frames_dir = instance / "bench-frames"
     frames_dir.mkdir(parents=True, exist_ok=True)
     views: list[dict[str, Any]] = []
@@ -136,10 +137,10 @@ def play_and_confirm(instance: Path, settings: Any, look: DieLook, rolls: int, s
             # missed has no picker, so the agreed dice (all three) cannot be matched and the collector keeps nothing.
             if len(reading.dice) == len(placed) and all(m is not None for m in matched):
                 by_box = {m: die for die, m in zip(placed, matched)}
-                tops = [7 - by_box[i].seen for i in range(len(reading.dice))]
+                tops = [opposite_face(by_box[i].seen, STANDARD_OPPOSITE) for i in range(len(reading.dice))]  # seen from below
                 matched_all += 1
             else:
-                tops = [7 - die.seen for die in placed]
+                tops = [opposite_face(die.seen, STANDARD_OPPOSITE) for die in placed]
             views.append({"id": cid, "source": "table", "dice": tops, "reading": reading.to_json(), "has_images": True, "corrections": []})
             collector.on_state({"id": "g-teach", "last_challenge": cid})
         collector.wait_idle()
