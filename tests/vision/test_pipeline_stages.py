@@ -126,3 +126,21 @@ def test_an_unreadable_crop_of_a_weak_detection_is_nothing_but_of_a_strong_one_a
     unreadable = FaceRead(5, 0.25, 0.24, 0.02)
     dice = reconcile(props, [SURE, unreadable, unreadable], (300, 100), borderline=[False] * 3, weak=[False, True, False])
     assert [d.proposal.cx for d in dice] == [50, 250] and dice[1].face is unreadable
+
+
+def test_touching_dice_make_one_blob_whose_outline_is_not_judged():
+    from vision.pipeline.shape import footprint
+
+    grey = np.full((200, 300), 60, np.uint8)
+    grey[80:120, 80:120] = 220
+    grey[80:120, 120:160] = 200  # a second die touching the first
+    a, b = Proposal(100, 100, 40, 0, 0.9), Proposal(140, 100, 40, 0, 0.9)
+    assert footprint(grey, a).leaning  # alone, the pair looks like one long die ...
+    assert footprint(grey, a, [b]) is None  # ... but it runs into the other die's centre: not judged
+
+
+def test_a_die_that_cannot_be_told_from_the_background_has_no_outline():
+    from vision.pipeline.shape import footprint
+
+    assert footprint(np.full((100, 100), 90, np.uint8), Proposal(50, 50, 30, 0, 0.9)) is None
+    assert footprint(np.full((100, 100), 90, np.uint8), Proposal(2, 2, 4, 0, 0.9)) is None

@@ -19,7 +19,7 @@ from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Unreadable, normalise
 from vision.pipeline.propose import Proposer, propose
-from vision.pipeline.reconcile import reconcile, tray_change
+from vision.pipeline.reconcile import flag_leaning, reconcile, tray_change
 from vision.reader_options import ReaderOptions
 
 
@@ -57,6 +57,7 @@ class PipelineReader(ReaderOptions):
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
                          tray_change=tray_change(prepared.grey, self._empty_region(), proposals), weak=[self.proposer.weak(p) for p in proposals])
+        dice = flag_leaning(dice, prepared.grey)
         extra = {"candidates": len(proposals), "rejected": len(proposals) - len(dice), "detector": getattr(self.proposer.detector, "model_id", "")}
         return decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
                       opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)

@@ -18,6 +18,7 @@ import numpy as np
 
 from companion.core.protocols import Proposal
 from vision.pipeline.classify import FaceRead
+from vision.pipeline.shape import footprint
 
 #: A crop whose "not a die" probability is above this is not a die.
 NOT_A_DIE_ABOVE = 0.5
@@ -83,6 +84,18 @@ def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tupl
             doubts.append("leaning")
         dice.append(Die(prop, face, tuple(doubts)))
     return sorted(dice, key=lambda d: (d.proposal.cx, d.proposal.cy))
+
+
+def flag_leaning(dice: list[Die], grey: np.ndarray) -> list[Die]:
+    """The dice, each whose outline is a leaning die's (``shape.footprint``) doubted as leaning (RULES.md R14)."""
+    out = []
+    for d in dice:
+        if "leaning" not in d.doubts:
+            shape = footprint(grey, d.proposal, [o.proposal for o in dice if o is not d])
+            if shape is not None and shape.leaning:
+                d = Die(d.proposal, d.face, d.doubts + ("leaning",))
+        out.append(d)
+    return out
 
 
 def _same_die(a: Proposal, b: Proposal) -> bool:

@@ -1,0 +1,84 @@
+"""A die's footprint in the frame: is it the square of a die lying flat, or the longer shape of one leaning?
+
+The detector proposes a square for every die, so a die leaning on the cup's
+wall (RULES.md R14: the referee must not trust it) looks to it like any other.
+Seen from below, a die tilted by 20-45 degrees shows its tilted face and one
+side face: an outline about 1.1-1.4 times as long as it is wide, where a flat
+die's is square. This stage measures that outline: the pixels around the
+proposal that differ from the patch's own border (Otsu's cut on the
+difference), the blob under the die's centre, and its tightest rotated box.
+
+A blob much bigger than one die is touching dice or the cup's rim joined to
+the die: its shape says nothing about the die, so it is not judged.
+Everything here is integer image work up to the box's sides, so this machine
+and the Pi's arm64 CPU measure the same outline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from companion.core.protocols import Proposal
+
+#: The patch measured reaches this many die sides from the centre (room for a leaning die's side face).
+REACH = 1.1
+#: An outline longer than this times its width is a die leaning on something.
+LEANING_ASPECT = 1.1
+#: A blob bigger than this many dice' areas is joined to something else (touching dice, the rim): not judged.
+JOINED_AREA = 2.0
+#: Gaps under this many pixels in the die's outline (its marks, a glint) are closed before the blob is taken.
+CLOSE_PX = 5
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """The outline under a proposed die: its long side over its short side, and its area in die areas."""
+
+    aspect: float
+    area: float
+
+    @property
+    def leaning(self) -> bool:
+        """The outline of a die leaning on something, not of one lying flat (and not joined to another blob)."""
+        return self.aspect > LEANING_ASPECT and self.area < JOINED_AREA
+
+
+def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = ()) -> Footprint | None:
+    """The outline under ``p`` in ``grey`` (uint8), or None where none can be told from the background or
+    where it runs into one of the ``others`` (touching dice: one blob, whose shape says nothing of either).
+
+    >>> grey = np.full((200, 200), 60, np.uint8)
+    >>> grey[80:120, 80:120] = 220  # a flat die, 40 px
+    >>> f = footprint(grey, Proposal(100, 100, 40, 0, 0.9)); round(f.aspect, 2), f.leaning
+    (1.0, False)
+    >>> grey[80:120, 120:132] = 160  # and a side face showing: the die leans
+    >>> footprint(grey, Proposal(100, 100, 40, 0, 0.9)).leaning
+    True
+    """
+    h, w = grey.shape[:2]
+    half = int(REACH * p.side)
+    cx, cy = int(round(p.cx)), int(round(p.cy))
+    x0, y0, x1, y1 = max(0, cx - half), max(0, cy - half), min(w, cx + half + 1), min(h, cy + half + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8 or not (x0 <= cx < x1 and y0 <= cy < y1):
+        return None
+    patch = grey[y0:y1, x0:x1].astype(np.int16)
+    border = np.concatenate([patch[0], patch[-1], patch[:, 0], patch[:, -1]])
+    diff = np.abs(patch - int(np.median(border))).astype(np.uint8)
+    _, mask = cv2.threshold(diff, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((CLOSE_PX, CLOSE_PX), np.uint8))
+    _, labels = cv2.connectedComponents(mask)
+    blob = labels[cy - y0, cx - x0]
+    if blob == 0:
+        return None
+    for o in others:
+        ox, oy = int(round(o.cx)) - x0, int(round(o.cy)) - y0
+        if 0 <= ox < labels.shape[1] and 0 <= oy < labels.shape[0] and labels[oy, ox] == blob:
+            return None
+    points = cv2.findNonZero((labels == blob).astype(np.uint8))
+    (_, _), (a, b), _ = cv2.minAreaRect(points)
+    if min(a, b) < 1:
+        return None
+    return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side))
