@@ -47,6 +47,9 @@ KEEP_SURE = 0.97
 #: The gate's score from which the correction starts, and at which it applies in full (the owner's own held-back
 #: dice score 0.9 and more; other dice mostly far less).
 GATE_FROM, GATE_FULL = 0.7, 0.92
+#: A face the head overturns keeps the shipped model's face within this log-odds of it: read, but never sure
+#: (on a look the shipped model never saw, a head fitted on a few dozen crops is sometimes confidently wrong).
+OVERTURNED_ODDS = float(np.log(1.5))
 #: Renderer seeds: the reference dice the gate learns are not the owner's (never the evaluation set's seed).
 REFERENCE_SEED = 4242
 #: Each owner's crop is also learned once more, moved: zoomed by up to this share either way (a detector's box is
@@ -102,7 +105,12 @@ class Head:
         # (sure but wrong is the worst case on a look the shipped model never saw)
         unsure = (p[:, 1:].max(axis=1) < KEEP_SURE) | (owner >= 1.0)
         weight = (owner * unsure)[:, None]
-        return logits + weight * (x @ self.weights + self.bias)
+        out = logits + weight * (x @ self.weights + self.bias)
+        # where the head overturns the shipped model's face, the two disagree: the new face is read, never sure
+        shipped, taught = logits[:, 1:].argmax(axis=1) + 1, out[:, 1:].argmax(axis=1) + 1
+        rows = np.flatnonzero(shipped != taught)
+        out[rows, shipped[rows]] = np.maximum(out[rows, shipped[rows]], out[rows, taught[rows]] - OVERTURNED_ODDS)
+        return out
 
 
 def _sigmoid(v: np.ndarray) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.adapt import GATE_FULL, Head, compare, jittered
+from vision.adapt import GATE_FULL, OVERTURNED_ODDS, Head, compare, jittered
 from vision.classifier import CROP
 
 
@@ -28,6 +28,27 @@ def test_a_sure_read_of_a_die_like_the_owners_is_corrected_but_not_one_of_other_
     assert owners.corrected(sure_wrong, np.zeros((1, 2), np.float32)).argmax() == 3
     others = _head(gate_bias=-5.0)  # the gate sure it is not
     assert others.corrected(sure_wrong, np.zeros((1, 2), np.float32)).argmax() == 2
+
+
+def _probabilities(logits: np.ndarray) -> np.ndarray:
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_a_face_the_head_overturns_is_read_but_never_sure():
+    """The shipped model and the taught head disagree: the head's face wins, by too little for the reading to be ok (R14)."""
+    from vision.pipeline.decide import is_sure
+
+    owners = _head(gate_bias=np.log(GATE_FULL / (1 - GATE_FULL)) + 1.0)
+    p = _probabilities(owners.corrected(_logits(2, 8.0), np.zeros((1, 2), np.float32)))[0]
+    assert p.argmax() == 3 and np.isclose(np.log(p[3] / p[2]), OVERTURNED_ODDS, atol=1e-4)
+    assert not is_sure(float(p[3]), float(p[2]), 0.5)
+
+
+def test_a_face_the_head_only_makes_surer_may_be_sure():
+    owners = _head(gate_bias=np.log(GATE_FULL / (1 - GATE_FULL)) + 1.0)
+    p = _probabilities(owners.corrected(_logits(3, 2.0), np.zeros((1, 2), np.float32)))[0]  # the shipped model leans to 3, unsure
+    assert p.argmax() == 3 and p[3] > 0.99
 
 
 def test_an_unsure_read_is_corrected_only_as_far_as_the_gate_lets_it():
