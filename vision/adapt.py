@@ -95,8 +95,11 @@ class Head:
     def model_id(self) -> str:
         return f"{self.base_id}-t{hashlib.sha256(self.to_bytes()).hexdigest()[:8]}"
 
-    def corrected(self, logits: np.ndarray, embedding: np.ndarray) -> np.ndarray:
-        """The logits with the head's correction where it applies: a look the shipped model is not sure of, of a die like the owner's."""
+    def corrected(self, logits: np.ndarray, embedding: np.ndarray, overturn_unsure: bool = True) -> np.ndarray:
+        """The logits with the head's correction where it applies: a look the shipped model is not sure of, of a die like the owner's.
+
+        ``overturn_unsure``: a face the head overturns is left within ``OVERTURNED_ODDS`` of the shipped one (off
+        for a caller that applies that rule itself, to the mean of several looks)."""
         x = (embedding - self.mean) / self.scale
         owner = np.clip((_sigmoid(x @ self.gate[:-1] + self.gate[-1]) - GATE_FROM) / (GATE_FULL - GATE_FROM), 0.0, 1.0)
         z = logits - logits.max(axis=1, keepdims=True)
@@ -106,11 +109,22 @@ class Head:
         unsure = (p[:, 1:].max(axis=1) < KEEP_SURE) | (owner >= 1.0)
         weight = (owner * unsure)[:, None]
         out = logits + weight * (x @ self.weights + self.bias)
-        # where the head overturns the shipped model's face, the two disagree: the new face is read, never sure
-        shipped, taught = logits[:, 1:].argmax(axis=1) + 1, out[:, 1:].argmax(axis=1) + 1
-        rows = np.flatnonzero(shipped != taught)
-        out[rows, shipped[rows]] = np.maximum(out[rows, shipped[rows]], out[rows, taught[rows]] - OVERTURNED_ODDS)
-        return out
+        return overturned_unsure(logits, out) if overturn_unsure else out
+
+
+def overturned_unsure(shipped_logits: np.ndarray, taught_logits: np.ndarray) -> np.ndarray:
+    """The taught logits, where their face differs from the shipped model's, with the shipped face raised to within
+    ``OVERTURNED_ODDS`` of it: the head's face is read, never sure (the two models disagree)."""
+    out = np.array(taught_logits, dtype=np.float32, copy=True)
+    shipped, taught = shipped_logits[:, 1:].argmax(axis=1) + 1, out[:, 1:].argmax(axis=1) + 1
+    rows = np.flatnonzero(shipped != taught)
+    out[rows, shipped[rows]] = np.maximum(out[rows, shipped[rows]], out[rows, taught[rows]] - OVERTURNED_ODDS)
+    return out
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
 
 def _sigmoid(v: np.ndarray) -> np.ndarray:
@@ -132,6 +146,19 @@ class AdaptedClassifier(EmbeddingClassifier):
     def logits(self, crops: np.ndarray) -> np.ndarray:
         z, emb = self.logits_and_embedding(crops)
         return self.head.corrected(z, emb)
+
+    def probabilities_turned(self, crops: np.ndarray) -> np.ndarray:
+        """The mean over the eight turns and mirrors, as the shipped classifier gives it, with the head's
+        correction in every look; where the mean's face differs from the shipped model's mean face, the head
+        overturned it: read, never sure (``overturned_unsure`` on the two means, not on each look)."""
+        if len(crops) == 0:
+            return np.zeros((0, 7), np.float32)
+        looks = turned(np.asarray(crops, np.uint8))
+        z, emb = self.logits_and_embedding(looks)
+        n = len(crops)
+        shipped = _softmax(z).reshape(n, TURNS, -1).mean(axis=1)
+        taught = _softmax(self.head.corrected(z, emb, overturn_unsure=False)).reshape(n, TURNS, -1).mean(axis=1)
+        return _softmax(overturned_unsure(np.log(shipped + 1e-9), np.log(taught + 1e-9)))
 
 
 def turned(crops: np.ndarray) -> np.ndarray:

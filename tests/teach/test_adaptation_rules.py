@@ -85,3 +85,28 @@ def test_the_owners_crops_are_moved_a_little_and_the_same_every_time():
     b = jittered(crops, np.random.default_rng(29))
     assert a.shape == crops.shape and a.dtype == np.uint8 and np.array_equal(a, b)
     assert not np.array_equal(a, crops)
+
+
+def test_a_die_the_taught_model_reads_otherwise_than_the_shipped_one_is_read_its_way_but_never_sure():
+    """The eight looks of a rendered 5, read by the shipped model and by a head that pushes every die of the owner's
+    towards 3: the taught model says 3 (the mean of its looks), the shipped model 5, so the die is not sure."""
+    from vision.adapt import AdaptedClassifier
+    from vision.classifier import cut_crop
+    from vision.embedding import EmbeddingClassifier
+    from vision.pipeline.decide import is_sure
+    from vision.simtable import render_table
+
+    frame, placed = render_table([5], np.random.default_rng(8), touching=0.0, glare=0)
+    crop = cut_crop(frame, placed[0].cx, placed[0].cy, placed[0].side, placed[0].angle)[None]
+    shipped = EmbeddingClassifier()
+    d = shipped.logits_and_embedding(crop)[1].shape[1]
+    always = np.zeros(d + 1, np.float32)
+    always[-1] = 50.0  # the gate: every die is the owner's
+    bias = np.zeros(7, np.float32)
+    bias[3] = 40.0
+    head = Head(shipped.model_id, np.zeros(d, np.float32), np.ones(d, np.float32), np.zeros((d, 7), np.float32), bias, always)
+    assert shipped.probabilities_turned(crop)[0].argmax() == 5
+    p = AdaptedClassifier(head).probabilities_turned(crop)[0]
+    assert p.argmax() == 3
+    runner_up = np.sort(p[1:])[-2]
+    assert not is_sure(float(p[3]), float(runner_up), 0.5)
