@@ -92,6 +92,14 @@ def bench_reading(full: bool) -> dict[str, Any]:
             report[detector] = f"skipped: {exc}"
             continue
         report[detector] = {"speed": speed(reader, 100 if full else 30), **accuracy(reader, full)}
+    if isinstance(report.get("learned"), dict):  # the simulated table and the leaning dice, read by the staged reader
+        from bench.reader import synthetic, synthetic_leaning
+
+        reader = load_reader(Settings.defaults(), threads=1)
+        table = synthetic(reader, 2 if full else 1)
+        report["learned"]["synthetic_table"] = {k: table[k] for k in ("frames", "ok_and_right", "uncertain", "ok_but_wrong")}
+        report["learned"]["synthetic_table"]["ok_share"] = round(table["ok_and_right"] / table["frames"], 4)
+        report["learned"]["synthetic_leaning"] = synthetic_leaning(reader, 100 if full else 20)
     return report
 
 
