@@ -43,6 +43,7 @@ from companion.core.dice import STANDARD_OPPOSITE, opposite_face
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
 from companion.core.settings import write_config
+from vision.evaluate import match_boxes
 from vision.reader import load_reader
 from vision.simtable import LOOKS, DieLook, PlacedDie, render_table
 
@@ -65,25 +66,9 @@ def frames(look: DieLook | None, count: int, seed: int) -> list[tuple[np.ndarray
 
 
 def match(reading: Any, placed: list[PlacedDie]) -> list[int | None]:
-    """For each rendered die, the index of the read die whose box centre lies on it (nearest first, each read die once)."""
-    used: set[int] = set()
-    out: list[int | None] = []
-    for die in placed:
-        x, y, w, h = die.box()
-        best, best_d = None, None
-        for i, d in enumerate(reading.dice):
-            if i in used:
-                continue
-            bx, by, bw, bh = d.box
-            cx, cy = bx + bw / 2, by + bh / 2
-            if x <= cx <= x + w and y <= cy <= y + h:
-                dist = (cx - die.cx) ** 2 + (cy - die.cy) ** 2
-                if best_d is None or dist < best_d:
-                    best, best_d = i, dist
-        if best is not None:
-            used.add(best)
-        out.append(best)
-    return out
+    """For each rendered die, the index of the read die whose box centre lies in the die's box (``evaluate``'s rule)."""
+    labels = [(d.seen, x + w / 2, y + h / 2, w, h) for d in placed for x, y, w, h in [d.box()]]
+    return match_boxes([d.box for d in reading.dice], labels)
 
 
 def read_set(reader: Any, test: list[tuple[np.ndarray, list[PlacedDie]]]) -> dict[str, Any]:

@@ -157,7 +157,7 @@ def _evaluate_frames(root: Path, reader: Any, split: str | None) -> dict[str, An
         labels = _labels(label_path, frame.shape[1], frame.shape[0])
         reading = _reader_for(seen_reader, len(labels)).read(frame)
         acted_on = reading.status == OK
-        matched = _match([d.box for d in reading.dice], labels)
+        matched = match_boxes([d.box for d in reading.dice], labels)
         tally.photos += 1
         all_right = True
         for (truth, *_), index in zip(labels, matched):
@@ -177,7 +177,7 @@ def _reader_for(reader: Any, count: int) -> Any:
     return reader if reader.expected_dice == count else reader.with_expected(max(1, count))
 
 
-def _match(boxes: list[tuple[int, int, int, int]], labels: list[tuple[int, float, float, float, float]]) -> list[int | None]:
+def match_boxes(boxes: list[tuple[int, int, int, int]], labels: list[tuple[int, float, float, float, float]]) -> list[int | None]:
     """For each label, the index of the read die whose centre lies in its box (nearest first), each die used once."""
     used: set[int] = set()
     out: list[int | None] = []
