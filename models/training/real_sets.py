@@ -104,6 +104,17 @@ def frames(set_name: str, split: str, subset: str | None = None) -> list[Frame]:
     return out
 
 
+def byler_frames(names: list[str]) -> list[Frame]:
+    """Byler's ``train`` photos called ``names``, in that order (the fitted ones: the held-out photos are chosen
+    elsewhere, ``data.fit_and_held_out``)."""
+    root = shared_root() / "real-dice-byler"
+    out = []
+    for name in names:
+        img = cv2.imread(str(root / "images" / f"{name}.jpg"))
+        out.append(Frame("real-dice-byler", None, name, img, labels_in_pixels(root, name, img.shape[1], img.shape[0])))
+    return out
+
+
 def hand_crops(set_name: str, split: str) -> list[tuple[np.ndarray, int]]:
     """The hand-sorted crops of one set's ``split`` and their values."""
     if split == "test":
@@ -295,11 +306,7 @@ def train_crops(rng: np.random.Generator, byler_fit: list[str], quick: bool = Fa
     plan += [(s, sub, reps, neg) for s, subs in FRAME_SETS.items() for sub, (reps, neg) in subs.items()]
     for set_name, subset, reps, neg in plan:
         if set_name == "real-dice-byler":
-            root = shared_root() / set_name
-            fs = []
-            for name in byler_fit:
-                img = cv2.imread(str(root / "images" / f"{name}.jpg"))
-                fs.append(Frame(set_name, None, name, img, labels_in_pixels(root, name, img.shape[1], img.shape[0])))
+            fs = byler_frames(byler_fit)
         else:
             fs = frames(set_name, "train", subset)
         if quick:
@@ -400,11 +407,7 @@ def all_detector_crops(byler_fit: list[str], quick: bool = False) -> tuple[np.nd
     from vision.pipeline.propose import load_detector
 
     proposer = load_detector("learned")
-    root = shared_root() / "real-dice-byler"
-    fs = []
-    for name in byler_fit:
-        img = cv2.imread(str(root / "images" / f"{name}.jpg"))
-        fs.append(Frame("real-dice-byler", None, name, img, labels_in_pixels(root, name, img.shape[1], img.shape[0])))
+    fs = byler_frames(byler_fit)
     for set_name, subs in FRAME_SETS.items():
         for subset in subs:
             fs += frames(set_name, "train", subset)
