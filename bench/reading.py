@@ -92,15 +92,19 @@ def bench_reading(full: bool) -> dict[str, Any]:
             report[detector] = f"skipped: {exc}"
             continue
         report[detector] = {"speed": speed(reader, 100 if full else 30), **accuracy(reader, full)}
-    if isinstance(report.get("learned"), dict):  # the simulated table and the leaning dice, read by the staged reader
-        from bench.reader import synthetic, synthetic_leaning
-
-        reader = load_reader(Settings.defaults(), threads=1)
-        table = synthetic(reader, 2 if full else 1)
-        report["learned"]["synthetic_table"] = {k: table[k] for k in ("frames", "ok_and_right", "uncertain", "ok_but_wrong")}
-        report["learned"]["synthetic_table"]["ok_share"] = round(table["ok_and_right"] / table["frames"], 4)
-        report["learned"]["synthetic_leaning"] = synthetic_leaning(reader, 100 if full else 20)
+        if detector == "learned":  # the simulated table and the leaning dice, read by the staged reader
+            report[detector].update(_table(reader, full))
     return report
+
+
+def _table(reader: Any, full: bool) -> dict[str, Any]:
+    """The staged reader on the simulated table's 216 outcomes and on frames with a die leaning on the cup."""
+    from bench.reader import synthetic, synthetic_leaning
+
+    table = synthetic(reader, 2 if full else 1)
+    figures = {k: table[k] for k in ("frames", "ok_and_right", "uncertain", "ok_but_wrong")}
+    figures["ok_share"] = round(table["ok_and_right"] / table["frames"], 4)
+    return {"synthetic_table": figures, "synthetic_leaning": synthetic_leaning(reader, 100 if full else 20)}
 
 
 BENCHES["reading"] = bench_reading

@@ -102,8 +102,7 @@ class Head:
         for a caller that applies that rule itself, to the mean of several looks)."""
         x = (embedding - self.mean) / self.scale
         owner = np.clip((_sigmoid(x @ self.gate[:-1] + self.gate[-1]) - GATE_FROM) / (GATE_FULL - GATE_FROM), 0.0, 1.0)
-        z = logits - logits.max(axis=1, keepdims=True)
-        p = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+        p = _softmax(logits)
         # the shipped model's sure reads stand, except on dice the gate is sure are the owner's: the head learned those
         # (sure but wrong is the worst case on a look the shipped model never saw)
         unsure = (p[:, 1:].max(axis=1) < KEEP_SURE) | (owner >= 1.0)
