@@ -135,8 +135,31 @@ def test_touching_dice_make_one_blob_whose_outline_is_not_judged():
     grey[80:120, 80:120] = 220
     grey[80:120, 120:160] = 200  # a second die touching the first
     a, b = Proposal(100, 100, 40, 0, 0.9), Proposal(140, 100, 40, 0, 0.9)
-    assert footprint(grey, a).leaning  # alone, the pair looks like one long die ...
-    assert footprint(grey, a, [b]) is None  # ... but it runs into the other die's centre: not judged
+    alone = footprint(grey, a)
+    assert alone.aspect > 1.5 and not alone.leaning  # alone, the pair is one long blob reaching out of a's square ...
+    assert footprint(grey, a, [b]) is None  # ... and it runs into the other die's centre: not judged at all
+
+
+def test_a_flat_die_joined_to_glare_outside_its_square_is_not_judged_leaning():
+    from vision.pipeline.shape import JOINED_OUTSIDE, footprint
+
+    grey = np.full((200, 200), 60, np.uint8)
+    grey[80:120, 80:120] = 220  # a flat die, 40 px
+    grey[82:118, 120:160] = 190  # a patch of glare running off its side
+    f = footprint(grey, Proposal(100, 100, 40, 0, 0.9))
+    assert f.aspect > 1.1 and f.outside > JOINED_OUTSIDE and not f.leaning
+
+
+def test_a_leaning_die_turned_with_its_proposal_is_still_leaning():
+    import cv2
+
+    from vision.pipeline.shape import footprint
+
+    grey = np.full((240, 240), 60, np.uint8)
+    outline = cv2.boxPoints(((120, 120), (52, 40), 30)).astype(np.int32)  # a tilted face and a side face, turned 30 degrees
+    cv2.fillPoly(grey, [outline], 210)
+    f = footprint(grey, Proposal(120, 120, 48, 30, 0.9))
+    assert f.aspect > 1.2 and f.leaning
 
 
 def test_a_die_that_cannot_be_told_from_the_background_has_no_outline():

@@ -8,8 +8,10 @@ die's is square. This stage measures that outline: the pixels around the
 proposal that differ from the patch's own border (Otsu's cut on the
 difference), the blob under the die's centre, and its tightest rotated box.
 
-A blob much bigger than one die is touching dice or the cup's rim joined to
-the die: its shape says nothing about the die, so it is not judged.
+A blob much bigger than one die, or one reaching well out of the die's
+proposed square, is touching dice, glare or the cup's rim joined to the die:
+its shape says nothing about the die, so it is not judged. A leaning die's
+outline stays inside its square (the detector boxes the whole die).
 Everything here is integer image work up to the box's sides, so this machine
 and the Pi's arm64 CPU measure the same outline.
 """
@@ -26,24 +28,30 @@ from companion.core.protocols import Proposal
 #: The patch measured reaches this many die sides from the centre (room for a leaning die's side face).
 REACH = 1.1
 #: An outline longer than this times its width is a die leaning on something.
-LEANING_ASPECT = 1.1
+LEANING_ASPECT = 1.05
 #: A blob bigger than this many dice' areas is joined to something else (touching dice, the rim): not judged.
 JOINED_AREA = 2.0
+#: An outline with more than this share of its pixels beyond ``SQUARE_REACH`` of the die's side from its centre
+#: (along the proposal's turned axes) has something joined to the die: not judged.
+JOINED_OUTSIDE = 0.25
+SQUARE_REACH = 0.6
 #: Gaps under this many pixels in the die's outline (its marks, a glint) are closed before the blob is taken.
 CLOSE_PX = 5
 
 
 @dataclass(frozen=True)
 class Footprint:
-    """The outline under a proposed die: its long side over its short side, and its area in die areas."""
+    """The outline under a proposed die: its long side over its short side, its area in die areas, and the
+    share of it outside the die's proposed square."""
 
     aspect: float
     area: float
+    outside: float = 0.0
 
     @property
     def leaning(self) -> bool:
         """The outline of a die leaning on something, not of one lying flat (and not joined to another blob)."""
-        return self.aspect > LEANING_ASPECT and self.area < JOINED_AREA
+        return self.aspect > LEANING_ASPECT and self.area < JOINED_AREA and self.outside <= JOINED_OUTSIDE
 
 
 def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = ()) -> Footprint | None:
@@ -81,4 +89,13 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = ()) -> Foo
     (_, _), (a, b), _ = cv2.minAreaRect(points)
     if min(a, b) < 1:
         return None
-    return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side))
+    return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side), _outside(points.reshape(-1, 2), p, x0, y0))
+
+
+def _outside(points: np.ndarray, p: Proposal, x0: int, y0: int) -> float:
+    """The share of ``points`` (patch x, y) further than ``SQUARE_REACH`` sides from ``p``'s centre along its turned axes."""
+    t = np.radians(p.angle_deg)
+    dx, dy = points[:, 0] + x0 - p.cx, points[:, 1] + y0 - p.cy
+    u, v = dx * np.cos(t) + dy * np.sin(t), dy * np.cos(t) - dx * np.sin(t)
+    reach = SQUARE_REACH * p.side
+    return float(np.mean((np.abs(u) > reach) | (np.abs(v) > reach)))
