@@ -54,6 +54,14 @@ HINT_MIN_NET_SIDE, HINT_MAX_NET_SIDE = 14.0, 120.0
 HINT_MAX_INPUT = 512
 #: A proposal whose side is off the known die size by more than this factor is not one of the dice.
 HINT_SIDE_TOLERANCE = 1.6
+#: Without a known die size: when the dice of the first look land under this many network pixels, the
+#: part of the frame that holds them is looked at again, scaled so they land near ``HINT_NET_SIDE``
+#: (touching small dice merge and small dice go unseen at the first look's scale).
+ZOOM_BELOW_NET_SIDE = 20.0
+#: The second look's region reaches this many die sides beyond the outermost proposals.
+ZOOM_REACH = 1.5
+#: ... and is worth it only when it enlarges the frame by at least this factor.
+ZOOM_MIN_GAIN = 1.25
 DEFAULT_THRESHOLD = 0.3
 
 
@@ -174,12 +182,23 @@ class LearnedDetector:
         """Every die proposed in ``grey`` (uint8 HxW; a colour or other-typed image is converted), best score
         first. ``die_side_px``: the calibrated die side in this frame's pixels, when known: the frame is
         scaled so dice land at a size the network knows, and proposals far from that size are dropped.
+        Without it, dice that come out small are looked at again, closer (``ZOOM_BELOW_NET_SIDE``).
         A frame that cannot hold a die (empty, tiny, not an image) gives no proposals."""
         grey = to_grey(grey)
         if grey is None or min(grey.shape) < MIN_FRAME:
             return []
         h, w = grey.shape
+        known = die_side_px is not None and die_side_px > 0 and math.isfinite(die_side_px)
         scale = self._scale(h, w, die_side_px)
+        out = self._look(grey, scale)
+        if known:
+            return [p for p in out if 1 / HINT_SIDE_TOLERANCE <= p.side / die_side_px <= HINT_SIDE_TOLERANCE]
+        closer = self._closer(grey, scale, out)
+        return out if closer is None else closer
+
+    def _look(self, grey: np.ndarray, scale: float, origin: tuple[int, int] = (0, 0)) -> list[Proposal]:
+        """The network's proposals for ``grey`` seen at ``scale``, in ``grey``'s pixels shifted by ``origin``."""
+        h, w = grey.shape
         nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
         if min(nw, nh) < 2:
             return []
@@ -187,12 +206,29 @@ class LearnedDetector:
         small = cv2.resize(grey, (nw, nh), interpolation=interp)
         sx, sy = w / nw, h / nh
         heat, peaks, geo = self.session.run(None, {self.input_name: net_input(small)})
-        out = []
-        for cx, cy, side, angle, score in decode(heat, peaks, geo, self.score_threshold):
-            if cx >= nw or cy >= nh:
-                continue  # a peak in the padding
-            p = Proposal(cx * sx, cy * sy, side * (sx + sy) / 2, angle, score)
-            if die_side_px and math.isfinite(die_side_px) and not (1 / HINT_SIDE_TOLERANCE <= p.side / die_side_px <= HINT_SIDE_TOLERANCE):
-                continue
-            out.append(p)
-        return out
+        ox, oy = origin
+        return [Proposal(cx * sx + ox, cy * sy + oy, side * (sx + sy) / 2, angle, score)
+                for cx, cy, side, angle, score in decode(heat, peaks, geo, self.score_threshold) if cx < nw and cy < nh]
+
+    def _closer(self, grey: np.ndarray, scale: float, first: list[Proposal]) -> list[Proposal] | None:
+        """A second look at the region holding the first look's likelier dice (``first``, seen at ``scale``),
+        scaled so they land near ``HINT_NET_SIDE`` network pixels: its proposals, with the first look's that
+        lie outside the region; None when the dice were not small or it cannot enlarge them enough."""
+        if not first:
+            return None
+        likely = [p for p in first if p.score >= first[0].score / 2]
+        side = float(np.median([p.side for p in likely]))
+        if side * scale >= ZOOM_BELOW_NET_SIDE:
+            return None
+        h, w = grey.shape
+        reach = ZOOM_REACH * side
+        x0 = max(0, int(min(p.cx for p in likely) - reach))
+        y0 = max(0, int(min(p.cy for p in likely) - reach))
+        x1 = min(w, int(math.ceil(max(p.cx for p in likely) + reach)) + 1)
+        y1 = min(h, int(math.ceil(max(p.cy for p in likely) + reach)) + 1)
+        zoom = min(HINT_NET_SIDE / side, HINT_MAX_INPUT / max(x1 - x0, y1 - y0))
+        if zoom < ZOOM_MIN_GAIN * scale or min(x1 - x0, y1 - y0) < MIN_FRAME:
+            return None
+        inside = self._look(grey[y0:y1, x0:x1], zoom, (x0, y0))
+        outside = [p for p in first if not (x0 <= p.cx < x1 and y0 <= p.cy < y1)]
+        return sorted(inside + outside, key=lambda p: -p.score)

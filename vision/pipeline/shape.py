@@ -35,6 +35,9 @@ JOINED_AREA = 2.0
 #: (along the proposal's turned axes) has something joined to the die: not judged.
 JOINED_OUTSIDE = 0.25
 SQUARE_REACH = 0.6
+#: The die's blob is the one under its centre, or where the centre pixel is background (a dark mark, a
+#: glint), the commonest within this share of its side around the centre.
+CENTRE_SHARE = 0.25
 #: Gaps under this many pixels in the die's outline (its marks, a glint) are closed before the blob is taken.
 CLOSE_PX = 5
 
@@ -78,7 +81,7 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = ()) -> Foo
     _, mask = cv2.threshold(diff, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((CLOSE_PX, CLOSE_PX), np.uint8))
     _, labels = cv2.connectedComponents(mask)
-    blob = labels[cy - y0, cx - x0]
+    blob = _blob_under_centre(labels, cx - x0, cy - y0, max(1, int(CENTRE_SHARE * p.side)))
     if blob == 0:
         return None
     for o in others:
@@ -90,6 +93,15 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = ()) -> Foo
     if min(a, b) < 1:
         return None
     return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side), _outside(points.reshape(-1, 2), p, x0, y0))
+
+
+def _blob_under_centre(labels: np.ndarray, x: int, y: int, reach: int) -> int:
+    """The label under (x, y), or the commonest non-zero label within ``reach`` of it (0: none)."""
+    if labels[y, x]:
+        return int(labels[y, x])
+    window = labels[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1]
+    found, counts = np.unique(window[window > 0], return_counts=True)
+    return int(found[counts.argmax()]) if len(found) else 0
 
 
 def _outside(points: np.ndarray, p: Proposal, x0: int, y0: int) -> float:
