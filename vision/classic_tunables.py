@@ -195,6 +195,9 @@ class ClassicTunables:
     square_step: float = 0.1
     #: of those squares, the surest this many at one look are read in their eight turns
     at_die_size_turned: int = 2
+    #: an off-size box read at least this sure keeps its box (it stays doubted as leaning); one read less sure is
+    #: tried in squares of the dice's size: a die glued to glare can read 0.97 in its box
+    at_die_size_keep: float = 0.99
     #: the crop spans tried on a ``classify`` image (share of its width)
     classify_spans: tuple[float, ...] = (1.0, 0.8, 0.65)
 

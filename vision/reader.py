@@ -306,7 +306,7 @@ class DiceReader(ReaderOptions):
         return out
 
     def _at_die_size(self, frame: np.ndarray, kept: list[tuple[Candidate, int, float]]) -> list[tuple[Candidate, int, float]]:
-        """Each die still unsure whose box is far from the dice's size (the table's, or the sure dice's
+        """Each die not very sure (``CLASSIC.at_die_size_keep``) whose box is far from the dice's size (the table's, or the sure dice's
         median) read again in squares of that size placed over its box (``_squares_over``); the surest
         square read very sure (``CLASSIC.relook_sure``) that overlaps no other die takes its place.
 
@@ -329,7 +329,7 @@ class DiceReader(ReaderOptions):
         for i, (c, _, conf) in enumerate(kept):
             small = c.side < (1 - CLASSIC.size_tolerance) * side
             big = max(c.w, c.h) > (1 + CLASSIC.size_tolerance) * side
-            if conf >= self.min_confidence or c.guessed or not (small or big):
+            if conf >= max(self.min_confidence, CLASSIC.at_die_size_keep) or c.guessed or not (small or big):
                 continue
             others = [k for j, (k, _, _) in enumerate(out) if j != i]
             squares = [s for s in _squares_over(c, side) if _clear_of(s, others)]

@@ -196,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--faces", type=int, default=12000, help="synthetic single-die crops")
     ap.add_argument("--frames", type=int, default=220, help="synthetic whole frames run through the finder")
     ap.add_argument("--init", type=Path, help="start from this exported FaceNet (.onnx) instead of random weights (fine-tuning)")
+    ap.add_argument("--label-smoothing", type=float, default=0.02,
+                    help="cross-entropy label smoothing; it caps the model's confidence near 1 - smoothing")
     ap.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's peak learning rate")
     ap.add_argument("--stop-after", type=int, help="export after this epoch of the --epochs schedule (a run cut short; with --resume, "
                                                      "its last checkpoint is exported as it is)")
@@ -258,7 +260,7 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(x) // 128)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(1, steps))
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.02)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=args.label_smoothing)
     t = time.time()
     ckpt = args.work / f"checkpoint-{run_key(args)}-{label.strip().replace('/', 'of').replace(' ', '') or 'net'}.pt"
     start = 0

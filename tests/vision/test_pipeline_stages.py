@@ -167,3 +167,13 @@ def test_a_die_that_cannot_be_told_from_the_background_has_no_outline():
 
     assert footprint(np.full((100, 100), 90, np.uint8), Proposal(50, 50, 30, 0, 0.9)) is None
     assert footprint(np.full((100, 100), 90, np.uint8), Proposal(2, 2, 4, 0, 0.9)) is None
+
+
+def test_a_slightly_long_outline_is_leaning_from_below_but_a_contact_shadow_from_above():
+    from vision.pipeline.shape import footprint
+
+    grey = np.full((200, 200), 60, np.uint8)
+    grey[80:120, 80:123] = 220  # 43 x 40 px: 1.075 times as long as wide
+    f = footprint(grey, Proposal(101, 100, 42, 0, 0.9))
+    assert f.leaning_seen_from("below") and f.leaning
+    assert not f.leaning_seen_from("above")  # from above, a flat die's shadow lengthens it as much

@@ -47,7 +47,7 @@ def test_read_from_below_reports_the_opposite_top_faces(frame_file, capsys, tmp_
 def test_read_reports_each_bad_file_and_exits_non_zero(frame_file, capsys, tmp_path):
     path, _, _ = frame_file
     (tmp_path / "notes.jpg").write_text("hello")
-    rc = main(["read", "--json", "--instance", str(tmp_path), str(tmp_path / "missing.png"), str(tmp_path / "notes.jpg"), str(path)])
+    rc = main(["read", "--json", "--as-seen", "--instance", str(tmp_path), str(tmp_path / "missing.png"), str(tmp_path / "notes.jpg"), str(path)])
     out = _lines(capsys)
     assert rc == 1
     assert out[0]["status"] == "error" and "no such file" in out[0]["error"]

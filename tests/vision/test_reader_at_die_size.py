@@ -56,7 +56,7 @@ def test_squares_over_a_box_keep_its_flags():
 @pytest.fixture
 def glare_glued_frame():
     """A synthetic tray frame whose third die (a six) is found glued to a patch of glare: a box of
-    135 × 127 pixels beside dice 96 wide, read unsure (0.78)."""
+    135 × 127 pixels beside dice 96 wide, read 0.97: under ``CLASSIC.at_die_size_keep``, and doubted as leaning."""
     rng = np.random.default_rng(4)
     seen = [int(v) for v in rng.integers(1, 7, 3)]
     frame, placed = render_table(seen, np.random.default_rng(4), view="below")
@@ -68,7 +68,7 @@ def test_a_die_glued_to_glare_reads_right_and_ok_in_a_square_of_the_dice_size(re
     with monkeypatch.context() as m:
         m.setattr(vision.reader.DiceReader, "_at_die_size", lambda self, frame, kept: kept)  # no squares of the dice's size
         before = reader.read(frame)
-    assert before.status == "uncertain" and {r["code"] for r in before.reasons} == {"leaning", "low_confidence"}
+    assert before.status == "uncertain" and "leaning" in {r["code"] for r in before.reasons}
     after = reader.read(frame)
     assert after.status == "ok", after.reason
     labels = [(v, d.cx, d.cy, d.side, d.side) for v, d in zip(seen, placed)]
@@ -81,11 +81,12 @@ def test_a_die_glued_to_glare_reads_right_and_ok_in_a_square_of_the_dice_size(re
 
 def test_a_square_replaces_the_box_only_when_read_very_sure(reader, glare_glued_frame, monkeypatch):
     """The best of nine squares is a luckier draw than one look: like ``_relook``, it must reach
-    ``relook_sure`` (the glued six's square reads 0.985)."""
+    ``relook_sure`` (the glued six's square reads 0.9998)."""
     frame, _, _ = glare_glued_frame
-    monkeypatch.setattr(vision.reader, "CLASSIC", replace(CLASSIC, relook_sure=0.999))
+    monkeypatch.setattr(vision.reader, "CLASSIC", replace(CLASSIC, relook_sure=0.99999))
     r = reader.read(frame)
-    assert r.status == "uncertain" and {c["code"] for c in r.reasons} == {"leaning", "low_confidence"}
+    assert r.status == "uncertain" and "leaning" in {c["code"] for c in r.reasons}
+    assert max(d.box[2] for d in r.dice) > 120  # the glued box was kept
 
 
 def test_with_the_die_size_known_the_square_takes_the_tables_size(reader, glare_glued_frame):
@@ -104,7 +105,7 @@ def test_a_box_that_was_not_square_keeps_its_leaning_doubt_when_its_square_reads
     after = reader._at_die_size(frame, kept)
     square, value, confidence = after[i]
     others = [c.side for j, (c, _, _) in enumerate(kept) if j != i]
-    assert square.side == pytest.approx(np.median(others)) and confidence >= CLASSIC.relook_sure
+    assert square.side == pytest.approx(np.median(others), rel=0.01) and confidence >= CLASSIC.relook_sure
     assert square.misshapen and "leaning" in reader._doubts(square, confidence, odd_size=False)
     assert [k for j, k in enumerate(after) if j != i] == [k for j, k in enumerate(kept) if j != i]
 
@@ -127,7 +128,7 @@ def test_sure_dice_dice_of_the_right_size_and_guessed_dice_are_not_looked_at_aga
     frame, _, _ = glare_glued_frame
     dice = [(Candidate.square(480.0, 279.0, 96.0), 5, 0.99), (Candidate(572.5, 373.0, 97.0, 98.0, 0.0), 6, 0.99)]
     cases = {
-        "a small die read sure": (Candidate.square(199.5, 173.5, 40.0), 6, 0.97),
+        "a small die read very sure": (Candidate.square(199.5, 173.5, 40.0), 6, 0.995),
         "an unsure die of the dice's size": (Candidate.square(199.5, 173.5, 100.0), 6, 0.6),
         "a guessed die": (Candidate(199.5, 173.5, 135.0, 127.0, 0.0, guessed=True), 6, 0.6),
     }
