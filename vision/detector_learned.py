@@ -55,8 +55,8 @@ HINT_MAX_INPUT = 512
 #: A proposal whose side is off the known die size by more than this factor is not one of the dice.
 HINT_SIDE_TOLERANCE = 1.6
 #: Without a known die size: when the dice of the first look land under this many network pixels, the
-#: part of the frame that holds them is looked at again, scaled so they land near ``HINT_NET_SIDE``
-#: (touching small dice merge and small dice go unseen at the first look's scale).
+#: part of the frame that holds them can be looked at again, scaled so they land near ``HINT_NET_SIDE``
+#: (``propose_closer``: touching small dice merge and small dice go unseen at the first look's scale).
 ZOOM_BELOW_NET_SIDE = 20.0
 #: The second look's region reaches this many die sides beyond the outermost proposals.
 ZOOM_REACH = 1.5
@@ -182,19 +182,26 @@ class LearnedDetector:
         """Every die proposed in ``grey`` (uint8 HxW; a colour or other-typed image is converted), best score
         first. ``die_side_px``: the calibrated die side in this frame's pixels, when known: the frame is
         scaled so dice land at a size the network knows, and proposals far from that size are dropped.
-        Without it, dice that come out small are looked at again, closer (``ZOOM_BELOW_NET_SIDE``).
         A frame that cannot hold a die (empty, tiny, not an image) gives no proposals."""
         grey = to_grey(grey)
         if grey is None or min(grey.shape) < MIN_FRAME:
             return []
         h, w = grey.shape
-        known = die_side_px is not None and die_side_px > 0 and math.isfinite(die_side_px)
-        scale = self._scale(h, w, die_side_px)
-        out = self._look(grey, scale)
-        if known:
+        out = self._look(grey, self._scale(h, w, die_side_px))
+        if die_side_px is not None and die_side_px > 0 and math.isfinite(die_side_px):
             return [p for p in out if 1 / HINT_SIDE_TOLERANCE <= p.side / die_side_px <= HINT_SIDE_TOLERANCE]
-        closer = self._closer(grey, scale, out)
-        return out if closer is None else closer
+        return out
+
+    def propose_closer(self, grey: np.ndarray, first: list[Proposal]) -> list[Proposal] | None:
+        """A second look at the part of ``grey`` that holds ``first`` (``propose``'s answer without a die
+        size), scaled so its dice land near ``HINT_NET_SIDE`` network pixels, when they came out under
+        ``ZOOM_BELOW_NET_SIDE`` (touching small dice merge, small dice go unseen). Its proposals, with the
+        first look's outside that part, best first; None when there is nothing to gain."""
+        grey = to_grey(grey)
+        if grey is None or min(grey.shape) < MIN_FRAME:
+            return None
+        h, w = grey.shape
+        return self._closer(grey, self._scale(h, w, None), first)
 
     def _look(self, grey: np.ndarray, scale: float, origin: tuple[int, int] = (0, 0)) -> list[Proposal]:
         """The network's proposals for ``grey`` seen at ``scale``, in ``grey``'s pixels shifted by ``origin``."""
@@ -211,9 +218,8 @@ class LearnedDetector:
                 for cx, cy, side, angle, score in decode(heat, peaks, geo, self.score_threshold) if cx < nw and cy < nh]
 
     def _closer(self, grey: np.ndarray, scale: float, first: list[Proposal]) -> list[Proposal] | None:
-        """A second look at the region holding the first look's likelier dice (``first``, seen at ``scale``),
-        scaled so they land near ``HINT_NET_SIDE`` network pixels: its proposals, with the first look's that
-        lie outside the region; None when the dice were not small or it cannot enlarge them enough."""
+        """``propose_closer`` for ``first`` seen at ``scale``: the region reaches ``ZOOM_REACH`` die sides
+        beyond the likelier dice (half the best score or more)."""
         if not first:
             return None
         likely = [p for p in first if p.score >= first[0].score / 2]

@@ -174,27 +174,30 @@ def _dice_found(props, dice) -> int:
     return len(used)
 
 
-def test_small_touching_dice_are_told_apart_by_a_closer_look(detector, monkeypatch):
+def _closer(detector, grey):
+    """The closer look's proposals where it has something to gain, else the first look's."""
+    first = detector.propose(grey)
+    closer = detector.propose_closer(grey, first)
+    return first if closer is None else closer
+
+
+def test_small_touching_dice_are_told_apart_by_a_closer_look(detector):
     # Three game dice touching in a 1280x960 frame land at about 12 network pixels at the first look's
     # scale, where the gap between them is lost; the closer look at the part of the frame that holds them
     # (ZOOM_BELOW_NET_SIDE) tells them apart.
-    import vision.detector_learned as learned
-
     frames = [render_table([2, 3, 5], np.random.default_rng(seed), touching=1.0) for seed in range(20)]
     greys = [(cv2.cvtColor(f, cv2.COLOR_BGR2GRAY), dice) for f, dice in frames]
-    closer = sum(_dice_found(detector.propose(g), dice) == 3 for g, dice in greys)
-    monkeypatch.setattr(learned, "ZOOM_BELOW_NET_SIDE", 0.0)
+    closer = sum(_dice_found(_closer(detector, g), dice) == 3 for g, dice in greys)
     once = sum(_dice_found(detector.propose(g), dice) == 3 for g, dice in greys)
     assert closer >= 18 and closer > once
 
 
-def test_dice_already_large_enough_are_looked_at_once(detector, monkeypatch):
+def test_dice_already_large_enough_are_not_looked_at_closer(detector):
     frame, dice = render_table([1, 2, 3], np.random.default_rng(7), width=640, height=480, die_side=90, touching=0.0)
-    looks = []
-    real_look = detector._look
-    monkeypatch.setattr(detector, "_look", lambda *a, **k: looks.append(a[1]) or real_look(*a, **k))
-    props = detector.propose(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
-    assert len(looks) == 1 and _dice_found(props, dice) == 3
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    first = detector.propose(grey)
+    assert _dice_found(first, dice) == 3 and detector.propose_closer(grey, first) is None
+    assert detector.propose_closer(grey, []) is None and detector.propose_closer(np.zeros((3, 3), np.uint8), first) is None
 
 
 def test_the_closer_look_keeps_to_the_region_of_the_dice_and_answers_in_the_callers_pixels(detector, monkeypatch):
@@ -202,6 +205,6 @@ def test_the_closer_look_keeps_to_the_region_of_the_dice_and_answers_in_the_call
     shapes = []
     real_look = detector._look
     monkeypatch.setattr(detector, "_look", lambda g, *a, **k: shapes.append(g.shape) or real_look(g, *a, **k))
-    props = detector.propose(grey)
+    props = _closer(detector, grey)
     assert len(shapes) == 2 and shapes[1][0] * shapes[1][1] < grey.size  # the second look sees less than the frame
     assert _dice_found(props, dice) == 3 and len(props) <= 4

@@ -48,7 +48,7 @@ def test_the_staged_reader_doubts_most_leaning_dice_by_their_outline_and_never_r
     """The learned detector proposes a square for a leaning die too; its outline (the tilted face and a side face,
     ``vision.pipeline.shape``) is longer than a flat die's. On these 20 frames, read with the die size unknown and
     known, the staged reader trusts 11 of 40 readings and doubts 26 as leaning (without the outline: 26 trusted,
-    1 doubted as leaning), every trusted one read right; on the bench's 100 frames it trusts 41 of 200."""
+    1 doubted as leaning), every trusted one read right; on the bench's 100 frames it trusts 46 of 200."""
     trusted = leaning = 0
     for seed, (seen, frame, placed) in _leaning_frames():
         for r in (staged_reader.read(frame), staged_reader.with_die_side(placed[0].side).read(frame)):

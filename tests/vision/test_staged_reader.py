@@ -74,3 +74,20 @@ def test_a_missing_empty_tray_photo_leaves_the_reader_working_without_it_and_say
     assert reader.empty_tray is None and "run `elephants-bluff calibrate` again" in caplog.text
     frame, _ = render_table([3, 6, 2], np.random.default_rng(8))
     assert reader.read(frame).status in ("ok", "uncertain")
+
+
+def test_the_closer_look_is_read_only_when_the_first_reading_is_not_sure(staged_reader):
+    """Touching dice merge at the detector's first look ("found 2 dice"); the staged reader then reads its
+    closer look, which tells them apart. A frame read sure at the first look is not looked at again."""
+    import numpy as np
+
+    from vision.simtable import render_table
+
+    looks = {}
+    for seed in range(12):
+        frame, _ = render_table([2, 3, 5], np.random.default_rng(seed), touching=1.0)
+        r = staged_reader.read(frame)
+        looks.setdefault(r.extra["look"], []).append(r)
+    assert sum(r.status == "ok" for r in looks.get("first", [])) >= 8
+    assert looks.get("closer") and sum(r.status == "ok" and sorted(d.seen for d in r.dice) == [2, 3, 5] for r in looks["closer"]) >= 2
+    assert all(sorted(d.seen for d in r.dice) == [2, 3, 5] for rs in looks.values() for r in rs if r.status == "ok")

@@ -69,8 +69,22 @@ def load_detector(name: str, model: Path | None = None) -> Proposer:
 def propose(frame: Normalised, proposer: Proposer, die_side_px: float | None = None) -> list[Proposal]:
     """The detector's proposals for the normalised frame, in that frame's pixels, surest first."""
     hint = die_side_px / proposer.side_scale if die_side_px else None
-    found = proposer.detector.propose(frame.grey, die_side_px=hint)
-    scaled = [replace(p, side=p.side * proposer.side_scale) for p in found] if proposer.side_scale != 1.0 else list(found)
+    return _scaled(proposer, proposer.detector.propose(frame.grey, die_side_px=hint), proposer.side_scale)
+
+
+def propose_closer(frame: Normalised, proposer: Proposer, first: list[Proposal]) -> list[Proposal] | None:
+    """A closer second look at the dice ``propose`` found without a die size, from a detector that can take
+    one (``propose_closer``); None when it cannot or there is nothing to gain (the dice were not small)."""
+    closer = getattr(proposer.detector, "propose_closer", None)
+    if closer is None:
+        return None
+    found = closer(frame.grey, _scaled(proposer, first, 1 / proposer.side_scale))
+    return None if found is None else _scaled(proposer, found, proposer.side_scale)
+
+
+def _scaled(proposer: Proposer, found: list[Proposal], factor: float) -> list[Proposal]:
+    """``found`` with their sides times ``factor``, surest first."""
+    scaled = [replace(p, side=p.side * factor) for p in found] if factor != 1.0 else list(found)
     return sorted(scaled, key=lambda p: -p.score)
 
 

@@ -12,13 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from companion.core.reading import UNCERTAIN, Reading
+from companion.core.protocols import Proposal
+from companion.core.reading import OK, UNCERTAIN, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
-from vision.pipeline.normalise import Unreadable, normalise
-from vision.pipeline.propose import Proposer, propose
+from vision.pipeline.normalise import Normalised, Unreadable, normalise
+from vision.pipeline.propose import Proposer, propose, propose_closer
 from vision.pipeline.reconcile import flag_leaning, reconcile, tray_change
 from vision.reader_options import ReaderOptions
 
@@ -53,12 +54,21 @@ class PipelineReader(ReaderOptions):
             return Reading(UNCERTAIN, (), reason=prepared.words, model_id=self.model_id,
                            reasons=(prepared.code,) if prepared.code else (), sure_at=self.min_confidence)
         proposals = propose(prepared, self.proposer, self.die_side_px)
+        reading = self._reading(prepared, proposals)
+        if reading.status != OK and not self.die_side_px:
+            closer = propose_closer(prepared, self.proposer, proposals)
+            if closer is not None:  # the dice were small for the detector's first look: read its closer look
+                reading = self._reading(prepared, closer, look="closer")
+        return reading
+
+    def _reading(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> Reading:
+        """Classify, reconcile and decide on ``proposals`` (from the detector's ``look``) in the normalised frame."""
         faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN)
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
                          tray_change=tray_change(prepared.grey, self._empty_region(), proposals), weak=[self.proposer.weak(p) for p in proposals])
-        dice = flag_leaning(dice, prepared.grey)
-        extra = {"candidates": len(proposals), "rejected": len(proposals) - len(dice), "detector": getattr(self.proposer.detector, "model_id", "")}
+        dice = flag_leaning(dice, prepared.grey, self.camera_view)
+        extra = {"candidates": len(proposals), "rejected": len(proposals) - len(dice), "detector": getattr(self.proposer.detector, "model_id", ""), "look": look}
         return decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
                       opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)
 
