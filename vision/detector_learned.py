@@ -58,6 +58,12 @@ HINT_SIDE_TOLERANCE = 1.6
 #: part of the frame that holds them can be looked at again, scaled so they land near ``HINT_NET_SIDE``
 #: (``propose_closer``: touching small dice merge and small dice go unseen at the first look's scale).
 ZOOM_BELOW_NET_SIDE = 20.0
+#: Without a known die size, when the first look's dice were not small: a look from farther, the frame's
+#: long side at this many pixels, where a die filling most of the frame lands at a size the network knows
+#: (at ``NET_SIDE`` its marks can look like dice) ...
+FAR_NET_SIDE = 128
+#: ... offered only when its likelier dice are at least this many network pixels there.
+FAR_MIN_NET_SIDE = 40.0
 #: The second look's region reaches this many die sides beyond the outermost proposals.
 ZOOM_REACH = 1.5
 #: ... and is worth it only when it enlarges the frame by at least this factor.
@@ -125,6 +131,16 @@ def decode(heat: np.ndarray, peaks: np.ndarray, geo: np.ndarray, threshold: floa
             if len(kept) == limit:
                 break
     return [(float(cx[i]), float(cy[i]), float(side[i]), float(angle[i]), float(scores[i])) for i in kept]
+
+
+def _likely(proposals: list[Proposal]) -> list[Proposal]:
+    """The likelier of ``proposals`` (best first): those scoring at least half the best."""
+    return [p for p in proposals if p.score >= proposals[0].score / 2]
+
+
+def _likely_side(proposals: list[Proposal]) -> float:
+    """The median side of the likelier of ``proposals`` (best first, not empty)."""
+    return float(np.median([p.side for p in _likely(proposals)]))
 
 
 def default_model_path() -> Path:
@@ -217,13 +233,30 @@ class LearnedDetector:
         return [Proposal(cx * sx + ox, cy * sy + oy, side * (sx + sy) / 2, angle, score)
                 for cx, cy, side, angle, score in decode(heat, peaks, geo, self.score_threshold) if cx < nw and cy < nh]
 
+    def propose_farther(self, grey: np.ndarray, first: list[Proposal]) -> list[Proposal] | None:
+        """A look from farther (the long side at ``FAR_NET_SIDE``) where ``first`` (``propose``'s answer
+        without a die size) holds dice that were not small, and that look sees big dice
+        (``FAR_MIN_NET_SIDE``): a die filling much of the frame, whose marks the first look may have taken
+        for dice. Its proposals, best first; None when there is nothing to gain."""
+        grey = to_grey(grey)
+        if grey is None or min(grey.shape) < MIN_FRAME or not first:
+            return None
+        h, w = grey.shape
+        scale, far_scale = self._scale(h, w, None), FAR_NET_SIDE / max(h, w)
+        if far_scale >= scale or _likely_side(first) * scale < ZOOM_BELOW_NET_SIDE:
+            return None
+        far = self._look(grey, far_scale)
+        if not far or _likely_side(far) * far_scale < FAR_MIN_NET_SIDE:
+            return None
+        return far
+
     def _closer(self, grey: np.ndarray, scale: float, first: list[Proposal]) -> list[Proposal] | None:
         """``propose_closer`` for ``first`` seen at ``scale``: the region reaches ``ZOOM_REACH`` die sides
         beyond the likelier dice (half the best score or more)."""
         if not first:
             return None
-        likely = [p for p in first if p.score >= first[0].score / 2]
-        side = float(np.median([p.side for p in likely]))
+        likely = _likely(first)
+        side = _likely_side(first)
         if side * scale >= ZOOM_BELOW_NET_SIDE:
             return None
         h, w = grey.shape

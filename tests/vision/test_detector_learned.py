@@ -208,3 +208,9 @@ def test_the_closer_look_keeps_to_the_region_of_the_dice_and_answers_in_the_call
     props = _closer(detector, grey)
     assert len(shapes) == 2 and shapes[1][0] * shapes[1][1] < grey.size  # the second look sees less than the frame
     assert _dice_found(props, dice) == 3 and len(props) <= 4
+
+
+def test_the_look_from_farther_is_only_for_dice_that_were_not_small(detector):
+    grey, _ = _frames()[0]  # the game's dice at about 12 network pixels: a closer look is for them
+    assert detector.propose_farther(grey, detector.propose(grey)) is None
+    assert detector.propose_farther(grey, []) is None and detector.propose_farther(np.zeros((3, 3), np.uint8), []) is None

@@ -91,3 +91,27 @@ def test_the_closer_look_is_read_only_when_the_first_reading_is_not_sure(staged_
     assert sum(r.status == "ok" for r in looks.get("first", [])) >= 8
     assert looks.get("closer") and sum(r.status == "ok" and sorted(d.seen for d in r.dice) == [2, 3, 5] for r in looks["closer"]) >= 2
     assert all(sorted(d.seen for d in r.dice) == [2, 3, 5] for rs in looks.values() for r in rs if r.status == "ok")
+
+
+def test_a_die_filling_most_of_the_frame_is_read_from_farther_when_the_first_look_is_not_sure(staged_reader):
+    """A die filling 85 % of the frame is bigger than the detector was taught; where the first reading is not
+    sure, the look from farther (the frame at 128 px) is read instead, and taken only when it is sure or
+    finds the expected count."""
+    import cv2
+    import numpy as np
+
+    from vision.simtable import render_table
+
+    reader = staged_reader.with_view("above").with_expected(1)
+    looks = []
+    for seed in range(10):
+        frame, placed = render_table([5, 2, 6], np.random.default_rng(seed), view="above", touching=0.0, glare=0)
+        p = placed[0]
+        half = p.side * 1.414 / 0.85 / 2  # the turned die's extent fills 85 % of the window
+        padded = cv2.copyMakeBorder(frame, 200, 200, 200, 200, cv2.BORDER_REPLICATE)
+        x0, y0 = int(p.cx - half + 200), int(p.cy - half + 200)
+        window = cv2.resize(padded[y0:y0 + int(2 * half), x0:x0 + int(2 * half)], (256, 256))
+        r = reader.read(window)
+        looks.append(r.extra["look"])
+        assert r.status != "ok" or [d.seen for d in r.dice] == [5], seed
+    assert looks.count("farther") >= 2

@@ -75,10 +75,20 @@ def propose(frame: Normalised, proposer: Proposer, die_side_px: float | None = N
 def propose_closer(frame: Normalised, proposer: Proposer, first: list[Proposal]) -> list[Proposal] | None:
     """A closer second look at the dice ``propose`` found without a die size, from a detector that can take
     one (``propose_closer``); None when it cannot or there is nothing to gain (the dice were not small)."""
-    closer = getattr(proposer.detector, "propose_closer", None)
-    if closer is None:
+    return _second_look(frame, proposer, first, "propose_closer")
+
+
+def propose_farther(frame: Normalised, proposer: Proposer, first: list[Proposal]) -> list[Proposal] | None:
+    """A second look from farther at what ``propose`` found without a die size, from a detector that can
+    take one (``propose_farther``); None when it cannot or sees no big dice (a die filling the frame)."""
+    return _second_look(frame, proposer, first, "propose_farther")
+
+
+def _second_look(frame: Normalised, proposer: Proposer, first: list[Proposal], method: str) -> list[Proposal] | None:
+    look = getattr(proposer.detector, method, None)
+    if look is None:
         return None
-    found = closer(frame.grey, _scaled(proposer, first, 1 / proposer.side_scale))
+    found = look(frame.grey, _scaled(proposer, first, 1 / proposer.side_scale))
     return None if found is None else _scaled(proposer, found, proposer.side_scale)
 
 

@@ -19,7 +19,7 @@ from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
-from vision.pipeline.propose import Proposer, propose, propose_closer
+from vision.pipeline.propose import Proposer, propose, propose_closer, propose_farther
 from vision.pipeline.reconcile import flag_leaning, reconcile, tray_change
 from vision.reader_options import ReaderOptions
 
@@ -55,10 +55,16 @@ class PipelineReader(ReaderOptions):
                            reasons=(prepared.code,) if prepared.code else (), sure_at=self.min_confidence)
         proposals = propose(prepared, self.proposer, self.die_side_px)
         reading = self._reading(prepared, proposals)
-        if reading.status != OK and not self.die_side_px:
-            closer = propose_closer(prepared, self.proposer, proposals)
-            if closer is not None:  # the dice were small for the detector's first look: read its closer look
-                reading = self._reading(prepared, closer, look="closer")
+        if reading.status == OK or self.die_side_px:
+            return reading
+        closer = propose_closer(prepared, self.proposer, proposals)
+        if closer is not None:  # the dice were small for the detector's first look: read its closer look
+            return self._reading(prepared, closer, look="closer")
+        farther = propose_farther(prepared, self.proposer, proposals)
+        if farther is not None:  # big dice: the first look may have taken a die's marks for dice
+            far = self._reading(prepared, farther, look="farther")
+            if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
+                return far
         return reading
 
     def _reading(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> Reading:
