@@ -66,7 +66,7 @@ bench: $(VENV)/.installed
 # build/classifier/ (--resume picks up a stopped run).
 train: $(VENV)/.installed
 	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
-	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --label-smoothing 0 --resume --out build/classifier/candidate
+	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --resume --out build/classifier/candidate
 
 # Stage 1: the base model (models/training/base/) from scratch, into build/classifier/base.
 train-base: $(VENV)/.installed

@@ -56,7 +56,7 @@ def test_squares_over_a_box_keep_its_flags():
 @pytest.fixture
 def glare_glued_frame():
     """A synthetic tray frame whose third die (a six) is found glued to a patch of glare: a box of
-    135 × 127 pixels beside dice 96 wide, read 0.97: under ``CLASSIC.at_die_size_keep``, and doubted as leaning."""
+    135 × 127 pixels beside dice 96 wide, read less sure than ``CLASSIC.at_die_size_keep`` and doubted as leaning."""
     rng = np.random.default_rng(4)
     seen = [int(v) for v in rng.integers(1, 7, 3)]
     frame, placed = render_table(seen, np.random.default_rng(4), view="below")
@@ -81,7 +81,7 @@ def test_a_die_glued_to_glare_reads_right_and_ok_in_a_square_of_the_dice_size(re
 
 def test_a_square_replaces_the_box_only_when_read_very_sure(reader, glare_glued_frame, monkeypatch):
     """The best of nine squares is a luckier draw than one look: like ``_relook``, it must reach
-    ``relook_sure`` (the glued six's square reads 0.9998)."""
+    ``relook_sure`` (the glued six's best square reads under 0.99999)."""
     frame, _, _ = glare_glued_frame
     monkeypatch.setattr(vision.reader, "CLASSIC", replace(CLASSIC, relook_sure=0.99999))
     r = reader.read(frame)
