@@ -171,6 +171,7 @@ class LearnedDetector:
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.enable_cpu_mem_arena = False  # inputs vary in size (the second looks): an arena would keep the largest
         opts.log_severity_level = 3
         try:
             self.session = ort.InferenceSession(data, opts, providers=["CPUExecutionProvider"])
