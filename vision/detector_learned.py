@@ -133,6 +133,11 @@ def decode(heat: np.ndarray, peaks: np.ndarray, geo: np.ndarray, threshold: floa
     return [(float(cx[i]), float(cy[i]), float(side[i]), float(angle[i]), float(scores[i])) for i in kept]
 
 
+def _known_size(die_side_px: float | None) -> bool:
+    """Whether ``die_side_px`` is a die size to go by (positive and finite)."""
+    return die_side_px is not None and die_side_px > 0 and math.isfinite(die_side_px)
+
+
 def _likely(proposals: list[Proposal]) -> list[Proposal]:
     """The likelier of ``proposals`` (best first): those scoring at least half the best."""
     return [p for p in proposals if p.score >= proposals[0].score / 2]
@@ -189,7 +194,7 @@ class LearnedDetector:
         """Frame pixels -> network pixels: the long side to ``NET_SIDE``; with a known die size, the dice
         brought near ``HINT_NET_SIDE`` instead when they would land too small or too large."""
         scale = NET_SIDE / max(h, w)
-        if die_side_px is not None and die_side_px > 0 and math.isfinite(die_side_px):
+        if _known_size(die_side_px):
             net_die = die_side_px * scale
             if not HINT_MIN_NET_SIDE <= net_die <= HINT_MAX_NET_SIDE:
                 scale = min(HINT_NET_SIDE / die_side_px, HINT_MAX_INPUT / max(h, w))
@@ -205,7 +210,7 @@ class LearnedDetector:
             return []
         h, w = grey.shape
         out = self._look(grey, self._scale(h, w, die_side_px))
-        if die_side_px is not None and die_side_px > 0 and math.isfinite(die_side_px):
+        if _known_size(die_side_px):
             return [p for p in out if 1 / HINT_SIDE_TOLERANCE <= p.side / die_side_px <= HINT_SIDE_TOLERANCE]
         return out
 
@@ -215,10 +220,25 @@ class LearnedDetector:
         ``ZOOM_BELOW_NET_SIDE`` (touching small dice merge, small dice go unseen). Its proposals, with the
         first look's outside that part, best first; None when there is nothing to gain."""
         grey = to_grey(grey)
-        if grey is None or min(grey.shape) < MIN_FRAME:
+        if grey is None or min(grey.shape) < MIN_FRAME or not first:
             return None
         h, w = grey.shape
-        return self._closer(grey, self._scale(h, w, None), first)
+        scale = self._scale(h, w, None)
+        likely = _likely(first)
+        side = _likely_side(first)
+        if side * scale >= ZOOM_BELOW_NET_SIDE:
+            return None
+        reach = ZOOM_REACH * side
+        x0 = max(0, int(min(p.cx for p in likely) - reach))
+        y0 = max(0, int(min(p.cy for p in likely) - reach))
+        x1 = min(w, int(math.ceil(max(p.cx for p in likely) + reach)) + 1)
+        y1 = min(h, int(math.ceil(max(p.cy for p in likely) + reach)) + 1)
+        zoom = min(HINT_NET_SIDE / side, HINT_MAX_INPUT / max(x1 - x0, y1 - y0))
+        if zoom < ZOOM_MIN_GAIN * scale or min(x1 - x0, y1 - y0) < MIN_FRAME:
+            return None
+        inside = self._look(grey[y0:y1, x0:x1], zoom, (x0, y0))
+        outside = [p for p in first if not (x0 <= p.cx < x1 and y0 <= p.cy < y1)]
+        return sorted(inside + outside, key=lambda p: -p.score)
 
     def _look(self, grey: np.ndarray, scale: float, origin: tuple[int, int] = (0, 0)) -> list[Proposal]:
         """The network's proposals for ``grey`` seen at ``scale``, in ``grey``'s pixels shifted by ``origin``."""
@@ -250,25 +270,3 @@ class LearnedDetector:
         if not far or _likely_side(far) * far_scale < FAR_MIN_NET_SIDE:
             return None
         return far
-
-    def _closer(self, grey: np.ndarray, scale: float, first: list[Proposal]) -> list[Proposal] | None:
-        """``propose_closer`` for ``first`` seen at ``scale``: the region reaches ``ZOOM_REACH`` die sides
-        beyond the likelier dice (half the best score or more)."""
-        if not first:
-            return None
-        likely = _likely(first)
-        side = _likely_side(first)
-        if side * scale >= ZOOM_BELOW_NET_SIDE:
-            return None
-        h, w = grey.shape
-        reach = ZOOM_REACH * side
-        x0 = max(0, int(min(p.cx for p in likely) - reach))
-        y0 = max(0, int(min(p.cy for p in likely) - reach))
-        x1 = min(w, int(math.ceil(max(p.cx for p in likely) + reach)) + 1)
-        y1 = min(h, int(math.ceil(max(p.cy for p in likely) + reach)) + 1)
-        zoom = min(HINT_NET_SIDE / side, HINT_MAX_INPUT / max(x1 - x0, y1 - y0))
-        if zoom < ZOOM_MIN_GAIN * scale or min(x1 - x0, y1 - y0) < MIN_FRAME:
-            return None
-        inside = self._look(grey[y0:y1, x0:x1], zoom, (x0, y0))
-        outside = [p for p in first if not (x0 <= p.cx < x1 and y0 <= p.cy < y1)]
-        return sorted(inside + outside, key=lambda p: -p.score)
