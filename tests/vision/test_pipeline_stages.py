@@ -177,3 +177,25 @@ def test_a_slightly_long_outline_is_leaning_from_below_but_a_contact_shadow_from
     f = footprint(grey, Proposal(101, 100, 42, 0, 0.9))
     assert f.leaning_seen_from("below") and f.leaning
     assert not f.leaning_seen_from("above")  # from above, a flat die's shadow lengthens it as much
+
+
+@pytest.mark.parametrize("wrong_size", [0.55, 1.7], ids=["half the die", "the die and its surroundings"])
+def test_an_unsure_die_whose_square_is_the_wrong_size_is_read_at_the_size_that_reads_surest(wrong_size):
+    """A detector's side is an estimate: a square half the die's size shows a corner of its face, one far too big
+    shows the tray around it. The second look tries sizes around the proposed one and keeps the surest pair."""
+    from vision.classifier import FaceClassifier
+    from vision.pipeline.classify import classify, surest_size
+    from vision.pipeline.crop import crops
+    from vision.simtable import render_table
+
+    classifier = FaceClassifier()
+    right = 0
+    for seed, faces in enumerate([[2, 5, 6], [3, 4, 1], [6, 2, 4], [5, 1, 3]]):
+        frame, placed = render_table(faces, np.random.default_rng(seed), view="above", touching=0.0, glare=0)
+        off = [Proposal(p.cx, p.cy, p.side * wrong_size, p.angle, 0.9) for p in placed]
+        only_as_proposed = [FaceRead.from_probabilities(p) for p in classifier.probabilities_turned(crops(frame, off))]
+        reads = classify(classifier, frame, off, relook_below=1.01)  # every die gets the second look
+        assert surest_size(classifier, frame, off).shape == (len(off), 7)
+        right += sum(r.seen == p.seen for r, p in zip(reads, placed))
+        assert sum(r.seen == p.seen for r, p in zip(reads, placed)) >= sum(r.seen == p.seen for r, p in zip(only_as_proposed, placed))
+    assert right >= 11  # of 12 dice

@@ -103,7 +103,7 @@ def test_a_die_filling_most_of_the_frame_is_read_from_farther_when_the_first_loo
     from vision.simtable import render_table
 
     reader = staged_reader.with_view("above").with_expected(1)
-    looks = []
+    looks, sure = [], 0
     for seed in range(10):
         frame, placed = render_table([5, 2, 6], np.random.default_rng(seed), view="above", touching=0.0, glare=0)
         p = placed[0]
@@ -113,5 +113,6 @@ def test_a_die_filling_most_of_the_frame_is_read_from_farther_when_the_first_loo
         window = cv2.resize(padded[y0:y0 + int(2 * half), x0:x0 + int(2 * half)], (256, 256))
         r = reader.read(window)
         looks.append(r.extra["look"])
+        sure += r.status == "ok"
         assert r.status != "ok" or [d.seen for d in r.dice] == [5], seed
-    assert looks.count("farther") >= 2
+    assert looks.count("farther") >= 1 and sure >= 8

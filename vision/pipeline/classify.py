@@ -1,10 +1,16 @@
 """Stage 4, classify: the face each crop shows, how sure the model is, and how close the runner-up came.
 
 One look per die first. A die not clearly sure at once is looked at again in
-its eight turns and mirrors, at its proposed size and a little bigger, and
-the looks are averaged: a face counts the same turned or mirrored, so where
-the model is unsure the looks disagree and the mean falls, instead of one
-lucky look passing the threshold.
+its eight turns and mirrors, and the looks are averaged: a face counts the
+same turned or mirrored, so where the model is unsure the looks disagree and
+the mean falls, instead of one lucky look passing the threshold.
+
+The second look also tries the die at several sizes around the proposed one
+(``RELOOK_SPANS``), because a detector's side is an estimate: a square half
+the die's size shows a corner of a face (a two read as a one), one twice its
+size shows the tray around a small die. The size whose looks, averaged with
+its neighbour's, read surest is kept; every answer kept is still a mean of
+sixteen looks, so one lucky crop cannot pass the threshold alone.
 """
 
 from __future__ import annotations
@@ -18,8 +24,9 @@ from vision.classifier import CROP, MARGIN, NOT_A_DIE, FaceClassifier, cut_crop
 from vision.images import check_frame
 from vision.pipeline.crop import crops
 
-#: The second look's die sizes, as shares of the proposed side (a detector's side is an estimate).
-RELOOK_SPANS = (1.0, 1.15)
+#: The second look's die sizes, as shares of the proposed side (a detector's side is an estimate);
+#: neighbouring sizes are read together (docs/READING.md has what each range measured).
+RELOOK_SPANS = (0.7, 0.85, 1.0, 1.15, 1.3, 1.5)
 #: An image given to ``classify_crop`` is read with the die at these shares of its width.
 CROP_SPANS = (1.0, 0.8, 0.65)
 
@@ -41,18 +48,31 @@ class FaceRead:
 
 
 def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal], relook_below: float) -> list[FaceRead]:
-    """One ``FaceRead`` per proposal; those under ``relook_below`` at one look are read again, turned."""
+    """One ``FaceRead`` per proposal; those under ``relook_below`` at one look are read again, turned, at several sizes."""
     if not proposals:
         return []
     first = classifier.probabilities(crops(bgr, proposals))
     reads = [FaceRead.from_probabilities(p) for p in first]
     again = [i for i, r in enumerate(reads) if r.confidence < relook_below]
     if again and isinstance(classifier, FaceClassifier):
-        picked = [proposals[i] for i in again]
-        looks = np.mean([classifier.probabilities_turned(crops(bgr, picked, span)) for span in RELOOK_SPANS], axis=0)
-        for i, p in zip(again, looks):
+        for i, p in zip(again, surest_size(classifier, bgr, [proposals[i] for i in again])):
             reads[i] = FaceRead.from_probabilities(p)
     return reads
+
+
+def surest_size(classifier: FaceClassifier, bgr: np.ndarray, proposals: list[Proposal]) -> np.ndarray:
+    """N×7 probabilities: per proposal, the mean over eight turns of two neighbouring ``RELOOK_SPANS`` that reads surest.
+
+    >>> frame = np.full((120, 120, 3), 90, np.uint8)
+    >>> surest_size(FaceClassifier(), frame, [Proposal(60, 60, 30, 0, 0.9)]).shape
+    (1, 7)
+    """
+    n = len(proposals)
+    cut = np.concatenate([crops(bgr, proposals, span) for span in RELOOK_SPANS])
+    per_span = classifier.probabilities_turned(cut).reshape(len(RELOOK_SPANS), n, -1)
+    pairs = (per_span[:-1] + per_span[1:]) / 2
+    surest = pairs[:, :, 1:].max(axis=2).argmax(axis=0)
+    return pairs[surest, np.arange(n)]
 
 
 def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:
