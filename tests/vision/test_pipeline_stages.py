@@ -195,7 +195,29 @@ def test_an_unsure_die_whose_square_is_the_wrong_size_is_read_at_the_size_that_r
         off = [Proposal(p.cx, p.cy, p.side * wrong_size, p.angle, 0.9) for p in placed]
         only_as_proposed = [FaceRead.from_probabilities(p) for p in classifier.probabilities_turned(crops(frame, off))]
         reads = classify(classifier, frame, off, relook_below=1.01)  # every die gets the second look
-        assert surest_size(classifier, frame, off).shape == (len(off), 7)
+        assert [a.shape for a in surest_size(classifier, frame, off)] == [(len(off), 7)] * 2
         right += sum(r.seen == p.seen for r, p in zip(reads, placed))
         assert sum(r.seen == p.seen for r, p in zip(reads, placed)) >= sum(r.seen == p.seen for r, p in zip(only_as_proposed, placed))
     assert right >= 11  # of 12 dice
+
+
+def test_a_face_another_size_overturns_is_read_but_never_sure():
+    """Cut inside its border, a six shows its four corner marks: a size other than the proposed one may settle
+    an open face, but a face it overturns goes to the table (R14)."""
+    overturned = FaceRead(4, 0.995, 0.003, 0.001, overturned=True)
+    dice = [Die(Proposal(50 + 60 * i, 50, 40, 0, 0.9), face, ()) for i, face in enumerate([SURE, SURE, overturned])]
+    reading = decide(dice, expected=3, min_confidence=0.95, camera_view="above", opposite=[6, 5, 4, 3, 2, 1], offset=(0, 0), model_id="m")
+    assert reading.status == "uncertain" and [d.seen for d in reading.dice] == [4, 4, 4]
+    assert reading.dice[2].doubts == ("low_confidence",) and reading.dice[0].doubts == ()
+
+
+def test_a_small_pipped_six_whose_outer_crops_read_four_is_not_a_sure_four(staged_reader):
+    """The teach bench's orange dice with small pips, frame 87: the crops inside the six's border read a sure four;
+    at its proposed size it reads six. The reading must never be ok with a four there."""
+    from bench.teach import TEST_SEED, frames, match
+    from vision.simtable import LOOKS
+
+    frame, placed = frames(LOOKS["orange-small-pips"], 88, TEST_SEED)[87]
+    reading = staged_reader.with_view("below").read(frame)
+    matched = match(reading, placed)
+    assert reading.status != "ok" or all(j is not None and reading.dice[j].seen == d.seen for d, j in zip(placed, matched))

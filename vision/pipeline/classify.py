@@ -10,7 +10,11 @@ The second look also tries the die at several sizes around the proposed one
 the die's size shows a corner of a face (a two read as a one), one twice its
 size shows the tray around a small die. The size whose looks, averaged with
 its neighbour's, read surest is kept; every answer kept is still a mean of
-sixteen looks, so one lucky crop cannot pass the threshold alone.
+sixteen looks, so one lucky crop cannot pass the threshold alone. Another size
+may settle a face the proposed size leaves open, but never overturn it for
+sure: a crop cut inside a six shows its four corner marks, read as a sure four,
+so a face that differs from the proposed size's is ``overturned`` and the
+table confirms it (RULES.md R14).
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ from vision.pipeline.crop import crops
 #: The second look's die sizes, as shares of the proposed side (a detector's side is an estimate);
 #: neighbouring sizes are read together (docs/READING.md has what each range measured).
 RELOOK_SPANS = (0.7, 0.85, 1.0, 1.15, 1.3, 1.5)
+#: The proposed size agrees with another size's face only when it favours that face by this much over any other
+#: (a near tie at the proposed size could fall either way on another machine's floats).
+AGREE_MARGIN = 0.05
 #: An image given to ``classify_crop`` is read with the die at these shares of its width.
 CROP_SPANS = (1.0, 0.8, 0.65)
 
@@ -39,12 +46,14 @@ class FaceRead:
     confidence: float
     runner_up: float
     not_a_die: float
+    #: read at another size than the proposed one as another face than at the proposed size: never sure
+    overturned: bool = False
 
     @classmethod
-    def from_probabilities(cls, p: np.ndarray) -> "FaceRead":
+    def from_probabilities(cls, p: np.ndarray, overturned: bool = False) -> "FaceRead":
         faces = p[1:]
         order = np.argsort(-faces, kind="stable")
-        return cls(int(order[0]) + 1, float(faces[order[0]]), float(faces[order[1]]), float(p[NOT_A_DIE]))
+        return cls(int(order[0]) + 1, float(faces[order[0]]), float(faces[order[1]]), float(p[NOT_A_DIE]), overturned)
 
 
 def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal], relook_below: float) -> list[FaceRead]:
@@ -55,24 +64,36 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
     reads = [FaceRead.from_probabilities(p) for p in first]
     again = [i for i, r in enumerate(reads) if r.confidence < relook_below]
     if again and isinstance(classifier, FaceClassifier):
-        for i, p in zip(again, surest_size(classifier, bgr, [proposals[i] for i in again])):
-            reads[i] = FaceRead.from_probabilities(p)
+        surest, as_proposed = surest_size(classifier, bgr, [proposals[i] for i in again])
+        for i, p, q in zip(again, surest, as_proposed):
+            reads[i] = FaceRead.from_probabilities(p, overturned=not agrees(q, int(p[1:].argmax()) + 1))
     return reads
 
 
-def surest_size(classifier: FaceClassifier, bgr: np.ndarray, proposals: list[Proposal]) -> np.ndarray:
-    """N×7 probabilities: per proposal, the mean over eight turns of two neighbouring ``RELOOK_SPANS`` that reads surest.
+def agrees(p: np.ndarray, face: int) -> bool:
+    """Whether the probabilities ``p`` (not a die, faces 1-6) favour ``face`` over every other face by ``AGREE_MARGIN``.
+
+    >>> agrees(np.array([0, .1, .1, .1, .6, .0, .1]), 4), agrees(np.array([0, 0, 0, 0, .47, 0, .53]), 4)
+    (True, False)
+    """
+    others = np.delete(p[1:], face - 1)
+    return bool(p[face] >= others.max() + AGREE_MARGIN)
+
+
+def surest_size(classifier: FaceClassifier, bgr: np.ndarray, proposals: list[Proposal]) -> tuple[np.ndarray, np.ndarray]:
+    """Two N×7 probability arrays: per proposal, the mean over eight turns of the two neighbouring ``RELOOK_SPANS``
+    that reads surest, and the same at the proposed size (spans 1.0 and the next).
 
     >>> frame = np.full((120, 120, 3), 90, np.uint8)
-    >>> surest_size(FaceClassifier(), frame, [Proposal(60, 60, 30, 0, 0.9)]).shape
-    (1, 7)
+    >>> [p.shape for p in surest_size(FaceClassifier(), frame, [Proposal(60, 60, 30, 0, 0.9)])]
+    [(1, 7), (1, 7)]
     """
     n = len(proposals)
     cut = np.concatenate([crops(bgr, proposals, span) for span in RELOOK_SPANS])
     per_span = classifier.probabilities_turned(cut).reshape(len(RELOOK_SPANS), n, -1)
     pairs = (per_span[:-1] + per_span[1:]) / 2
     surest = pairs[:, :, 1:].max(axis=2).argmax(axis=0)
-    return pairs[surest, np.arange(n)]
+    return pairs[surest, np.arange(n)], pairs[RELOOK_SPANS.index(1.0)]
 
 
 def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:

@@ -38,7 +38,7 @@ def decide(dice: Sequence[Die], *, expected: int, min_confidence: float, camera_
     for d in dice:
         p = d.proposal
         doubts = list(d.doubts)
-        if not is_sure(d.face.confidence, d.face.runner_up, min_confidence) and "low_confidence" not in doubts:
+        if (d.face.overturned or not is_sure(d.face.confidence, d.face.runner_up, min_confidence)) and "low_confidence" not in doubts:
             doubts.append("low_confidence")
         top = opposite_face(d.face.seen, opposite) if camera_view == "below" else d.face.seen
         half = p.side / 2
