@@ -221,3 +221,21 @@ def test_a_small_pipped_six_whose_outer_crops_read_four_is_not_a_sure_four(stage
     reading = staged_reader.with_view("below").read(frame)
     matched = match(reading, placed)
     assert reading.status != "ok" or all(j is not None and reading.dice[j].seen == d.seen for d, j in zip(placed, matched))
+
+
+def test_a_proposal_the_detector_is_unsure_of_is_read_at_its_own_size_only():
+    """A size search would find the size at which a coin or a shadow looks most like a die: a weak
+    proposal's second look is at its proposed size only, so it reads as it did before the search."""
+    from vision.classifier import FaceClassifier
+    from vision.pipeline.classify import classify
+    from vision.pipeline.crop import crops
+    from vision.simtable import render_table
+
+    classifier = FaceClassifier()
+    frame, placed = render_table([2, 5, 6], np.random.default_rng(0), view="above", touching=0.0, glare=0)
+    off = [Proposal(p.cx, p.cy, p.side * 0.55, p.angle, 0.9) for p in placed]
+    weak = classify(classifier, frame, off, relook_below=1.01, weak=[True] * 3)
+    as_proposed = [FaceRead.from_probabilities(p) for p in classifier.probabilities_turned(crops(frame, off))]
+    assert weak == as_proposed
+    searched = classify(classifier, frame, off, relook_below=1.01)
+    assert searched != weak

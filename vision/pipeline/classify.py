@@ -14,7 +14,8 @@ sixteen looks, so one lucky crop cannot pass the threshold alone. Another size
 may settle a face the proposed size leaves open, but never overturn it for
 sure: a crop cut inside a six shows its four corner marks, read as a sure four,
 so a face that differs from the proposed size's is ``overturned`` and the
-table confirms it (RULES.md R14).
+table confirms it (RULES.md R14). A proposal the detector itself is unsure of
+is read at its proposed size only.
 """
 
 from __future__ import annotations
@@ -56,17 +57,27 @@ class FaceRead:
         return cls(int(order[0]) + 1, float(faces[order[0]]), float(faces[order[1]]), float(p[NOT_A_DIE]), overturned)
 
 
-def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal], relook_below: float) -> list[FaceRead]:
-    """One ``FaceRead`` per proposal; those under ``relook_below`` at one look are read again, turned, at several sizes."""
+def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal], relook_below: float,
+             weak: list[bool] | None = None) -> list[FaceRead]:
+    """One ``FaceRead`` per proposal; those under ``relook_below`` at one look are read again, turned, at several sizes
+    (``weak`` ones, whose presence the detector is unsure of, at their proposed size only: a size search would
+    find the size at which a coin or a shadow looks most like a die)."""
     if not proposals:
         return []
+    weak = weak or [False] * len(proposals)
     first = classifier.probabilities(crops(bgr, proposals))
     reads = [FaceRead.from_probabilities(p) for p in first]
     again = [i for i, r in enumerate(reads) if r.confidence < relook_below]
     if again and isinstance(classifier, FaceClassifier):
-        surest, as_proposed = surest_size(classifier, bgr, [proposals[i] for i in again])
-        for i, p, q in zip(again, surest, as_proposed):
-            reads[i] = FaceRead.from_probabilities(p, overturned=not agrees(q, int(p[1:].argmax()) + 1))
+        sized = [i for i in again if not weak[i]]
+        if sized:
+            surest, as_proposed = surest_size(classifier, bgr, [proposals[i] for i in sized])
+            for i, p, q in zip(sized, surest, as_proposed):
+                reads[i] = FaceRead.from_probabilities(p, overturned=not agrees(q, int(p[1:].argmax()) + 1))
+        plain = [i for i in again if weak[i]]
+        if plain:
+            for i, p in zip(plain, classifier.probabilities_turned(crops(bgr, [proposals[i] for i in plain]))):
+                reads[i] = FaceRead.from_probabilities(p)
     return reads
 
 

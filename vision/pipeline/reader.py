@@ -69,7 +69,7 @@ class PipelineReader(ReaderOptions):
 
     def _reading(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> Reading:
         """Classify, reconcile and decide on ``proposals`` (from the detector's ``look``) in the normalised frame."""
-        faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN)
+        faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN, weak=[self.proposer.weak(p) for p in proposals])
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
                          tray_change=tray_change(prepared.grey, self._empty_region(), proposals), weak=[self.proposer.weak(p) for p in proposals])
