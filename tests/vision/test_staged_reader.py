@@ -116,3 +116,32 @@ def test_a_die_filling_most_of_the_frame_is_read_from_farther_when_the_first_loo
         sure += r.status == "ok"
         assert r.status != "ok" or [d.seen for d in r.dice] == [5], seed
     assert looks.count("farther") >= 1 and sure >= 8
+
+
+def test_in_tray_mode_every_die_is_cut_at_the_calibrated_size_not_the_detectors_estimate(staged_reader):
+    """Tray mode takes the calibrated die size as the prior for every die (issue 26, item 3): a detector whose
+    sides run a third off either way still has every flat die read, none of them called leaning for its size."""
+    from dataclasses import replace
+
+    from vision.pipeline.propose import Proposer
+
+    class OffSides:
+        """The shipped detector, but each die's side a third too small or too big."""
+
+        def __init__(self, inner):
+            self.inner, self.name, self.model_id = inner, "off-sides", "off"
+
+        def propose(self, grey, die_side_px=None):
+            found = self.inner.propose(grey, die_side_px=die_side_px)
+            return [replace(p, side=p.side * (0.62 if i % 2 else 1.45)) for i, p in enumerate(found)]
+
+    off = staged_reader._but()
+    off.proposer = Proposer(OffSides(staged_reader.proposer.detector), staged_reader.proposer.sure_score, staged_reader.proposer.side_scale)
+    leaning = right = 0
+    for seed in range(6):
+        frame, placed = render_table([2, 5, 6], np.random.default_rng(100 + seed), view="below", touching=0.0, glare=0)
+        reading = off._but(die_side_px=placed[0].side).read(frame)
+        leaning += sum("leaning" in d.doubts for d in reading.dice)
+        right += sorted(d.seen for d in reading.dice) == [2, 5, 6]
+        assert all(d.box[2] == round(placed[0].side) for d in reading.dice)
+    assert leaning == 0 and right >= 5

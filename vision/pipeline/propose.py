@@ -72,6 +72,21 @@ def propose(frame: Normalised, proposer: Proposer, die_side_px: float | None = N
     return _scaled(proposer, proposer.detector.propose(frame.grey, die_side_px=hint), proposer.side_scale)
 
 
+def at_die_size(proposals: list[Proposal], die_side_px: float) -> list[Proposal]:
+    """``proposals`` with the calibrated die side instead of the detector's own estimate.
+
+    Under a flat tray at a fixed distance every flat die's face has the calibrated
+    size, while the detector's side is an estimate some tenths off either way: cut at
+    that estimate, a die is read from a corner of its face or with the tray around it,
+    and compared with the calibration it looks leaning when it lies flat. A leaning
+    die's outline is still measured, at the right size (``shape.footprint``).
+
+    >>> at_die_size([Proposal(50, 50, 41, 10, 0.9)], 60)
+    [Proposal(cx=50, cy=50, side=60, angle_deg=10, score=0.9)]
+    """
+    return [replace(p, side=die_side_px) for p in proposals]
+
+
 def propose_closer(frame: Normalised, proposer: Proposer, first: list[Proposal]) -> list[Proposal] | None:
     """A closer second look at the dice ``propose`` found without a die size, from a detector that can take
     one (``propose_closer``); None when it cannot or there is nothing to gain (the dice were not small)."""

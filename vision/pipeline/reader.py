@@ -19,7 +19,7 @@ from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
-from vision.pipeline.propose import Proposer, propose, propose_closer, propose_farther
+from vision.pipeline.propose import Proposer, at_die_size, propose, propose_closer, propose_farther
 from vision.pipeline.reconcile import flag_leaning, reconcile, tray_change
 from vision.reader_options import ReaderOptions
 
@@ -54,6 +54,8 @@ class PipelineReader(ReaderOptions):
             return Reading(UNCERTAIN, (), reason=prepared.words, model_id=self.model_id,
                            reasons=(prepared.code,) if prepared.code else (), sure_at=self.min_confidence)
         proposals = propose(prepared, self.proposer, self.die_side_px)
+        if self.die_side_px:  # tray mode: the calibrated size is the prior for every die's size
+            proposals = at_die_size(proposals, self.die_side_px)
         reading = self._reading(prepared, proposals)
         if reading.status == OK or self.die_side_px:
             return reading
