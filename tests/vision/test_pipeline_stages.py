@@ -239,3 +239,25 @@ def test_a_proposal_the_detector_is_unsure_of_is_read_at_its_own_size_only():
     assert weak == as_proposed
     searched = classify(classifier, frame, off, relook_below=1.01)
     assert searched != weak
+
+
+@pytest.mark.parametrize("fill", [1.0, 0.45], ids=["cut tight around the die", "the die under half the image"])
+def test_a_crop_is_read_for_sure_whether_cut_tight_or_loose(fill):
+    """``classify`` on a person's crop: the die may fill the image or under half of it (CROP_SPANS)."""
+    import cv2
+
+    from vision.classifier import FaceClassifier
+    from vision.pipeline.classify import classify_crop
+    from vision.simtable import render_table
+
+    classifier = FaceClassifier()
+    sure_and_right = 0
+    for seed in range(6):
+        frame, placed = render_table([1 + seed, 2, 3], np.random.default_rng(300 + seed), view="above", touching=0.0, glare=0)
+        d = placed[0]
+        half = d.side / fill / 2
+        upright = cv2.warpAffine(frame, cv2.getRotationMatrix2D((d.cx, d.cy), d.angle, 1.0), frame.shape[1::-1])
+        read = classify_crop(classifier, upright[int(d.cy - half):int(d.cy + half), int(d.cx - half):int(d.cx + half)])
+        assert read.seen == d.seen or read.confidence < 0.97
+        sure_and_right += read.seen == d.seen and read.confidence >= 0.97
+    assert sure_and_right >= 5

@@ -35,8 +35,10 @@ RELOOK_SPANS = (0.7, 0.85, 1.0, 1.15, 1.3, 1.5)
 #: The proposed size agrees with another size's face only when it favours that face by this much over any other
 #: (a near tie at the proposed size could fall either way on another machine's floats).
 AGREE_MARGIN = 0.05
-#: An image given to ``classify_crop`` is read with the die at these shares of its width.
-CROP_SPANS = (1.0, 0.8, 0.65)
+#: An image given to ``classify_crop`` is cut at these shares of its short side (the die then fills that share
+#: over ``MARGIN`` of the cut: 1.3 for a die filling the image, 0.6 for one filling under half of it);
+#: neighbouring pairs are read together.
+CROP_SPANS = (1.3, 1.2, 1.1, 1.0, 0.9, 0.8, 0.7, 0.6)
 
 
 @dataclass(frozen=True)
@@ -108,7 +110,9 @@ def surest_size(classifier: FaceClassifier, bgr: np.ndarray, proposals: list[Pro
 
 
 def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:
-    """The face of one image holding one die roughly centred (50-100 % of its width): the surest of a few spans.
+    """The face of one image holding one die roughly centred (45-100 % of its short side): the die is read at
+    the sizes ``CROP_SPANS`` in its eight turns, and the pair of neighbouring sizes whose sixteen looks read
+    surest is kept (a person's crop says little of the die's size: tight, loose, with a side face showing).
 
     >>> r = classify_crop(FaceClassifier(), np.full((64, 64, 3), 128, np.uint8))
     >>> 1 <= r.seen <= 6 and 0 <= r.confidence <= 1
@@ -119,5 +123,6 @@ def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:
     side = min(h, w)
     cut = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CROP_SPANS], np.uint8).reshape(-1, CROP, CROP, 3)
     p = classifier.probabilities_turned(cut)
-    best = int(p[:, 1:].max(axis=1).argmax())
-    return FaceRead.from_probabilities(p[best])
+    pairs = (p[:-1] + p[1:]) / 2
+    best = int(pairs[:, 1:].max(axis=1).argmax())
+    return FaceRead.from_probabilities(pairs[best])
