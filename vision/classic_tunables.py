@@ -198,8 +198,6 @@ class ClassicTunables:
     #: an off-size box read at least this sure keeps its box (it stays doubted as leaning); one read less sure is
     #: tried in squares of the dice's size: a die glued to glare can read 0.97 in its box
     at_die_size_keep: float = 0.99
-    #: the crop spans tried on a ``classify`` image (share of its width)
-    classify_spans: tuple[float, ...] = (1.0, 0.8, 0.65)
 
     # --- dice found by their marks (marks) ---
     #: a mark (or a six's row of three, merged) is at most this share of a die's side long...

@@ -33,10 +33,11 @@ from companion.core.dice import STANDARD_OPPOSITE
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classic_tunables import CLASSIC
-from vision.classifier import CROP, MARGIN, NOT_A_DIE, FaceClassifier, cut_crop
+from vision.classifier import CROP, NOT_A_DIE, FaceClassifier, cut_crop
 from vision.finder import Candidate, Look, find_dice, look, with_faint
 from vision.images import ImageError, check_frame
 from vision.marks import lost_dice
+from vision.pipeline.classify import classify_crop
 from vision.pipeline.decide import reason_in_words
 from vision.reader_options import ReaderOptions
 
@@ -367,15 +368,10 @@ class DiceReader(ReaderOptions):
         return [k for i, k in enumerate(kept) if i not in dropped]
 
     def classify_crop(self, crop: np.ndarray) -> tuple[int, float]:
-        """The face value and confidence of one image holding one die roughly centred (50-100 % of its width)."""
-        img = check_frame(crop, "the crop")
-        h, w = img.shape[:2]
-        side = min(h, w)
-        crops = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CLASSIC.classify_spans], np.uint8)
-        p = self.classifier.probabilities_turned(crops)
-        best = p[:, 1:].max(axis=1).argmax()
-        value = int(p[best, 1:].argmax()) + 1
-        return value, float(p[best, value])
+        """The face value and confidence of one image holding one die roughly centred (45-100 % of its short
+        side): the staged reader's ``classify_crop``, so both readers answer ``classify`` alike."""
+        face = classify_crop(self.classifier, crop)
+        return face.seen, face.confidence
 
     def annotate(self, frame: np.ndarray, reading: Reading) -> np.ndarray:
         """A copy of the frame with each die's box and values, and the status, drawn on it."""

@@ -88,7 +88,7 @@ class PipelineReader(ReaderOptions):
         return self.empty_tray[y:y + h, x:x + w]
 
     def classify_crop(self, crop: np.ndarray) -> tuple[int, float]:
-        """The face value and confidence of one image holding one die roughly centred (50-100 % of its width)."""
+        """The face value and confidence of one image holding one die roughly centred (45-100 % of its short side)."""
         face = classify_crop(self.classifier, crop)
         return face.seen, face.confidence
 
