@@ -101,12 +101,16 @@ def surest_size(classifier: FaceClassifier, bgr: np.ndarray, proposals: list[Pro
     >>> [p.shape for p in surest_size(FaceClassifier(), frame, [Proposal(60, 60, 30, 0, 0.9)])]
     [(1, 7), (1, 7)]
     """
-    n = len(proposals)
     cut = np.concatenate([crops(bgr, proposals, span) for span in RELOOK_SPANS])
-    per_span = classifier.probabilities_turned(cut).reshape(len(RELOOK_SPANS), n, -1)
-    pairs = (per_span[:-1] + per_span[1:]) / 2
-    surest = pairs[:, :, 1:].max(axis=2).argmax(axis=0)
-    return pairs[surest, np.arange(n)], pairs[RELOOK_SPANS.index(1.0)]
+    pairs, surest = _surest_pair(classifier.probabilities_turned(cut).reshape(len(RELOOK_SPANS), len(proposals), -1))
+    return surest, pairs[RELOOK_SPANS.index(1.0)]
+
+
+def _surest_pair(per_size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """From S×N×7 probabilities (S sizes in order, N dice): the (S-1)×N×7 means of neighbouring sizes, and the
+    N×7 pair that reads surest for each die."""
+    pairs = (per_size[:-1] + per_size[1:]) / 2
+    return pairs, pairs[pairs[:, :, 1:].max(axis=2).argmax(axis=0), np.arange(per_size.shape[1])]
 
 
 def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:
@@ -122,7 +126,5 @@ def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:
     h, w = img.shape[:2]
     side = min(h, w)
     cut = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CROP_SPANS], np.uint8).reshape(-1, CROP, CROP, 3)
-    p = classifier.probabilities_turned(cut)
-    pairs = (p[:-1] + p[1:]) / 2
-    best = int(pairs[:, 1:].max(axis=1).argmax())
-    return FaceRead.from_probabilities(pairs[best])
+    _, surest = _surest_pair(classifier.probabilities_turned(cut)[:, None, :])
+    return FaceRead.from_probabilities(surest[0])

@@ -71,10 +71,11 @@ class PipelineReader(ReaderOptions):
 
     def _reading(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> Reading:
         """Classify, reconcile and decide on ``proposals`` (from the detector's ``look``) in the normalised frame."""
-        faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN, weak=[self.proposer.weak(p) for p in proposals])
+        weak = [self.proposer.weak(p) for p in proposals]
+        faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN, weak=weak)
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
-                         tray_change=tray_change(prepared.grey, self._empty_region(), proposals), weak=[self.proposer.weak(p) for p in proposals])
+                         tray_change=tray_change(prepared.grey, self._empty_region(), proposals), weak=weak)
         dice = flag_leaning(dice, prepared.grey, self.camera_view)
         extra = {"candidates": len(proposals), "rejected": len(proposals) - len(dice), "detector": getattr(self.proposer.detector, "model_id", ""), "look": look}
         return decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
