@@ -400,13 +400,15 @@ def detector_crops(frame: Frame, proposer) -> tuple[list[np.ndarray], list[int]]
     return xs, ys
 
 
-def all_detector_crops(byler_fit: list[str], quick: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def all_detector_crops(byler_fit: list[str], quick: bool = False, detector_model: str = "") -> tuple[np.ndarray, np.ndarray]:
     """``detector_crops`` of every shared set's ``train`` frames (Byler's fitted photos only): the
     classifier fine-tuned on the crops it will be given in use (issue 26: "fine-tune the classifier on the
-    detector's own crops")."""
+    detector's own crops"). ``detector_model``: another detector's ONNX file than the shipped one."""
+    from pathlib import Path
+
     from vision.pipeline.propose import load_detector
 
-    proposer = load_detector("learned")
+    proposer = load_detector("learned", Path(detector_model) if detector_model else None)
     fs = byler_frames(byler_fit)
     for set_name, subs in FRAME_SETS.items():
         for subset in subs:

@@ -109,3 +109,57 @@ def test_an_exported_net_loads_in_the_runtime(tmp_path):
     assert det.score_threshold == 0.45
     out = det.propose(np.random.default_rng(0).integers(0, 255, (300, 400)).astype(np.uint8))
     assert isinstance(out, list)
+
+
+def test_cluster_frames_push_small_dice_against_each_other():
+    # Touching small dice are where the network boxes two dice as one: cluster frames are mostly that.
+    near, pairs = 0, 0
+    for seed in range(10):
+        img, dice = synth.render(np.random.default_rng((4, seed, 1)), None, clusters=True)
+        assert 1 <= len(dice) <= 8
+        assert all(synth.CLUSTER_SIDES[0] * 0.9 <= side <= synth.CLUSTER_SIDES[1] * 1.1 for side in dice[:, 4])
+        for i in range(1, len(dice)):
+            gap = math.dist(dice[i, :2], dice[i - 1, :2]) / max(dice[i, 4], dice[i - 1, 4])
+            pairs += 1
+            near += gap < 1.25
+    assert near >= pairs / 2
+
+
+def test_a_shipped_onnx_detector_folds_back_into_the_network_exactly():
+    import onnxruntime as ort
+
+    from models.training.detector.from_onnx import load_onnx
+    from models.training.detector.net import Exported
+    from vision.detector_learned import default_model_path
+
+    path = default_model_path()
+    net = load_onnx(path)
+    x = np.random.default_rng(1).normal(size=(1, 1, 96, 128)).astype(np.float32)
+    want = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"]).run(None, {"grey": x})
+    with torch.no_grad():
+        got = [t.numpy() for t in Exported(net).eval()(torch.from_numpy(x))]
+    for w, g in zip(want, got):
+        assert np.abs(w - g).max() < 1e-4
+
+
+def test_a_folded_network_keeps_its_norm_statistics_while_it_trains():
+    from models.training.detector.from_onnx import freeze_norm_statistics, load_onnx
+    from vision.detector_learned import default_model_path
+
+    net = load_onnx(default_model_path())
+    net.train()
+    freeze_norm_statistics(net)
+    before = net.s8[0][1].running_var.clone()
+    net(torch.randn(2, 1, 64, 64)).sum().backward()
+    assert torch.equal(net.s8[0][1].running_var, before)
+    assert net.s8[0][0].weight.grad is not None  # the weights still learn
+
+
+def test_an_onnx_file_that_is_not_this_network_is_refused(tmp_path):
+    from models.training.detector.from_onnx import load_onnx
+    from models.training.detector.net import DiceDetector, export
+
+    path = tmp_path / "dice-detector-wide.onnx"
+    export(DiceDetector((8, 16, 32, 64, 128)), path, {})
+    with pytest.raises(ValueError, match="weights"):
+        load_onnx(path)

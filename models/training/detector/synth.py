@@ -302,11 +302,12 @@ def _count(rng: np.random.Generator) -> int:
     return int(rng.integers(11, 26))
 
 
-def _place(rng: np.random.Generator, n: int, w: int, h: int, side: float, cup) -> list[tuple[float, float, float]]:
+def _place(rng: np.random.Generator, n: int, w: int, h: int, side: float, cup,
+           touching: tuple[float, float] = (0.0, 0.5)) -> list[tuple[float, float, float]]:
     """Positions for up to ``n`` dice of ``side``: fewer when they do not fit."""
     while n > 0:
         try:
-            return layout_dice(n, rng, w, h, side, cup, touching=float(rng.uniform(0, 0.5)))
+            return layout_dice(n, rng, w, h, side, cup, touching=float(rng.uniform(*touching)))
         except (RuntimeError, ValueError):
             n = n // 2 if n > 3 else n - 1
     return []
@@ -336,9 +337,17 @@ def _scene_dims(rng: np.random.Generator, kind: str) -> tuple[int, int]:
     return (long, short) if rng.random() < 0.8 else (short, long)
 
 
-def render(rng: np.random.Generator, crops=None) -> tuple[np.ndarray, np.ndarray]:
-    """One training frame: grey uint8 at network scale (long side ``NET_SIDE``) and its dice (``labels``)."""
-    kind = rng.choice(["renderer", "backdrop", "cups"], p=[0.3, 0.45, 0.25])
+#: Cluster frames: dice this many network pixels wide, where two touching dice's gap is a pixel or two.
+CLUSTER_SIDES = (10.0, 40.0)
+
+
+def render(rng: np.random.Generator, crops=None, clusters: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """One training frame: grey uint8 at network scale (long side ``NET_SIDE``) and its dice (``labels``).
+
+    ``clusters``: a tray or backdrop frame of 2-8 small dice mostly pushed against each other, the
+    case where the network boxes two or three touching dice as one.
+    """
+    kind = rng.choice(["renderer", "backdrop"], p=[0.6, 0.4]) if clusters else rng.choice(["renderer", "backdrop", "cups"], p=[0.3, 0.45, 0.25])
     if kind == "cups":
         frame, rows = _cups(rng, crops)
     else:
@@ -352,12 +361,18 @@ def render(rng: np.random.Generator, crops=None) -> tuple[np.ndarray, np.ndarray
                 cup = None  # dice anywhere, the rim still drawn
         else:
             frame = backdrop(rng, h, w)
-        n = _count(rng)
-        # Die size as a share of the frame's width, log-uniform; many dice must be smaller to fit.
-        top = 0.7 if n <= 1 else (0.4 if n <= 3 else (0.2 if n <= 10 else 0.12))
-        side = w * math.exp(rng.uniform(math.log(0.03), math.log(top)))
+        if clusters:
+            n = int(rng.integers(2, 9))
+            side = max(w, h) / NET_SIDE * math.exp(rng.uniform(*np.log(CLUSTER_SIDES)))
+            touching = (0.6, 0.95)
+        else:
+            n = _count(rng)
+            # Die size as a share of the frame's width, log-uniform; many dice must be smaller to fit.
+            top = 0.7 if n <= 1 else (0.4 if n <= 3 else (0.2 if n <= 10 else 0.12))
+            side = w * math.exp(rng.uniform(math.log(0.03), math.log(top)))
+            touching = (0.0, 0.5)
         side = min(side, min(w, h) / 1.55)  # a turned die's corners stay in the frame
-        positions = _place(rng, n, w, h, side, cup)
+        positions = _place(rng, n, w, h, side, cup, touching)
         mirrored = bool(rng.random() < 0.5)
         placed = [(cx, cy, side) for cx, cy, _ in positions]
         if rng.random() < 0.5:

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from models.training.detector import real, samples, synth
+from models.training.detector import from_onnx, real, samples, synth
 from models.training.detector.metrics import Tally
 from models.training.detector.net import DiceDetector, Exported, export, loss
 from vision.detector_learned import NET_SIDE, decode, net_input
@@ -43,17 +43,20 @@ def _init(crops) -> None:
     _CROPS = crops
 
 
-def _render(seed_index: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    return synth.render(np.random.default_rng(seed_index), _CROPS)
+def _render(seed_index: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    return synth.render(np.random.default_rng(seed_index), _CROPS, clusters=len(seed_index) == 3)
 
 
-def synth_cache(work: Path, seed: int, n: int, crops, workers: int) -> dict[str, np.ndarray]:
-    """``n`` rendered frames for seed ``seed`` (frame i from the generator seeded (seed, i)), cached."""
-    path = work / f"synth-{seed}-{n}.npz"
+def synth_cache(work: Path, seed: int, n: int, crops, workers: int, clusters: bool = False) -> dict[str, np.ndarray]:
+    """``n`` rendered frames for seed ``seed`` (frame i from the generator seeded (seed, i)), cached.
+
+    ``clusters``: frames of touching small dice (``synth.render(clusters=True)``), seeded (seed, i, 1).
+    """
+    path = work / (f"synth-clusters-{seed}-{n}.npz" if clusters else f"synth-{seed}-{n}.npz")
     if not path.exists():
         t = time.time()
         with mp.get_context("fork").Pool(workers, _init, (crops,)) as pool:
-            out = pool.map(_render, [(seed, i) for i in range(n)], chunksize=32)
+            out = pool.map(_render, [(seed, i, 1) if clusters else (seed, i) for i in range(n)], chunksize=32)
         imgs = np.zeros((n, NET_SIDE, NET_SIDE), np.uint8)
         hw = np.zeros((n, 2), np.int32)
         for i, (img, _) in enumerate(out):
@@ -77,8 +80,9 @@ def synth_frame(cache: dict[str, np.ndarray], i: int) -> tuple[np.ndarray, np.nd
 class Stream(torch.utils.data.IterableDataset):
     """Endless training samples for one epoch, from a generator seeded (seed, epoch)."""
 
-    def __init__(self, cache, reals, seed: int, epoch: int, synth_share: float) -> None:
+    def __init__(self, cache, reals, seed: int, epoch: int, synth_share: float, clusters=None, cluster_share: float = 0.0) -> None:
         self.cache, self.reals, self.seed, self.epoch, self.share = cache, reals, seed, epoch, synth_share
+        self.clusters, self.cluster_share = clusters, cluster_share
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
@@ -89,7 +93,10 @@ class Stream(torch.utils.data.IterableDataset):
         n = len(self.cache["hw"])
         while True:
             if rng.random() < self.share or not keys:
-                img, dice = synth_frame(self.cache, int(rng.integers(n)))
+                if self.clusters is not None and rng.random() < self.cluster_share:
+                    img, dice = synth_frame(self.clusters, int(rng.integers(len(self.clusters["hw"]))))
+                else:
+                    img, dice = synth_frame(self.cache, int(rng.integers(n)))
                 yield samples.sample(img, dice, rng, real=False)
             else:
                 fs = self.reals[keys[int(rng.choice(len(keys), p=p))]]
@@ -128,9 +135,9 @@ def validate(net: DiceDetector, valsets: dict[str, list]) -> tuple[float, float,
     return best
 
 
-def held_out_synth(seed: int, n: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
+def held_out_synth(seed: int, n: int, clusters: bool = False) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """Rendered frames no training sample comes from (their own seed), all dice rendered (angles known)."""
-    return [(f"synth-{i}", *synth.render(np.random.default_rng((seed, 7919, i)), None)) for i in range(n)]
+    return [(f"synth-{i}", *synth.render(np.random.default_rng((seed, 7919 + clusters, i)), None, clusters=clusters)) for i in range(n)]
 
 
 def export_model(ckpt: dict, out_dir: Path, recipe: str) -> Path:
@@ -155,20 +162,24 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--synth", type=int, default=8000, help="rendered frames in the cache")
     ap.add_argument("--synth-share", type=float, default=0.55)
+    ap.add_argument("--clusters", type=int, default=0, help="rendered frames of touching small dice in a second cache")
+    ap.add_argument("--cluster-share", type=float, default=0.3, help="share of the rendered samples drawn from --clusters")
     ap.add_argument("--val-synth", type=int, default=150)
     ap.add_argument("--widths", default="8,16,32,64,96")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--resume", action="store_true")
-    ap.add_argument("--init", default=None, help="start from this checkpoint's weights (a new schedule)")
+    ap.add_argument("--init", default=None, help="start from this checkpoint's weights (a new schedule); "
+                    "a shipped .onnx file is folded back into the network and its batch-norm statistics kept fixed")
     ap.add_argument("--export", default=None, help="folder to write the kept model to (models)")
     ap.add_argument("--export-only", action="store_true", help="export the kept checkpoint and stop")
+    ap.add_argument("--export-epoch", type=int, default=None, help="with --export-only: that epoch's checkpoint instead of the kept one")
     args = ap.parse_args(argv)
     recipe = "python -m models.training.detector.train " + " ".join(argv if argv is not None else sys.argv[1:])
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(args.threads)
     if args.export_only:
-        ckpt = torch.load(work / "best.pt", weights_only=False)
+        ckpt = torch.load(work / (f"epoch-{args.export_epoch:02d}.pt" if args.export_epoch is not None else "best.pt"), weights_only=False)
         print(export_model(ckpt, Path(args.export or "models"), ckpt.get("recipe", recipe)))
         return
 
@@ -177,8 +188,11 @@ def main(argv: list[str] | None = None) -> None:
     crops = real.DieCrops.from_frames(list(reals.values()))
     print("real train frames:", {k: len(v) for k, v in reals.items()}, "die crops:", len(crops.crops), flush=True)
     cache = synth_cache(work, args.seed, args.synth, crops, max(1, args.threads))
+    clusters = synth_cache(work, args.seed, args.clusters, crops, max(1, args.threads), clusters=True) if args.clusters else None
     valsets = {k: real.frames(k, "val") for k in REAL_MIX}
     valsets["rendered"] = held_out_synth(args.seed, args.val_synth)
+    if args.clusters:
+        valsets["clusters"] = held_out_synth(args.seed, max(20, args.val_synth // 2), clusters=True)
 
     widths = tuple(int(v) for v in args.widths.split(","))
     net = DiceDetector(widths)
@@ -186,9 +200,11 @@ def main(argv: list[str] | None = None) -> None:
     total = args.epochs * args.steps
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 100) * 0.5 * (1 + math.cos(math.pi * min(s, total) / total)))
     start, best = 0, {"f1": -1.0}
+    frozen_norms = bool(args.init and args.init.endswith(".onnx"))
     if args.init and not args.resume:
-        net.load_state_dict(torch.load(args.init, weights_only=False)["model"])
-        print(f"weights from {args.init}", flush=True)
+        net.load_state_dict(from_onnx.load_onnx(Path(args.init), widths).state_dict() if frozen_norms
+                            else torch.load(args.init, weights_only=False)["model"])
+        print(f"weights from {args.init}" + (" (batch-norm statistics kept fixed)" if frozen_norms else ""), flush=True)
     if args.resume and (work / "last.pt").exists():
         ck = torch.load(work / "last.pt", weights_only=False)
         net.load_state_dict(ck["model"])
@@ -203,8 +219,10 @@ def main(argv: list[str] | None = None) -> None:
 
     for epoch in range(start, args.epochs):
         net.train()
+        if frozen_norms:
+            from_onnx.freeze_norm_statistics(net)
         t0 = time.time()
-        loader = torch.utils.data.DataLoader(Stream(cache, reals, args.seed, epoch, args.synth_share), batch_size=args.batch, num_workers=1,
+        loader = torch.utils.data.DataLoader(Stream(cache, reals, args.seed, epoch, args.synth_share, clusters, args.cluster_share), batch_size=args.batch, num_workers=1,
                                              collate_fn=lambda b: [torch.from_numpy(np.stack(x)) for x in zip(*b)])
         parts: dict[str, float] = {}
         for step, (x, heat, reg, wt) in enumerate(loader):
@@ -231,6 +249,7 @@ def main(argv: list[str] | None = None) -> None:
               "epoch": epoch, "f1": f1, "threshold": threshold, "val": per_set, "args": {**vars(args), "widths": widths}, "recipe": recipe}
         torch.save(ck, work / "last.tmp")
         os.replace(work / "last.tmp", work / "last.pt")
+        shutil.copyfile(work / "last.pt", work / f"epoch-{epoch:02d}.pt")  # any epoch can be exported and read end to end
         if f1 > best["f1"]:
             best = ck
             shutil.copyfile(work / "last.pt", work / "best.pt")
