@@ -35,7 +35,7 @@ from vision.classifier import CROP, MARGIN, cut_crop
 from vision.dataset import Label, dataset_dir, photo, split_names
 from vision.finder import find_dice
 from vision.reader import DiceReader, load_reader
-from vision.simtable import render_table
+from vision.simtable import render_calibrated_table, render_table
 
 def split_photos(root: Path, split: str) -> list[tuple[str, np.ndarray, list[Label]]]:
     """(name, image, [(value, cx, cy, w, h)]) for every photo of ``split``."""
@@ -138,12 +138,14 @@ def real_frames(reader: DiceReader, data) -> dict[str, Any]:
     return out
 
 
-def synthetic(reader: DiceReader, layouts: int, die_side_known: bool = False) -> dict[str, Any]:
+def synthetic(reader: DiceReader, layouts: int, die_side_known: bool = False, empty_tray: bool = False) -> dict[str, Any]:
     """All 216 ordered outcomes × ``layouts`` rendered frames (seeded), from below, read with the real reader.
 
     ``die_side_known``: each frame is read knowing its dice's size, as on a
     table where ``calibrate --dice`` stored it (the renderer varies the size
-    from frame to frame, as from table to table).
+    from frame to frame, as from table to table). ``empty_tray`` (the staged
+    reader only): also knowing the empty tray's photo, as ``calibrate`` takes
+    it: the whole tray mode. The frames are the same in every case.
     """
     rng = np.random.default_rng(216)
     right = uncertain = wrong = 0
@@ -155,8 +157,12 @@ def synthetic(reader: DiceReader, layouts: int, die_side_known: bool = False) ->
                 for c in range(1, 7):
                     tops = [a, b, c]
                     seen = [reader.opposite[t - 1] for t in tops]
-                    frame, placed = render_table(seen, rng, view="below")
-                    r = (reader.with_die_side(placed[0].side) if die_side_known else reader).read(frame)
+                    if empty_tray:
+                        frame, placed, empty = render_calibrated_table(seen, rng, view="below")
+                        r = reader.with_die_side(placed[0].side).with_empty_tray(empty).read(frame)
+                    else:
+                        frame, placed = render_table(seen, rng, view="below")
+                        r = (reader.with_die_side(placed[0].side) if die_side_known else reader).read(frame)
                     labels = [(t, d.cx, d.cy, d.side, d.side) for t, d in zip(tops, placed)]
                     m = _match([d.box for d in r.dice], labels)
                     got = [r.dice[j].top if j is not None else 0 for j in m]

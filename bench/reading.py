@@ -98,13 +98,18 @@ def bench_reading(full: bool) -> dict[str, Any]:
 
 
 def _table(reader: Any, full: bool) -> dict[str, Any]:
-    """The staged reader on the simulated table's 216 outcomes and on frames with a die leaning on the cup."""
+    """The staged reader on the simulated table's 216 outcomes (knowing nothing of the tray, its die size, and
+    its whole calibration: die size and the empty tray's photo) and on frames with a die leaning on the cup."""
     from bench.reader import synthetic, synthetic_leaning
 
-    table = synthetic(reader, 2 if full else 1)
-    figures = {k: table[k] for k in ("frames", "ok_and_right", "uncertain", "ok_but_wrong")}
-    figures["ok_share"] = round(table["ok_and_right"] / table["frames"], 4)
-    return {"synthetic_table": figures, "synthetic_leaning": synthetic_leaning(reader, 100 if full else 20)}
+    out: dict[str, Any] = {}
+    for name, known in (("synthetic_table", {}), ("synthetic_table_die_size", {"die_side_known": True}),
+                        ("synthetic_table_calibrated", {"empty_tray": True})):
+        table = synthetic(reader, 2 if full else 1, **known)
+        figures = {k: table[k] for k in ("frames", "ok_and_right", "uncertain", "ok_but_wrong")}
+        figures["ok_share"] = round(table["ok_and_right"] / table["frames"], 4)
+        out[name] = figures
+    return {**out, "synthetic_leaning": synthetic_leaning(reader, 100 if full else 20)}
 
 
 BENCHES["reading"] = bench_reading

@@ -19,6 +19,7 @@ seed gives the same frame again. Nothing here knows about the reader.
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 
@@ -434,8 +435,33 @@ def render_table(seen: list[int], rng: np.random.Generator, *, width: int = 1280
     ``look``: every die of that kind (``LOOKS``) instead of the game's; ``styles`` still wins.
     The default draws the game's dice exactly as before (the same frame for the same seed).
     """
+    frame, dice, _ = _draw_table(seen, rng, width, height, view, die_side, styles, touching, glare, blur, noise, jpeg_quality, leaning, look)
+    return frame, dice
+
+
+def render_calibrated_table(seen: list[int], rng: np.random.Generator, **kwargs) -> tuple[np.ndarray, list[PlacedDie], np.ndarray]:
+    """``render_table``'s frame and dice (the same for the same seed), and the empty tray as ``calibrate`` photographs it.
+
+    The empty tray is the same room, tray and glare without the dice, with its own sensor noise: what
+    a tray-mode reader compares each proposal with (``reconcile.tray_change``). It is drawn from a copy
+    of ``rng``, so the frames after it are the same as without it.
+    """
+    keys = ("width", "height", "view", "die_side", "styles", "touching", "glare", "blur", "noise", "jpeg_quality", "leaning", "look")
+    defaults = dict(width=1280, height=960, view="below", die_side=None, styles=None, touching=0.3, glare=None, blur=None, noise=None,
+                    jpeg_quality=None, leaning=0.0, look=None)
+    unknown = set(kwargs) - set(keys)
+    if unknown:
+        raise TypeError(f"render_calibrated_table() got unexpected arguments {sorted(unknown)}")
+    args = {**defaults, **kwargs}
+    frame, dice, empty = _draw_table(seen, rng, *(args[k] for k in keys), keep_empty=True)
+    return frame, dice, empty
+
+
+def _draw_table(seen, rng, width, height, view, die_side, styles, touching, glare, blur, noise, jpeg_quality, leaning, look,
+                keep_empty: bool = False) -> tuple[np.ndarray, list[PlacedDie], np.ndarray | None]:
     side = die_side if die_side is not None else width / 1280 * rng.uniform(56, 72)
     frame, cup = _background(rng, width, height, view)
+    empty = frame.copy() if keep_empty else None
     positions = layout_dice(len(seen), rng, width, height, side, cup, touching)
     dice: list[PlacedDie] = []
     for i, (value, (cx, cy, angle)) in enumerate(zip(seen, positions)):
@@ -446,5 +472,15 @@ def render_table(seen: list[int], rng: np.random.Generator, *, width: int = 1280
         else:
             paste_die(frame, die, style, rng, mirrored=view == "below", shadow=view == "above")
         dice.append(die)
-    _glare(frame, rng, int(rng.integers(0, 3)) if glare is None else glare)
-    return finish(frame, rng, blur, noise, jpeg_quality), dice
+    glares = int(rng.integers(0, 3)) if glare is None else glare
+    if empty is not None:
+        _glare(empty, copy.deepcopy(rng), glares)  # the same draws: the same glare where the frame has it
+    _glare(frame, rng, glares)
+    blur = rng.uniform(0.0, 1.2) if blur is None else blur  # drawn here as finish() draws them, to share with the empty tray
+    noise = rng.uniform(1.0, 6.0) if noise is None else noise
+    twin = copy.deepcopy(rng) if empty is not None else None
+    out = finish(frame, rng, blur, noise, jpeg_quality)
+    if empty is None or twin is None:
+        return out, dice, None
+    twin.random()  # the same camera, its own sensor noise
+    return out, dice, finish(empty, twin, blur, noise, jpeg_quality)

@@ -261,3 +261,30 @@ def test_a_crop_is_read_for_sure_whether_cut_tight_or_loose(fill):
         assert read.seen == d.seen or read.confidence < 0.97
         sure_and_right += read.seen == d.seen and read.confidence >= 0.97
     assert sure_and_right >= 5
+
+
+def test_the_tray_look_splits_two_touching_dice_into_two_squares():
+    from companion.core.protocols import Proposal
+    from vision.pipeline.tray import uncovered_dice
+
+    empty = np.full((200, 300), 50, np.uint8)
+    frame = empty.copy()
+    frame[80:120, 100:140] = 230  # two 40-px dice side by side, touching
+    frame[80:120, 141:181] = 225
+    found = uncovered_dice(frame, empty, [], 40)
+    assert len(found) == 2
+    centres = sorted((round(p.cx), round(p.cy)) for p in found)
+    assert abs(centres[0][0] - 120) <= 4 and abs(centres[1][0] - 161) <= 4 and all(abs(y - 100) <= 4 for _, y in centres)
+    assert all(p.side == 40 for p in found)
+    # ... and a die already found is not found again
+    assert len(uncovered_dice(frame, empty, [Proposal(120, 100, 40, 0, 0.9)], 40)) == 1
+
+
+def test_the_tray_look_ignores_specks_smaller_than_half_a_die():
+    from vision.pipeline.tray import uncovered_dice
+
+    empty = np.full((200, 300), 50, np.uint8)
+    frame = empty.copy()
+    frame[90:100, 90:100] = 230  # crumbs
+    frame[150:160, 200:215] = 230
+    assert uncovered_dice(frame, empty, [], 40) == []

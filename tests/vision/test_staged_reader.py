@@ -145,3 +145,46 @@ def test_in_tray_mode_every_die_is_cut_at_the_calibrated_size_not_the_detectors_
         right += sorted(d.seen for d in reading.dice) == [2, 5, 6]
         assert all(d.box[2] == round(placed[0].side) for d in reading.dice)
     assert leaning == 0 and right >= 5
+
+
+def test_in_tray_mode_a_die_the_detector_missed_on_a_glare_patch_is_found_by_the_empty_tray(staged_reader):
+    """The detector misses a white die on a glare patch as white as it; the calibrated empty tray (same room, same
+    glare) shows it, and it is read because the classifier is sure of it (docs/READING.md, "the tray look")."""
+    from vision.simtable import render_calibrated_table
+
+    rng = np.random.default_rng(111)
+    seen = [int(v) for v in rng.integers(1, 7, 3)]
+    frame, placed, empty = render_calibrated_table(seen, rng, view="below", glare=2)
+    sized = staged_reader.with_die_side(placed[0].side)
+    short = sized.read(frame)
+    assert short.status == "uncertain" and len(short.dice) == 2  # the detector alone: one die missing
+    reading = sized.with_empty_tray(empty).read(frame)
+    assert reading.status == "ok" and reading.extra["look"] == "tray"
+    assert sorted(d.seen for d in reading.dice) == sorted(seen)
+
+
+def test_the_tray_look_never_adds_what_it_cannot_read_surely(staged_reader):
+    """A blank card on the tray differs from the empty tray just like a die, but no face can be read on it: the
+    reading stays short of a die and the table confirms it (RULES.md R14)."""
+    from vision.simtable import render_calibrated_table
+
+    rng = np.random.default_rng(111)
+    seen = [int(v) for v in rng.integers(1, 7, 3)]
+    frame, placed, empty = render_calibrated_table(seen, rng, view="below", glare=2)
+    missed = max(placed, key=lambda d: min(abs(d.cx - (b.box[0] + b.box[2] / 2)) + abs(d.cy - (b.box[1] + b.box[3] / 2))
+                                           for b in staged_reader.with_die_side(placed[0].side).read(frame).dice))
+    half = int(missed.side * 0.55)
+    card = frame.copy()
+    card[int(missed.cy) - half:int(missed.cy) + half, int(missed.cx) - half:int(missed.cx) + half] = 200  # a blank, the die's size
+    reading = staged_reader.with_die_side(placed[0].side).with_empty_tray(empty).read(card)
+    assert reading.status == "uncertain" and len(reading.dice) == 2
+
+
+def test_the_tray_look_is_not_taken_when_the_light_changed_since_calibration(staged_reader):
+    """An empty-tray photo from another light differs everywhere: it cannot say where a die lies, so it is not asked."""
+    from vision.pipeline.tray import uncovered_dice
+
+    frame = np.full((240, 320), 200, np.uint8)
+    dark = np.full((240, 320), 90, np.uint8)
+    assert uncovered_dice(frame, dark, [], 30) == []
+    assert uncovered_dice(frame, None, [], 30) == [] and uncovered_dice(frame, dark[:100], [], 30) == []

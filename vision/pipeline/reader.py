@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import cv2
 import numpy as np
 
 from companion.core.protocols import Proposal
@@ -20,7 +21,8 @@ from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import Proposer, at_die_size, propose, propose_closer, propose_farther
-from vision.pipeline.reconcile import flag_leaning, reconcile, tray_change
+from vision.pipeline.reconcile import Die, flag_leaning, reconcile, tray_change
+from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
 
 
@@ -47,6 +49,12 @@ class PipelineReader(ReaderOptions):
     def _but(self, **changes: Any) -> "PipelineReader":
         return PipelineReader(self.classifier, self.proposer, **{**self.options(), "empty_tray": self.empty_tray, **changes})
 
+    def with_empty_tray(self, empty_tray: np.ndarray | None) -> "PipelineReader":
+        """The same reader comparing each proposal with this photo of the empty tray (grey or BGR, the whole frame)."""
+        if empty_tray is not None and empty_tray.ndim == 3:
+            empty_tray = cv2.cvtColor(empty_tray, cv2.COLOR_BGR2GRAY)
+        return self._but(empty_tray=empty_tray)
+
     def read(self, frame: np.ndarray) -> Reading:
         """Read every die in ``frame`` (BGR uint8; grey, BGRA and 16-bit are accepted)."""
         prepared = normalise(frame, self.tray_region)
@@ -56,8 +64,15 @@ class PipelineReader(ReaderOptions):
         proposals = propose(prepared, self.proposer, self.die_side_px)
         if self.die_side_px:  # tray mode: the calibrated size is the prior for every die's size
             proposals = at_die_size(proposals, self.die_side_px)
+            dice = self._dice(prepared, proposals)
+            reading = self._decided(prepared, proposals, dice)
+            if reading.status != OK and len(dice) < self.expected_dice:  # short: what does the empty tray say?
+                found = self._tray_look(prepared, [d.proposal for d in dice])
+                if found:
+                    return self._reading(prepared, proposals + found, look="tray")
+            return reading
         reading = self._reading(prepared, proposals)
-        if reading.status == OK or self.die_side_px:
+        if reading.status == OK:
             return reading
         closer = propose_closer(prepared, self.proposer, proposals)
         if closer is not None:  # the dice were small for the detector's first look: read its closer look
@@ -71,12 +86,27 @@ class PipelineReader(ReaderOptions):
 
     def _reading(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> Reading:
         """Classify, reconcile and decide on ``proposals`` (from the detector's ``look``) in the normalised frame."""
+        return self._decided(prepared, proposals, self._dice(prepared, proposals), look)
+
+    def _dice(self, prepared: Normalised, proposals: list[Proposal]) -> list[Die]:
+        """The dice among ``proposals``: classified, reconciled, and checked for leaning."""
         weak = [self.proposer.weak(p) for p in proposals]
         faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN, weak=weak)
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
                          tray_change=tray_change(prepared.grey, self._empty_region(), proposals), weak=weak)
-        dice = flag_leaning(dice, prepared.grey, self.camera_view)
+        return flag_leaning(dice, prepared.grey, self.camera_view)
+
+    def _tray_look(self, prepared: Normalised, found: list[Proposal]) -> list[Proposal]:
+        """Dice the empty tray's photo shows outside ``found`` that the classifier reads sure (``pipeline.tray``)."""
+        candidates = uncovered_dice(prepared.grey, self._empty_region(), found, self.die_side_px or 0.0)
+        if not candidates:
+            return []
+        faces = classify(self.classifier, prepared.bgr, candidates, relook_below=self.min_confidence + CONFIDENCE_MARGIN,
+                         weak=[True] * len(candidates))  # at the calibrated size only
+        return sure_rescues(candidates, faces, self.min_confidence)
+
+    def _decided(self, prepared: Normalised, proposals: list[Proposal], dice: list[Die], look: str = "first") -> Reading:
         extra = {"candidates": len(proposals), "rejected": len(proposals) - len(dice), "detector": getattr(self.proposer.detector, "model_id", ""), "look": look}
         return decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
                       opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)
