@@ -197,27 +197,44 @@ def synthetic(reader: DiceReader, layouts: int, die_side_known: bool = False, em
 def leaning_frames(frames: int, first_seed: int = 20_000):
     """``frames`` seeded three-dice frames from below whose first die leans on the cup by 20-45 degrees:
     (the faces seen, the frame, where each die lies) for each."""
-    for seed in range(first_seed, first_seed + frames):
-        rng = np.random.default_rng(seed)
-        seen = [int(v) for v in rng.integers(1, 7, 3)]
-        frame, placed = render_table(seen, rng, view="below", leaning=float(rng.uniform(20, 45)))
+    for seen, frame, placed, _ in calibrated_leaning_frames(frames, first_seed):
         yield seen, frame, placed
 
 
-def synthetic_leaning(reader: DiceReader, frames: int) -> dict[str, Any]:
+def calibrated_leaning_frames(frames: int, first_seed: int = 20_000):
+    """``leaning_frames`` (the same frames), each with its empty tray as ``calibrate`` photographs it."""
+    for seed in range(first_seed, first_seed + frames):
+        rng = np.random.default_rng(seed)
+        seen = [int(v) for v in rng.integers(1, 7, 3)]
+        frame, placed, empty = render_calibrated_table(seen, rng, view="below", leaning=float(rng.uniform(20, 45)))
+        yield seen, frame, placed, empty
+
+
+def synthetic_leaning(reader: DiceReader, frames: int, tray_mode: bool = False) -> dict[str, Any]:
     """``frames`` seeded three-dice frames from below whose first die leans on the cup by 20-45 degrees
     (``render_table(leaning=...)``), each read with its die size unknown and known: a leaning die must
     make the reading uncertain (RULES.md R14). ``trusted``: readings ``ok`` all the same; ``ok_but_wrong``:
-    those whose values differ from the faces the camera sees."""
+    those whose values differ from the faces the camera sees. ``tray_mode`` (the staged reader): each
+    frame is also read in the whole tray mode (die size and empty tray), counted apart as ``tray_mode``."""
     readings = trusted = wrong = 0
-    for seen, frame, placed in leaning_frames(frames):
-        for r in (reader.read(frame), reader.with_die_side(placed[0].side).read(frame)):
+    tray = {"readings": 0, "trusted": 0, "ok_but_wrong": 0}
+    for seen, frame, placed, empty in calibrated_leaning_frames(frames):
+        sized = reader.with_die_side(placed[0].side)
+        for r in (reader.read(frame), sized.read(frame)):
             readings += 1
             if r.status == "ok":
                 trusted += 1
                 wrong += sorted(d.seen for d in r.dice) != sorted(seen)
-    return {"frames": frames, "readings": readings, "trusted": trusted, "ok_but_wrong": wrong,
-            "uncertain_share": round(1 - trusted / max(1, readings), 4)}
+        if tray_mode:
+            r = sized.with_empty_tray(empty).read(frame)
+            tray["readings"] += 1
+            tray["trusted"] += r.status == "ok"
+            tray["ok_but_wrong"] += r.status == "ok" and sorted(d.seen for d in r.dice) != sorted(seen)
+    out = {"frames": frames, "readings": readings, "trusted": trusted, "ok_but_wrong": wrong,
+           "uncertain_share": round(1 - trusted / max(1, readings), 4)}
+    if tray_mode:
+        out["tray_mode"] = {**tray, "uncertain_share": round(1 - tray["trusted"] / max(1, tray["readings"]), 4)}
+    return out
 
 
 def _read_times(reads: list[tuple[DiceReader, np.ndarray]], repeats: int) -> tuple[list[float], list[list[float]]]:

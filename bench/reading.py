@@ -109,7 +109,7 @@ def _table(reader: Any, full: bool) -> dict[str, Any]:
         figures = {k: table[k] for k in ("frames", "ok_and_right", "uncertain", "ok_but_wrong")}
         figures["ok_share"] = round(table["ok_and_right"] / table["frames"], 4)
         out[name] = figures
-    return {**out, "synthetic_leaning": synthetic_leaning(reader, 100 if full else 20)}
+    return {**out, "synthetic_leaning": synthetic_leaning(reader, 100 if full else 20, tray_mode=True)}
 
 
 BENCHES["reading"] = bench_reading

@@ -125,6 +125,7 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Staged reader: simulated table in tray mode (die size and empty tray), read outright (ok)", "reading.learned.synthetic_table_calibrated.ok_share", "(>= 0.98)", lambda v: v >= 0.98),
     ("Staged reader: simulated table in tray mode, read ok with a wrong value",
      "reading.learned.synthetic_table_calibrated.ok_but_wrong", "0", lambda v: v == 0),
+    ("Staged reader: frames with a die leaning on the cup, tray mode: uncertain", "reading.learned.synthetic_leaning.tray_mode.uncertain_share", "1.0", lambda v: v == 1.0),
     ("Staged reader: frames with a die leaning on the cup (R14): uncertain", "reading.learned.synthetic_leaning.uncertain_share", "1.0", lambda v: v == 1.0),
     ("Staged reader: frames with a die leaning on the cup: read ok with a wrong value", "reading.learned.synthetic_leaning.ok_but_wrong", "0", lambda v: v == 0),
     ("Staged reader: rendered tray frames, per die", "reading.learned.rendered.accuracy", "(>= 0.98 ok)", lambda v: True),

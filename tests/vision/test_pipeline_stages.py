@@ -288,3 +288,41 @@ def test_the_tray_look_ignores_specks_smaller_than_half_a_die():
     frame[90:100, 90:100] = 230  # crumbs
     frame[150:160, 200:215] = 230
     assert uncovered_dice(frame, empty, [], 40) == []
+
+
+def test_against_the_empty_tray_glare_is_not_part_of_a_flat_die():
+    from vision.pipeline.shape import footprint
+
+    empty = np.full((200, 200), 60, np.uint8)
+    empty[82:118, 120:160] = 190  # the lamp's glare, there when the tray was calibrated
+    grey = empty.copy()
+    grey[80:120, 80:120] = 220  # a flat die beside it
+    f = footprint(grey, Proposal(100, 100, 40, 0, 0.9), empty=empty)
+    assert f.against_empty and f.aspect < 1.05 and not f.leaning
+
+
+def test_against_the_empty_tray_a_leaning_dies_side_face_reaching_out_of_its_square_is_still_leaning():
+    """Without the empty tray an outline reaching well out of the square might be glare joined to the die, so it is
+    not judged; against the empty tray nothing but dice differs, so it is the die's own side face."""
+    from vision.pipeline.shape import JOINED_OUTSIDE, footprint
+
+    empty = np.full((200, 200), 60, np.uint8)
+    grey = empty.copy()
+    grey[80:120, 80:120] = 220  # the tilted face
+    grey[80:120, 120:142] = 150  # its side face, about half a die wide
+    p = Proposal(100, 100, 40, 0, 0.9)
+    alone = footprint(grey, p)
+    assert alone.outside > JOINED_OUTSIDE and not alone.leaning
+    assert footprint(grey, p, empty=empty).leaning
+
+
+def test_against_the_empty_tray_an_outline_touching_another_die_is_held_to_its_square():
+    from vision.pipeline.shape import footprint
+
+    empty = np.full((200, 300), 60, np.uint8)
+    grey = empty.copy()
+    grey[80:120, 80:120] = 220
+    grey[80:120, 120:140] = 150  # a side face, or part of a die pushed against it: the outline cannot tell
+    grey[60:100, 141:181] = 210  # another die touching that part
+    f = footprint(grey, Proposal(100, 100, 40, 0, 0.9), [Proposal(161, 80, 40, 0, 0.9)], empty)
+    assert f is None or not f.against_empty

@@ -95,7 +95,7 @@ class PipelineReader(ReaderOptions):
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
                          tray_change=tray_change(prepared.grey, self._empty_region(), proposals), weak=weak)
-        return flag_leaning(dice, prepared.grey, self.camera_view)
+        return flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
 
     def _tray_look(self, prepared: Normalised, found: list[Proposal]) -> list[Proposal]:
         """Dice the empty tray's photo shows outside ``found`` that the classifier reads sure (``pipeline.tray``)."""

@@ -86,13 +86,13 @@ def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tupl
     return sorted(dice, key=lambda d: (d.proposal.cx, d.proposal.cy))
 
 
-def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below") -> list[Die]:
-    """The dice, each whose outline is a leaning die's (``shape.footprint``) seen from ``camera_view`` doubted
-    as leaning (RULES.md R14)."""
+def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below", empty: np.ndarray | None = None) -> list[Die]:
+    """The dice, each whose outline is a leaning die's (``shape.footprint``; against the calibrated ``empty``
+    tray where there is one) seen from ``camera_view`` doubted as leaning (RULES.md R14)."""
     out = []
     for d in dice:
         if "leaning" not in d.doubts:
-            shape = footprint(grey, d.proposal, [o.proposal for o in dice if o is not d])
+            shape = footprint(grey, d.proposal, [o.proposal for o in dice if o is not d], empty)
             if shape is not None and shape.leaning_seen_from(camera_view):
                 d = Die(d.proposal, d.face, d.doubts + ("leaning",))
         out.append(d)

@@ -8,6 +8,10 @@ die's is square. This stage measures that outline: the pixels around the
 proposal that differ from the patch's own border (Otsu's cut on the
 difference), the blob under the die's centre, and its tightest rotated box.
 
+In tray mode the outline is what differs from the calibrated empty tray
+instead (``empty``): the tray, the room and the glare there are the same, so
+the die's outline is cut cleanly even where it lies on glare or the cup's rim.
+
 A blob much bigger than one die, or one reaching well out of the die's
 proposed square, is touching dice, glare or the cup's rim joined to the die:
 its shape says nothing about the die, so it is not judged. A leaning die's
@@ -40,6 +44,11 @@ SQUARE_REACH = 0.6
 #: The die's blob is the one under its centre, or where the centre pixel is background (a dark mark, a
 #: glint), the commonest within this share of its side around the centre.
 CENTRE_SHARE = 0.25
+#: With the empty tray: a pixel is the die's where it differs from the empty tray by more than this (grey levels).
+EMPTY_DIFFERS = 25
+#: ... and the outline touches another die when any of it lies within this share of a side of that die's centre
+#: (along its turned axes): then the outline may be both dice, and the square must hold it as without the empty tray.
+TOUCH_REACH = 0.55
 #: Gaps under this many pixels in the die's outline (its marks, a glint) are closed before the blob is taken.
 CLOSE_PX = 5
 
@@ -52,6 +61,9 @@ class Footprint:
     aspect: float
     area: float
     outside: float = 0.0
+    #: cut against the calibrated empty tray and touching no other die's square: nothing else differs from the
+    #: empty tray, so an outline reaching out of the square is the die's own side face, not glare or the rim
+    against_empty: bool = False
 
     @property
     def leaning(self) -> bool:
@@ -61,12 +73,13 @@ class Footprint:
     def leaning_seen_from(self, camera_view: str) -> bool:
         """``leaning`` for a camera that looks at the dice from ``camera_view`` ("below" or "above")."""
         line = LEANING_ASPECT_FROM_ABOVE if camera_view == "above" else LEANING_ASPECT
-        return self.aspect > line and self.area < JOINED_AREA and self.outside <= JOINED_OUTSIDE
+        return self.aspect > line and self.area < JOINED_AREA and (self.against_empty or self.outside <= JOINED_OUTSIDE)
 
 
-def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = ()) -> Footprint | None:
+def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty: np.ndarray | None = None) -> Footprint | None:
     """The outline under ``p`` in ``grey`` (uint8), or None where none can be told from the background or
     where it runs into one of the ``others`` (touching dice: one blob, whose shape says nothing of either).
+    ``empty``: the calibrated empty tray, the same size as ``grey``: the outline is what differs from it.
 
     >>> grey = np.full((200, 200), 60, np.uint8)
     >>> grey[80:120, 80:120] = 220  # a flat die, 40 px
@@ -83,9 +96,14 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = ()) -> Foo
     if x1 - x0 < 8 or y1 - y0 < 8 or not (x0 <= cx < x1 and y0 <= cy < y1):
         return None
     patch = grey[y0:y1, x0:x1].astype(np.int16)
-    border = np.concatenate([patch[0], patch[-1], patch[:, 0], patch[:, -1]])
-    diff = np.abs(patch - int(np.median(border))).astype(np.uint8)
-    _, mask = cv2.threshold(diff, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    against_empty = empty is not None and empty.shape == grey.shape
+    if against_empty:
+        diff = np.abs(patch - empty[y0:y1, x0:x1].astype(np.int16)).astype(np.uint8)
+        mask = np.where(diff > EMPTY_DIFFERS, 255, 0).astype(np.uint8)
+    else:
+        border = np.concatenate([patch[0], patch[-1], patch[:, 0], patch[:, -1]])
+        diff = np.abs(patch - int(np.median(border))).astype(np.uint8)
+        _, mask = cv2.threshold(diff, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((CLOSE_PX, CLOSE_PX), np.uint8))
     _, labels = cv2.connectedComponents(mask)
     blob = _blob_under_centre(labels, cx - x0, cy - y0, max(1, int(CENTRE_SHARE * p.side)))
@@ -99,7 +117,8 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = ()) -> Foo
     (_, _), (a, b), _ = cv2.minAreaRect(points)
     if min(a, b) < 1:
         return None
-    return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side), _outside(points.reshape(-1, 2), p, x0, y0))
+    clean = against_empty and not any(_outside(points.reshape(-1, 2), o, x0, y0, TOUCH_REACH) < 1.0 for o in others)
+    return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side), _outside(points.reshape(-1, 2), p, x0, y0), clean)
 
 
 def _blob_under_centre(labels: np.ndarray, x: int, y: int, reach: int) -> int:
@@ -111,10 +130,10 @@ def _blob_under_centre(labels: np.ndarray, x: int, y: int, reach: int) -> int:
     return int(found[counts.argmax()]) if len(found) else 0
 
 
-def _outside(points: np.ndarray, p: Proposal, x0: int, y0: int) -> float:
-    """The share of ``points`` (patch x, y) further than ``SQUARE_REACH`` sides from ``p``'s centre along its turned axes."""
+def _outside(points: np.ndarray, p: Proposal, x0: int, y0: int, reach_share: float = SQUARE_REACH) -> float:
+    """The share of ``points`` (patch x, y) further than ``reach_share`` sides from ``p``'s centre along its turned axes."""
     t = np.radians(p.angle_deg)
     dx, dy = points[:, 0] + x0 - p.cx, points[:, 1] + y0 - p.cy
     u, v = dx * np.cos(t) + dy * np.sin(t), dy * np.cos(t) - dx * np.sin(t)
-    reach = SQUARE_REACH * p.side
+    reach = reach_share * p.side
     return float(np.mean((np.abs(u) > reach) | (np.abs(v) > reach)))
