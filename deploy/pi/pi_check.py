@@ -30,6 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import CACHE, REPO, Chroot, PiError, ensure_root, host_runtime_versions, utc_now, write_result  # noqa: E402
 
 FRAMES = REPO / "tests" / "conformance" / "frames"
+#: a calibrated tray (its config.toml and empty-tray photo) and its frames, read with ``read --instance``
+TRAY = REPO / "tests" / "conformance" / "tray"
 OUTPUT = REPO / "docs" / "pi-check-latest.json"
 HOST_VENV = REPO / ".venv"
 HOST_CHECK_VENV = CACHE / "pi-check-host-venv"
@@ -122,12 +124,21 @@ def install_here(wheel: Path, constraints: Path) -> Path:
     return venv / "bin" / "elephants-bluff"
 
 
-def read_here(command: Path, frames: Path, names: list[str]) -> tuple[dict[str, dict], float]:
+def read_here(command: Path, frames: Path, names: list[str], instance: Path | None = None) -> tuple[dict[str, dict], float]:
     start = time.monotonic()
-    out = subprocess.run([str(command), "read", "--json", *names], cwd=frames, capture_output=True, text=True)
+    settings = ["--instance", str(instance.resolve())] if instance is not None else []
+    out = subprocess.run([str(command), "read", "--json", *settings, *names], cwd=frames, capture_output=True, text=True)
     if not out.stdout.strip():
         raise PiError(f"the reader here printed nothing (exit {out.returncode}): {out.stderr.strip()[-400:]}")
     return parse_read_lines(out.stdout), time.monotonic() - start
+
+
+def tray_group(folder: Path) -> tuple[Path, list[str], Path] | None:
+    """The calibrated tray's (frames folder, frame names, instance folder), or None where the set has none."""
+    if not (folder / "config.toml").is_file() or not (folder / "frames").is_dir():
+        return None
+    names = sorted(p.name for p in (folder / "frames").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    return (folder / "frames", names, folder) if names else None
 
 
 def build_wheel(dest: Path) -> Path:
@@ -176,8 +187,10 @@ def prepare_check_root(base: Path) -> Chroot:
     return chroot
 
 
-def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constraints: Path) -> tuple[dict[str, dict], dict, dict[str, str]]:
-    """Installs the wheel in the check root's venv from aarch64 wheels only, then reads every frame in one process."""
+def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constraints: Path,
+               tray: tuple[Path, list[str], Path] | None = None) -> tuple[dict[str, dict], dict, dict[str, str]]:
+    """Installs the wheel in the check root's venv from aarch64 wheels only, then reads every frame in one process
+    (and the calibrated tray's frames in a second one, with its settings)."""
     times: dict[str, float] = {}
     t = time.monotonic()
     download_wheels(wheel, constraints)
@@ -191,6 +204,8 @@ def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constrai
     shutil.copy2(constraints, inside / "constraints.txt")
     for name in names:
         shutil.copy2(frames / name, inside / "frames" / name)
+    if tray is not None:
+        shutil.copytree(tray[2], inside / "tray")
     venv = "/opt/pi-check/venv"
     pip = [f"{venv}/bin/pip", "install", "--no-index", "--find-links", "/srv/pi-check/wheels", "--only-binary=:all:",
            "--progress-bar", "off", "-c", "/srv/pi-check/constraints.txt"]
@@ -216,7 +231,16 @@ def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constrai
         times["read_s"] = round(time.monotonic() - t, 1)
         if not out.stdout.strip():
             raise PiError(f"the reader in the arm64 root printed nothing (exit {out.returncode}): {out.stderr.strip()[-600:]}")
-        return parse_read_lines(out.stdout), times, versions
+        readings = parse_read_lines(out.stdout)
+        if tray is not None:
+            t = time.monotonic()
+            out = chroot.run([f"{venv}/bin/elephants-bluff", "read", "--json", "--instance", "/srv/pi-check/tray", *tray[1]],
+                             cwd="/srv/pi-check/tray/frames", timeout=3600)
+            times["read_tray_s"] = round(time.monotonic() - t, 1)
+            if not out.stdout.strip():
+                raise PiError(f"the reader in the arm64 root printed nothing for the tray (exit {out.returncode}): {out.stderr.strip()[-600:]}")
+            readings.update(parse_read_lines(out.stdout))
+        return readings, times, versions
     finally:
         chroot.unmount("/dev")
 
@@ -224,6 +248,7 @@ def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constrai
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="deploy/pi/pi_check.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=Path, default=FRAMES, help="the conformance frames (default: tests/conformance/frames)")
+    parser.add_argument("--tray", type=Path, default=TRAY, help="a calibrated tray and its frames (default: tests/conformance/tray)")
     parser.add_argument("--output", type=Path, default=OUTPUT, help="where the JSON result goes (default: docs/pi-check-latest.json)")
     args = parser.parse_args(argv)
     started = time.monotonic()
@@ -241,8 +266,15 @@ def main(argv: list[str] | None = None) -> int:
             wheel = build_wheel(Path(tmp))
             constraints = Path(tmp) / "constraints.txt"
             constraints.write_text("".join(f"{n}=={v}\n" for n, v in sorted(versions_here.items()) if n != "elephants-bluff"), encoding="utf-8")
-            here, here_s = read_here(install_here(wheel, constraints), args.frames, names)
-            pi, times, versions_pi = read_on_pi(base, args.frames, names, wheel, constraints)
+            command = install_here(wheel, constraints)
+            here, here_s = read_here(command, args.frames, names)
+            tray = tray_group(args.tray)
+            if tray is not None:
+                here_tray, tray_s = read_here(command, tray[0], tray[1], tray[2])
+                here.update(here_tray)
+                here_s += tray_s
+                names = names + tray[1]
+            pi, times, versions_pi = read_on_pi(base, args.frames, [n for n in names if tray is None or n not in tray[1]], wheel, constraints, tray)
         key = ["numpy", "onnxruntime", "opencv-python-headless"]
         mismatch = [f"{k} {versions_here.get(k)} here, {versions_pi.get(k)} on the Pi" for k in key if versions_here.get(k) != versions_pi.get(k)]
         if mismatch:

@@ -5,13 +5,18 @@ Run once; its output is committed (``tests/conformance/frames/`` and
 
     .venv/bin/python tests/conformance/make_frames.py
 
-Three kinds of frame, 36 in all:
+Four kinds of frame:
 
 - ``render-*``: tray frames from the project's renderer (``vision/simtable.py``),
   seen from below through the acrylic, seeded, with glare, blur, noise, touching
   and leaning dice;
 - ``byler-*`` and ``skovy-*``: real photos from the ``train`` and ``val`` splits of
   ``../shared/datasets`` (never Byler's ``test`` split), copied byte for byte;
+- ``tray/``: a calibrated tray (``tray/config.toml`` with the die size, ``tray/empty.jpg``)
+  and ``tray/frames/tray-*``: one scene's dice in several layouts, two pushed together, a
+  blank card where a die should be, a die missing: read with ``read --instance tray``, so
+  tray mode's empty-tray steps (``pipeline/tray.py``, the outline against the empty tray) run
+  on both machines. ``make_frames.py --tray`` remakes this folder alone;
 - ``margin-*``: hard renders (heavy blur, noise, dim light, a die leaning on the
   cup) chosen from a larger batch because the reader's least sure die on them
   is closest to where a die stops counting as sure: the frames where float
@@ -38,10 +43,13 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO))
 
-from vision.simtable import render_table  # noqa: E402  (the renderer: frames only, not the reader)
+from vision.simtable import render_calibrated_table, render_table  # noqa: E402  (the renderer: frames only, not the reader)
 
 DATASETS = REPO.parent / "shared" / "datasets"
 OUT = HERE / "frames"
+TRAY = HERE / "tray"
+#: the calibrated tray's scene (its seed) and die size
+TRAY_SEED, TRAY_DIE_SIDE = 7100, 64
 #: a die read at this confidence or above counts as sure (the reader's own figure when the set was made)
 SURE_FROM = 0.95
 
@@ -111,7 +119,45 @@ def margin_frames(out: Path, manifest: dict, wanted: int = 8, tries: int = 40) -
             manifest[name] = {"kind": "near-margin", **candidates[cand], "least_sure_when_made": round(low, 4), "status_when_made": status}
 
 
+def tray_frames(folder: Path) -> None:
+    """One calibrated tray: its empty photo, its settings, and frames of dice on it (the same room, light and tray)."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "frames").mkdir(parents=True)
+    manifest: dict = {}
+    kinds = [("apart", {"touching": 0.0}), ("apart", {"touching": 0.0, "blur": 1.0}), ("touching", {"touching": 1.0}),
+             ("touching", {"touching": 1.0, "noise": 5.0}), ("some", {"touching": 0.5}), ("some", {"touching": 0.5, "jpeg_quality": 70})]
+    empty = None
+    for i, (kind, kw) in enumerate(kinds):
+        rng = np.random.default_rng(TRAY_SEED)  # the same seed: the same room and tray; the layouts differ with touching
+        seen = [int(v) for v in np.random.default_rng(TRAY_SEED + 1 + i).integers(1, 7, size=3)]
+        frame, dice, empty_now = render_calibrated_table(seen, rng, view="below", die_side=TRAY_DIE_SIDE, glare=0, **kw)
+        empty = empty if empty is not None else empty_now
+        name = f"tray-{i:02d}-{kind}.jpg"
+        _save(folder / "frames" / name, frame)
+        manifest[name] = {"kind": "tray", "seen": seen, "options": kw}
+        if kind == "apart" and i == 0:  # the same frame with a blank card over one die, and with that die gone
+            d = dice[1]
+            half = int(d.side * 0.55)
+            card = frame.copy()
+            card[int(d.cy) - half:int(d.cy) + half, int(d.cx) - half:int(d.cx) + half] = 200
+            _save(folder / "frames" / "tray-90-card.jpg", card)
+            manifest["tray-90-card.jpg"] = {"kind": "tray", "seen": seen, "options": kw, "changed": "a blank card over the second die"}
+            gone = frame.copy()
+            gone[int(d.cy) - half:int(d.cy) + half, int(d.cx) - half:int(d.cx) + half] = empty_now[int(d.cy) - half:int(d.cy) + half, int(d.cx) - half:int(d.cx) + half]
+            _save(folder / "frames" / "tray-91-missing.jpg", gone)
+            manifest["tray-91-missing.jpg"] = {"kind": "tray", "seen": seen, "options": kw, "changed": "the second die taken away"}
+    _save(folder / "empty.jpg", empty)
+    (folder / "config.toml").write_text(f"[reader]\ndie_side_px = {TRAY_DIE_SIDE}\n\n[camera]\nempty_tray = \"empty.jpg\"\n", encoding="utf-8")
+    (folder / "frames.json").write_text(json.dumps(dict(sorted(manifest.items())), indent=1) + "\n", encoding="utf-8")
+    print(f"{len(manifest)} tray frames in {folder.relative_to(REPO)}")
+
+
 def main() -> int:
+    if "--tray" in sys.argv[1:]:
+        tray_frames(TRAY)
+        return 0
+    tray_frames(TRAY)
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)

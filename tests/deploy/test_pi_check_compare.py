@@ -115,3 +115,22 @@ def test_no_conformance_photo_comes_from_bylers_test_split():
     assert used and not used & test_split
     for name, entry in photos.items():  # byte for byte the dataset's photo
         assert (FRAMES / name).read_bytes() == (DATASETS / entry["set"] / entry["image"]).read_bytes()
+
+
+def test_the_calibrated_tray_group_is_read_with_its_own_settings_and_its_frames_never_clash():
+    """tests/conformance/tray: a calibrate'd tray (die size, empty tray) whose frames pi-check reads with --instance."""
+    tray = pi_check.tray_group(ROOT / "tests" / "conformance" / "tray")
+    assert tray is not None
+    frames, names, instance = tray
+    assert len(names) >= 6 and (instance / "config.toml").is_file() and (instance / "empty.jpg").is_file()
+    assert not set(names) & {p.name for p in FRAMES.iterdir()}  # one reading per name: the groups must not share names
+    manifest = json.loads((instance / "frames.json").read_text(encoding="utf-8"))
+    assert sorted(manifest) == names
+
+
+def test_a_folder_without_a_calibration_is_no_tray_group(tmp_path):
+    (tmp_path / "frames").mkdir()
+    (tmp_path / "frames" / "a.jpg").write_bytes(b"")
+    assert pi_check.tray_group(tmp_path) is None
+    (tmp_path / "config.toml").write_text("[reader]\ndie_side_px = 64\n", encoding="utf-8")
+    assert pi_check.tray_group(tmp_path) == (tmp_path / "frames", ["a.jpg"], tmp_path)
