@@ -326,3 +326,32 @@ def test_against_the_empty_tray_an_outline_touching_another_die_is_held_to_its_s
     grey[60:100, 141:181] = 210  # another die touching that part
     f = footprint(grey, Proposal(100, 100, 40, 0, 0.9), [Proposal(161, 80, 40, 0, 0.9)], empty)
     assert f is None or not f.against_empty
+
+
+def test_against_the_empty_tray_a_leaning_die_pushed_against_a_flat_one_makes_their_outline_too_big():
+    """Joined to another die, a leaning die's outline cannot be judged by its shape, but its side face adds
+    to the pair's area: more than about one die area each is not two flat dice (RULES.md R14)."""
+    from vision.pipeline.shape import joined_excess
+
+    empty = np.full((200, 300), 60, np.uint8)
+    pair = empty.copy()
+    pair[80:120, 80:120] = 220
+    pair[80:120, 121:161] = 215  # two flat dice pushed together
+    dice = [Proposal(100, 100, 40, 0, 0.9), Proposal(141, 100, 40, 0, 0.9)]
+    assert joined_excess(pair, empty, dice, 40) == [False, False]
+    leaning = pair.copy()
+    leaning[80:120, 161:175] = 150  # the second one's side face showing: it leans
+    assert joined_excess(leaning, empty, dice, 40) == [True, True]
+    assert joined_excess(leaning, None, dice, 40) == [False, False]  # without the empty tray: not judged
+
+
+def test_a_die_whose_centre_is_a_mark_still_counts_in_its_joined_outline():
+    from vision.pipeline.shape import joined_excess
+
+    empty = np.full((200, 300), 60, np.uint8)
+    three = empty.copy()
+    for x0 in (60, 101, 142):
+        three[80:120, x0:x0 + 40] = 220
+    three[97:104, 118:125] = 60  # the middle die's centre pip looks like the tray
+    dice = [Proposal(80, 100, 40, 0, 0.9), Proposal(121, 100, 40, 0, 0.9), Proposal(162, 100, 40, 0, 0.9)]
+    assert joined_excess(three, empty, dice, 40) == [False, False, False]

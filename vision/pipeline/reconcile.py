@@ -18,7 +18,7 @@ import numpy as np
 
 from companion.core.protocols import Proposal
 from vision.pipeline.classify import FaceRead
-from vision.pipeline.shape import footprint
+from vision.pipeline.shape import footprint, joined_excess
 
 #: A crop whose "not a die" probability is above this is not a die.
 NOT_A_DIE_ABOVE = 0.5
@@ -90,10 +90,12 @@ def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below", 
     """The dice, each whose outline is a leaning die's (``shape.footprint``; against the calibrated ``empty``
     tray where there is one) seen from ``camera_view`` doubted as leaning (RULES.md R14)."""
     out = []
-    for d in dice:
+    side = statistics.median([d.proposal.side for d in dice]) if dice else 0.0
+    crowded = joined_excess(grey, empty, [d.proposal for d in dice], side) if empty is not None else [False] * len(dice)
+    for d, too_big in zip(dice, crowded):
         if "leaning" not in d.doubts:
             shape = footprint(grey, d.proposal, [o.proposal for o in dice if o is not d], empty)
-            if shape is not None and shape.leaning_seen_from(camera_view):
+            if too_big or (shape is not None and shape.leaning_seen_from(camera_view)):
                 d = Die(d.proposal, d.face, d.doubts + ("leaning",))
         out.append(d)
     return out

@@ -49,6 +49,8 @@ EMPTY_DIFFERS = 25
 #: ... and the outline touches another die when any of it lies within this share of a side of that die's centre
 #: (along its turned axes): then the outline may be both dice, and the square must hold it as without the empty tray.
 TOUCH_REACH = 0.55
+#: Dice joined in one outline against the empty tray with more than this many die areas each: one of them leans.
+JOINED_EXCESS = 1.085
 #: Gaps under this many pixels in the die's outline (its marks, a glint) are closed before the blob is taken.
 CLOSE_PX = 5
 
@@ -119,6 +121,27 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
         return None
     clean = against_empty and not any(_outside(points.reshape(-1, 2), o, x0, y0, TOUCH_REACH) < 1.0 for o in others)
     return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side), _outside(points.reshape(-1, 2), p, x0, y0), clean)
+
+
+def joined_excess(grey: np.ndarray, empty: np.ndarray, dice: list[Proposal], die_side: float) -> list[bool]:
+    """For each die, whether it lies in one outline (against the empty tray) with other dice whose area is more than
+    ``JOINED_EXCESS`` die areas for each die in it: flat dice pushed together fill about one die area each; a leaning
+    die's side face, or something else lying against them, adds to it. Its shape cannot be judged (``footprint``
+    gives up on joined outlines), but its size can."""
+    out = [False] * len(dice)
+    if empty is None or empty.shape != grey.shape or len(dice) < 2 or die_side <= 0:
+        return out
+    mask = np.where(np.abs(grey.astype(np.int16) - empty.astype(np.int16)) > EMPTY_DIFFERS, 255, 0).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((CLOSE_PX, CLOSE_PX), np.uint8))
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    h, w = labels.shape
+    reach = max(1, int(CENTRE_SHARE * die_side))
+    under = [_blob_under_centre(labels, min(w - 1, max(0, int(round(d.cx)))), min(h - 1, max(0, int(round(d.cy)))), reach) for d in dice]
+    for i, label in enumerate(under):
+        members = sum(u == label for u in under)
+        if label and members >= 2:
+            out[i] = stats[label, cv2.CC_STAT_AREA] / (die_side * die_side) / members > JOINED_EXCESS
+    return out
 
 
 def _blob_under_centre(labels: np.ndarray, x: int, y: int, reach: int) -> int:
