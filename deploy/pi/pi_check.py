@@ -273,8 +273,9 @@ def main(argv: list[str] | None = None) -> int:
                 here_tray, tray_s = read_here(command, tray[0], tray[1], tray[2])
                 here.update(here_tray)
                 here_s += tray_s
-                names = names + tray[1]
-            pi, times, versions_pi = read_on_pi(base, args.frames, [n for n in names if tray is None or n not in tray[1]], wheel, constraints, tray)
+            pi, times, versions_pi = read_on_pi(base, args.frames, names, wheel, constraints, tray)
+        if tray is not None:
+            names = names + tray[1]  # both groups are compared frame by frame
         key = ["numpy", "onnxruntime", "opencv-python-headless"]
         mismatch = [f"{k} {versions_here.get(k)} here, {versions_pi.get(k)} on the Pi" for k in key if versions_here.get(k) != versions_pi.get(k)]
         if mismatch:

@@ -100,8 +100,7 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
     patch = grey[y0:y1, x0:x1].astype(np.int16)
     against_empty = empty is not None and empty.shape == grey.shape
     if against_empty:
-        diff = np.abs(patch - empty[y0:y1, x0:x1].astype(np.int16)).astype(np.uint8)
-        mask = np.where(diff > EMPTY_DIFFERS, 255, 0).astype(np.uint8)
+        mask = _differs_from_empty(grey[y0:y1, x0:x1], empty[y0:y1, x0:x1])
     else:
         border = np.concatenate([patch[0], patch[-1], patch[:, 0], patch[:, -1]])
         diff = np.abs(patch - int(np.median(border))).astype(np.uint8)
@@ -131,17 +130,23 @@ def joined_excess(grey: np.ndarray, empty: np.ndarray, dice: list[Proposal], die
     out = [False] * len(dice)
     if empty is None or empty.shape != grey.shape or len(dice) < 2 or die_side <= 0:
         return out
-    mask = np.where(np.abs(grey.astype(np.int16) - empty.astype(np.int16)) > EMPTY_DIFFERS, 255, 0).astype(np.uint8)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((CLOSE_PX, CLOSE_PX), np.uint8))
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
+    mask = cv2.morphologyEx(_differs_from_empty(grey, empty), cv2.MORPH_CLOSE, np.ones((CLOSE_PX, CLOSE_PX), np.uint8))
+    _, labels = cv2.connectedComponents(mask)  # its areas are counted below for the few outlines under dice only (fast)
     h, w = labels.shape
     reach = max(1, int(CENTRE_SHARE * die_side))
     under = [_blob_under_centre(labels, min(w - 1, max(0, int(round(d.cx)))), min(h - 1, max(0, int(round(d.cy)))), reach) for d in dice]
+    areas: dict[int, int] = {}
     for i, label in enumerate(under):
         members = sum(u == label for u in under)
         if label and members >= 2:
-            out[i] = stats[label, cv2.CC_STAT_AREA] / (die_side * die_side) / members > JOINED_EXCESS
+            area = areas.setdefault(label, int(np.count_nonzero(labels == label)))
+            out[i] = area / (die_side * die_side) / members > JOINED_EXCESS
     return out
+
+
+def _differs_from_empty(grey: np.ndarray, empty: np.ndarray) -> np.ndarray:
+    """255 where ``grey`` differs from the ``empty`` tray by more than ``EMPTY_DIFFERS`` grey levels, else 0."""
+    return cv2.threshold(cv2.absdiff(grey, empty), EMPTY_DIFFERS, 255, cv2.THRESH_BINARY)[1]
 
 
 def _blob_under_centre(labels: np.ndarray, x: int, y: int, reach: int) -> int:

@@ -19,9 +19,8 @@ from companion.core.protocols import Proposal
 from vision.pipeline.classify import FaceRead
 from vision.pipeline.decide import is_sure
 from vision.pipeline.reconcile import NOT_A_DIE_ABOVE, NOT_A_DIE_MARGIN
+from vision.pipeline.shape import EMPTY_DIFFERS
 
-#: A pixel differs from the empty tray when its grey (both blurred by a sixteenth of a die) differs by more than this.
-DIFFERS = 25.0
 #: Above this share of differing pixels the empty tray's photo is stale (the light changed since ``calibrate``): no look.
 STALE_SHARE = 0.25
 #: A found die's square is blanked this much wider than its side, so its edges leave nothing behind.
@@ -50,7 +49,7 @@ def uncovered_dice(grey: np.ndarray, empty: np.ndarray | None, found: list[Propo
         return []
     sigma = max(0.5, die_side / 16)
     diff = cv2.absdiff(cv2.GaussianBlur(grey, (0, 0), sigma), cv2.GaussianBlur(empty, (0, 0), sigma))
-    mask = (diff > DIFFERS).astype(np.uint8)
+    mask = (diff > EMPTY_DIFFERS).astype(np.uint8)  # both blurred by a sixteenth of a die: the die's body, not its edges
     if mask.mean() > STALE_SHARE:
         return []
     for p in found:
