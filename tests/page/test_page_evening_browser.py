@@ -37,6 +37,7 @@ def keep(page: Any, name: str) -> None:
 
 def in_view(page: Any, selector: str) -> None:
     """The element is wholly inside the viewport: nothing to scroll to, nothing cut off."""
+    expect(page.locator(selector)).to_be_visible()  # drawn first: on a busy machine the box is read before the page renders it
     box = page.locator(selector).bounding_box()
     size = page.viewport_size
     assert box is not None, selector
