@@ -203,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=3e-3, help="the one-cycle schedule's peak learning rate")
     ap.add_argument("--stop-after", type=int, help="export after this epoch of the --epochs schedule (a run cut short; with --resume, "
                                                      "its last checkpoint is exported as it is)")
+    ap.add_argument("--repeat", type=parse_repeats, default={},
+                    help="SOURCE=N[,SOURCE=N]: show these sources' crops N times an epoch (augmented afresh each time), "
+                         "e.g. set_rune55-tray=3; the data cache is shared with runs without it")
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the data cache and the per-epoch checkpoints")
     ap.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --work of a run with the same arguments")
     args = ap.parse_args(argv)
@@ -212,8 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     rng = np.random.default_rng(args.seed)
     sets = cached_build(rng, args)
     sources = [k for k in sets if k in BASE_SOURCES or k.startswith("set_")]
-    x = np.concatenate([sets[k][0] for k in sources])
-    y = np.concatenate([sets[k][1] for k in sources])
+    unknown = sorted(set(args.repeat) - set(sources))
+    if unknown:
+        ap.error(f"--repeat names no training source: {', '.join(unknown)} (there are: {', '.join(sources)})")
+    x = np.concatenate([sets[k][0] for k in sources for _ in range(args.repeat.get(k, 1))])
+    y = np.concatenate([sets[k][1] for k in sources for _ in range(args.repeat.get(k, 1))])
     print(f"training on {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
     members = []
     for k in range(args.members):
@@ -231,6 +237,21 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def parse_repeats(text: str) -> dict[str, int]:
+    """``--repeat``'s ``SOURCE=N,SOURCE=N`` as a dict.
+
+    >>> parse_repeats("set_rune55-tray=3,set_skovy=2")
+    {'set_rune55-tray': 3, 'set_skovy': 2}
+    """
+    out = {}
+    for part in filter(None, text.split(",")):
+        name, _, n = part.partition("=")
+        if not n.isdigit() or int(n) < 1:
+            raise argparse.ArgumentTypeError(f"{part!r} is not SOURCE=N with N a whole number from 1")
+        out[name.strip()] = int(n)
+    return out
+
+
 #: The arguments that decide a run's crops (``build``): runs that share them share the data cache.
 DATA_ARGS = ("seed", "quick", "all_photos", "real_sets", "byler_reps", "faces", "frames", "side_range", "detector_reps", "detector_model")
 
@@ -239,7 +260,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     """The arguments that decide a run's training (or with ``only``, those named), hashed: a checkpoint of
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items()) if k not in ("threads", "out", "work", "resume", "stop_after") and (only is None or k in only)
-            and not (k == "detector_model" and not v)}  # runs from before the option keep their keys
+            and not (k in ("detector_model", "repeat") and not v)}  # runs from before these options keep their keys
     return hashlib.sha256(repr(keep).encode()).hexdigest()[:10]
 
 

@@ -6,6 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.pipeline.normalise import normalise
+from vision.pipeline.propose import at_die_size, propose
 from vision.pipeline.reader import PipelineReader
 from vision.simtable import render_table
 from vision.sources.simulated import SimulatedTableSource
@@ -147,6 +149,12 @@ def test_in_tray_mode_every_die_is_cut_at_the_calibrated_size_not_the_detectors_
     assert leaning == 0 and right >= 5
 
 
+def _sized_look(sized: PipelineReader, frame: np.ndarray):
+    """The reading of the detector's look at the calibrated size alone (before the empty tray or its unprompted look)."""
+    prepared = normalise(frame, None)
+    return sized._reading(prepared, at_die_size(propose(prepared, sized.proposer, sized.die_side_px), sized.die_side_px))
+
+
 def test_in_tray_mode_a_die_the_detector_missed_on_a_glare_patch_is_found_by_the_empty_tray(staged_reader):
     """The detector misses a white die on a glare patch as white as it; the calibrated empty tray (same room, same
     glare) shows it, and it is read because the classifier is sure of it (docs/READING.md, "the tray look")."""
@@ -156,8 +164,8 @@ def test_in_tray_mode_a_die_the_detector_missed_on_a_glare_patch_is_found_by_the
     seen = [int(v) for v in rng.integers(1, 7, 3)]
     frame, placed, empty = render_calibrated_table(seen, rng, view="below", glare=2)
     sized = staged_reader.with_die_side(placed[0].side)
-    short = sized.read(frame)
-    assert short.status == "uncertain" and len(short.dice) == 2  # the detector alone: one die missing
+    short = _sized_look(sized, frame)
+    assert short.status == "uncertain" and len(short.dice) == 2  # the detector's look at that size: one die missing
     reading = sized.with_empty_tray(empty).read(frame)
     assert reading.status == "ok" and reading.extra["look"] == "tray"
     assert sorted(d.seen for d in reading.dice) == sorted(seen)
@@ -172,7 +180,7 @@ def test_the_tray_look_never_adds_what_it_cannot_read_surely(staged_reader):
     seen = [int(v) for v in rng.integers(1, 7, 3)]
     frame, placed, empty = render_calibrated_table(seen, rng, view="below", glare=2)
     missed = max(placed, key=lambda d: min(abs(d.cx - (b.box[0] + b.box[2] / 2)) + abs(d.cy - (b.box[1] + b.box[3] / 2))
-                                           for b in staged_reader.with_die_side(placed[0].side).read(frame).dice))
+                                           for b in _sized_look(staged_reader.with_die_side(placed[0].side), frame).dice))
     half = int(missed.side * 0.55)
     card = frame.copy()
     card[int(missed.cy) - half:int(missed.cy) + half, int(missed.cx) - half:int(missed.cx) + half] = 200  # a blank, the die's size

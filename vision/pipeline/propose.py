@@ -87,6 +87,18 @@ def at_die_size(proposals: list[Proposal], die_side_px: float) -> list[Proposal]
     return [replace(p, side=die_side_px) for p in proposals]
 
 
+def same_places(a: list[Proposal], b: list[Proposal], reach: float = 0.25) -> bool:
+    """Whether two lists of proposals put dice in the same places (each within ``reach`` of a side of one in the other):
+    a second reading of the same places would only repeat the first.
+
+    >>> same_places([Proposal(50, 50, 40, 0, 0.9)], [Proposal(52, 49, 40, 30, 0.8)]), same_places([Proposal(50, 50, 40, 0, 0.9)], [])
+    (True, False)
+    """
+    if len(a) != len(b):
+        return False
+    return all(any(abs(p.cx - q.cx) <= reach * p.side and abs(p.cy - q.cy) <= reach * p.side for q in b) for p in a)
+
+
 def propose_closer(frame: Normalised, proposer: Proposer, first: list[Proposal]) -> list[Proposal] | None:
     """A closer second look at the dice ``propose`` found without a die size, from a detector that can take
     one (``propose_closer``); None when it cannot or there is nothing to gain (the dice were not small)."""

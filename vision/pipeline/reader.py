@@ -20,7 +20,7 @@ from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
-from vision.pipeline.propose import Proposer, at_die_size, propose, propose_closer, propose_farther
+from vision.pipeline.propose import Proposer, at_die_size, propose, propose_closer, propose_farther, same_places
 from vision.pipeline.reconcile import Die, flag_leaning, reconcile, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
@@ -61,32 +61,51 @@ class PipelineReader(ReaderOptions):
         if isinstance(prepared, Unreadable):
             return Reading(UNCERTAIN, (), reason=prepared.words, model_id=self.model_id,
                            reasons=(prepared.code,) if prepared.code else (), sure_at=self.min_confidence)
-        proposals = propose(prepared, self.proposer, self.die_side_px)
-        if self.die_side_px:  # tray mode: the calibrated size is the prior for every die's size
-            proposals = at_die_size(proposals, self.die_side_px)
-            dice = self._dice(prepared, proposals)
-            reading = self._decided(prepared, proposals, dice)
-            if reading.status != OK and len(dice) < self.expected_dice:  # short: what does the empty tray say?
-                found = self._tray_look(prepared, [d.proposal for d in dice])
-                if found:
-                    return self._reading(prepared, proposals + found, look="tray")
-            return reading
-        reading = self._reading(prepared, proposals)
+        if not self.die_side_px:
+            return self._unsized(prepared)[0]
+        # tray mode: the calibrated size is the prior for every die's size
+        proposals = at_die_size(propose(prepared, self.proposer, self.die_side_px), self.die_side_px)
+        dice = self._dice(prepared, proposals)
+        reading = self._decided(prepared, proposals, dice)
+        if reading.status != OK and len(dice) < self.expected_dice:  # short: what does the empty tray say?
+            found = self._tray_look(prepared, [d.proposal for d in dice])
+            if found:
+                reading = self._reading(prepared, proposals + found, look="tray")
         if reading.status == OK:
             return reading
-        closer = propose_closer(prepared, self.proposer, proposals)
-        if closer is not None:  # the dice were small for the detector's first look: read its closer look
-            return self._reading(prepared, closer, look="closer")
-        farther = propose_farther(prepared, self.proposer, proposals)
-        if farther is not None:  # big dice: the first look may have taken a die's marks for dice
-            far = self._reading(prepared, farther, look="farther")
-            if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
-                return far
+        # told the size, the detector looked for dice of that size; where did it see dice unprompted (and closer)?
+        unsized, places = self._but(die_side_px=0)._unsized(prepared)
+        if unsized.status == OK and not same_places(places, proposals):
+            second = self._reading(prepared, at_die_size(places, self.die_side_px), look="unprompted")
+            if second.status == OK:  # the same places read again at the calibrated size, with every check
+                return second
         return reading
+
+    def _unsized(self, prepared: Normalised) -> tuple[Reading, list[Proposal]]:
+        """The reading knowing no die size, and the places of the dice it kept: the detector's first look, then
+        where that is not sure, a closer or a farther one."""
+        first = propose(prepared, self.proposer)
+        reading, kept = self._look(prepared, first)
+        if reading.status == OK:
+            return reading, kept
+        closer = propose_closer(prepared, self.proposer, first)
+        if closer is not None:  # the dice were small for the detector's first look: read its closer look
+            return self._look(prepared, closer, "closer")
+        farther = propose_farther(prepared, self.proposer, first)
+        if farther is not None:  # big dice: the first look may have taken a die's marks for dice
+            far, far_kept = self._look(prepared, farther, "farther")
+            if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
+                return far, far_kept
+        return reading, kept
 
     def _reading(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> Reading:
         """Classify, reconcile and decide on ``proposals`` (from the detector's ``look``) in the normalised frame."""
-        return self._decided(prepared, proposals, self._dice(prepared, proposals), look)
+        return self._look(prepared, proposals, look)[0]
+
+    def _look(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> tuple[Reading, list[Proposal]]:
+        """``_reading``, and the proposals of the dice it kept."""
+        dice = self._dice(prepared, proposals)
+        return self._decided(prepared, proposals, dice, look), [d.proposal for d in dice]
 
     def _dice(self, prepared: Normalised, proposals: list[Proposal]) -> list[Die]:
         """The dice among ``proposals``: classified, reconciled, and checked for leaning."""

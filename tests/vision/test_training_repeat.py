@@ -1,0 +1,30 @@
+"""``train --repeat SOURCE=N`` shows a training source N times an epoch; a bad value is refused in words.
+
+These need PyTorch, the ``train`` extra (``make train`` installs it); without it they are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
+
+from models.training.train import parse_repeats, run_key  # noqa: E402
+
+
+def test_repeats_are_read_as_source_and_count():
+    assert parse_repeats("set_rune55-tray=3, set_skovy=2") == {"set_rune55-tray": 3, "set_skovy": 2}
+
+
+@pytest.mark.parametrize("bad", ["set_skovy", "set_skovy=0", "set_skovy=two", "=3x"])
+def test_a_repeat_that_is_not_a_source_and_a_whole_count_is_refused(bad):
+    with pytest.raises(argparse.ArgumentTypeError, match="SOURCE=N"):
+        parse_repeats(bad)
+
+
+def test_a_run_without_repeats_keeps_the_checkpoint_key_it_had_before_the_option():
+    before = argparse.Namespace(seed=3, epochs=5)
+    assert run_key(argparse.Namespace(seed=3, epochs=5, repeat={})) == run_key(before)
+    assert run_key(argparse.Namespace(seed=3, epochs=5, repeat={"set_skovy": 2})) != run_key(before)
