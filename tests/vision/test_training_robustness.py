@@ -32,7 +32,7 @@ def test_the_counts_add_up_and_the_photos_as_they_are_keep_every_die(real_datase
     assert rows["as photographed"]["dice"] == rows["other table"]["dice"] == total
     for row in rows.values():
         assert 0 <= row["right"] <= row["found"] <= row["dice"]
-        assert row["wrong_and_sure"] <= row["found"] - row["right"] and row["extra"] >= 0
+        assert row["silently_wrong"] <= row["dice"] - row["right"] + row["extra"] and row["extra"] >= 0
     assert rows["zoomed 2x"]["dice"] > 0
 
 
@@ -45,5 +45,41 @@ def test_a_camera_of_other_resolution_moves_each_label_with_its_die(real_dataset
 
 
 def test_the_flagged_share_counts_missed_and_wrong_dice_against_the_silently_wrong():
-    assert flagged_share({"dice": 10, "right": 6, "wrong_and_sure": 1}) == 0.75  # 4 missed or wrong, 1 of them unflagged
-    assert flagged_share({"dice": 10, "right": 10, "wrong_and_sure": 0}) == 1.0
+    assert flagged_share({"dice": 10, "right": 6, "silently_wrong": 1}) == 0.75  # 4 missed or wrong, 1 of them unflagged
+    assert flagged_share({"dice": 10, "right": 10, "silently_wrong": 0}) == 1.0
+
+
+def test_the_sweep_reads_with_the_products_staged_reader_by_default_and_the_classic_one_when_asked():
+    from models.training.robustness import _reader
+    from vision.pipeline.reader import PipelineReader
+    from vision.reader import DiceReader
+
+    assert isinstance(_reader(None, "learned"), PipelineReader) and _reader(None, "learned").camera_view == "above"
+    classic = _reader(None, "classic")
+    assert isinstance(classic, DiceReader) and not isinstance(classic, PipelineReader)
+
+
+def test_a_die_read_wrong_in_a_reading_that_says_ok_is_counted_silently_wrong(real_dataset, monkeypatch):
+    """Every die read one face off, and every reading ok: each die is silently wrong (none found right)."""
+    from dataclasses import replace as swap
+
+    import models.training.robustness as robustness
+    from companion.core.reading import Reading
+
+    real = robustness._reader(None, "learned")
+
+    class OneOff:
+        expected_dice = 0
+
+        def with_expected(self, n):
+            return self
+
+        def read(self, image):
+            r = real.with_expected(1).read(image)
+            dice = tuple(swap(d, top=d.top % 6 + 1, seen=d.seen % 6 + 1) for d in r.dice)
+            return Reading("ok", dice, model_id=r.model_id)
+
+    monkeypatch.setattr(robustness, "_reader", lambda model, kind: OneOff())
+    name = heldout_names(HERE / "validation.json")[0]
+    row = measure(None, [name], ["as photographed"])["as photographed"]
+    assert row["right"] == 0 and row["silently_wrong"] == row["dice"] + row["extra"] > 0
