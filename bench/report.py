@@ -134,6 +134,7 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Staged reader: silently wrong per 1,000 dice, cup frames", "reading.learned.cup_one.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Learned detector, 1280x960, one core, median ms", "reading.learned.speed.detector_1280x960_median_ms", "<= 3", lambda v: v <= 3),
     ("Staged read, 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_1280x960_3_dice_median_ms", "<= 10", lambda v: v <= 10),
+    ("Staged read in tray mode (size and empty tray), 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_tray_mode_median_ms", "<= 10", lambda v: v <= 10),
     ("All models together, bytes", "reading.models_bytes", "<= 2 MB", lambda v: v <= 2_000_000),
     ("Taught on 20 confirmed rolls: pink-elephants, per die", "teach.looks.pink-elephants.after.accuracy", ">= 0.995", lambda v: v >= 0.995),
     ("Taught on 20 confirmed rolls: pink-elephants, silently wrong", "teach.looks.pink-elephants.after.silently_wrong", "0", lambda v: v == 0),
