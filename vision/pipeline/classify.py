@@ -1,7 +1,9 @@
 """Stage 4, classify: the face each crop shows, how sure the model is, and how close the runner-up came.
 
-One look per die first. A die not clearly sure at once is looked at again in
-its eight turns and mirrors, and the looks are averaged: a face counts the
+One look per die first, cut at the proposed size and ``WIDER_LOOK`` wider in
+the same batch. A die not clearly sure at once, or whose two cuts read different
+faces (the face then depends on where the detector drew its border), is looked
+at again in its eight turns and mirrors, and the looks are averaged: a face counts the
 same turned or mirrored, so where the model is unsure the looks disagree and
 the mean falls, instead of one lucky look passing the threshold.
 
@@ -32,6 +34,9 @@ from vision.pipeline.crop import crops
 #: The second look's die sizes, as shares of the proposed side (a detector's side is an estimate);
 #: neighbouring sizes are read together (docs/READING.md has what each range measured).
 RELOOK_SPANS = (0.7, 0.85, 1.0, 1.15, 1.3, 1.5)
+#: The first look also cuts each die this much wider: a face the two cuts read differently depends on where the
+#: detector drew the die's border (a square inside a three shows two of its marks), so it is looked at again.
+WIDER_LOOK = 1.15
 #: The proposed size agrees with another size's face only when it favours that face by this much over any other
 #: (a near tie at the proposed size could fall either way on another machine's floats).
 AGREE_MARGIN = 0.05
@@ -67,9 +72,10 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
     if not proposals:
         return []
     weak = weak or [False] * len(proposals)
-    first = classifier.probabilities(crops(bgr, proposals))
+    both = classifier.probabilities(np.concatenate([crops(bgr, proposals), crops(bgr, proposals, WIDER_LOOK)]))
+    first, wider = both[:len(proposals)], both[len(proposals):]
     reads = [FaceRead.from_probabilities(p) for p in first]
-    again = [i for i, r in enumerate(reads) if r.confidence < relook_below]
+    again = [i for i, r in enumerate(reads) if r.confidence < relook_below or int(wider[i][1:].argmax()) + 1 != r.seen]
     if again and isinstance(classifier, FaceClassifier):
         sized = [i for i in again if not weak[i]]
         if sized:
