@@ -35,3 +35,19 @@ def test_the_readme_section_shows_the_machine_and_every_figure_and_is_replaced_i
     assert again.count("## Latest figures") == 1 and "| event_delay_ms.p95 | 9.5 |" in again and "7.25" not in again
     assert again.rstrip().endswith("## After\n\nMore.")
     json.dumps(report)  # the report itself is plain JSON
+
+
+def test_the_pi_check_goal_is_that_no_frame_differs_however_many_the_set_holds(tmp_path, monkeypatch):
+    import json
+
+    import bench.pi
+    from bench.report import render_goals
+
+    (tmp_path / "pi-check-latest.json").write_text(json.dumps({"frames": 44, "equal": 44, "status_equal": 44}))
+    monkeypatch.setattr(bench.pi, "DOCS", tmp_path)
+    report = {"pi": bench.pi.bench_pi(False)}
+    assert report["pi"]["pi_check"]["differ"] == 0
+    assert any(line.startswith("| pi-check: conformance frames read differently") and line.endswith("| yes |") for line in render_goals(report))
+    (tmp_path / "pi-check-latest.json").write_text(json.dumps({"frames": 44, "equal": 43, "status_equal": 44}))
+    lines = render_goals({"pi": bench.pi.bench_pi(False)})
+    assert "| pi-check: conformance frames read differently on arm64 (qemu) | 1 | 0 | **no** |" in lines
