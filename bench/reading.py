@@ -21,6 +21,7 @@ import numpy as np
 
 from bench.eval_sets import SHARED
 from bench.eval_sets import main as build_eval_sets
+from bench.reader import _read_times
 from bench.report import BENCHES
 from companion.app.settings import Settings
 from vision.evaluate import evaluate
@@ -90,15 +91,7 @@ def _tray_mode_speed(reader: Any, repeats: int) -> float:
     table): the same three dice on 8 calibrated frames, each with its own empty tray."""
     rng = np.random.default_rng(6)
     tables = [render_calibrated_table([2, 4, 6], rng, view="below") for _ in range(8)]
-    readers = [(reader.with_die_side(placed[0].side).with_empty_tray(empty), frame) for frame, placed, empty in tables]
-    for r, frame in readers:
-        r.read(frame)
-    times = []
-    for i in range(repeats):
-        r, frame = readers[i % len(readers)]
-        t = time.perf_counter()
-        r.read(frame)
-        times.append((time.perf_counter() - t) * 1000)
+    times, _ = _read_times([(reader.with_die_side(placed[0].side).with_empty_tray(empty), frame) for frame, placed, empty in tables], repeats)
     return round(statistics.median(times), 2)
 
 

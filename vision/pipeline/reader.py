@@ -65,10 +65,9 @@ class PipelineReader(ReaderOptions):
             return self._unsized(prepared)[0]
         # tray mode: the calibrated size is the prior for every die's size
         proposals = at_die_size(propose(prepared, self.proposer, self.die_side_px), self.die_side_px)
-        dice = self._dice(prepared, proposals)
-        reading = self._decided(prepared, proposals, dice)
-        if reading.status != OK and len(dice) < self.expected_dice:  # short: what does the empty tray say?
-            found = self._tray_look(prepared, [d.proposal for d in dice])
+        reading, kept = self._look(prepared, proposals)
+        if reading.status != OK and len(kept) < self.expected_dice:  # short: what does the empty tray say?
+            found = self._tray_look(prepared, kept)
             if found:
                 reading = self._reading(prepared, proposals + found, look="tray")
         if reading.status == OK:
