@@ -176,6 +176,7 @@ def test_uncertain_reading_is_confirmed_by_tapping_the_dice(server: Server, new_
     expect(page.locator("#turn-name")).to_have_text("Check the dice")
     reading = server.api("GET", f"/api/challenges/{state['last_challenge']}").json()["reading"]
     expect(page.locator("#confirm-reason")).to_have_text(_reasons_in_english(reading))  # why the table must check, in words
+    # Nothing is confirmed before the table looks: a die missing, or one the reader doubted, is not chosen.
     expect(page.locator("#confirm-button")).to_be_disabled()
     shot(page, "08-uncertain-reading")
     for die, value in enumerate([6, 4, 2]):

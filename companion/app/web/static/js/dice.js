@@ -159,13 +159,15 @@ const Dice = (() => {
   }
 
   /** The uncertain reading (R14): one card per die with its crop from the photo and the question
-      "what is on TOP of this die?"; the reader's own guess is chosen already only where it has one
-      (exactly three dice found, and this one read). ``onChange(dice, complete)``. */
+      "what is on TOP of this die?". The reader's own answer is chosen already only for a die it
+      read sure: a guess it doubted (a glare spot boxed as a die, a blurred face) is shown on its card
+      but left for the table to tap, so "These are the dice" cannot confirm a doubt unlooked-at.
+      ``onChange(dice, complete)``. */
   function confirmCards(holder, challenge, img, totalLine, onChange) {
     holder.replaceChildren();
     const boxed = boxedDice(challenge);
     const chosen = [null, null, null];
-    boxed.forEach((d, i) => { if (d.top >= 1 && d.top <= 6) chosen[i] = d.top; });
+    boxed.forEach((d, i) => { if (d.top >= 1 && d.top <= 6 && !unsure(challenge.reading, d)) chosen[i] = d.top; });
     const cards = [0, 1, 2].map((i) => {
       const d = boxed[i];
       let picture;
@@ -176,7 +178,8 @@ const Dice = (() => {
         b.addEventListener("click", () => { chosen[i] = v; sync(); });
         return b;
       });
-      const guess = d ? t("card_guess", { seen: d.seen, top: d.top }) : t("card_no_guess");
+      let guess = t("card_no_guess");
+      if (d) guess = chosen[i] === null ? t("card_doubt", { seen: d.seen, top: d.top }) : t("card_guess", { seen: d.seen, top: d.top });
       if (d) picture.append(el("span", { class: "crop-no", text: String(i + 1) }));
       return el("div", { class: "confirm-card", role: "group", "aria-label": t("card_question", { n: i + 1 }), "data-die": i },
         el("div", { class: "card-head" }, picture,
