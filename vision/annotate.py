@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 
 from companion.core.reading import OK, Reading
+from vision.glyphs import draw_text
 from vision.images import ImageError, check_frame
 
 
@@ -37,5 +38,6 @@ def annotate(frame: np.ndarray, reading: Reading, sure_at: float) -> np.ndarray:
 
 
 def _text(img: np.ndarray, text: str, org: tuple[int, int], scale: float, colour: tuple[int, int, int], thick: int) -> None:
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), thick + 2, cv2.LINE_AA)
-    cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, colour, thick, cv2.LINE_AA)
+    """``text`` about as high as ``cv2.putText``'s simplex font at ``scale`` (22 px at 1), drawn with ``vision.glyphs``:
+    OpenCV 5's own text would load its font engine, about 8 MiB kept by ``serve`` for good."""
+    draw_text(img, text, org, max(7, int(round(22 * scale))), colour)
