@@ -3,11 +3,12 @@
 OpenCV 5's ``putText`` loads its whole font engine on first use, about 8 MiB
 that ``serve`` then keeps for good; the annotated photo of each Bluff only
 needs digits, lower-case words and some punctuation. These 5x7 glyphs are
-drawn with numpy alone, with a dark outline so they read on any tray.
+drawn as pixel masks, with a dark outline so they read on any tray.
 """
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 #: Each glyph: seven rows of five cells, top to bottom ("1": drawn).
@@ -71,9 +72,17 @@ GLYPHS = {ch: np.array([[c == "1" for c in row] for row in rows.split()], bool) 
 HEIGHT, WIDTH = 7, 5
 
 
+#: Each glyph with the empty column that follows it.
+_SPACED = {ch: np.hstack([cells, np.zeros((HEIGHT, 1), bool)]) for ch, cells in GLYPHS.items()}
+
+
 def glyph(ch: str) -> np.ndarray:
     """The 7x5 cells of ``ch``: capitals as small letters (the font has no capitals), "?" for what it lacks."""
-    return GLYPHS.get(ch, GLYPHS.get(ch.lower(), GLYPHS["?"]))
+    return GLYPHS[_known(ch)]
+
+
+def _known(ch: str) -> str:
+    return ch if ch in GLYPHS else ch.lower() if ch.lower() in GLYPHS else "?"
 
 
 def text_mask(text: str, cell: int) -> np.ndarray:
@@ -84,9 +93,8 @@ def text_mask(text: str, cell: int) -> np.ndarray:
     """
     if not text:
         return np.zeros((HEIGHT * cell, 0), bool)
-    spaced = [np.pad(glyph(ch), ((0, 0), (0, 1))) for ch in text]
-    cells = np.hstack(spaced)[:, :-1]
-    return np.kron(cells, np.ones((cell, cell), bool))
+    cells = np.hstack([_SPACED[_known(ch)] for ch in text])[:, :-1]
+    return cells.repeat(cell, axis=0).repeat(cell, axis=1)
 
 
 def draw_text(image: np.ndarray, text: str, origin: tuple[int, int], height: int, colour: tuple[int, int, int]) -> None:
@@ -100,14 +108,11 @@ def draw_text(image: np.ndarray, text: str, origin: tuple[int, int], height: int
     cell = max(1, int(round(height / HEIGHT)))
     mask = text_mask(text, cell)
     pad = max(1, cell // 2 + 1)
-    outline = np.pad(mask, pad)
-    grown = outline.copy()  # the outline: the mask grown by ``pad`` cells in every direction
-    for dy in range(-pad, pad + 1):
-        for dx in range(-pad, pad + 1):
-            grown |= np.roll(np.roll(outline, dy, 0), dx, 1)
+    inner = np.pad(mask, pad).astype(np.uint8)
+    grown = cv2.dilate(inner, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8))  # the outline: ``pad`` pixels around
     x0, y0 = origin[0] - pad, origin[1] - mask.shape[0] - pad
-    _paint(image, grown, x0, y0, (0, 0, 0))
-    _paint(image, outline, x0, y0, colour)
+    _paint(image, grown.astype(bool), x0, y0, (0, 0, 0))
+    _paint(image, inner.astype(bool), x0, y0, colour)
 
 
 def _paint(image: np.ndarray, mask: np.ndarray, x0: int, y0: int, colour: tuple[int, int, int]) -> None:
