@@ -1,7 +1,8 @@
 """Read the 20 held-out ``train`` photos whole, changed the way another camera, light, table or distance would.
 
 Run with ``python -m models.training.robustness [MODEL.onnx] [--reader learned|classic] [--only CHANGE ...]``
-(default: the shipped model in the default staged reader, every change). The
+(default: the shipped model in the default staged reader, every change); ``--set DIR [--split val]
+[--subset NAME] [--limit N]`` reads another shared set's photos the same way (never its ``test`` split). The
 reader is judged on other real photos than these (other dice, cameras, light),
 so a change to the detector, the reader or the model is checked here as well as
 on the photos as they are. Each photo is read told how many dice it holds, as
@@ -14,6 +15,7 @@ detections. Only the held-out photos are read (never trained on), never ``test``
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -26,7 +28,8 @@ from models.training.tables import other_table
 from bench.reader import _match
 from vision.classifier import FaceClassifier
 from vision.dataset import photo
-from vision.evaluate import _reader_for
+from vision.evaluate import _frame_names, _image_of, _labels, _reader_for
+from vision.images import load_image
 from companion.core.settings import Settings
 from vision.reader import DiceReader, load_reader
 
@@ -93,11 +96,15 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
 }
 
 
-def measure(model: Path | None, names: list[str], changes: list[str], reader_kind: str = "learned") -> dict[str, dict[str, int]]:
-    """Per change: dice, found, right, silently wrong and extra detections over the photos ``names``."""
+def measure(model: Path | None, names: list[str], changes: list[str], reader_kind: str = "learned",
+            root: Path | None = None) -> dict[str, dict[str, int]]:
+    """Per change: dice, found, right, silently wrong and extra detections over the photos ``names`` of the
+    dataset folder ``root`` (Byler's set when None)."""
     reader = _reader(model, reader_kind)
-    root = data.dataset_dir()
-    photos = [photo(root, name) for name in names]
+    if root is None:
+        root, photos = data.dataset_dir(), [photo(data.dataset_dir(), name) for name in names]
+    else:
+        photos = [_any_photo(root, name) for name in names]
     out = {}
     for change in changes:
         row = dict.fromkeys(("dice", "found", "right", "silently_wrong", "extra"), 0)
@@ -118,6 +125,12 @@ def measure(model: Path | None, names: list[str], changes: list[str], reader_kin
                     row["silently_wrong"] += (not right) and acted_on
         out[change] = row
     return out
+
+
+def _any_photo(root: Path, name: str) -> tuple[np.ndarray, list]:
+    """A photo of any folder in the shared layout and its labels in pixels, as ``evaluate`` reads them."""
+    image = load_image(_image_of(root, name))
+    return image, _labels(root / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
 
 
 def _reader(model: Path | None, kind: str):
@@ -144,9 +157,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("model", nargs="?", type=Path, help="an .onnx file (default: the shipped model)")
     ap.add_argument("--reader", choices=("learned", "classic"), default="learned", help="the staged reader (the default) or the classic one")
     ap.add_argument("--only", action="append", choices=list(CHANGES), help="this change only (repeatable)")
+    ap.add_argument("--set", type=Path, help="another folder in the shared layout (images/, labels/, split.json) instead of Byler's held-out photos")
+    ap.add_argument("--split", default="val", help="with --set: the split read (default val; never test)")
+    ap.add_argument("--subset", help="with --set: only the photos its subsets.json lists under this name (rune55: tray, cup)")
+    ap.add_argument("--limit", type=int, help="with --set: at most this many photos, spread over the split")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
-    for change, row in measure(args.model, heldout_names(HERE / "validation.json"), args.only or list(CHANGES), args.reader).items():
+    root, names = None, heldout_names(HERE / "validation.json")
+    if args.set is not None:
+        if args.split == "test":
+            ap.error("the test split is for evaluation only; read train or val")
+        root, names = args.set, _frame_names(args.set, args.split)
+        if args.subset:
+            subsets = json.loads((args.set / "subsets.json").read_text(encoding="utf-8"))
+            if args.subset not in subsets:
+                ap.error(f"{args.set} has no subset {args.subset!r} (it has: {', '.join(sorted(subsets))})")
+            names = [n for n in names if n in set(subsets[args.subset])]
+        if args.limit and len(names) > args.limit:
+            names = [names[round(i * (len(names) - 1) / (args.limit - 1))] for i in range(args.limit)] if args.limit > 1 else names[:1]
+    for change, row in measure(args.model, names, args.only or list(CHANGES), args.reader, root).items():
         print(f"{change:16s} dice {row['dice']:4d}  found {row['found']:4d}  right {row['right']:4d}  "
               f"silently wrong {row['silently_wrong']:2d}  extra {row['extra']:3d}  "
               f"wrong or missed flagged {flagged_share(row):.2f}", flush=True)
