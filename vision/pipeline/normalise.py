@@ -18,6 +18,8 @@ from vision.images import ImageError, check_frame
 FLAT_STD = 3.0
 #: Below this mean grey level a flat frame is "dark" (lights off, camera covered), above it "blank".
 DARK_MEAN = 40.0
+#: ``colour_contrast``: grey levels per unit of a*b* distance (OpenCV's 8-bit Lab) from the frame's commonest colour.
+COLOUR_GAIN = 3.0
 
 
 @dataclass(frozen=True)
@@ -66,3 +68,19 @@ def normalise(frame: object, tray_region: list[int] | None = None) -> Normalised
         code = {"code": "dark" if float(mean.mean()) < DARK_MEAN else "blank"}
         return Unreadable(f"the frame is {code['code']}: no dice can be seen (lights off or the camera covered?)", code)
     return Normalised(bgr, cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), (ox, oy))
+
+
+def colour_contrast(bgr: np.ndarray) -> np.ndarray:
+    """A grey image of how far each pixel's colour (its a*b* in Lab, brightness left out) lies from the frame's
+    median colour: a red die on grey wood, as bright as the wood in grey, stands out here as a light square.
+
+    >>> frame = np.full((60, 60, 3), 120, np.uint8); frame[20:40, 20:40] = (40, 40, 200)  # red on grey
+    >>> m = colour_contrast(frame); int(m[30, 30]) > 100 and int(m[5, 5]) == 0
+    True
+    """
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB)
+    step = max(1, max(bgr.shape[:2]) // 160)
+    sample = lab[::step, ::step].reshape(-1, 3)
+    centre = np.median(sample[:, 1:], axis=0).astype(np.float32)
+    ab = lab[..., 1:].astype(np.float32) - centre
+    return np.clip(np.sqrt((ab * ab).sum(axis=2)) * COLOUR_GAIN, 0, 255).astype(np.uint8)

@@ -16,7 +16,7 @@ from typing import Callable
 
 from companion.core.errors import SettingsError
 from companion.core.protocols import Detector, Proposal
-from vision.pipeline.normalise import Normalised
+from vision.pipeline.normalise import Normalised, colour_contrast
 
 #: Proposals this far below the detector's score threshold are still returned, marked borderline.
 SCORE_MARGIN = 0.1
@@ -97,6 +97,16 @@ def same_places(a: list[Proposal], b: list[Proposal], reach: float = 0.25) -> bo
     if len(a) != len(b):
         return False
     return all(any(abs(p.cx - q.cx) <= reach * p.side and abs(p.cy - q.cy) <= reach * p.side for q in b) for p in a)
+
+
+def propose_in_colour(frame: Normalised, proposer: Proposer, found: list[Proposal]) -> list[Proposal]:
+    """The detector's proposals on ``colour_contrast`` of the frame, away from the dice ``found`` already: dice
+    that differ from the table in colour more than in brightness (a red die on brown wood, a warm light),
+    which the grey frame hides. Surest first."""
+    if frame.bgr.ndim != 3:
+        return []
+    seen = propose(Normalised(frame.bgr, colour_contrast(frame.bgr), frame.offset), proposer)
+    return [p for p in seen if not any(abs(p.cx - q.cx) <= 0.5 * max(p.side, q.side) and abs(p.cy - q.cy) <= 0.5 * max(p.side, q.side) for q in found)]
 
 
 def propose_closer(frame: Normalised, proposer: Proposer, first: list[Proposal]) -> list[Proposal] | None:

@@ -20,7 +20,7 @@ from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
-from vision.pipeline.propose import Proposer, at_die_size, propose, propose_closer, propose_farther, same_places
+from vision.pipeline.propose import Proposer, at_die_size, propose, propose_closer, propose_farther, propose_in_colour, same_places
 from vision.pipeline.reconcile import Die, flag_leaning, reconcile, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
@@ -82,7 +82,20 @@ class PipelineReader(ReaderOptions):
 
     def _unsized(self, prepared: Normalised) -> tuple[Reading, list[Proposal]]:
         """The reading knowing no die size, and the places of the dice it kept: the detector's first look, then
-        where that is not sure, a closer or a farther one."""
+        where that is not sure, a closer or a farther one, and where dice are still missing, a look in colour."""
+        reading, kept = self._grey_looks(prepared)
+        if reading.status == OK or not self.expected_dice or len(kept) >= self.expected_dice:
+            return reading, kept
+        more = propose_in_colour(prepared, self.proposer, kept)
+        if more:  # dice the grey frame hides: read with those found, every check again
+            coloured, coloured_kept = self._look(prepared, kept + more, "colour")
+            # sure, or unsure with every die found: the table then checks the dice, each boxed, not two of three
+            if coloured.status == OK or len(coloured.dice) == self.expected_dice:
+                return coloured, coloured_kept
+        return reading, kept
+
+    def _grey_looks(self, prepared: Normalised) -> tuple[Reading, list[Proposal]]:
+        """The detector's first look at the grey frame, then where that is not sure, a closer or a farther one."""
         first = propose(prepared, self.proposer)
         reading, kept = self._look(prepared, first)
         if reading.status == OK:
