@@ -14,8 +14,11 @@ the die's outline is cut cleanly even where it lies on glare or the cup's rim.
 
 A blob much bigger than one die, or one reaching well out of the die's
 proposed square, is touching dice, glare or the cup's rim joined to the die:
-its shape says nothing about the die, so it is not judged. A leaning die's
-outline stays inside its square (the detector boxes the whole die).
+its shape says nothing about the die, so it is not judged. The learned
+detector often boxes only a leaning die's lit face, so its side face reaches
+out of the square too and such an outline is not judged either: one way a
+leaning die is still trusted (docs/READING.md has the figures; letting
+outlines reach further out doubted as many flat dice as leaning ones).
 Everything here is integer image work up to the box's sides, so this machine
 and the Pi's arm64 CPU measure the same outline.
 """
