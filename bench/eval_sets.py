@@ -7,6 +7,9 @@
   and pasted large (about half the frame's width) into small grey cup-like
   frames: one die in 128×128, and three in a row in 384×128. This is the case
   a new user's photos showed the hand-tuned finder failing on.
+- ``big``: the same real dice, in colour, each filling 70-95 % of a 480×480
+  cup frame: a die photographed close up, most of the picture, where its marks
+  are the size of a small die.
 
 ``python -m bench.eval_sets OUT`` writes both under OUT; ``elephants-bluff
 evaluate OUT/cup`` (or ``OUT/cup-three``, ``OUT/rendered``) reads them.
@@ -26,7 +29,9 @@ from vision.simtable import DieStyle, render_table
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
 #: Seeds for the evaluation sets, far from the training recipes' seeds.
-RENDERED_SEED, CUP_SEED = 90_001, 90_002
+RENDERED_SEED, CUP_SEED, BIG_SEED = 90_001, 90_002, 90_003
+#: ``big``: the frame's side, and the share of it a die's side fills
+BIG_FRAME, BIG_FILL = 480, (0.70, 0.95)
 
 
 def _write(root: Path, name: str, frame: np.ndarray, boxes: list[tuple[int, float, float, float, float]]) -> None:
@@ -145,6 +150,42 @@ def cup(root: Path, per_row: int, dice: list[tuple[int, np.ndarray]], seed: int 
     return count
 
 
+#: Where a plain die's pips lie on its face (shares of the face's side), for ``plain_die``.
+PIPS = {1: [(0.5, 0.5)], 2: [(0.25, 0.25), (0.75, 0.75)], 3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
+        4: [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)],
+        5: [(0.25, 0.25), (0.75, 0.25), (0.5, 0.5), (0.25, 0.75), (0.75, 0.75)],
+        6: [(0.25, 0.2), (0.75, 0.2), (0.25, 0.5), (0.75, 0.5), (0.25, 0.8), (0.75, 0.8)]}
+
+
+def plain_die(value: int, side: int = 90) -> np.ndarray:
+    """A patch of a plain white die with black pips showing ``value``, with the 12 % margin the sets' patches
+    have: a die anyone reads, for checking a set's layout or a look that should read it."""
+    patch = np.full((side, side, 3), 90, np.uint8)
+    edge = round(side * 0.06)
+    face = side - 2 * edge
+    cv2.rectangle(patch, (edge, edge), (side - edge - 1, side - edge - 1), (235, 235, 235), -1)
+    for x, y in PIPS[value]:
+        cv2.circle(patch, (round(edge + face * x), round(edge + face * y)), max(1, round(face * 0.09)), (30, 30, 30), -1)
+    return patch
+
+
+def big(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = BIG_SEED) -> int:
+    """Each real die in colour, filling ``BIG_FILL`` of a ``BIG_FRAME``-px cup frame; returns the number of dice."""
+    _new_set(root)
+    rng = np.random.default_rng(seed)
+    for i, (seen, patch) in enumerate(dice):
+        frame = _cup_frame(rng, BIG_FRAME, BIG_FRAME)
+        side = int(rng.uniform(*BIG_FILL) * BIG_FRAME)
+        die = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_CUBIC)
+        room = BIG_FRAME - side
+        x0, y0 = int(rng.integers(0, room + 1)), int(rng.integers(0, room + 1))
+        frame[y0:y0 + side, x0:x0 + side] = _blend(frame[y0:y0 + side, x0:x0 + side], die)
+        inner = side / 1.12  # the patch holds the die with a 12 % margin
+        _write(root, f"b{i:04d}", frame, [(seen, x0 + side / 2, y0 + side / 2, inner, inner)])
+    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+    return len(dice)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.eval_sets", description=__doc__.split("\n\n")[0])
     p.add_argument("out", type=Path)
@@ -154,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     dice = real_val_dice()
     one = cup(args.out / "cup", 1, dice)
     three = cup(args.out / "cup-three", 3, dice)
-    print(json.dumps({"rendered_dice": n, "real_val_dice": len(dice), "cup_dice": one, "cup_three_dice": three}))
+    close = big(args.out / "big", dice)
+    print(json.dumps({"rendered_dice": n, "real_val_dice": len(dice), "cup_dice": one, "cup_three_dice": three, "big_dice": close}))
     return 0
 
 

@@ -119,6 +119,8 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Staged reader: patterson val crops, per die", "reading.learned.patterson_val_crops.accuracy", ">= 0.99", lambda v: v >= 0.99),
     ("Staged reader: real dice pasted into grey cup frames, per die", "reading.learned.cup_one.accuracy", "(higher is better)", lambda v: True),
     ("Staged reader: the same, three in a row", "reading.learned.cup_three.accuracy", "(higher is better)", lambda v: True),
+    ("Staged reader: the same dice in colour, each filling 70-95 % of the frame, per die", "reading.learned.big.accuracy", "(higher is better)", lambda v: True),
+    ("Staged reader: silently wrong per 1,000 dice, dice filling the frame", "reading.learned.big.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: simulated table, read outright (ok)", "reading.learned.synthetic_table.ok_share", "(>= 0.98)", lambda v: v >= 0.98),
     ("Staged reader: simulated table, read ok with a wrong value", "reading.learned.synthetic_table.ok_but_wrong", "0", lambda v: v == 0),
     ("Staged reader: simulated table, die size known, read outright (ok)", "reading.learned.synthetic_table_die_size.ok_share", "(>= 0.98)", lambda v: v >= 0.98),

@@ -62,6 +62,9 @@ ZOOM_BELOW_NET_SIDE = 20.0
 #: long side at this many pixels, where a die filling most of the frame lands at a size the network knows
 #: (at ``NET_SIDE`` its marks can look like dice) ...
 FAR_NET_SIDE = 128
+#: ... and where that look does not settle the reading either, one from farther still: a die filling most of the
+#: frame with big marks (a single mark, a translucent die's pips) is seen whole only at this size.
+FARTHEST_NET_SIDE = 64
 #: ... offered only when its likelier dice are at least this many network pixels there.
 FAR_MIN_NET_SIDE = 40.0
 #: The second look's region reaches this many die sides beyond the outermost proposals.
@@ -187,6 +190,8 @@ class LearnedDetector:
         except Exception as exc:  # onnxruntime raises its own classes for a corrupt file
             raise HardwareError(f"The dice detector model {self.path.name} cannot be loaded ({exc.__class__.__name__}); reinstall the companion.", code="bad_model") from None
         self.input_name = self.session.get_inputs()[0].name
+        #: the looks from farther the reader may ask for, nearest first (``propose_farther``'s ``net_side``)
+        self.far_net_sides = (FAR_NET_SIDE, FARTHEST_NET_SIDE)
         self.score_threshold = float(score_threshold if score_threshold is not None else meta.get("score_threshold", DEFAULT_THRESHOLD))
         self.propose(np.full((96, 128), 128, np.uint8))  # warm-up: onnxruntime allocates on the first run
 
@@ -254,8 +259,8 @@ class LearnedDetector:
         return [Proposal(cx * sx + ox, cy * sy + oy, side * (sx + sy) / 2, angle, score)
                 for cx, cy, side, angle, score in decode(heat, peaks, geo, self.score_threshold) if cx < nw and cy < nh]
 
-    def propose_farther(self, grey: np.ndarray, first: list[Proposal]) -> list[Proposal] | None:
-        """A look from farther (the long side at ``FAR_NET_SIDE``) where ``first`` (``propose``'s answer
+    def propose_farther(self, grey: np.ndarray, first: list[Proposal], net_side: int = FAR_NET_SIDE) -> list[Proposal] | None:
+        """A look from farther (the long side at ``net_side`` pixels) where ``first`` (``propose``'s answer
         without a die size) holds dice that were not small, and that look sees big dice
         (``FAR_MIN_NET_SIDE``): a die filling much of the frame, whose marks the first look may have taken
         for dice. Its proposals, best first; None when there is nothing to gain."""
@@ -263,7 +268,7 @@ class LearnedDetector:
         if grey is None or min(grey.shape) < MIN_FRAME or not first:
             return None
         h, w = grey.shape
-        scale, far_scale = self._scale(h, w, None), FAR_NET_SIDE / max(h, w)
+        scale, far_scale = self._scale(h, w, None), net_side / max(h, w)
         if far_scale >= scale or _likely_side(first) * scale < ZOOM_BELOW_NET_SIDE:
             return None
         far = self._look(grey, far_scale)

@@ -120,6 +120,25 @@ def test_a_die_filling_most_of_the_frame_is_read_from_farther_when_the_first_loo
     assert looks.count("farther") >= 1 and sure >= 8
 
 
+def test_a_die_whose_big_marks_the_look_from_farther_still_takes_for_dice_is_read_from_farthest(staged_reader, monkeypatch, tmp_path):
+    """Plain dice each filling 70-95 % of a 480-px frame (``bench.eval_sets.big``): on a one and a three the
+    first look and the look from farther (128 px) see the marks; from farthest (64 px) each is one die, read
+    sure and right. Without that look those readings are short of the die."""
+    import cv2
+
+    from bench.eval_sets import big, plain_die
+
+    big(tmp_path, [(value, plain_die(value)) for value in (1, 2, 3)])
+    reader = staged_reader.with_view("above").with_expected(1)
+    frames = {value: cv2.imread(str(tmp_path / "images" / f"b{i:04d}.png")) for i, value in enumerate((1, 2, 3))}
+    for value in (1, 3):
+        r = reader.read(frames[value])
+        assert r.status == "ok" and r.extra["look"] == "farthest" and [d.seen for d in r.dice] == [value], (value, r)
+        with monkeypatch.context() as m:
+            m.setattr(staged_reader.proposer.detector, "far_net_sides", staged_reader.proposer.detector.far_net_sides[:1])
+            assert reader.read(frames[value]).status != "ok"
+
+
 def test_in_tray_mode_every_die_is_cut_at_the_calibrated_size_not_the_detectors_estimate(staged_reader):
     """Tray mode takes the calibrated die size as the prior for every die (issue 26, item 3): a detector whose
     sides run a third off either way still has every flat die read, none of them called leaning for its size."""

@@ -115,17 +115,18 @@ def propose_closer(frame: Normalised, proposer: Proposer, first: list[Proposal])
     return _second_look(frame, proposer, first, "propose_closer")
 
 
-def propose_farther(frame: Normalised, proposer: Proposer, first: list[Proposal]) -> list[Proposal] | None:
+def propose_farther(frame: Normalised, proposer: Proposer, first: list[Proposal], net_side: int | None = None) -> list[Proposal] | None:
     """A second look from farther at what ``propose`` found without a die size, from a detector that can
-    take one (``propose_farther``); None when it cannot or sees no big dice (a die filling the frame)."""
-    return _second_look(frame, proposer, first, "propose_farther")
+    take one (``propose_farther``; ``net_side``: how far, the frame's long side in the detector's pixels,
+    its own default when None); None when it cannot or sees no big dice (a die filling the frame)."""
+    return _second_look(frame, proposer, first, "propose_farther", **({} if net_side is None else {"net_side": net_side}))
 
 
-def _second_look(frame: Normalised, proposer: Proposer, first: list[Proposal], method: str) -> list[Proposal] | None:
+def _second_look(frame: Normalised, proposer: Proposer, first: list[Proposal], method: str, **options: int) -> list[Proposal] | None:
     look = getattr(proposer.detector, method, None)
     if look is None:
         return None
-    found = look(frame.grey, _scaled(proposer, first, 1 / proposer.side_scale))
+    found = look(frame.grey, _scaled(proposer, first, 1 / proposer.side_scale), **options)
     return None if found is None else _scaled(proposer, found, proposer.side_scale)
 
 

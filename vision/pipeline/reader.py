@@ -95,7 +95,8 @@ class PipelineReader(ReaderOptions):
         return reading, kept
 
     def _grey_looks(self, prepared: Normalised) -> tuple[Reading, list[Proposal]]:
-        """The detector's first look at the grey frame, then where that is not sure, a closer or a farther one."""
+        """The detector's first look at the grey frame, then where that is not sure, a closer one, or the looks from
+        farther the detector offers (``far_net_sides``, nearest first: a die filling the frame seen as its marks)."""
         first = propose(prepared, self.proposer)
         reading, kept = self._look(prepared, first)
         if reading.status == OK:
@@ -103,11 +104,13 @@ class PipelineReader(ReaderOptions):
         closer = propose_closer(prepared, self.proposer, first)
         if closer is not None:  # the dice were small for the detector's first look: read its closer look
             return self._look(prepared, closer, "closer")
-        farther = propose_farther(prepared, self.proposer, first)
-        if farther is not None:  # big dice: the first look may have taken a die's marks for dice
-            far, far_kept = self._look(prepared, farther, "farther")
-            if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
-                return far, far_kept
+        for step, net_side in enumerate(getattr(self.proposer.detector, "far_net_sides", (None,))):
+            look = "farther" if step == 0 else "farthest"
+            farther = propose_farther(prepared, self.proposer, first, net_side)
+            if farther is not None:  # big dice: the first look may have taken a die's marks for dice
+                far, far_kept = self._look(prepared, farther, look)
+                if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
+                    return far, far_kept
         return reading, kept
 
     def _reading(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> Reading:

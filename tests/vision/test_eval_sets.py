@@ -1,0 +1,36 @@
+"""The evaluation sets the bench builds: the close-up set (``big``) in the shared layout, each die filling
+most of its frame, read by ``evaluate`` as any shared set."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+
+from bench.eval_sets import BIG_FILL, BIG_FRAME, big, plain_die
+from vision.evaluate import _labels, evaluate
+
+
+def _patches() -> list[tuple[int, np.ndarray]]:
+    return [(value, plain_die(value)) for value in (1, 2, 3)]
+
+
+def test_the_close_up_set_holds_each_die_filling_most_of_its_frame(tmp_path) -> None:
+    assert big(tmp_path, _patches()) == 3
+    names = json.loads((tmp_path / "split.json").read_text())["test"]
+    assert len(names) == 3
+    for name, (value, _) in zip(names, _patches()):
+        image = cv2.imread(str(tmp_path / "images" / f"{name}.png"))
+        assert image.shape == (BIG_FRAME, BIG_FRAME, 3)
+        (seen, cx, cy, w, h), = _labels(tmp_path / "labels" / f"{name}.txt", BIG_FRAME, BIG_FRAME)
+        assert seen == value
+        assert BIG_FILL[0] / 1.12 - 0.01 <= w / BIG_FRAME <= BIG_FILL[1] / 1.12 + 0.01  # the die itself, in its patch's margin
+        assert w / 2 <= cx <= BIG_FRAME - w / 2 and h / 2 <= cy <= BIG_FRAME - h / 2  # wholly in the frame
+
+
+def test_the_close_up_set_is_read_by_evaluate_as_any_shared_set(tmp_path, staged_reader) -> None:
+    big(tmp_path, _patches())
+    report = evaluate(tmp_path, staged_reader, "test")
+    assert report["dice"] == 3 and report["photos"] == 3
+    assert report["right"] == 3 and report["silently_wrong"] == 0, report  # plain dice close up: the look from farther reads them
