@@ -241,6 +241,29 @@ def test_a_proposal_the_detector_is_unsure_of_is_read_at_its_own_size_only():
     assert searched != weak
 
 
+def test_a_proposal_both_first_cuts_call_surely_not_a_die_gets_no_second_look(monkeypatch):
+    """Glare, the rim, an empty patch of tray: the first look's two cuts both say "not a die" at 0.95 or
+    more, so it is dropped as it is, not turned and resized 48 times; an unsure real die still is."""
+    from vision.classifier import FaceClassifier
+    from vision.pipeline.classify import SURELY_NOT_A_DIE, WIDER_LOOK, classify
+    from vision.pipeline.crop import crops
+    from vision.simtable import render_table
+
+    classifier = FaceClassifier()
+    frame, placed = render_table([2, 5, 6], np.random.default_rng(0), view="above", touching=0.0, glare=0)
+    empty = Proposal(40, 40, placed[0].side, 0, 0.9)  # a patch of bare tray in the corner
+    first = classifier.probabilities(np.concatenate([crops(frame, [empty]), crops(frame, [empty], WIDER_LOOK)]))
+    assert first[:, 0].min() >= SURELY_NOT_A_DIE  # the premise: both cuts call it not a die
+    turned: list[int] = []
+    real = classifier.probabilities_turned
+    monkeypatch.setattr(classifier, "probabilities_turned", lambda cut: turned.append(len(cut)) or real(cut))
+    [read] = classify(classifier, frame, [empty], relook_below=1.01)
+    assert turned == [] and read.not_a_die >= SURELY_NOT_A_DIE
+    die = placed[0]
+    classify(classifier, frame, [Proposal(die.cx, die.cy, die.side, die.angle, 0.9)], relook_below=1.01)  # never sure enough
+    assert turned  # a die is still looked at again
+
+
 @pytest.mark.parametrize("fill", [1.0, 0.45], ids=["cut tight around the die", "the die under half the image"])
 def test_a_crop_is_read_for_sure_whether_cut_tight_or_loose(fill):
     """``classify`` on a person's crop: the die may fill the image or under half of it (CROP_SPANS)."""

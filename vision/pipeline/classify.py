@@ -37,6 +37,10 @@ RELOOK_SPANS = (0.7, 0.85, 1.0, 1.15, 1.3, 1.5)
 #: The first look also cuts each die this much wider: a face the two cuts read differently depends on where the
 #: detector drew the die's border (a square inside a three shows two of its marks), so it is looked at again.
 WIDER_LOOK = 1.15
+#: A proposal both first cuts call "not a die" with at least this probability gets no second look: the first look
+#: drops it already (``reconcile`` drops above 0.65), and turning and resizing a glare patch or the rim 48 times over
+#: cost a read 20 ms where a die was never there.
+SURELY_NOT_A_DIE = 0.95
 #: The proposed size agrees with another size's face only when it favours that face by this much over any other
 #: (a near tie at the proposed size could fall either way on another machine's floats).
 AGREE_MARGIN = 0.05
@@ -75,7 +79,8 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
     both = classifier.probabilities(np.concatenate([crops(bgr, proposals), crops(bgr, proposals, WIDER_LOOK)]))
     first, wider = both[:len(proposals)], both[len(proposals):]
     reads = [FaceRead.from_probabilities(p) for p in first]
-    again = [i for i, r in enumerate(reads) if r.confidence < relook_below or int(wider[i][1:].argmax()) + 1 != r.seen]
+    again = [i for i, r in enumerate(reads) if (r.confidence < relook_below or int(wider[i][1:].argmax()) + 1 != r.seen)
+             and min(r.not_a_die, float(wider[i][NOT_A_DIE])) < SURELY_NOT_A_DIE]
     if again and isinstance(classifier, FaceClassifier):
         sized = [i for i in again if not weak[i]]
         if sized:
