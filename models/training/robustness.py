@@ -101,8 +101,9 @@ def measure(model: Path | None, names: list[str], changes: list[str], reader_kin
     """Per change: dice, found, right, silently wrong and extra detections over the photos ``names`` of the
     dataset folder ``root`` (Byler's set when None)."""
     reader = _reader(model, reader_kind)
-    if root is None:
-        root, photos = data.dataset_dir(), [photo(data.dataset_dir(), name) for name in names]
+    if root is None:  # Byler's photos, with the train labels fixed by eye (``vision.dataset.photo``)
+        byler = data.dataset_dir()
+        photos = [photo(byler, name) for name in names]
     else:
         photos = [_any_photo(root, name) for name in names]
     out = {}
