@@ -10,9 +10,12 @@
 - ``big``: the same real dice, in colour, each filling 70-95 % of a 480×480
   cup frame: a die photographed close up, most of the picture, where its marks
   are the size of a small die.
+- ``far``: the same real dice, in colour, three to a 1280×960 cup frame, each
+  20-40 px wide (1.6-3.1 % of the frame's width): a table photographed from
+  farther away, or by a camera with many more pixels.
 
-``python -m bench.eval_sets OUT`` writes both under OUT; ``elephants-bluff
-evaluate OUT/cup`` (or ``OUT/cup-three``, ``OUT/rendered``) reads them.
+``python -m bench.eval_sets OUT`` writes them all under OUT; ``elephants-bluff
+evaluate OUT/cup`` (or ``OUT/cup-three``, ``OUT/rendered``, ``OUT/big``, ``OUT/far``) reads them.
 """
 
 from __future__ import annotations
@@ -29,9 +32,11 @@ from vision.simtable import DieStyle, render_table
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
 #: Seeds for the evaluation sets, far from the training recipes' seeds.
-RENDERED_SEED, CUP_SEED, BIG_SEED = 90_001, 90_002, 90_003
+RENDERED_SEED, CUP_SEED, BIG_SEED, FAR_SEED = 90_001, 90_002, 90_003, 90_004
 #: ``big``: the frame's side, and the share of it a die's side fills
 BIG_FRAME, BIG_FILL = 480, (0.70, 0.95)
+#: ``far``: the frame's size, a die's side in pixels (the patch's 12 % margin not counted), dice to a frame
+FAR_FRAME, FAR_SIDE, FAR_PER_FRAME = (1280, 960), (20, 40), 3
 
 
 def _write(root: Path, name: str, frame: np.ndarray, boxes: list[tuple[int, float, float, float, float]]) -> None:
@@ -186,6 +191,33 @@ def big(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = BIG_SEED) ->
     return len(dice)
 
 
+def far(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = FAR_SEED) -> int:
+    """The real dice ``FAR_PER_FRAME`` to a ``FAR_FRAME`` cup frame, each ``FAR_SIDE`` px wide, apart, anywhere in
+    the frame; returns the number of dice."""
+    _new_set(root)
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(dice))
+    width, height = FAR_FRAME
+    count = 0
+    for i in range(0, len(order) - FAR_PER_FRAME + 1, FAR_PER_FRAME):
+        frame = _cup_frame(rng, width, height)
+        boxes: list[tuple[int, float, float, float, float]] = []
+        for j in order[i:i + FAR_PER_FRAME]:
+            seen, patch = dice[j]
+            side = int(round(rng.uniform(*FAR_SIDE) * 1.12))  # the patch holds the die with a 12 % margin
+            while True:  # somewhere no other die is near (three dice in a 1280×960 frame: found at once)
+                x0, y0 = int(rng.integers(0, width - side)), int(rng.integers(0, height - side))
+                if all(max(abs(x0 + side / 2 - cx), abs(y0 + side / 2 - cy)) > 2 * side for _, cx, cy, _, _ in boxes):
+                    break
+            die = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
+            frame[y0:y0 + side, x0:x0 + side] = _blend(frame[y0:y0 + side, x0:x0 + side], die)
+            boxes.append((seen, x0 + side / 2, y0 + side / 2, side / 1.12, side / 1.12))
+        _write(root, f"f{i // FAR_PER_FRAME:04d}", frame, boxes)
+        count += FAR_PER_FRAME
+    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+    return count
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.eval_sets", description=__doc__.split("\n\n")[0])
     p.add_argument("out", type=Path)
@@ -196,7 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     one = cup(args.out / "cup", 1, dice)
     three = cup(args.out / "cup-three", 3, dice)
     close = big(args.out / "big", dice)
-    print(json.dumps({"rendered_dice": n, "real_val_dice": len(dice), "cup_dice": one, "cup_three_dice": three, "big_dice": close}))
+    farther = far(args.out / "far", dice)
+    print(json.dumps({"rendered_dice": n, "real_val_dice": len(dice), "cup_dice": one, "cup_three_dice": three, "big_dice": close,
+                      "far_dice": farther}))
     return 0
 
 

@@ -2,7 +2,7 @@
 
 Every shared set's ``val`` split (real-dice-skovy also as crops, real-dice-
 patterson as crops), Byler's ``test`` split (evaluation only), the renderer's
-test set, the real dice pasted into grey cup frames and close up (``bench.eval_sets``,
+test set, the real dice pasted into grey cup frames, close up and far (``bench.eval_sets``,
 built under ``build/eval-sets`` when missing), read by ``evaluate`` with each
 detector: the same counts ``elephants-bluff evaluate --json`` prints. Speed is
 on one core: the detector alone and the whole read of 1280×960 tray frames
@@ -42,12 +42,13 @@ SETS = [
     ("cup_one", EVAL_SETS / "cup", None, False),
     ("cup_three", EVAL_SETS / "cup-three", None, False),
     ("big", EVAL_SETS / "big", None, False),
+    ("far", EVAL_SETS / "far", None, False),
 ]
 KEYS = ("dice", "right", "accuracy", "silently_wrong", "flagged", "extra", "photos", "photos_all_right")
 
 
 def accuracy(reader: Any, full: bool) -> dict[str, Any]:
-    if not all((EVAL_SETS / name / "split.json").is_file() for name in ("rendered", "cup", "cup-three", "big")):
+    if not all((EVAL_SETS / name / "split.json").is_file() for name in ("rendered", "cup", "cup-three", "big", "far")):
         build_eval_sets([str(EVAL_SETS)])
     out: dict[str, Any] = {}
     for name, folder, split, crops in SETS:

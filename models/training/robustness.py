@@ -73,6 +73,19 @@ def _scaled(f: float) -> Callable[[np.ndarray, list, np.random.Generator], Shown
     return change
 
 
+def _farther(k: float) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """The photo shrunk to 1/k of its sides in a frame of its own size, its edges stretched out around it: the
+    same dice photographed ``k`` times farther away, or small in a bigger camera's frame."""
+    def change(img, labels, rng):
+        h, w = img.shape[:2]
+        sw, sh = round(w / k), round(h / k)
+        x0, y0 = int(rng.integers(0, w - sw + 1)), int(rng.integers(0, h - sh + 1))
+        small = cv2.resize(img, (sw, sh), interpolation=cv2.INTER_AREA)
+        shown = cv2.copyMakeBorder(small, y0, h - sh - y0, x0, w - sw - x0, cv2.BORDER_REPLICATE)
+        yield shown, [(v, cx * sw / w + x0, cy * sh / h + y0, bw * sw / w, bh * sh / h) for v, cx, cy, bw, bh in labels], 0
+    return change
+
+
 def _jpeg(img: np.ndarray) -> np.ndarray:
     return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 25])[1], cv2.IMREAD_COLOR)
 
@@ -93,6 +106,8 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "zoomed 3x": _zoomed(3.0),
     "half the pixels": _scaled(0.5),
     "1.5x the pixels": _scaled(1.5),
+    "2x farther": _farther(2.0),
+    "3x farther": _farther(3.0),
 }
 
 

@@ -17,6 +17,10 @@ Four kinds of frame:
   blank card where a die should be, a die missing: read with ``read --instance tray``, so
   tray mode's empty-tray steps (``pipeline/tray.py``, the outline against the empty tray) run
   on both machines. ``make_frames.py --tray`` remakes this folder alone;
+- ``far-*``: a rendered table shrunk so its dice are a few hundredths of the frame's
+  width, the table stretched around it (a 1280×960 frame, and a small one the finer
+  look enlarges), so the reader's finer look runs on both machines;
+  ``make_frames.py --far`` adds these to the set alone;
 - ``margin-*``: hard renders (heavy blur, noise, dim light, a die leaning on the
   cup) chosen from a larger batch because the reader's least sure die on them
   is closest to where a die stops counting as sure: the frames where float
@@ -119,6 +123,23 @@ def margin_frames(out: Path, manifest: dict, wanted: int = 8, tries: int = 40) -
             manifest[name] = {"kind": "near-margin", **candidates[cand], "least_sure_when_made": round(low, 4), "status_when_made": status}
 
 
+def far_frames(out: Path, manifest: dict) -> None:
+    """Rendered tables shrunk into bigger frames: dice 15 px in 1280×960 and 9 px in 480×360."""
+    for i, (die_px, width, height) in enumerate([(15, 1280, 960), (9, 480, 360)]):
+        seed = 9500 + i
+        rng = np.random.default_rng(seed)
+        seen = [int(v) for v in rng.integers(1, 7, size=3)]
+        frame, dice = render_table(seen, rng, view="below", touching=0.0, glare=1)
+        f = die_px / dice[0].side
+        small = cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+        h, w = small.shape[:2]
+        top, left = (height - h) // 2, (width - w) // 2
+        frame = cv2.copyMakeBorder(small, top, height - h - top, left, width - w - left, cv2.BORDER_REPLICATE)
+        name = f"far-{i:02d}.jpg"
+        _save(out / name, frame)
+        manifest[name] = {"kind": "far", "seed": seed, "seen": seen, "die_px": die_px, "frame": [width, height]}
+
+
 def tray_frames(folder: Path) -> None:
     """One calibrated tray: its empty photo, its settings, and frames of dice on it (the same room, light and tray)."""
     if folder.exists():
@@ -157,6 +178,11 @@ def main() -> int:
     if "--tray" in sys.argv[1:]:
         tray_frames(TRAY)
         return 0
+    if "--far" in sys.argv[1:]:  # added to the committed set, the other frames' bytes untouched
+        manifest = json.loads((HERE / "frames.json").read_text(encoding="utf-8"))
+        far_frames(OUT, manifest)
+        (HERE / "frames.json").write_text(json.dumps(dict(sorted(manifest.items())), indent=1) + "\n", encoding="utf-8")
+        return 0
     tray_frames(TRAY)
     if OUT.exists():
         shutil.rmtree(OUT)
@@ -164,6 +190,7 @@ def main() -> int:
     manifest: dict = {}
     renders(OUT, manifest)
     real_photos(OUT, manifest)
+    far_frames(OUT, manifest)
     margin_frames(OUT, manifest)
     (HERE / "frames.json").write_text(json.dumps(dict(sorted(manifest.items())), indent=1) + "\n", encoding="utf-8")
     print(f"{len(manifest)} frames in {OUT.relative_to(REPO)}")

@@ -1,5 +1,6 @@
 """The evaluation sets the bench builds: the close-up set (``big``) in the shared layout, each die filling
-most of its frame, read by ``evaluate`` as any shared set."""
+most of its frame, and the far set (``far``), dice a few hundredths of a big frame's width, read by
+``evaluate`` as any shared set."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import cv2
 import numpy as np
 
-from bench.eval_sets import BIG_FILL, BIG_FRAME, big, plain_die
+from bench.eval_sets import BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, big, far, plain_die
 from vision.evaluate import _labels, evaluate
 
 
@@ -34,3 +35,25 @@ def test_the_close_up_set_is_read_by_evaluate_as_any_shared_set(tmp_path, staged
     report = evaluate(tmp_path, staged_reader, "test")
     assert report["dice"] == 3 and report["photos"] == 3
     assert report["right"] == 3 and report["silently_wrong"] == 0, report  # plain dice close up: the look from farther reads them
+
+
+def test_the_far_set_holds_dice_a_few_hundredths_of_a_big_frame_apart_from_each_other(tmp_path) -> None:
+    patches = _patches() * 2
+    assert far(tmp_path, patches) == 6
+    names = json.loads((tmp_path / "split.json").read_text())["test"]
+    assert len(names) == 6 // FAR_PER_FRAME
+    width, height = FAR_FRAME
+    for name in names:
+        assert cv2.imread(str(tmp_path / "images" / f"{name}.png")).shape == (height, width, 3)
+        dice = _labels(tmp_path / "labels" / f"{name}.txt", width, height)
+        assert len(dice) == FAR_PER_FRAME
+        for i, (_, cx, cy, w, h) in enumerate(dice):
+            assert FAR_SIDE[0] - 1 <= w <= FAR_SIDE[1] + 1 and w / 2 <= cx <= width - w / 2 and h / 2 <= cy <= height - h / 2
+            assert all(max(abs(cx - ox), abs(cy - oy)) > 1.5 * w for j, (_, ox, oy, _, _) in enumerate(dice) if j != i)
+
+
+def test_the_far_set_is_read_by_evaluate_and_plain_dice_there_are_never_read_wrong_as_sure(tmp_path, staged_reader) -> None:
+    far(tmp_path, _patches() * 2)
+    report = evaluate(tmp_path, staged_reader, "test")
+    assert report["dice"] == 6 and report["photos"] == 2
+    assert report["silently_wrong"] == 0 and report["right"] >= 5, report  # plain white dice 20-40 px on grey: found at once

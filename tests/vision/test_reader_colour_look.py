@@ -56,6 +56,12 @@ def _without_colour(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pipeline_reader, "propose_in_colour", lambda frame, proposer, found: [])
 
 
+def _grey_at_its_own_scale(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No colour look, and no finer look after it: what the grey frame shows at the scales the die is seen at."""
+    _without_colour(monkeypatch)
+    monkeypatch.setattr(pipeline_reader, "propose_finer", lambda frame, proposer: None)
+
+
 def test_a_red_die_the_grey_frame_hides_is_found_in_colour_and_read_sure(staged_reader, monkeypatch) -> None:
     frame, values = _skovy_under_warm_light("WIN_20221211_13_10_50_Pro")
     reader = _reader_for(staged_reader.with_view("above"), len(values))
@@ -63,8 +69,10 @@ def test_a_red_die_the_grey_frame_hides_is_found_in_colour_and_read_sure(staged_
     assert reading.status == "ok" and reading.extra["look"] == "colour"
     assert sorted(reading.tops()) == sorted(values)
     _without_colour(monkeypatch)
-    grey_only = reader.read(frame)
-    assert grey_only.status == "uncertain" and len(grey_only.dice) < len(values)
+    grey_only = reader.read(frame)  # the grey looks alone, the finer one last: the table would have to check
+    assert grey_only.status == "uncertain" and grey_only.extra["look"] != "colour"
+    _grey_at_its_own_scale(monkeypatch)
+    assert len(reader.read(frame).dice) < len(values)
 
 
 def test_an_unsure_colour_reading_with_every_die_is_kept_for_the_table_to_check(staged_reader, monkeypatch) -> None:
@@ -73,7 +81,7 @@ def test_an_unsure_colour_reading_with_every_die_is_kept_for_the_table_to_check(
     reading = reader.read(frame)
     assert reading.status == "uncertain" and reading.extra["look"] == "colour"
     assert len(reading.dice) == len(values) and sorted(reading.tops()) == sorted(values)
-    _without_colour(monkeypatch)
+    _grey_at_its_own_scale(monkeypatch)
     assert len(reader.read(frame).dice) < len(values)
 
 

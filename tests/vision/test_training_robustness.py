@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -83,3 +84,15 @@ def test_a_die_read_wrong_in_a_reading_that_says_ok_is_counted_silently_wrong(re
     name = heldout_names(HERE / "validation.json")[0]
     row = measure(None, [name], ["as photographed"])["as photographed"]
     assert row["right"] == 0 and row["silently_wrong"] == row["dice"] + row["extra"] > 0
+
+
+def test_a_photo_from_farther_keeps_its_frame_size_and_every_die_shrunk_where_the_photo_was_put(real_dataset):
+    img, labels = photo(real_dataset, heldout_names(HERE / "validation.json")[0])
+    (image, inside, cut), = CHANGES["3x farther"](img, labels, np.random.default_rng(0))
+    assert image.shape == img.shape and cut == 0 and len(inside) == len(labels)
+    h, w = img.shape[:2]
+    sw, sh = round(w / 3), round(h / 3)
+    x0, y0 = round(inside[0][1] - labels[0][1] * sw / w), round(inside[0][2] - labels[0][2] * sh / h)
+    assert np.array_equal(image[y0:y0 + sh, x0:x0 + sw], cv2.resize(img, (sw, sh), interpolation=cv2.INTER_AREA))
+    for (v, cx, cy, bw, bh), (v2, cx2, cy2, bw2, bh2) in zip(labels, inside):
+        assert v2 == v and (cx2, cy2, bw2, bh2) == pytest.approx((x0 + cx * sw / w, y0 + cy * sh / h, bw * sw / w, bh * sh / h))

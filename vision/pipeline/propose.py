@@ -122,6 +122,14 @@ def propose_farther(frame: Normalised, proposer: Proposer, first: list[Proposal]
     return _second_look(frame, proposer, first, "propose_farther", **({} if net_side is None else {"net_side": net_side}))
 
 
+def propose_finer(frame: Normalised, proposer: Proposer) -> list[Proposal] | None:
+    """A finer look at the whole frame from a detector that can take one (``propose_finer``: small dice in a big
+    frame); None when it cannot or there is nothing to gain."""
+    look = getattr(proposer.detector, "propose_finer", None)
+    found = None if look is None else look(frame.grey)
+    return None if found is None else _scaled(proposer, found, proposer.side_scale)
+
+
 def _second_look(frame: Normalised, proposer: Proposer, first: list[Proposal], method: str, **options: int) -> list[Proposal] | None:
     look = getattr(proposer.detector, method, None)
     if look is None:

@@ -20,7 +20,7 @@ from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
-from vision.pipeline.propose import Proposer, at_die_size, propose, propose_closer, propose_farther, propose_in_colour, same_places
+from vision.pipeline.propose import Proposer, at_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
 from vision.pipeline.reconcile import Die, flag_leaning, reconcile, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
@@ -82,17 +82,18 @@ class PipelineReader(ReaderOptions):
 
     def _unsized(self, prepared: Normalised) -> tuple[Reading, list[Proposal]]:
         """The reading knowing no die size, and the places of the dice it kept: the detector's first look, then
-        where that is not sure, a closer or a farther one, and where dice are still missing, a look in colour."""
+        where that is not sure, a closer or a farther one; where dice are still missing, a look in colour, and
+        where they are missing yet (or, not knowing how many, nothing is sure), a finer look, the costliest."""
         reading, kept = self._grey_looks(prepared)
-        if reading.status == OK or not self.expected_dice or len(kept) >= self.expected_dice:
+        if reading.status == OK or (self.expected_dice and len(kept) >= self.expected_dice):
             return reading, kept
-        more = propose_in_colour(prepared, self.proposer, kept)
+        more = propose_in_colour(prepared, self.proposer, kept) if self.expected_dice else []
         if more:  # dice the grey frame hides: read with those found, every check again
             coloured, coloured_kept = self._look(prepared, kept + more, "colour")
             # sure, or unsure with every die found: the table then checks the dice, each boxed, not two of three
             if coloured.status == OK or len(coloured.dice) == self.expected_dice:
                 return coloured, coloured_kept
-        return reading, kept
+        return self._finer_look(prepared, reading, kept)
 
     def _grey_looks(self, prepared: Normalised) -> tuple[Reading, list[Proposal]]:
         """The detector's first look at the grey frame, then where that is not sure, a closer one, or the looks from
@@ -111,6 +112,28 @@ class PipelineReader(ReaderOptions):
                 far, far_kept = self._look(prepared, farther, look)
                 if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
                     return far, far_kept
+        return reading, kept
+
+    def _finer_look(self, prepared: Normalised, reading: Reading, kept: list[Proposal]) -> tuple[Reading, list[Proposal]]:
+        """The whole frame looked at finer (``propose_finer``), and where that is not sure, closer at what it found:
+        dice a few hundredths of a big frame's width, which the first look sees at a few of its pixels. Taken when it is
+        sure, or when it comes nearer the expected count than ``reading`` (the table then checks more of the dice,
+        each boxed, still uncertain); else ``reading`` stands."""
+        fine = propose_finer(prepared, self.proposer)
+        if not fine:
+            return reading, kept
+        looks = [self._look(prepared, fine, "finer")]
+        closer = propose_closer(prepared, self.proposer, fine) if looks[0][0].status != OK else None
+        if closer is not None:
+            looks.append(self._look(prepared, closer, "finer, closer"))
+        sure = [look for look in looks if look[0].status == OK]
+        if sure:
+            return sure[0]
+        if self.expected_dice:  # unsure either way: the one holding the dice the table plays with, or nearer to them
+            off = lambda r: abs(len(r.dice) - self.expected_dice)  # noqa: E731 - a key, used twice
+            nearest = min(looks, key=lambda look: off(look[0]))
+            if off(nearest[0]) < off(reading):
+                return nearest
         return reading, kept
 
     def _reading(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> Reading:
