@@ -117,8 +117,9 @@ class PipelineReader(ReaderOptions):
     def _finer_look(self, prepared: Normalised, reading: Reading, kept: list[Proposal]) -> tuple[Reading, list[Proposal]]:
         """The whole frame looked at finer (``propose_finer``), and where that is not sure, closer at what it found:
         dice a few hundredths of a big frame's width, which the first look sees at a few of its pixels. Taken when it is
-        sure, or when it comes nearer the expected count than ``reading`` (the table then checks more of the dice,
-        each boxed, still uncertain); else ``reading`` stands."""
+        sure, or when it comes nearer the expected count than ``reading`` with at least as many dice read sure, one
+        at least (the table then checks more of the dice, each boxed, still uncertain): a few unsure finds at the
+        finer scale, a big die's marks or the table's grain, never replace dice read sure. Else ``reading`` stands."""
         fine = propose_finer(prepared, self.proposer)
         if not fine:
             return reading, kept
@@ -126,14 +127,9 @@ class PipelineReader(ReaderOptions):
         closer = propose_closer(prepared, self.proposer, fine) if looks[0][0].status != OK else None
         if closer is not None:
             looks.append(self._look(prepared, closer, "finer, closer"))
-        sure = [look for look in looks if look[0].status == OK]
-        if sure:
-            return sure[0]
-        if self.expected_dice:  # unsure either way: the one holding the dice the table plays with, or nearer to them
-            off = lambda r: abs(len(r.dice) - self.expected_dice)  # noqa: E731 - a key, used twice
-            nearest = min(looks, key=lambda look: off(look[0]))
-            if off(nearest[0]) < off(reading):
-                return nearest
+        for found in sorted(looks, key=lambda look: (look[0].status != OK, abs(len(look[0].dice) - self.expected_dice))):
+            if takes_over(found[0], reading, self.expected_dice):
+                return found
         return reading, kept
 
     def _reading(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> Reading:
@@ -183,3 +179,27 @@ class PipelineReader(ReaderOptions):
     def annotate(self, frame: np.ndarray, reading: Reading) -> np.ndarray:
         """A copy of the frame with each die's box and values, and the status, drawn on it."""
         return annotate(frame, reading, self.min_confidence)
+
+
+def takes_over(found: Reading, reading: Reading, expected_dice: int) -> bool:
+    """Whether a later look's reading ``found`` replaces ``reading``: when it is sure, or, knowing the dice the table
+    plays with, when it comes nearer their count with at least as many dice read sure, one at least.
+
+    >>> from companion.core.reading import DieReading
+    >>> def r(status, *conf): return Reading(status, tuple(DieReading(2, 5, c, (0, 0, 9, 9)) for c in conf), sure_at=0.95)
+    >>> takes_over(r(OK, .99, .99, .99), r(UNCERTAIN, .99), 3), takes_over(r(UNCERTAIN, .99, .6), r(UNCERTAIN, .99), 3)
+    (True, True)
+    >>> takes_over(r(UNCERTAIN, .2, .2, .3), r(UNCERTAIN, .99, .99), 3), takes_over(r(UNCERTAIN, .99, .6), r(UNCERTAIN, .99), 0)
+    (False, False)
+    """
+    if found.status == OK:
+        return True
+    if not expected_dice:
+        return False
+    nearer = abs(len(found.dice) - expected_dice) < abs(len(reading.dice) - expected_dice)
+    return nearer and _sure_dice(found) >= max(1, _sure_dice(reading))
+
+
+def _sure_dice(reading: Reading) -> int:
+    """How many of ``reading``'s dice are read at or above its sure line."""
+    return sum(reading.sure_at is not None and d.confidence >= reading.sure_at for d in reading.dice)
