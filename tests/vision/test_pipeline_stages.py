@@ -378,3 +378,25 @@ def test_a_die_whose_centre_is_a_mark_still_counts_in_its_joined_outline():
     three[97:104, 118:125] = 60  # the middle die's centre pip looks like the tray
     dice = [Proposal(80, 100, 40, 0, 0.9), Proposal(121, 100, 40, 0, 0.9), Proposal(162, 100, 40, 0, 0.9)]
     assert joined_excess(three, empty, dice, 40) == [False, False, False]
+
+
+def test_dice_far_apart_are_never_cut_as_one_outline(monkeypatch):
+    """Dice whose centres lie ``JOIN_REACH`` sides apart or more share no outline but through something between
+    them, and each is judged by its own (``footprint``): the frame-wide cut against the empty tray is skipped."""
+    import cv2
+
+    import vision.pipeline.shape as shape
+
+    empty = np.full((200, 400), 60, np.uint8)
+    frame = empty.copy()
+    frame[80:120, 60:100] = 220
+    frame[80:120, 260:300] = 220
+    frame[95:105, 100:260] = 200  # a glare streak bridging them
+    apart = [Proposal(80, 100, 40, 0, 0.9), Proposal(280, 100, 40, 0, 0.9)]
+    cuts: list[int] = []
+    real = cv2.connectedComponents
+    monkeypatch.setattr(shape.cv2, "connectedComponents", lambda mask: (cuts.append(mask.size), real(mask))[1])
+    assert shape.joined_excess(frame, empty, apart, 40) == [False, False] and cuts == []
+    near = [Proposal(80, 100, 40, 0, 0.9), Proposal(80 + 2.4 * 40, 100, 40, 0, 0.9)]
+    shape.joined_excess(frame, empty, near, 40)
+    assert cuts == [frame.size]
