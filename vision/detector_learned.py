@@ -253,11 +253,10 @@ class LearnedDetector:
     def propose_finer(self, grey: np.ndarray) -> list[Proposal] | None:
         """A finer look at the whole of ``grey``, its long side at ``FINE_NET_SIDE`` network pixels (a frame
         smaller than that enlarged at most ``FINE_MAX_ZOOM`` times), for dice a few hundredths of a big frame's
-        width, which ``propose`` sees at a few network pixels. Only its small proposals are kept (under
-        ``ZOOM_BELOW_NET_SIDE`` at the first look's scale): a bigger die the first look saw already, and there
-        the finer look sees a big die's marks as dice. Best first; None when the frame is too small to look at
-        or the look would be no finer than the first. It costs about six first looks, so the reader asks for it
-        only where the other looks leave the reading short."""
+        width, which ``propose`` sees at a few network pixels. On a big die it also proposes the die's marks:
+        the reader drops those lying on a die it read sure. Best first; None when the frame is too small to look
+        at or the look would be no finer than the first. It costs about six first looks, so the reader asks for
+        it only where the other looks leave the reading short."""
         grey = to_grey(grey)
         if grey is None or min(grey.shape) < MIN_FRAME:
             return None
@@ -266,7 +265,7 @@ class LearnedDetector:
         scale = min(FINE_MAX_ZOOM, FINE_NET_SIDE / max(h, w))
         if scale < ZOOM_MIN_GAIN * first_scale:
             return None
-        return [p for p in self._look(grey, scale) if p.side * first_scale < ZOOM_BELOW_NET_SIDE]
+        return self._look(grey, scale)
 
     def _look(self, grey: np.ndarray, scale: float, origin: tuple[int, int] = (0, 0)) -> list[Proposal]:
         """The network's proposals for ``grey`` seen at ``scale``, in ``grey``'s pixels shifted by ``origin``."""

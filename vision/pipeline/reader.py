@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from companion.core.protocols import Proposal
-from companion.core.reading import OK, UNCERTAIN, Reading
+from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
@@ -24,6 +24,10 @@ from vision.pipeline.propose import Proposer, at_die_size, propose, propose_clos
 from vision.pipeline.reconcile import Die, flag_leaning, reconcile, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
+
+
+#: A proposal of the finer look under this share of the side of a die read sure, lying on that die, is one of its marks.
+MARK_SHARE = 0.6
 
 
 class PipelineReader(ReaderOptions):
@@ -120,7 +124,8 @@ class PipelineReader(ReaderOptions):
         sure, or when it comes nearer the expected count than ``reading`` with at least as many dice read sure, one
         at least (the table then checks more of the dice, each boxed, still uncertain): a few unsure finds at the
         finer scale, a big die's marks or the table's grain, never replace dice read sure. Else ``reading`` stands."""
-        fine = propose_finer(prepared, self.proposer)
+        sure = [d for d in reading.dice if _sure(reading, d)]
+        fine = [p for p in propose_finer(prepared, self.proposer) or () if not any(_a_mark_of(p, die) for die in sure)]
         if not fine:
             return reading, kept
         looks = [self._look(prepared, fine, "finer")]
@@ -183,23 +188,48 @@ class PipelineReader(ReaderOptions):
 
 def takes_over(found: Reading, reading: Reading, expected_dice: int) -> bool:
     """Whether a later look's reading ``found`` replaces ``reading``: when it is sure, or, knowing the dice the table
-    plays with, when it comes nearer their count with at least as many dice read sure, one at least.
+    plays with, when it comes nearer their count and has a die where ``reading`` read each of its sure ones (a few
+    unsure finds never replace dice read sure; in place of unsure ones, they box more of the dice for the table).
 
     >>> from companion.core.reading import DieReading
-    >>> def r(status, *conf): return Reading(status, tuple(DieReading(2, 5, c, (0, 0, 9, 9)) for c in conf), sure_at=0.95)
-    >>> takes_over(r(OK, .99, .99, .99), r(UNCERTAIN, .99), 3), takes_over(r(UNCERTAIN, .99, .6), r(UNCERTAIN, .99), 3)
-    (True, True)
-    >>> takes_over(r(UNCERTAIN, .2, .2, .3), r(UNCERTAIN, .99, .99), 3), takes_over(r(UNCERTAIN, .99, .6), r(UNCERTAIN, .99), 0)
-    (False, False)
+    >>> def r(status, *dice): return Reading(status, tuple(DieReading(2, 5, c, (x, 0, 9, 9)) for x, c in dice), sure_at=0.95)
+    >>> takes_over(r(OK, (0, .99), (20, .99), (40, .99)), r(UNCERTAIN, (0, .99)), 3)
+    True
+    >>> takes_over(r(UNCERTAIN, (0, .6), (20, .99)), r(UNCERTAIN, (0, .99)), 3)  # the sure die is still there
+    True
+    >>> takes_over(r(UNCERTAIN, (50, .2), (70, .99), (90, .3)), r(UNCERTAIN, (0, .99), (20, .99)), 3)
+    False
+    >>> takes_over(r(UNCERTAIN, (50, .2), (70, .6), (90, .3)), r(UNCERTAIN, (0, .5)), 3)  # none sure before
+    True
+    >>> takes_over(r(UNCERTAIN, (0, .99), (20, .6)), r(UNCERTAIN, (0, .99)), 0)  # not knowing how many: sure only
+    False
     """
     if found.status == OK:
         return True
     if not expected_dice:
         return False
     nearer = abs(len(found.dice) - expected_dice) < abs(len(reading.dice) - expected_dice)
-    return nearer and _sure_dice(found) >= max(1, _sure_dice(reading))
+    return nearer and all(any(_same_place(d, e) for e in found.dice) for d in reading.dice if _sure(reading, d))
 
 
-def _sure_dice(reading: Reading) -> int:
-    """How many of ``reading``'s dice are read at or above its sure line."""
-    return sum(reading.sure_at is not None and d.confidence >= reading.sure_at for d in reading.dice)
+def _a_mark_of(p: Proposal, die: DieReading) -> bool:
+    """Whether ``p`` is much smaller than ``die`` and lies in its box: one of its marks, as a finer look sees a big
+    die (asked of dice read sure only: a box the first look drew around a whole table photo holds real dice).
+
+    >>> die = DieReading(5, 2, 0.99, (70, 70, 60, 60))
+    >>> _a_mark_of(Proposal(110, 95, 12, 0, 0.5), die), _a_mark_of(Proposal(200, 95, 12, 0, 0.5), die)
+    (True, False)
+    """
+    x, y, w, h = die.box
+    return p.side < MARK_SHARE * min(w, h) and abs(p.cx - x - w / 2) <= w / 2 and abs(p.cy - y - h / 2) <= h / 2
+
+
+def _sure(reading: Reading, die: DieReading) -> bool:
+    """Whether ``die`` of ``reading`` is read at or above the reading's sure line."""
+    return reading.sure_at is not None and die.confidence >= reading.sure_at
+
+
+def _same_place(a: DieReading, b: DieReading) -> bool:
+    """Whether two dice's boxes are centred within half the smaller box's side of each other."""
+    (ax, ay, aw, ah), (bx, by, bw, bh) = a.box, b.box
+    return abs(ax + aw / 2 - bx - bw / 2) <= min(aw, bw) / 2 and abs(ay + ah / 2 - by - bh / 2) <= min(ah, bh) / 2
