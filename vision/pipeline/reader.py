@@ -121,11 +121,12 @@ class PipelineReader(ReaderOptions):
     def _finer_look(self, prepared: Normalised, reading: Reading, kept: list[Proposal]) -> tuple[Reading, list[Proposal]]:
         """The whole frame looked at finer (``propose_finer``), and where that is not sure, closer at what it found:
         dice a few hundredths of a big frame's width, which the first look sees at a few of its pixels. Taken when it is
-        sure, or when it comes nearer the expected count than ``reading`` with at least as many dice read sure, one
-        at least (the table then checks more of the dice, each boxed, still uncertain): a few unsure finds at the
-        finer scale, a big die's marks or the table's grain, never replace dice read sure. Else ``reading`` stands."""
+        sure, or when it comes nearer the expected count than ``reading`` with a die where ``reading`` read each of its
+        sure ones (``takes_over``; the table then checks more of the dice, each boxed, still uncertain). What it
+        proposes on a die read sure, much smaller than that die, is one of its marks and is dropped first. Else
+        ``reading`` stands."""
         sure = [d for d in reading.dice if _sure(reading, d)]
-        fine = [p for p in propose_finer(prepared, self.proposer) or () if not any(_a_mark_of(p, die) for die in sure)]
+        fine = [p for p in propose_finer(prepared, self.proposer) or () if not any(_a_mark_of(p, die, prepared.offset) for die in sure)]
         if not fine:
             return reading, kept
         looks = [self._look(prepared, fine, "finer")]
@@ -212,16 +213,20 @@ def takes_over(found: Reading, reading: Reading, expected_dice: int) -> bool:
     return nearer and all(any(_same_place(d, e) for e in found.dice) for d in reading.dice if _sure(reading, d))
 
 
-def _a_mark_of(p: Proposal, die: DieReading) -> bool:
-    """Whether ``p`` is much smaller than ``die`` and lies in its box: one of its marks, as a finer look sees a big
-    die (asked of dice read sure only: a box the first look drew around a whole table photo holds real dice).
+def _a_mark_of(p: Proposal, die: DieReading, offset: tuple[int, int] = (0, 0)) -> bool:
+    """Whether ``p`` (in the normalised frame, whose corner lies at ``offset`` in the frame) is much smaller than
+    ``die`` and lies in its box (in the frame): one of its marks, as a finer look sees a big die. Asked of dice read
+    sure only: a box the first look drew around a whole table photo holds real dice.
 
     >>> die = DieReading(5, 2, 0.99, (70, 70, 60, 60))
     >>> _a_mark_of(Proposal(110, 95, 12, 0, 0.5), die), _a_mark_of(Proposal(200, 95, 12, 0, 0.5), die)
     (True, False)
+    >>> _a_mark_of(Proposal(10, 95, 12, 0, 0.5), die, offset=(100, 0))  # the tray region's corner at x = 100
+    True
     """
     x, y, w, h = die.box
-    return p.side < MARK_SHARE * min(w, h) and abs(p.cx - x - w / 2) <= w / 2 and abs(p.cy - y - h / 2) <= h / 2
+    cx, cy = p.cx + offset[0], p.cy + offset[1]
+    return p.side < MARK_SHARE * min(w, h) and abs(cx - x - w / 2) <= w / 2 and abs(cy - y - h / 2) <= h / 2
 
 
 def _sure(reading: Reading, die: DieReading) -> bool:
