@@ -125,16 +125,18 @@ def propose_farther(frame: Normalised, proposer: Proposer, first: list[Proposal]
 def propose_finer(frame: Normalised, proposer: Proposer) -> list[Proposal] | None:
     """A finer look at the whole frame from a detector that can take one (``propose_finer``: small dice in a big
     frame); None when it cannot or there is nothing to gain."""
-    look = getattr(proposer.detector, "propose_finer", None)
-    found = None if look is None else look(frame.grey)
-    return None if found is None else _scaled(proposer, found, proposer.side_scale)
+    return _other_look(frame, proposer, "propose_finer")
 
 
 def _second_look(frame: Normalised, proposer: Proposer, first: list[Proposal], method: str, **options: int) -> list[Proposal] | None:
+    return _other_look(frame, proposer, method, _scaled(proposer, first, 1 / proposer.side_scale), **options)
+
+
+def _other_look(frame: Normalised, proposer: Proposer, method: str, *args: object, **options: int) -> list[Proposal] | None:
+    """The detector's ``method`` (one of its looks besides ``propose``) on the grey frame, its sides scaled to the dice's;
+    None when the detector has no such look or finds nothing to gain."""
     look = getattr(proposer.detector, method, None)
-    if look is None:
-        return None
-    found = look(frame.grey, _scaled(proposer, first, 1 / proposer.side_scale), **options)
+    found = None if look is None else look(frame.grey, *args, **options)
     return None if found is None else _scaled(proposer, found, proposer.side_scale)
 
 
