@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -437,6 +437,24 @@ def render_table(seen: list[int], rng: np.random.Generator, *, width: int = 1280
     """
     frame, dice, _ = _draw_table(seen, rng, width, height, view, die_side, styles, touching, glare, blur, noise, jpeg_quality, leaning, look)
     return frame, dice
+
+
+def from_farther(frame: np.ndarray, placed: list[PlacedDie], die_px: float, width: int, height: int) -> tuple[np.ndarray, list[PlacedDie]]:
+    """A rendered ``frame`` (colour or grey) shrunk so its dice are ``die_px`` wide, centred in a ``width``×``height``
+    frame with its edges stretched out around it: the same table seen from farther away, or by a camera with many
+    more pixels. And where its dice ``placed`` now lie.
+
+    >>> frame, placed = render_table([2, 5], np.random.default_rng(0), touching=0.0)
+    >>> far, moved = from_farther(frame, placed, 16, 1280, 960)
+    >>> far.shape, round(moved[0].side), moved[0].seen == placed[0].seen
+    ((960, 1280, 3), 16, True)
+    """
+    f = die_px / placed[0].side
+    small = cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
+    h, w = small.shape[:2]
+    top, left = (height - h) // 2, (width - w) // 2
+    out = cv2.copyMakeBorder(small, top, height - h - top, left, width - w - left, cv2.BORDER_REPLICATE)
+    return out, [replace(d, cx=d.cx * f + left, cy=d.cy * f + top, side=d.side * f) for d in placed]
 
 
 def render_calibrated_table(seen: list[int], rng: np.random.Generator, **kwargs) -> tuple[np.ndarray, list[PlacedDie], np.ndarray]:

@@ -47,7 +47,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO))
 
-from vision.simtable import render_calibrated_table, render_table  # noqa: E402  (the renderer: frames only, not the reader)
+from vision.simtable import from_farther, render_calibrated_table, render_table  # noqa: E402  (the renderer: frames only, not the reader)
 
 DATASETS = REPO.parent / "shared" / "datasets"
 OUT = HERE / "frames"
@@ -123,18 +123,17 @@ def margin_frames(out: Path, manifest: dict, wanted: int = 8, tries: int = 40) -
             manifest[name] = {"kind": "near-margin", **candidates[cand], "least_sure_when_made": round(low, 4), "status_when_made": status}
 
 
+def _write_manifest(path: Path, manifest: dict) -> None:
+    path.write_text(json.dumps(dict(sorted(manifest.items())), indent=1) + "\n", encoding="utf-8")
+
+
 def far_frames(out: Path, manifest: dict) -> None:
     """Rendered tables shrunk into bigger frames: dice 15 px in 1280×960 and 9 px in 480×360."""
     for i, (die_px, width, height) in enumerate([(15, 1280, 960), (9, 480, 360)]):
         seed = 9500 + i
         rng = np.random.default_rng(seed)
         seen = [int(v) for v in rng.integers(1, 7, size=3)]
-        frame, dice = render_table(seen, rng, view="below", touching=0.0, glare=1)
-        f = die_px / dice[0].side
-        small = cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-        h, w = small.shape[:2]
-        top, left = (height - h) // 2, (width - w) // 2
-        frame = cv2.copyMakeBorder(small, top, height - h - top, left, width - w - left, cv2.BORDER_REPLICATE)
+        frame, _ = from_farther(*render_table(seen, rng, view="below", touching=0.0, glare=1), die_px, width, height)
         name = f"far-{i:02d}.jpg"
         _save(out / name, frame)
         manifest[name] = {"kind": "far", "seed": seed, "seen": seen, "die_px": die_px, "frame": [width, height]}
@@ -170,7 +169,7 @@ def tray_frames(folder: Path) -> None:
             manifest["tray-91-missing.jpg"] = {"kind": "tray", "seen": seen, "options": kw, "changed": "the second die taken away"}
     _save(folder / "empty.jpg", empty)
     (folder / "config.toml").write_text(f"[reader]\ndie_side_px = {TRAY_DIE_SIDE}\n\n[camera]\nempty_tray = \"empty.jpg\"\n", encoding="utf-8")
-    (folder / "frames.json").write_text(json.dumps(dict(sorted(manifest.items())), indent=1) + "\n", encoding="utf-8")
+    _write_manifest(folder / "frames.json", manifest)
     print(f"{len(manifest)} tray frames in {folder.relative_to(REPO)}")
 
 
@@ -181,7 +180,7 @@ def main() -> int:
     if "--far" in sys.argv[1:]:  # added to the committed set, the other frames' bytes untouched
         manifest = json.loads((HERE / "frames.json").read_text(encoding="utf-8"))
         far_frames(OUT, manifest)
-        (HERE / "frames.json").write_text(json.dumps(dict(sorted(manifest.items())), indent=1) + "\n", encoding="utf-8")
+        _write_manifest(HERE / "frames.json", manifest)
         return 0
     tray_frames(TRAY)
     if OUT.exists():
@@ -192,7 +191,7 @@ def main() -> int:
     real_photos(OUT, manifest)
     far_frames(OUT, manifest)
     margin_frames(OUT, manifest)
-    (HERE / "frames.json").write_text(json.dumps(dict(sorted(manifest.items())), indent=1) + "\n", encoding="utf-8")
+    _write_manifest(HERE / "frames.json", manifest)
     print(f"{len(manifest)} frames in {OUT.relative_to(REPO)}")
     return 0
 

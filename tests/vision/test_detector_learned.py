@@ -12,7 +12,7 @@ import pytest
 
 from companion.core.errors import HardwareError
 from vision.detector_learned import (SAME_DIE, STRIDE, LearnedDetector, Proposal, decode, default_model_path, net_input)
-from vision.simtable import render_table
+from vision.simtable import from_farther, render_table
 
 
 @pytest.fixture(scope="module")
@@ -220,11 +220,7 @@ def test_the_finer_look_finds_dice_too_small_for_the_first(detector):
     """Dice 14 px wide in a 1280×960 frame land at under 3 network pixels at the first look's scale; at the finer
     look's (the frame at 768 px) they are 8-9 and found."""
     frame, dice = render_table([2, 3, 5], np.random.default_rng(4), view="above", touching=0.0, glare=0)
-    f = 14 / dice[0].side
-    small = cv2.resize(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    h, w = small.shape
-    grey = cv2.copyMakeBorder(small, (960 - h) // 2, 960 - h - (960 - h) // 2, (1280 - w) // 2, 1280 - w - (1280 - w) // 2, cv2.BORDER_REPLICATE)
-    shifted = [type(d)(d.seen, d.cx * f + (1280 - w) // 2, d.cy * f + (960 - h) // 2, d.side * f, d.angle) for d in dice]
+    grey, shifted = from_farther(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), dice, 14, 1280, 960)
     assert _dice_found(detector.propose_finer(grey), shifted) == 3 and _dice_found(detector.propose(grey), shifted) < 3
 
 

@@ -9,7 +9,7 @@ import pytest
 from vision.pipeline.normalise import normalise
 from vision.pipeline.propose import at_die_size, propose
 from vision.pipeline.reader import PipelineReader
-from vision.simtable import render_table
+from vision.simtable import from_farther, render_table
 from vision.sources.simulated import SimulatedTableSource
 
 
@@ -220,12 +220,8 @@ def test_the_tray_look_is_not_taken_when_the_light_changed_since_calibration(sta
 def _shrunk_into_a_big_frame(seed: int, die_px: float) -> tuple[np.ndarray, list[int]]:
     """A rendered table of three dice shrunk so each die is ``die_px`` wide, the table around it stretched out to a
     1280×960 frame (a photo from farther away, or from a camera with many more pixels); and the faces it shows."""
-    frame, placed = render_table([5, 2, 6], np.random.default_rng(seed), view="above", touching=0.0, glare=0)
-    f = die_px / placed[0].side
-    small = cv2.resize(frame, None, fx=f, fy=f, interpolation=cv2.INTER_AREA)
-    h, w = small.shape[:2]
-    top, left = (960 - h) // 2, (1280 - w) // 2
-    return cv2.copyMakeBorder(small, top, 960 - h - top, left, 1280 - w - left, cv2.BORDER_REPLICATE), sorted(d.seen for d in placed)
+    frame, placed = from_farther(*render_table([5, 2, 6], np.random.default_rng(seed), view="above", touching=0.0, glare=0), die_px, 1280, 960)
+    return frame, sorted(d.seen for d in placed)
 
 
 def test_dice_a_few_hundredths_of_a_big_frames_width_are_found_by_the_finer_look(staged_reader, monkeypatch):
