@@ -20,8 +20,8 @@ from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
-from vision.pipeline.propose import Proposer, at_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
-from vision.pipeline.reconcile import Die, flag_leaning, reconcile, tray_change
+from vision.pipeline.propose import Proposer, at_die_size, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
+from vision.pipeline.reconcile import Die, flag_leaning, reconcile, shows_a_change, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
 
@@ -67,9 +67,16 @@ class PipelineReader(ReaderOptions):
                            reasons=(prepared.code,) if prepared.code else (), sure_at=self.min_confidence)
         if not self.die_side_px:
             return self._unsized(prepared)[0]
-        # tray mode: the calibrated size is the prior for every die's size
+        # tray mode: the calibrated size is the prior for every die's size. With the empty tray known too (each die's
+        # outline is then measured against it, wherever a look put the die), the detector's usual look first: sure
+        # there, it is the reading, without the dearer look at that size
+        usual = of_die_size(propose(prepared, self.proposer), self.die_side_px) if self.empty_tray is not None else []
+        reading, kept = self._look(prepared, usual) if usual else (None, [])
+        if reading is not None and reading.status == OK:
+            return reading
         proposals = at_die_size(propose(prepared, self.proposer, self.die_side_px), self.die_side_px)
-        reading, kept = self._look(prepared, proposals)
+        if reading is None or proposals != usual:  # the same scale gives the same proposals: no need to read them twice
+            reading, kept = self._look(prepared, proposals, "first" if reading is None else "sized")
         if reading.status != OK and len(kept) < self.expected_dice:  # short: what does the empty tray say?
             found = self._tray_look(prepared, kept)
             if found:
@@ -149,11 +156,14 @@ class PipelineReader(ReaderOptions):
 
     def _dice(self, prepared: Normalised, proposals: list[Proposal]) -> list[Die]:
         """The dice among ``proposals``: classified, reconciled, and checked for leaning."""
+        changes = tray_change(prepared.grey, self._empty_region(), proposals)
+        if changes is not None:  # where the empty tray looks just as it did, nothing lies: not worth reading
+            proposals, changes = [p for p, c in zip(proposals, changes) if shows_a_change(c)], [c for c in changes if shows_a_change(c)]
         weak = [self.proposer.weak(p) for p in proposals]
         faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN, weak=weak)
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
-                         tray_change=tray_change(prepared.grey, self._empty_region(), proposals), weak=weak)
+                         tray_change=changes, weak=weak)
         return flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
 
     def _tray_look(self, prepared: Normalised, found: list[Proposal]) -> list[Proposal]:

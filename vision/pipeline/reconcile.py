@@ -62,7 +62,7 @@ def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tupl
     for prop, face, edge, change, thin in zip(proposals, faces, borderline, changes, faint):
         if any(_same_die(prop, k) for k, _, _ in kept):
             continue  # the surer proposal of this die is already kept
-        if change < EMPTY_TRAY_SAME:
+        if not shows_a_change(change):
             continue  # the calibrated empty tray looks just like this: nothing lies there
         doubts = ["low_confidence"] if change < EMPTY_TRAY_DOUBT else []
         if face.not_a_die > NOT_A_DIE_ABOVE + NOT_A_DIE_MARGIN:
@@ -111,6 +111,16 @@ def _cut_off(p: Proposal, frame_size: tuple[int, int]) -> bool:
     half = p.side * (abs(math.cos(a)) + abs(math.sin(a))) / 2
     reach = CUT_OFF * p.side
     return p.cx - half < -reach or p.cy - half < -reach or p.cx + half > w + reach or p.cy + half > h + reach
+
+
+def shows_a_change(change: float) -> bool:
+    """Whether a proposal whose square differs from the calibrated empty tray by ``change`` (``tray_change``) can
+    hold anything: ``reconcile`` drops the others whatever the classifier reads there, so they need not be read.
+
+    >>> shows_a_change(0.7), shows_a_change(40.0)
+    (False, True)
+    """
+    return change >= EMPTY_TRAY_SAME
 
 
 def tray_change(grey: np.ndarray, empty: np.ndarray | None, proposals: list[Proposal]) -> list[float] | None:

@@ -122,11 +122,14 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
         ox, oy = int(round(o.cx)) - x0, int(round(o.cy)) - y0
         if 0 <= ox < labels.shape[1] and 0 <= oy < labels.shape[0] and labels[oy, ox] == blob:
             return None
-    points = cv2.findNonZero((labels == blob).astype(np.uint8))
-    (_, _), (a, b), _ = cv2.minAreaRect(points)
+    shape = (labels == blob).astype(np.uint8)
+    points = cv2.findNonZero(shape)
+    outline, _ = cv2.findContours(shape, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    (_, _), (a, b), _ = cv2.minAreaRect(np.concatenate(outline))  # the outline's rectangle is all the points' (same hull)
     if min(a, b) < 1:
         return None
-    clean = against_empty and not any(_outside(points.reshape(-1, 2), o, x0, y0, TOUCH_REACH) < 1.0 for o in others)
+    near = [o for o in others if _may_reach((x0, y0, x1, y1), o, TOUCH_REACH)]
+    clean = against_empty and not any(_outside(points.reshape(-1, 2), o, x0, y0, TOUCH_REACH) < 1.0 for o in near)
     return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side), _outside(points.reshape(-1, 2), p, x0, y0), clean)
 
 
@@ -166,6 +169,18 @@ def _blob_under_centre(labels: np.ndarray, x: int, y: int, reach: int) -> int:
     window = labels[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1]
     found, counts = np.unique(window[window > 0], return_counts=True)
     return int(found[counts.argmax()]) if len(found) else 0
+
+
+def _may_reach(patch: tuple[int, int, int, int], p: Proposal, reach_share: float) -> bool:
+    """Whether ``p``'s square of ``reach_share`` sides from its centre, turned any way, can reach into ``patch``
+    (x0, y0, x1, y1): a die farther off has none of the patch's points near it (``_outside`` is then 1).
+
+    >>> _may_reach((0, 0, 50, 50), Proposal(70, 25, 30, 0, 0.9), 0.55), _may_reach((0, 0, 50, 50), Proposal(200, 25, 30, 0, 0.9), 0.55)
+    (True, False)
+    """
+    x0, y0, x1, y1 = patch
+    dx, dy = max(x0 - p.cx, 0.0, p.cx - x1), max(y0 - p.cy, 0.0, p.cy - y1)
+    return math.hypot(dx, dy) <= reach_share * p.side * math.sqrt(2) + 1.0
 
 
 def _outside(points: np.ndarray, p: Proposal, x0: int, y0: int, reach_share: float = SQUARE_REACH) -> float:
