@@ -33,10 +33,16 @@ def _hints(monkeypatch, detector) -> list:
     return asked
 
 
-def test_in_tray_mode_a_frame_the_usual_look_reads_sure_is_read_without_the_look_at_the_die_size(staged_reader, monkeypatch):
-    seen, frame, placed, empty = _calibrated(3, glare=0)
+def _read_in_tray_mode(staged_reader, monkeypatch, seed: int, glare: int):
+    """A calibrated frame read in the whole tray mode: the faces it shows, its dice, the reading, and the die sizes
+    the detector was asked for."""
+    seen, frame, placed, empty = _calibrated(seed, glare)
     asked = _hints(monkeypatch, staged_reader.proposer.detector)
-    reading = staged_reader.with_die_side(placed[0].side).with_empty_tray(empty).read(frame)
+    return seen, placed, staged_reader.with_die_side(placed[0].side).with_empty_tray(empty).read(frame), asked
+
+
+def test_in_tray_mode_a_frame_the_usual_look_reads_sure_is_read_without_the_look_at_the_die_size(staged_reader, monkeypatch):
+    seen, placed, reading, asked = _read_in_tray_mode(staged_reader, monkeypatch, 3, glare=0)
     assert reading.status == "ok" and reading.extra["look"] == "first"
     assert sorted(d.seen for d in reading.dice) == sorted(seen)
     assert asked == [None]  # one look, at the detector's usual scale
@@ -44,9 +50,7 @@ def test_in_tray_mode_a_frame_the_usual_look_reads_sure_is_read_without_the_look
 
 
 def test_in_tray_mode_a_frame_the_usual_look_leaves_unsure_is_read_at_the_die_size(staged_reader, monkeypatch):
-    seen, frame, placed, empty = _calibrated(53, glare=2)
-    asked = _hints(monkeypatch, staged_reader.proposer.detector)
-    reading = staged_reader.with_die_side(placed[0].side).with_empty_tray(empty).read(frame)
+    seen, _, reading, asked = _read_in_tray_mode(staged_reader, monkeypatch, 53, glare=2)
     assert reading.status == "ok" and reading.extra["look"] == "sized"
     assert sorted(d.seen for d in reading.dice) == sorted(seen)
     assert asked[0] is None and asked[1] is not None

@@ -122,9 +122,9 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
         ox, oy = int(round(o.cx)) - x0, int(round(o.cy)) - y0
         if 0 <= ox < labels.shape[1] and 0 <= oy < labels.shape[0] and labels[oy, ox] == blob:
             return None
-    shape = (labels == blob).astype(np.uint8)
-    points = cv2.findNonZero(shape)
-    outline, _ = cv2.findContours(shape, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    pixels = (labels == blob).astype(np.uint8)
+    points = cv2.findNonZero(pixels)
+    outline, _ = cv2.findContours(pixels, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     (_, _), (a, b), _ = cv2.minAreaRect(np.concatenate(outline))  # the outline's rectangle is all the points' (same hull)
     if min(a, b) < 1:
         return None
