@@ -28,6 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.dataset import VAL_LABEL_FIXES, labels_in_pixels
 from vision.simtable import DieStyle, render_table
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
@@ -74,7 +75,9 @@ def rendered(root: Path, frames: int = 200, seed: int = RENDERED_SEED) -> int:
 
 
 def real_val_dice(shared: Path = SHARED, margin: float = 0.12) -> list[tuple[int, np.ndarray]]:
-    """(face seen, square patch with a little margin) of every real die in the shared sets' val splits."""
+    """(face seen, square patch with a little margin) of every real die in the shared sets' val splits, its
+    label corrected where ``vision.dataset.VAL_LABEL_FIXES`` has it (a set built on a wrong label would count the
+    reader wrong for reading the face it is shown)."""
     out: list[tuple[int, np.ndarray]] = []
     for name in ("real-dice-rune55", "real-dice-skovy"):
         root = shared / name
@@ -85,8 +88,7 @@ def real_val_dice(shared: Path = SHARED, margin: float = 0.12) -> list[tuple[int
             if img is None:
                 continue
             h, w = img.shape[:2]
-            boxes = [(int(c) + 1, float(x) * w, float(y) * h, float(bw) * w, float(bh) * h)
-                     for c, x, y, bw, bh in (line.split() for line in (root / "labels" / f"{photo}.txt").read_text().split("\n") if line.strip())]
+            boxes = labels_in_pixels(root, photo, w, h)  # with the val labels found wrong corrected
             for i, (seen, cx, cy, bw, bh) in enumerate(boxes):
                 side = max(bw, bh) * (1 + margin)
                 if side < 40:  # too small to paste large: its marks would be invented by the scaling
@@ -218,6 +220,28 @@ def far(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = FAR_SEED) ->
     return count
 
 
+#: The sets ``main`` writes, each a folder under its output.
+SET_NAMES = ("rendered", "cup", "cup-three", "big", "far")
+#: Under the output, the val label corrections the sets were cut with (``up_to_date``).
+LABELS_STAMP = "corrected-labels.json"
+
+
+def _corrections() -> list[list]:
+    return sorted([name, x, y, value] for (name, x, y), value in VAL_LABEL_FIXES.items())
+
+
+def up_to_date(root: Path) -> bool:
+    """Whether every set under ``root`` is there, cut with today's val label corrections: sets cut before a
+    correction would go on counting the reader wrong for the face it was shown.
+
+    >>> up_to_date(Path("/nonexistent"))
+    False
+    """
+    stamp = root / LABELS_STAMP
+    return (all((root / name / "split.json").is_file() for name in SET_NAMES) and stamp.is_file()
+            and json.loads(stamp.read_text()) == _corrections())
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.eval_sets", description=__doc__.split("\n\n")[0])
     p.add_argument("out", type=Path)
@@ -229,6 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     three = cup(args.out / "cup-three", 3, dice)
     close = big(args.out / "big", dice)
     farther = far(args.out / "far", dice)
+    (args.out / LABELS_STAMP).write_text(json.dumps(_corrections()))
     print(json.dumps({"rendered_dice": n, "real_val_dice": len(dice), "cup_dice": one, "cup_three_dice": three, "big_dice": close,
                       "far_dice": farther}))
     return 0

@@ -3,7 +3,8 @@
 Every shared set's ``val`` split (real-dice-skovy also as crops, real-dice-
 patterson as crops), Byler's ``test`` split (evaluation only), the renderer's
 test set, the real dice pasted into grey cup frames, close up and far (``bench.eval_sets``,
-built under ``build/eval-sets`` when missing), read by ``evaluate`` with each
+built under ``build/eval-sets`` when missing or cut before today's label
+corrections: ``eval_sets.up_to_date``), read by ``evaluate`` with each
 detector: the same counts ``elephants-bluff evaluate --json`` prints. Speed is
 on one core: the detector alone and the whole read of 1280×960 tray frames
 with three dice. Sizes: every shipped model file.
@@ -21,6 +22,7 @@ import numpy as np
 
 from bench.eval_sets import SHARED
 from bench.eval_sets import main as build_eval_sets
+from bench.eval_sets import up_to_date
 from bench.reader import _read_times
 from bench.report import BENCHES
 from companion.app.settings import Settings
@@ -48,7 +50,7 @@ KEYS = ("dice", "right", "accuracy", "silently_wrong", "flagged", "extra", "phot
 
 
 def accuracy(reader: Any, full: bool) -> dict[str, Any]:
-    if not all((EVAL_SETS / name / "split.json").is_file() for name in ("rendered", "cup", "cup-three", "big", "far")):
+    if not up_to_date(EVAL_SETS):
         build_eval_sets([str(EVAL_SETS)])
     out: dict[str, Any] = {}
     for name, folder, split, crops in SETS:

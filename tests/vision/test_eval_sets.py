@@ -9,7 +9,8 @@ import json
 import cv2
 import numpy as np
 
-from bench.eval_sets import BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, big, far, plain_die
+from bench.eval_sets import (BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, LABELS_STAMP, SET_NAMES, _corrections, big, far,
+                             plain_die, up_to_date)
 from vision.evaluate import _labels, evaluate
 
 
@@ -57,3 +58,16 @@ def test_the_far_set_is_read_by_evaluate_and_plain_dice_there_are_never_read_wro
     report = evaluate(tmp_path, staged_reader, "test")
     assert report["dice"] == 6 and report["photos"] == 2
     assert report["silently_wrong"] == 0 and report["right"] >= 5, report  # plain white dice 20-40 px on grey: found at once
+
+
+def test_sets_cut_before_a_label_correction_are_not_up_to_date_so_the_bench_cuts_them_again(tmp_path) -> None:
+    for name in SET_NAMES:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "split.json").write_text('{"test": []}')
+    assert not up_to_date(tmp_path)  # no record of the corrections they were cut with
+    (tmp_path / LABELS_STAMP).write_text(json.dumps(_corrections()[:-1]))
+    assert not up_to_date(tmp_path)  # cut before the last correction
+    (tmp_path / LABELS_STAMP).write_text(json.dumps(_corrections()))
+    assert up_to_date(tmp_path)
+    (tmp_path / "far" / "split.json").unlink()
+    assert not up_to_date(tmp_path)  # a set missing
