@@ -206,6 +206,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=parse_repeats, default={},
                     help="SOURCE=N[,SOURCE=N]: show these sources' crops N times an epoch (augmented afresh each time), "
                          "e.g. set_rune55-tray=3; the data cache is shared with runs without it")
+    ap.add_argument("--squash", type=float, default=0.0,
+                    help="this share of the training crops is narrowed along one axis turned any way (augment.squash)")
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the data cache and the per-epoch checkpoints")
     ap.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --work of a run with the same arguments")
     args = ap.parse_args(argv)
@@ -260,7 +262,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     """The arguments that decide a run's training (or with ``only``, those named), hashed: a checkpoint of
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items()) if k not in ("threads", "out", "work", "resume", "stop_after") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat") and not v)}  # runs from before these options keep their keys
+            and not (k in ("detector_model", "repeat", "squash") and not v)}  # runs from before these options keep their keys
     return hashlib.sha256(repr(keep).encode()).hexdigest()[:10]
 
 
@@ -303,7 +305,7 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
         total = 0.0
         for i in range(0, len(perm) - 127, 128):
             idx = perm[i:i + 128]
-            xb = torch.from_numpy(prepare(augment(x[idx], rng, args.strong_augment)))
+            xb = torch.from_numpy(prepare(augment(x[idx], rng, args.strong_augment, args.squash)))
             loss = loss_fn(model(xb), torch.from_numpy(y[idx]))
             opt.zero_grad()
             loss.backward()

@@ -98,3 +98,28 @@ def test_at_a_drilled_share_of_zero_no_die_is_drilled(monkeypatch):
     monkeypatch.setattr(data, "DRILLED_SHARE", 0.0)
     drawn = _styles_drawn(monkeypatch, 100)
     assert any(s.marks == "pip" for s in drawn) and not any(s.drilled for s in drawn)
+
+
+def _square_die(side=20):
+    crop = np.zeros((CROP, CROP, 3), np.uint8)
+    lo = (CROP - side) // 2
+    crop[lo:lo + side, lo:lo + side] = 255
+    return crop
+
+
+def test_a_squashed_die_keeps_its_height_and_loses_up_to_half_its_width_along_a_turned_axis():
+    from models.training.augment import SQUASH_RANGE, squash
+    rng = np.random.default_rng(5)
+    areas = [int((squash(_square_die(), rng)[..., 0] > 127).sum()) / 400 for _ in range(200)]
+    assert SQUASH_RANGE[0] - 0.1 < min(areas) and max(areas) < SQUASH_RANGE[1] + 0.1
+    assert max(areas) - min(areas) > 0.25  # squashed by different amounts
+
+
+def test_augment_squashes_only_the_share_asked_for_and_leaves_the_recipe_without_it_unchanged():
+    dice = np.array([_square_die()] * 400)
+    lit = lambda x: (x.astype(np.float32).mean(axis=3) > 100).sum(axis=(1, 2))  # noqa: E731 (brightness changes, not the area much)
+    plain = augment(dice, np.random.default_rng(6), squashed=0.0)
+    again = augment(dice, np.random.default_rng(6))
+    assert (plain == again).all()  # squashed=0 draws nothing more: the shipped recipe's crops are the same
+    narrowed = lit(augment(dice, np.random.default_rng(6), squashed=0.5)) < 0.92 * lit(plain).max()
+    assert 0.35 < narrowed.mean() < 0.65
