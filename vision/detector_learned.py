@@ -52,8 +52,6 @@ HINT_NET_SIDE = 28.0
 HINT_MIN_NET_SIDE, HINT_MAX_NET_SIDE = 14.0, 120.0
 #: With a die size known the network's input may grow to this long side (a small die in a big frame).
 HINT_MAX_INPUT = 512
-#: A proposal whose side is off the known die size by more than this factor is not one of the dice.
-HINT_SIDE_TOLERANCE = 1.6
 #: Without a known die size: when the dice of the first look land under this many network pixels, the
 #: part of the frame that holds them can be looked at again, scaled so they land near ``HINT_NET_SIDE``
 #: (``propose_closer``: touching small dice merge and small dice go unseen at the first look's scale).
@@ -221,7 +219,7 @@ class LearnedDetector:
         h, w = grey.shape
         out = self._look(grey, self._scale(h, w, die_side_px))
         if _known_size(die_side_px):
-            return [p for p in out if 1 / HINT_SIDE_TOLERANCE <= p.side / die_side_px <= HINT_SIDE_TOLERANCE]
+            return [p for p in out if p.of_die_size(die_side_px)]
         return out
 
     def propose_closer(self, grey: np.ndarray, first: list[Proposal]) -> list[Proposal] | None:

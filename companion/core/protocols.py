@@ -76,10 +76,28 @@ class Proposal:
         half = self.side * (abs(math.cos(a)) + abs(math.sin(a))) / 2
         return self.cx - half, self.cy - half, self.cx + half, self.cy + half
 
+    def of_die_size(self, die_side_px: float) -> bool:
+        """Whether this can be one of the dice whose side is ``die_side_px`` (calibrated): its side is off it by
+        no more than ``DIE_SIZE_TOLERANCE`` either way.
+
+        >>> Proposal(50, 50, 90, 0, 0.9).of_die_size(60), Proposal(50, 50, 100, 0, 0.9).of_die_size(60)
+        (True, False)
+        """
+        return 1 / DIE_SIZE_TOLERANCE <= self.side / die_side_px <= DIE_SIZE_TOLERANCE
+
+
+#: With the dice's side known, a proposal whose side is off it by more than this factor is not one of the dice:
+#: a ``Detector`` asked with ``die_side_px`` leaves it out, and the pipeline keeps only such sides from a look taken
+#: without the size (``propose.of_die_size``). What a detector proposes when told the size, the pipeline takes as
+#: the dice, its own side estimate aside: the calibrated size replaces it.
+DIE_SIZE_TOLERANCE = 1.6
+
 
 @runtime_checkable
 class Detector(Protocol):
-    """Finds dice in a grey frame (the reading pipeline's ``propose`` stage); chosen by name in the settings."""
+    """Finds dice in a grey frame (the reading pipeline's ``propose`` stage); chosen by name in the settings.
+    Given ``die_side_px`` (the calibrated side in this frame's pixels, in the detector's own side units), it
+    proposes only dice of that size (``Proposal.of_die_size``)."""
 
     #: the name the settings choose it by
     name: str

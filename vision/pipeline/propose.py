@@ -24,9 +24,6 @@ SCORE_MARGIN = 0.1
 #: 1.41 times a turned die's side: its sides run large (median 1.11 times the true side on rendered frames
 #: for the shipped model, docs/READING.md), so they are scaled by this before the stages that crop and compare sizes.
 LEARNED_SIDE_SCALE = 0.9
-#: With a calibrated die size, a proposal whose side is off it by more than this factor is not one of the dice.
-DIE_SIZE_TOLERANCE = 1.6
-
 
 
 @dataclass(frozen=True)
@@ -90,13 +87,13 @@ def at_die_size(proposals: list[Proposal], die_side_px: float) -> list[Proposal]
 
 
 def of_die_size(proposals: list[Proposal], die_side_px: float) -> list[Proposal]:
-    """The ``proposals`` whose side is within ``DIE_SIZE_TOLERANCE`` of the calibrated die size, at that size
-    (``at_die_size``): a look taken without the size, kept to what can be one of the calibrated dice.
+    """The ``proposals`` that can be one of the calibrated dice (``Proposal.of_die_size``), at that size
+    (``at_die_size``): a look taken without the size, kept to what can be one of those dice.
 
     >>> of_die_size([Proposal(50, 50, 41, 10, 0.9), Proposal(90, 50, 12, 0, 0.8)], 60)
     [Proposal(cx=50, cy=50, side=60, angle_deg=10, score=0.9)]
     """
-    return at_die_size([p for p in proposals if 1 / DIE_SIZE_TOLERANCE <= p.side / die_side_px <= DIE_SIZE_TOLERANCE], die_side_px)
+    return at_die_size([p for p in proposals if p.of_die_size(die_side_px)], die_side_px)
 
 
 def same_places(a: list[Proposal], b: list[Proposal], reach: float = 0.25) -> bool:
