@@ -79,3 +79,15 @@ def test_in_tray_mode_proposals_where_the_tray_looks_as_it_did_are_not_read(stag
     assert reading.status == "ok" and sorted(d.seen for d in reading.dice) == [2, 4, 6]
     assert reading.extra["candidates"] == 6 and reading.extra["rejected"] == 3
     assert batches == [6]  # the three dice, each cut at its size and a little wider: nothing else was read
+
+
+def test_in_tray_mode_a_reading_left_unsure_by_every_look_asks_the_detector_for_its_usual_look_once(staged_reader, monkeypatch):
+    """A die leaning on the cup keeps the reading unsure through the sized and tray looks, down to the unprompted
+    look, which starts from the detector's usual look: the one tray mode took first serves it again."""
+    from bench.reader import calibrated_leaning_frames
+
+    _, frame, placed, empty = next(calibrated_leaning_frames(1))
+    asked = _hints(monkeypatch, staged_reader.proposer.detector)
+    reading = staged_reader.with_die_side(placed[0].side).with_empty_tray(empty).read(frame)
+    assert reading.status == "uncertain"
+    assert asked.count(None) == 1 and len(asked) >= 2  # the usual look once, the look at the die's size after it

@@ -70,7 +70,8 @@ class PipelineReader(ReaderOptions):
         # tray mode: the calibrated size is the prior for every die's size. With the empty tray known too (each die's
         # outline is then measured against it, wherever a look put the die), the detector's usual look first: sure
         # there, it is the reading, without the dearer look at that size
-        usual = of_die_size(propose(prepared, self.proposer), self.die_side_px) if self.empty_tray is not None else []
+        first = propose(prepared, self.proposer) if self.empty_tray is not None else None
+        usual = of_die_size(first, self.die_side_px) if first is not None else []
         reading, kept = self._look(prepared, usual) if usual else (None, [])
         if reading is not None and reading.status == OK:
             return reading
@@ -84,18 +85,19 @@ class PipelineReader(ReaderOptions):
         if reading.status == OK:
             return reading
         # told the size, the detector looked for dice of that size; where did it see dice unprompted (and closer)?
-        unsized, places = self._but(die_side_px=0)._unsized(prepared)
+        unsized, places = self._but(die_side_px=0)._unsized(prepared, first)
         if unsized.status == OK and not same_places(places, proposals):
             second = self._reading(prepared, at_die_size(places, self.die_side_px), look="unprompted")
             if second.status == OK:  # the same places read again at the calibrated size, with every check
                 return second
         return reading
 
-    def _unsized(self, prepared: Normalised) -> tuple[Reading, list[Proposal]]:
-        """The reading knowing no die size, and the places of the dice it kept: the detector's first look, then
-        where that is not sure, a closer or a farther one; where dice are still missing, a look in colour, and
-        where they are missing yet (or, not knowing how many, nothing is sure), a finer look, the costliest."""
-        reading, kept = self._grey_looks(prepared)
+    def _unsized(self, prepared: Normalised, first: list[Proposal] | None = None) -> tuple[Reading, list[Proposal]]:
+        """The reading knowing no die size, and the places of the dice it kept: the detector's first look (``first``
+        where it was taken already), then where that is not sure, a closer or a farther one; where dice are still
+        missing, a look in colour, and where they are missing yet (or, not knowing how many, nothing is sure), a
+        finer look, the costliest."""
+        reading, kept = self._grey_looks(prepared, first)
         if reading.status == OK or (self.expected_dice and len(kept) >= self.expected_dice):
             return reading, kept
         more = propose_in_colour(prepared, self.proposer, kept) if self.expected_dice else []
@@ -106,10 +108,11 @@ class PipelineReader(ReaderOptions):
                 return coloured, coloured_kept
         return self._finer_look(prepared, reading, kept)
 
-    def _grey_looks(self, prepared: Normalised) -> tuple[Reading, list[Proposal]]:
-        """The detector's first look at the grey frame, then where that is not sure, a closer one, or the looks from
-        farther the detector offers (``far_net_sides``, nearest first: a die filling the frame seen as its marks)."""
-        first = propose(prepared, self.proposer)
+    def _grey_looks(self, prepared: Normalised, first: list[Proposal] | None = None) -> tuple[Reading, list[Proposal]]:
+        """The detector's first look at the grey frame (``first``: its proposals, where it was taken already), then
+        where that is not sure, a closer one, or the looks from farther the detector offers (``far_net_sides``,
+        nearest first: a die filling the frame seen as its marks)."""
+        first = propose(prepared, self.proposer) if first is None else first
         reading, kept = self._look(prepared, first)
         if reading.status == OK:
             return reading, kept
