@@ -1,7 +1,9 @@
 """The real dice photos (``shared/datasets/real-dice-byler``): where they are, and their labels.
 
 One reader of the dataset for both its users: the bench evaluates on the
-``test`` split, training learns from the ``train`` split only.
+``test`` split, training learns from the ``train`` split only. Its label reader
+(``labels_in_pixels``) serves every shared set in the same layout, with the
+labels found wrong by eye corrected (``LABEL_FIXES``).
 """
 
 from __future__ import annotations
