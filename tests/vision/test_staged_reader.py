@@ -123,7 +123,8 @@ def test_a_die_filling_most_of_the_frame_is_read_from_farther_when_the_first_loo
 def test_a_die_whose_big_marks_the_look_from_farther_still_takes_for_dice_is_read_from_farthest(staged_reader, monkeypatch, tmp_path):
     """Plain dice each filling 70-95 % of a 480-px frame (``bench.eval_sets.big``): on a one and a three the
     first look and the look from farther (128 px) see the marks; from farthest (64 px) each is one die, read
-    sure and right. Without that look those readings are short of the die."""
+    sure and right. Without that look (and the die around the marks, the last resort) those readings are short of
+    the die."""
     import cv2
 
     from bench.eval_sets import big, plain_die
@@ -136,7 +137,36 @@ def test_a_die_whose_big_marks_the_look_from_farther_still_takes_for_dice_is_rea
         assert r.status == "ok" and r.extra["look"] == "farthest" and [d.seen for d in r.dice] == [value], (value, r)
         with monkeypatch.context() as m:
             m.setattr(staged_reader.proposer.detector, "far_net_sides", staged_reader.proposer.detector.far_net_sides[:1])
+            m.setattr("vision.pipeline.reader.around_marks", lambda *args: None)  # the die around the marks reads them too
             assert reader.read(frames[value]).status != "ok"
+
+
+def test_a_translucent_die_whose_marks_every_look_takes_for_dice_is_read_as_the_die_around_them(staged_reader, monkeypatch, tmp_path):
+    """Real casino dice (patterson's val crops: translucent, big white marks, the other faces' marks showing
+    through) each filling 70-95 % of a 480-px frame (``bench.eval_sets.big``): on several the detector takes the
+    marks for dice from every distance, and each reads as nothing sure. The square around them is read as one
+    die (``around_marks``): sure and right there, never wrong; without it those frames are read short."""
+    import csv
+
+    from bench.eval_sets import SHARED, big
+
+    root = SHARED / "real-dice-patterson"
+    if not (root / "crops.csv").is_file():
+        pytest.skip("the real-dice-patterson set is not beside the repository (../shared/datasets)")
+    with open(root / "crops.csv", newline="") as f:
+        dice = [(int(row["value"]), cv2.imread(str(root / row["file"]))) for row in csv.DictReader(f) if row.get("split") == "val"]
+    big(tmp_path, dice)
+    reader = staged_reader.with_view("above").with_expected(1)
+    frames = [cv2.imread(str(tmp_path / "images" / f"b{i:04d}.png")) for i in range(len(dice))]
+    readings = [reader.read(frame) for frame in frames]
+    by_marks = [i for i, r in enumerate(readings) if r.extra["look"] == "marks"]
+    assert len(by_marks) >= 6
+    assert all([d.seen for d in readings[i].dice] == [dice[i][0]] for i in by_marks)
+    assert sum(readings[i].status == "ok" for i in by_marks) >= 4
+    assert not any(r.status == "ok" and [d.seen for d in r.dice] != [value] for r, (value, _) in zip(readings, dice))
+    monkeypatch.setattr("vision.pipeline.reader.around_marks", lambda *args: None)
+    without = [reader.read(frames[i]) for i in by_marks]
+    assert all(r.status != "ok" and [d.seen for d in r.dice] != [dice[i][0]] for i, r in zip(by_marks, without))
 
 
 def test_in_tray_mode_every_die_is_cut_at_the_calibrated_size_not_the_detectors_estimate(staged_reader):

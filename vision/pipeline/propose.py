@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from companion.core.errors import SettingsError
 from companion.core.protocols import Detector, Proposal
 from vision.pipeline.normalise import Normalised, colour_contrast
@@ -24,6 +26,19 @@ SCORE_MARGIN = 0.1
 #: 1.41 times a turned die's side: its sides run large (median 1.11 times the true side on rendered frames
 #: for the shipped model, docs/READING.md), so they are scaled by this before the stages that crop and compare sizes.
 LEARNED_SIDE_SCALE = 0.9
+#: ``around_marks``: a die's marks span about this share of its face (pips at a quarter of the face from its edges,
+#: and their own size); the classifier's size search (0.7-1.5 times) settles the rest.
+MARKS_SPAN = 0.8
+#: ... each mark is at most this share of the die it would be a mark of (a die's pip is 0.15-0.35 of its face;
+#: proposals this big beside the square around them overlap each other, and marks do not) ...
+MARK_MAX_SHARE = 0.45
+#: ... a six and a few look-alikes at most ...
+MOST_MARKS = 12
+#: ... the marks lie in a square (a die's face) to within this aspect ...
+MARKS_ASPECT = 1.6
+#: ... and the die they would be the marks of fills at least this share of the frame's short side: the case is a
+#: die photographed close up, not a tray of small dice, whose spread over the tray is no die at all.
+MARKS_DIE_SHARE = 0.35
 
 
 @dataclass(frozen=True)
@@ -129,6 +144,40 @@ def propose_farther(frame: Normalised, proposer: Proposer, first: list[Proposal]
     take one (``propose_farther``; ``net_side``: how far, the frame's long side in the detector's pixels,
     its own default when None); None when it cannot or sees no big dice (a die filling the frame)."""
     return _second_look(frame, proposer, first, "propose_farther", **({} if net_side is None else {"net_side": net_side}))
+
+
+def around_marks(frame: Normalised, proposals: list[Proposal], borderline: Callable[[Proposal], bool]) -> Proposal | None:
+    """The one die whose marks ``proposals`` may be, or None: a die filling much of the frame, with big marks (a
+    translucent casino die, a single big mark), is taken by the detector for several small dice even from farther,
+    and each of them reads as nothing sure. The square around the proposals the detector was sure of, ``MARKS_SPAN``
+    of a die's face, is that die, when they are few, small beside it, spread over a square, and it fills much of the
+    frame. The reader reads it like any proposal and takes it only as it takes every later look (``takes_over``).
+
+    >>> frame = Normalised(np.zeros((200, 200, 3), np.uint8), np.zeros((200, 200), np.uint8), (0, 0))
+    >>> pips = [Proposal(x, y, 20, 0, 0.8) for x, y in ((60, 60), (140, 60), (100, 100), (60, 140), (140, 140))]
+    >>> die = around_marks(frame, pips, lambda p: p.score < 0.3)
+    >>> (die.cx, die.cy, die.side)
+    (100.0, 100.0, 125.0)
+    >>> overlapping = [Proposal(x, y, 60, 0, 0.8) for x, y in ((80, 80), (120, 80), (80, 120))]
+    >>> around_marks(frame, pips[:1], lambda p: False), around_marks(frame, overlapping, lambda p: False)
+    (None, None)
+    >>> around_marks(frame, pips, lambda p: True), around_marks(Normalised(frame.bgr, np.zeros((800, 800), np.uint8), (0, 0)), pips, lambda p: False)
+    (None, None)
+    >>> around_marks(frame, [Proposal(10 + 18 * i, 100, 16, 0, 0.8) for i in range(10)], lambda p: False)  # a row of dice
+    """
+    marks = [p for p in proposals if not borderline(p)]
+    if not 2 <= len(marks) <= MOST_MARKS:
+        return None
+    half = float(np.median([p.side for p in marks])) / 2
+    x0, x1 = min(p.cx for p in marks) - half, max(p.cx for p in marks) + half
+    y0, y1 = min(p.cy for p in marks) - half, max(p.cy for p in marks) + half
+    width, height = x1 - x0, y1 - y0
+    side = max(width, height) / MARKS_SPAN
+    if max(width, height) > MARKS_ASPECT * min(width, height) or max(p.side for p in marks) > MARK_MAX_SHARE * side:
+        return None
+    if side < MARKS_DIE_SHARE * min(frame.grey.shape[:2]):
+        return None
+    return Proposal((x0 + x1) / 2, (y0 + y1) / 2, side, 0.0, max(p.score for p in marks))
 
 
 def propose_finer(frame: Normalised, proposer: Proposer) -> list[Proposal] | None:

@@ -20,7 +20,7 @@ from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
-from vision.pipeline.propose import Proposer, at_die_size, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
+from vision.pipeline.propose import Proposer, around_marks, at_die_size, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
 from vision.pipeline.reconcile import Die, flag_leaning, reconcile, shows_a_change, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
@@ -111,7 +111,8 @@ class PipelineReader(ReaderOptions):
     def _grey_looks(self, prepared: Normalised, first: list[Proposal] | None = None) -> tuple[Reading, list[Proposal]]:
         """The detector's first look at the grey frame (``first``: its proposals, where it was taken already), then
         where that is not sure, a closer one, or the looks from farther the detector offers (``far_net_sides``,
-        nearest first: a die filling the frame seen as its marks)."""
+        nearest first: a die filling the frame seen as its marks), and where every look saw only marks, the die
+        around them (``around_marks``)."""
         first = propose(prepared, self.proposer) if first is None else first
         reading, kept = self._look(prepared, first)
         if reading.status == OK:
@@ -126,6 +127,11 @@ class PipelineReader(ReaderOptions):
                 far, far_kept = self._look(prepared, farther, look)
                 if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
                     return far, far_kept
+        whole = around_marks(prepared, first, self.proposer.borderline) if not any(_sure(reading, d) for d in reading.dice) else None
+        if whole is not None:  # seen from every distance as marks: the one die they would be the marks of
+            marks, marks_kept = self._look(prepared, [whole], "marks")
+            if takes_over(marks, reading, self.expected_dice):
+                return marks, marks_kept
         return reading, kept
 
     def _finer_look(self, prepared: Normalised, reading: Reading, kept: list[Proposal]) -> tuple[Reading, list[Proposal]]:
