@@ -8,7 +8,7 @@ inside the cached Debian Bookworm arm64 root under qemu-user (aarch64 wheels,
 nothing compiled). It compares each frame's status and dice
 values and prints ``pi-check: N of M frames equal`` last; any difference exits 1.
 
-    sudo python3 deploy/pi/pi_check.py [--frames DIR] [--output FILE] [--host-only]
+    sudo python3 deploy/pi/pi_check.py [--frames DIR] [--groups DIR ...] [--output FILE]
 
 It does not care which reader runs: it sees only the command's JSON lines.
 """
@@ -30,8 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import CACHE, REPO, Chroot, PiError, ensure_root, host_runtime_versions, utc_now, write_result  # noqa: E402
 
 FRAMES = REPO / "tests" / "conformance" / "frames"
-#: a calibrated tray (its config.toml and empty-tray photo) and its frames, read with ``read --instance``
+#: groups of frames each read with its own settings (``read --instance``): a calibrated tray (its config.toml and
+#: empty-tray photo), and real dice close up with one die expected
 TRAY = REPO / "tests" / "conformance" / "tray"
+CLOSEUP = REPO / "tests" / "conformance" / "closeup"
+GROUPS = (TRAY, CLOSEUP)
 OUTPUT = REPO / "docs" / "pi-check-latest.json"
 HOST_VENV = REPO / ".venv"
 HOST_CHECK_VENV = CACHE / "pi-check-host-venv"
@@ -133,8 +136,9 @@ def read_here(command: Path, frames: Path, names: list[str], instance: Path | No
     return parse_read_lines(out.stdout), time.monotonic() - start
 
 
-def tray_group(folder: Path) -> tuple[Path, list[str], Path] | None:
-    """The calibrated tray's (frames folder, frame names, instance folder), or None where the set has none."""
+def instance_group(folder: Path) -> tuple[Path, list[str], Path] | None:
+    """A group read with its own settings: (frames folder, frame names, instance folder), or None where the folder
+    has no ``config.toml`` or no frames."""
     if not (folder / "config.toml").is_file() or not (folder / "frames").is_dir():
         return None
     names = sorted(p.name for p in (folder / "frames").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
@@ -188,9 +192,9 @@ def prepare_check_root(base: Path) -> Chroot:
 
 
 def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constraints: Path,
-               tray: tuple[Path, list[str], Path] | None = None) -> tuple[dict[str, dict], dict, dict[str, str]]:
+               groups: list[tuple[Path, list[str], Path]] = ()) -> tuple[dict[str, dict], dict, dict[str, str]]:
     """Installs the wheel in the check root's venv from aarch64 wheels only, then reads every frame in one process
-    (and the calibrated tray's frames in a second one, with its settings)."""
+    (and each group's frames, the calibrated tray's and the close-up dice's, in one more each, with its settings)."""
     times: dict[str, float] = {}
     t = time.monotonic()
     download_wheels(wheel, constraints)
@@ -204,8 +208,8 @@ def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constrai
     shutil.copy2(constraints, inside / "constraints.txt")
     for name in names:
         shutil.copy2(frames / name, inside / "frames" / name)
-    if tray is not None:
-        shutil.copytree(tray[2], inside / "tray")
+    for _, _, instance in groups:
+        shutil.copytree(instance, inside / "groups" / instance.name)
     venv = "/opt/pi-check/venv"
     pip = [f"{venv}/bin/pip", "install", "--no-index", "--find-links", "/srv/pi-check/wheels", "--only-binary=:all:",
            "--progress-bar", "off", "-c", "/srv/pi-check/constraints.txt"]
@@ -232,13 +236,13 @@ def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constrai
         if not out.stdout.strip():
             raise PiError(f"the reader in the arm64 root printed nothing (exit {out.returncode}): {out.stderr.strip()[-600:]}")
         readings = parse_read_lines(out.stdout)
-        if tray is not None:
+        for _, group_names, instance in groups:
             t = time.monotonic()
-            out = chroot.run([f"{venv}/bin/elephants-bluff", "read", "--json", "--instance", "/srv/pi-check/tray", *tray[1]],
-                             cwd="/srv/pi-check/tray/frames", timeout=3600)
-            times["read_tray_s"] = round(time.monotonic() - t, 1)
+            there = f"/srv/pi-check/groups/{instance.name}"
+            out = chroot.run([f"{venv}/bin/elephants-bluff", "read", "--json", "--instance", there, *group_names], cwd=f"{there}/frames", timeout=3600)
+            times[f"read_{instance.name}_s"] = round(time.monotonic() - t, 1)
             if not out.stdout.strip():
-                raise PiError(f"the reader in the arm64 root printed nothing for the tray (exit {out.returncode}): {out.stderr.strip()[-600:]}")
+                raise PiError(f"the reader in the arm64 root printed nothing for {instance.name} (exit {out.returncode}): {out.stderr.strip()[-600:]}")
             readings.update(parse_read_lines(out.stdout))
         return readings, times, versions
     finally:
@@ -248,7 +252,8 @@ def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constrai
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="deploy/pi/pi_check.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=Path, default=FRAMES, help="the conformance frames (default: tests/conformance/frames)")
-    parser.add_argument("--tray", type=Path, default=TRAY, help="a calibrated tray and its frames (default: tests/conformance/tray)")
+    parser.add_argument("--groups", type=Path, nargs="*", default=list(GROUPS),
+                        help="folders of frames each read with its own config.toml (default: tests/conformance/tray and closeup)")
     parser.add_argument("--output", type=Path, default=OUTPUT, help="where the JSON result goes (default: docs/pi-check-latest.json)")
     args = parser.parse_args(argv)
     started = time.monotonic()
@@ -268,14 +273,14 @@ def main(argv: list[str] | None = None) -> int:
             constraints.write_text("".join(f"{n}=={v}\n" for n, v in sorted(versions_here.items()) if n != "elephants-bluff"), encoding="utf-8")
             command = install_here(wheel, constraints)
             here, here_s = read_here(command, args.frames, names)
-            tray = tray_group(args.tray)
-            if tray is not None:
-                here_tray, tray_s = read_here(command, tray[0], tray[1], tray[2])
-                here.update(here_tray)
-                here_s += tray_s
-            pi, times, versions_pi = read_on_pi(base, args.frames, names, wheel, constraints, tray)
-        if tray is not None:
-            names = names + tray[1]  # both groups are compared frame by frame
+            groups = [g for g in (instance_group(folder) for folder in args.groups) if g is not None]
+            for frames, group_names, instance in groups:
+                here_group, group_s = read_here(command, frames, group_names, instance)
+                here.update(here_group)
+                here_s += group_s
+            pi, times, versions_pi = read_on_pi(base, args.frames, names, wheel, constraints, groups)
+        for _, group_names, _ in groups:
+            names = names + group_names  # every group is compared frame by frame
         key = ["numpy", "onnxruntime", "opencv-python-headless"]
         mismatch = [f"{k} {versions_here.get(k)} here, {versions_pi.get(k)} on the Pi" for k in key if versions_here.get(k) != versions_pi.get(k)]
         if mismatch:

@@ -17,6 +17,11 @@ Four kinds of frame:
   blank card where a die should be, a die missing: read with ``read --instance tray``, so
   tray mode's empty-tray steps (``pipeline/tray.py``, the outline against the empty tray) run
   on both machines. ``make_frames.py --tray`` remakes this folder alone;
+- ``closeup/``: ``closeup/config.toml`` (one die expected) and ``closeup/frames/closeup-*``:
+  real casino dice (patterson's ``val`` crops, MIT) each filling most of a 480-px frame
+  (``bench.eval_sets.big``), whose big marks the detector takes for dice from every distance:
+  read with ``read --instance closeup``, so the die around its marks (``propose.around_marks``)
+  is read on both machines. ``make_frames.py --closeup`` remakes this folder alone;
 - ``far-*``: a rendered table shrunk so its dice are a few hundredths of the frame's
   width, the table stretched around it (a 1280×960 frame, and a small one the finer
   look enlarges), so the reader's finer look runs on both machines;
@@ -52,6 +57,11 @@ from vision.simtable import from_farther, render_calibrated_table, render_table 
 DATASETS = REPO.parent / "shared" / "datasets"
 OUT = HERE / "frames"
 TRAY = HERE / "tray"
+CLOSEUP = HERE / "closeup"
+#: the patterson val crops (by their order in ``crops.csv``) pasted close up for the ``closeup`` group: dice whose marks
+#: the detector takes for dice from every distance (the die around them read sure, and read unsure), and dice the
+#: looks from farther read
+CLOSEUP_CROPS = (4, 6, 9, 13, 25, 26, 33, 0, 2)
 #: the calibrated tray's scene (its seed) and die size
 TRAY_SEED, TRAY_DIE_SIDE = 7100, 64
 #: a die read at this confidence or above counts as sure (the reader's own figure when the set was made)
@@ -173,7 +183,34 @@ def tray_frames(folder: Path) -> None:
     print(f"{len(manifest)} tray frames in {folder.relative_to(REPO)}")
 
 
+def closeup_frames(folder: Path) -> None:
+    """Real casino dice close up, each alone in a 480-px frame, read with one die expected."""
+    import csv
+
+    from bench.eval_sets import big  # the close-up set's own paste: the same frames the bench reads
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "frames").mkdir(parents=True)
+    root = DATASETS / "real-dice-patterson"
+    with open(root / "crops.csv", newline="") as f:
+        rows = [row for row in csv.DictReader(f) if row.get("split") == "val"]
+    manifest: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        big(Path(tmp), [(int(row["value"]), cv2.imread(str(root / row["file"]))) for row in rows])
+        for i in CLOSEUP_CROPS:
+            name = f"closeup-{i:02d}.jpg"
+            _save(folder / "frames" / name, cv2.imread(str(Path(tmp) / "images" / f"b{i:04d}.png")))
+            manifest[name] = {"kind": "closeup", "set": "real-dice-patterson", "crop": rows[i]["file"], "seen": int(rows[i]["value"])}
+    (folder / "config.toml").write_text("[reader]\nexpected_dice = 1\n", encoding="utf-8")
+    _write_manifest(folder / "frames.json", manifest)
+    print(f"{len(manifest)} close-up frames in {folder.relative_to(REPO)}")
+
+
 def main() -> int:
+    if "--closeup" in sys.argv[1:]:
+        closeup_frames(CLOSEUP)
+        return 0
     if "--tray" in sys.argv[1:]:
         tray_frames(TRAY)
         return 0
@@ -183,6 +220,7 @@ def main() -> int:
         _write_manifest(HERE / "frames.json", manifest)
         return 0
     tray_frames(TRAY)
+    closeup_frames(CLOSEUP)
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)

@@ -119,7 +119,7 @@ def test_no_conformance_photo_comes_from_bylers_test_split():
 
 def test_the_calibrated_tray_group_is_read_with_its_own_settings_and_its_frames_never_clash():
     """tests/conformance/tray: a calibrate'd tray (die size, empty tray) whose frames pi-check reads with --instance."""
-    tray = pi_check.tray_group(ROOT / "tests" / "conformance" / "tray")
+    tray = pi_check.instance_group(ROOT / "tests" / "conformance" / "tray")
     assert tray is not None
     frames, names, instance = tray
     assert len(names) >= 6 and (instance / "config.toml").is_file() and (instance / "empty.jpg").is_file()
@@ -128,9 +128,23 @@ def test_the_calibrated_tray_group_is_read_with_its_own_settings_and_its_frames_
     assert sorted(manifest) == names
 
 
-def test_a_folder_without_a_calibration_is_no_tray_group(tmp_path):
+def test_the_close_up_group_holds_real_dice_read_with_one_expected_and_its_frames_never_clash():
+    """tests/conformance/closeup: patterson's casino dice filling the frame, read with one die expected, so the die
+    around its marks is read on both machines."""
+    group = pi_check.instance_group(ROOT / "tests" / "conformance" / "closeup")
+    assert group is not None
+    frames, names, instance = group
+    assert len(names) >= 6 and "expected_dice = 1" in (instance / "config.toml").read_text(encoding="utf-8")
+    others = {p.name for p in FRAMES.iterdir()} | {p.name for p in (ROOT / "tests" / "conformance" / "tray" / "frames").iterdir()}
+    assert not set(names) & others
+    manifest = json.loads((instance / "frames.json").read_text(encoding="utf-8"))
+    assert sorted(manifest) == names and all(e["set"] == "real-dice-patterson" for e in manifest.values())
+    assert set(pi_check.GROUPS) == {ROOT / "tests" / "conformance" / "tray", instance}
+
+
+def test_a_folder_without_settings_is_no_group(tmp_path):
     (tmp_path / "frames").mkdir()
     (tmp_path / "frames" / "a.jpg").write_bytes(b"")
-    assert pi_check.tray_group(tmp_path) is None
+    assert pi_check.instance_group(tmp_path) is None
     (tmp_path / "config.toml").write_text("[reader]\ndie_side_px = 64\n", encoding="utf-8")
-    assert pi_check.tray_group(tmp_path) == (tmp_path / "frames", ["a.jpg"], tmp_path)
+    assert pi_check.instance_group(tmp_path) == (tmp_path / "frames", ["a.jpg"], tmp_path)
