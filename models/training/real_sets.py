@@ -368,22 +368,27 @@ FALSE_FIND_REACH = 0.9
 DETECTOR_SPANS = (1.0, 1.15)
 
 
-def detector_crops(frame: Frame, proposer) -> tuple[list[np.ndarray], list[int]]:
-    """The shipped detector's own proposals on ``frame``, cut exactly as the staged reader cuts them.
+def detector_crops(frame: Frame, proposer, closer: bool = False) -> tuple[list[np.ndarray], list[int]]:
+    """The shipped detector's own proposals on ``frame``, cut exactly as the staged reader cuts them; with
+    ``closer``, those of its closer look as well, where the reader would take one (small dice: a tray photo's
+    dice are read from that look, whose sides are tighter than the first look's).
 
     A proposal on a labelled die (of at least ``MIN_SIDE`` px) is labelled with that die's face; one far
     from every die is the detector's false find and teaches "not a die" (a scratch, a rim, a shadow the
     detector takes for a die); one in between (a duplicate, half a die) teaches nothing.
     ``proposer``: a ``vision.pipeline.propose.Proposer`` (its threshold a margin low, its side scale applied)."""
     from vision.pipeline.normalise import Normalised, normalise
-    from vision.pipeline.propose import propose
+    from vision.pipeline.propose import propose, propose_closer
 
     norm = normalise(frame.image)
     if not isinstance(norm, Normalised):
         return [], []
     xs: list[np.ndarray] = []
     ys: list[int] = []
-    for p in propose(norm, proposer):
+    proposals = propose(norm, proposer)
+    if closer:
+        proposals = proposals + (propose_closer(norm, proposer, proposals) or [])
+    for p in proposals:
         gaps = [(np.hypot(p.cx - cx, p.cy - cy) / max(w, h), value, max(w, h)) for value, cx, cy, w, h in frame.labels]
         near = min(gaps, default=(np.inf, 0, 0.0))
         if near[0] <= MATCH_REACH:
@@ -400,7 +405,7 @@ def detector_crops(frame: Frame, proposer) -> tuple[list[np.ndarray], list[int]]
     return xs, ys
 
 
-def all_detector_crops(byler_fit: list[str], quick: bool = False, detector_model: str = "") -> tuple[np.ndarray, np.ndarray]:
+def all_detector_crops(byler_fit: list[str], quick: bool = False, detector_model: str = "", closer: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``detector_crops`` of every shared set's ``train`` frames (Byler's fitted photos only): the
     classifier fine-tuned on the crops it will be given in use (issue 26: "fine-tune the classifier on the
     detector's own crops"). ``detector_model``: another detector's ONNX file than the shipped one."""
@@ -418,7 +423,7 @@ def all_detector_crops(byler_fit: list[str], quick: bool = False, detector_model
     xs: list[np.ndarray] = []
     ys: list[int] = []
     for f in fs:
-        a, b = detector_crops(f, proposer)
+        a, b = detector_crops(f, proposer, closer)
         xs += a
         ys += b
     return np.array(xs, np.uint8).reshape(-1, CROP, CROP, 3), np.array(ys, np.int64)

@@ -76,7 +76,8 @@ class Ensemble(nn.Module):
 
 def build(rng: np.random.Generator, quick: bool, all_photos: bool = False, real: bool = False, byler_reps: int = 10,
           faces: int = 12000, frames: int = 220,
-          side_range: tuple[float, float] = real_sets.SIDE_RANGE, detector_reps: int = 0, detector_model: str = "") -> dict[str, tuple[np.ndarray, np.ndarray]]:
+          side_range: tuple[float, float] = real_sets.SIDE_RANGE, detector_reps: int = 0, detector_model: str = "",
+          detector_closer: bool = False) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The training and validation crops. With ``all_photos`` the 20 held-out photos are trained on too (the
     final fit of a recipe already chosen on them): their validation figures then measure fit, not reading."""
     names = data.split_names()["train"]
@@ -96,7 +97,7 @@ def build(rng: np.random.Generator, quick: bool, all_photos: bool = False, real:
         sets.update({f"set_{k}": v for k, v in real_sets.train_crops(rng, fit_names, quick, side_range).items()})
         sets.update(real_sets.val_crops())
     if detector_reps:  # the shipped detector's own proposals on the same train frames, cut as the reader cuts them
-        x, y = real_sets.all_detector_crops(fit_names, quick, detector_model)
+        x, y = real_sets.all_detector_crops(fit_names, quick, detector_model, detector_closer)
         sets["set_detector"] = (np.concatenate([x] * detector_reps), np.concatenate([y] * detector_reps))
     for k, (x, y) in sets.items():
         print(f"data {k}: {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
@@ -194,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
                          "them (real_sets.detector_crops), this many times over (augmented afresh each time)")
     ap.add_argument("--detector-model", default="", help="with --detector-reps: this detector's ONNX file instead of the shipped one "
                     "(a classifier for a detector not shipped yet)")
+    ap.add_argument("--detector-closer", action="store_true",
+                    help="with --detector-reps: its closer look's proposals too, where the reader would take one (small dice)")
     ap.add_argument("--byler-reps", type=int, default=10, help="jittered copies of each fitted Byler die (data.real_crops)")
     ap.add_argument("--faces", type=int, default=12000, help="synthetic single-die crops")
     ap.add_argument("--frames", type=int, default=220, help="synthetic whole frames run through the finder")
@@ -255,14 +258,15 @@ def parse_repeats(text: str) -> dict[str, int]:
 
 
 #: The arguments that decide a run's crops (``build``): runs that share them share the data cache.
-DATA_ARGS = ("seed", "quick", "all_photos", "real_sets", "byler_reps", "faces", "frames", "side_range", "detector_reps", "detector_model")
+DATA_ARGS = ("seed", "quick", "all_photos", "real_sets", "byler_reps", "faces", "frames", "side_range", "detector_reps", "detector_model",
+             "detector_closer")
 
 
 def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> str:
     """The arguments that decide a run's training (or with ``only``, those named), hashed: a checkpoint of
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items()) if k not in ("threads", "out", "work", "resume", "stop_after") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash") and not v)}  # runs from before these options keep their keys
+            and not (k in ("detector_model", "repeat", "squash", "detector_closer") and not v)}  # runs from before these options keep their keys
     return hashlib.sha256(repr(keep).encode()).hexdigest()[:10]
 
 
@@ -274,7 +278,8 @@ def cached_build(rng: np.random.Generator, args: argparse.Namespace) -> dict:
         rng.bit_generator.state = state
         print(f"data from {path}", flush=True)
         return sets
-    sets = build(rng, args.quick, args.all_photos, args.real_sets, args.byler_reps, args.faces, args.frames, args.side_range, args.detector_reps, args.detector_model)
+    sets = build(rng, args.quick, args.all_photos, args.real_sets, args.byler_reps, args.faces, args.frames, args.side_range, args.detector_reps, args.detector_model,
+                 args.detector_closer)
     args.work.mkdir(parents=True, exist_ok=True)
     atomic_write(path, pickle.dumps((sets, rng.bit_generator.state), protocol=4))
     return sets

@@ -120,6 +120,22 @@ def test_the_detectors_own_crops_carry_the_face_of_the_die_they_lie_on():
     assert np.array(xs).shape == (6, CROP, CROP, 3)
 
 
+def test_with_its_closer_look_the_detectors_crops_also_hold_the_dice_as_the_reader_reads_small_dice():
+    """A rendered table's dice are about 12 of the detector's pixels at its first look: the reader reads them from its
+    closer look (tighter sides), so ``closer`` adds that look's crops of each die, with the same faces."""
+    from vision.pipeline.normalise import normalise
+    from vision.pipeline.propose import load_detector, propose, propose_closer
+
+    frame, _ = _rendered([2, 5, 6], 7)
+    proposer = load_detector("learned")
+    norm = normalise(frame.image)
+    assert propose_closer(norm, proposer, propose(norm, proposer))  # the reader takes the closer look here
+    xs, ys = real_sets.detector_crops(frame, proposer, closer=True)
+    assert sorted(ys) == [2] * 4 + [5] * 4 + [6] * 4 and np.array(xs).shape == (12, CROP, CROP, 3)
+    first, _ = real_sets.detector_crops(frame, proposer)
+    assert all(np.array_equal(a, b) for a, b in zip(first, xs[:6]))  # the first look's crops as before, then the closer look's
+
+
 def test_a_detector_find_far_from_every_labelled_die_teaches_not_a_die():
     from vision.pipeline.propose import load_detector
 
