@@ -13,9 +13,12 @@
 - ``far``: the same real dice, in colour, three to a 1280×960 cup frame, each
   20-40 px wide (1.6-3.1 % of the frame's width): a table photographed from
   farther away, or by a camera with many more pixels.
+- ``whole``: the shared sets' hand-sorted ``val`` crops (skovy's and patterson's),
+  each read as a whole photo, unchanged: a die filling the frame as a person
+  crops it, read by ``read`` rather than ``classify``.
 
 ``python -m bench.eval_sets OUT`` writes them all under OUT; ``elephants-bluff
-evaluate OUT/cup`` (or ``OUT/cup-three``, ``OUT/rendered``, ``OUT/big``, ``OUT/far``) reads them.
+evaluate OUT/cup`` (or ``OUT/cup-three``, ``OUT/rendered``, ``OUT/big``, ``OUT/far``, ``OUT/whole``) reads them.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ RENDERED_SEED, CUP_SEED, BIG_SEED, FAR_SEED = 90_001, 90_002, 90_003, 90_004
 BIG_FRAME, BIG_FILL = 480, (0.70, 0.95)
 #: ``far``: the frame's size, a die's side in pixels (the patch's 12 % margin not counted), dice to a frame
 FAR_FRAME, FAR_SIDE, FAR_PER_FRAME = (1280, 960), (20, 40), 3
+#: ``whole``: the sets whose hand-sorted crops it holds, and its label box: the centred square of this share of a
+#: crop's short side (a read die's centre must fall in it)
+WHOLE_SETS, WHOLE_BOX = ("real-dice-skovy", "real-dice-patterson"), 0.9
 
 
 def _write(root: Path, name: str, frame: np.ndarray, boxes: list[tuple[int, float, float, float, float]]) -> None:
@@ -220,8 +226,35 @@ def far(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = FAR_SEED) ->
     return count
 
 
+def val_crops(shared: Path = SHARED) -> list[tuple[int, np.ndarray]]:
+    """(face seen, image) of every hand-sorted ``val`` crop of ``WHOLE_SETS`` (their ``crops.csv``)."""
+    out: list[tuple[int, np.ndarray]] = []
+    for name in WHOLE_SETS:
+        index = shared / name / "crops.csv"
+        if not index.is_file():
+            continue
+        with open(index, newline="") as f:
+            for row in csv.DictReader(f):
+                img = cv2.imread(str(shared / name / row["file"])) if row.get("split") == "val" else None
+                if img is not None:
+                    out.append((int(row["value"]), img))
+    return out
+
+
+def whole(root: Path, crops: list[tuple[int, np.ndarray]]) -> int:
+    """Each crop as its own photo, unchanged, labelled with the centred square of ``WHOLE_BOX`` of its short side;
+    returns the number of dice."""
+    _new_set(root)
+    for i, (seen, image) in enumerate(crops):
+        h, w = image.shape[:2]
+        side = WHOLE_BOX * min(h, w)
+        _write(root, f"w{i:04d}", image, [(seen, w / 2, h / 2, side, side)])
+    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+    return len(crops)
+
+
 #: The sets ``main`` writes, each a folder under its output.
-SET_NAMES = ("rendered", "cup", "cup-three", "big", "far")
+SET_NAMES = ("rendered", "cup", "cup-three", "big", "far", "whole")
 #: Under the output, the val label corrections the sets were cut with (``up_to_date``).
 LABELS_STAMP = "corrected-labels.json"
 
@@ -253,9 +286,10 @@ def main(argv: list[str] | None = None) -> int:
     three = cup(args.out / "cup-three", 3, dice)
     close = big(args.out / "big", dice)
     farther = far(args.out / "far", dice)
+    crops = whole(args.out / "whole", val_crops())
     (args.out / LABELS_STAMP).write_text(json.dumps(_corrections()))
     print(json.dumps({"rendered_dice": n, "real_val_dice": len(dice), "cup_dice": one, "cup_three_dice": three, "big_dice": close,
-                      "far_dice": farther}))
+                      "far_dice": farther, "whole_dice": crops}))
     return 0
 
 

@@ -123,6 +123,8 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Staged reader: silently wrong per 1,000 dice, dice filling the frame", "reading.learned.big.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: the same dice in colour, 20-40 px in a 1280x960 frame, per die", "reading.learned.far.accuracy", "(higher is better)", lambda v: True),
     ("Staged reader: silently wrong per 1,000 dice, dice far off", "reading.learned.far.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
+    ("Staged reader: the shared val crops read as whole photos, per die", "reading.learned.crops_whole.accuracy", "(higher is better)", lambda v: True),
+    ("Staged reader: silently wrong per 1,000 dice, val crops read whole", "reading.learned.crops_whole.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: simulated table, read outright (ok)", "reading.learned.synthetic_table.ok_share", "(>= 0.98)", lambda v: v >= 0.98),
     ("Staged reader: simulated table, read ok with a wrong value", "reading.learned.synthetic_table.ok_but_wrong", "0", lambda v: v == 0),
     ("Staged reader: simulated table, die size known, read outright (ok)", "reading.learned.synthetic_table_die_size.ok_share", "(>= 0.98)", lambda v: v >= 0.98),

@@ -20,8 +20,8 @@ Four kinds of frame:
 - ``closeup/``: ``closeup/config.toml`` (one die expected) and ``closeup/frames/closeup-*``:
   real casino dice (patterson's ``val`` crops, MIT) each filling most of a 480-px frame
   (``bench.eval_sets.big``), whose big marks the detector takes for dice from every distance:
-  read with ``read --instance closeup``, so the die around its marks (``propose.around_marks``)
-  is read on both machines. ``make_frames.py --closeup`` remakes this folder alone;
+  and a crop read whole (byte for byte): read with ``read --instance closeup``, so the die around
+  its marks (``propose.around_marks``) and its check against the frame's centre are read on both machines. ``make_frames.py --closeup`` remakes this folder alone;
 - ``far-*``: a rendered table shrunk so its dice are a few hundredths of the frame's
   width, the table stretched around it (a 1280×960 frame, and a small one the finer
   look enlarges), so the reader's finer look runs on both machines;
@@ -62,6 +62,9 @@ CLOSEUP = HERE / "closeup"
 #: the detector takes for dice from every distance (the die around them read sure, and read unsure), and dice the
 #: looks from farther read
 CLOSEUP_CROPS = (4, 6, 9, 13, 25, 26, 33, 0, 2)
+#: ... and patterson crops read whole, copied byte for byte: a casino one whose square around its marks reads a two
+#: and the frame's centred square the one (the reader's check between the two)
+CLOSEUP_WHOLE = ("crops/DJI_20241005234432_0239_D_detection_1.jpg",)
 #: the calibrated tray's scene (its seed) and die size
 TRAY_SEED, TRAY_DIE_SIDE = 7100, 64
 #: a die read at this confidence or above counts as sure (the reader's own figure when the set was made)
@@ -202,6 +205,11 @@ def closeup_frames(folder: Path) -> None:
             name = f"closeup-{i:02d}.jpg"
             _save(folder / "frames" / name, cv2.imread(str(Path(tmp) / "images" / f"b{i:04d}.png")))
             manifest[name] = {"kind": "closeup", "set": "real-dice-patterson", "crop": rows[i]["file"], "seen": int(rows[i]["value"])}
+    for crop in CLOSEUP_WHOLE:
+        name = "closeup-whole-" + Path(crop).name
+        shutil.copy2(root / crop, folder / "frames" / name)
+        row = next(r for r in csv.DictReader(open(root / "crops.csv", newline="")) if r["file"] == crop)
+        manifest[name] = {"kind": "closeup-whole", "set": "real-dice-patterson", "crop": crop, "seen": int(row["value"])}
     (folder / "config.toml").write_text("[reader]\nexpected_dice = 1\n", encoding="utf-8")
     _write_manifest(folder / "frames.json", manifest)
     print(f"{len(manifest)} close-up frames in {folder.relative_to(REPO)}")

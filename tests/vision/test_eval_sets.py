@@ -9,8 +9,8 @@ import json
 import cv2
 import numpy as np
 
-from bench.eval_sets import (BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, LABELS_STAMP, SET_NAMES, _corrections, big, far,
-                             plain_die, up_to_date)
+from bench.eval_sets import (BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, LABELS_STAMP, SET_NAMES, WHOLE_BOX, _corrections, big,
+                             far, plain_die, up_to_date, val_crops, whole)
 from vision.evaluate import _labels, evaluate
 
 
@@ -71,3 +71,28 @@ def test_sets_cut_before_a_label_correction_are_not_up_to_date_so_the_bench_cuts
     assert up_to_date(tmp_path)
     (tmp_path / "far" / "split.json").unlink()
     assert not up_to_date(tmp_path)  # a set missing
+
+
+def test_the_whole_set_holds_each_crop_unchanged_labelled_at_its_centre(tmp_path) -> None:
+    crops = [(value, plain_die(value, side)) for value, side in ((1, 60), (4, 90), (6, 75))]
+    assert whole(tmp_path, crops) == 3
+    names = json.loads((tmp_path / "split.json").read_text())["test"]
+    for name, (value, image) in zip(names, crops):
+        assert np.array_equal(cv2.imread(str(tmp_path / "images" / f"{name}.png")), image)  # PNG: the crop's own pixels
+        (seen, cx, cy, w, h), = _labels(tmp_path / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
+        assert seen == value and abs(cx - image.shape[1] / 2) < 0.5 and abs(w - WHOLE_BOX * image.shape[0]) < 0.5
+
+
+def test_plain_dice_filling_the_whole_photo_are_read_right_by_evaluate(tmp_path, staged_reader) -> None:
+    whole(tmp_path, [(value, plain_die(value)) for value in (2, 3, 5)])
+    report = evaluate(tmp_path, staged_reader, "test")
+    assert report["dice"] == 3 and report["silently_wrong"] == 0 and report["right"] == 3, report
+
+
+def test_the_whole_set_takes_only_the_hand_sorted_val_crops(tmp_path) -> None:
+    root = tmp_path / "real-dice-skovy"
+    (root / "crops").mkdir(parents=True)
+    for name in ("a", "b"):
+        cv2.imwrite(str(root / "crops" / f"{name}.png"), plain_die(3))
+    (root / "crops.csv").write_text("file,value,split\ncrops/a.png,3,val\ncrops/b.png,3,train\ncrops/gone.png,2,val\n")
+    assert [value for value, _ in val_crops(tmp_path)] == [3]

@@ -169,6 +169,27 @@ def test_a_translucent_die_whose_marks_every_look_takes_for_dice_is_read_as_the_
     assert all(r.status != "ok" and [d.seen for d in r.dice] != [dice[i][0]] for i, r in zip(by_marks, without))
 
 
+def test_the_die_around_its_marks_is_never_sure_where_the_frames_centre_reads_another_face(staged_reader, monkeypatch):
+    """patterson's crop ``DJI_20241005234432_0239_D_detection_1``: a translucent casino one filling the photo, whose
+    ring logo and a side face's mark the detector takes for marks. The square around them is off the die's centre,
+    holds the one and that side mark, and reads a sure two; the square at the frame's centre (``centred_die``) reads
+    the one, so the reading goes to the table. Were the two squares the same, it would be ok and wrong."""
+    from bench.eval_sets import SHARED
+    from vision.pipeline.propose import around_marks
+
+    path = SHARED / "real-dice-patterson" / "crops" / "DJI_20241005234432_0239_D_detection_1.jpg"
+    if not path.is_file():
+        pytest.skip("the real-dice-patterson set is not beside the repository (../shared/datasets)")
+    image = cv2.imread(str(path))
+    reader = staged_reader.with_view("above").with_expected(1)
+    r = reader.read(image)
+    assert r.extra["look"] == "marks" and r.status != "ok" and [d.seen for d in r.dice] == [2]
+    prepared = normalise(image)
+    square = around_marks(prepared, propose(prepared, staged_reader.proposer), staged_reader.proposer.borderline)
+    monkeypatch.setattr("vision.pipeline.reader.centred_die", lambda frame: square)
+    assert reader.read(image).status == "ok"  # the check is all that sends it to the table
+
+
 def test_in_tray_mode_every_die_is_cut_at_the_calibrated_size_not_the_detectors_estimate(staged_reader):
     """Tray mode takes the calibrated die size as the prior for every die (issue 26, item 3): a detector whose
     sides run a third off either way still has every flat die read, none of them called leaning for its size."""

@@ -39,6 +39,8 @@ MARKS_ASPECT = 1.6
 #: ... and the die they would be the marks of fills at least this share of the frame's short side: the case is a
 #: die photographed close up, not a tray of small dice, whose spread over the tray is no die at all.
 MARKS_DIE_SHARE = 0.35
+#: ``centred_die``: a die filling the frame, as a person's crop holds it, fills about this share of its short side.
+CENTRED_SHARE = 0.85
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,20 @@ def around_marks(frame: Normalised, proposals: list[Proposal], borderline: Calla
     if side < MARKS_DIE_SHARE * min(frame.grey.shape[:2]):
         return None
     return Proposal((x0 + x1) / 2, (y0 + y1) / 2, side, 0.0, max(p.score for p in marks))
+
+
+def centred_die(frame: Normalised) -> Proposal:
+    """The die a frame holds when the die fills it: the square ``CENTRED_SHARE`` of its short side at its centre. The
+    die around a die's marks (``around_marks``) is read sure only where this square reads the same face: marks of a
+    logo, or another face's marks showing through a translucent die, can make a square around them that is not
+    the die.
+
+    >>> frame = Normalised(np.zeros((100, 200, 3), np.uint8), np.zeros((100, 200), np.uint8), (0, 0))
+    >>> centred_die(frame)
+    Proposal(cx=100.0, cy=50.0, side=85.0, angle_deg=0.0, score=1.0)
+    """
+    h, w = frame.grey.shape[:2]
+    return Proposal(w / 2, h / 2, CENTRED_SHARE * min(h, w), 0.0, 1.0)
 
 
 def propose_finer(frame: Normalised, proposer: Proposer) -> list[Proposal] | None:

@@ -8,6 +8,7 @@ chooses (``load_reader``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -20,7 +21,7 @@ from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
-from vision.pipeline.propose import Proposer, around_marks, at_die_size, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
+from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
 from vision.pipeline.reconcile import Die, flag_leaning, reconcile, shows_a_change, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
@@ -129,10 +130,20 @@ class PipelineReader(ReaderOptions):
                     return far, far_kept
         whole = around_marks(prepared, first, self.proposer.borderline) if not any(_sure(reading, d) for d in reading.dice) else None
         if whole is not None:  # seen from every distance as marks: the one die they would be the marks of
-            marks, marks_kept = self._look(prepared, [whole], "marks")
+            marks, marks_kept = self._around_marks(prepared, whole)
             if takes_over(marks, reading, self.expected_dice):
                 return marks, marks_kept
         return reading, kept
+
+    def _around_marks(self, prepared: Normalised, whole: Proposal) -> tuple[Reading, list[Proposal]]:
+        """``_look`` at the die around the marks, ``whole``: never sure where the square at the frame's centre
+        (``centred_die``) reads another face, as a face another size overturns is never sure (``classify``)."""
+        dice = self._dice(prepared, [whole])
+        if dice:
+            centred = classify(self.classifier, prepared.bgr, [centred_die(prepared)], relook_below=self.min_confidence + CONFIDENCE_MARGIN)[0]
+            if centred.seen != dice[0].face.seen:
+                dice = [replace(dice[0], face=replace(dice[0].face, overturned=True))]
+        return self._decided(prepared, [whole], dice, "marks"), [d.proposal for d in dice]
 
     def _finer_look(self, prepared: Normalised, reading: Reading, kept: list[Proposal]) -> tuple[Reading, list[Proposal]]:
         """The whole frame looked at finer (``propose_finer``), and where that is not sure, closer at what it found:
