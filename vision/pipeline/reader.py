@@ -120,7 +120,8 @@ class PipelineReader(ReaderOptions):
             return reading, kept
         closer = propose_closer(prepared, self.proposer, first)
         if closer is not None:  # the dice were small for the detector's first look: read its closer look
-            return self._look(prepared, closer, "closer")
+            near, near_kept = self._look(prepared, closer, "closer")
+            return self._or_around_marks(prepared, closer, near, near_kept)  # small to the detector: maybe a die's marks
         for step, net_side in enumerate(getattr(self.proposer.detector, "far_net_sides", (None,))):
             look = "farther" if step == 0 else "farthest"
             farther = propose_farther(prepared, self.proposer, first, net_side)
@@ -128,8 +129,14 @@ class PipelineReader(ReaderOptions):
                 far, far_kept = self._look(prepared, farther, look)
                 if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
                     return far, far_kept
-        whole = around_marks(prepared, first, self.proposer.borderline) if not any(_sure(reading, d) for d in reading.dice) else None
-        if whole is not None:  # seen from every distance as marks: the one die they would be the marks of
+        return self._or_around_marks(prepared, first, reading, kept)
+
+    def _or_around_marks(self, prepared: Normalised, proposals: list[Proposal], reading: Reading, kept: list[Proposal]
+                         ) -> tuple[Reading, list[Proposal]]:
+        """``reading`` (of ``proposals``, ``kept`` its dice), or where it has no die sure, the one die those proposals
+        may be the marks of (``around_marks``), when that reading takes over (``takes_over``)."""
+        whole = around_marks(prepared, proposals, self.proposer.borderline) if not any(_sure(reading, d) for d in reading.dice) else None
+        if whole is not None:  # seen as marks: the one die they would be the marks of
             marks, marks_kept = self._around_marks(prepared, whole)
             if takes_over(marks, reading, self.expected_dice):
                 return marks, marks_kept
