@@ -28,3 +28,14 @@ def test_a_run_without_repeats_keeps_the_checkpoint_key_it_had_before_the_option
     before = argparse.Namespace(seed=3, epochs=5)
     assert run_key(argparse.Namespace(seed=3, epochs=5, repeat={})) == run_key(before)
     assert run_key(argparse.Namespace(seed=3, epochs=5, repeat={"set_skovy": 2})) != run_key(before)
+
+
+def test_a_run_without_the_closer_look_crops_keeps_its_data_cache_and_checkpoint_keys():
+    """``--detector-closer`` off: ``make train``'s recipe finds the data cache and checkpoints it made before the option."""
+    from models.training.train import DATA_ARGS
+
+    before = argparse.Namespace(seed=3, epochs=5, detector_reps=2)
+    off = argparse.Namespace(seed=3, epochs=5, detector_reps=2, detector_closer=False)
+    on = argparse.Namespace(seed=3, epochs=5, detector_reps=2, detector_closer=True)
+    assert run_key(off) == run_key(before) and run_key(off, DATA_ARGS) == run_key(before, DATA_ARGS)
+    assert run_key(on, DATA_ARGS) != run_key(before, DATA_ARGS)
