@@ -106,15 +106,7 @@ def real_val_dice(shared: Path = SHARED, margin: float = 0.12) -> list[tuple[int
                 if any(j != i and abs(ox - cx) < (side + obw) / 2 and abs(oy - cy) < (side + obh) / 2 for j, (_, ox, oy, obw, obh) in enumerate(boxes)):
                     continue  # another die reaches into the patch: it would be pasted too
                 out.append((seen, img[y0:y1, x0:x1].copy()))
-    crops_root = shared / "real-dice-patterson"
-    if (crops_root / "crops.csv").is_file():
-        with open(crops_root / "crops.csv", newline="") as f:
-            for row in csv.DictReader(f):
-                if row.get("split") == "val":
-                    img = cv2.imread(str(crops_root / row["file"]))
-                    if img is not None:
-                        out.append((int(row["value"]), img))
-    return out
+    return out + val_crops(shared, ("real-dice-patterson",))
 
 
 def _cup_frame(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
@@ -226,10 +218,10 @@ def far(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = FAR_SEED) ->
     return count
 
 
-def val_crops(shared: Path = SHARED) -> list[tuple[int, np.ndarray]]:
-    """(face seen, image) of every hand-sorted ``val`` crop of ``WHOLE_SETS`` (their ``crops.csv``)."""
+def val_crops(shared: Path = SHARED, sets: tuple[str, ...] = WHOLE_SETS) -> list[tuple[int, np.ndarray]]:
+    """(face seen, image) of every hand-sorted ``val`` crop of ``sets`` (their ``crops.csv``)."""
     out: list[tuple[int, np.ndarray]] = []
-    for name in WHOLE_SETS:
+    for name in sets:
         index = shared / name / "crops.csv"
         if not index.is_file():
             continue

@@ -19,9 +19,10 @@ Four kinds of frame:
   on both machines. ``make_frames.py --tray`` remakes this folder alone;
 - ``closeup/``: ``closeup/config.toml`` (one die expected) and ``closeup/frames/closeup-*``:
   real casino dice (patterson's ``val`` crops, MIT) each filling most of a 480-px frame
-  (``bench.eval_sets.big``), whose big marks the detector takes for dice from every distance:
-  and a crop read whole (byte for byte): read with ``read --instance closeup``, so the die around
-  its marks (``propose.around_marks``) and its check against the frame's centre are read on both machines. ``make_frames.py --closeup`` remakes this folder alone;
+  (``bench.eval_sets.big``), whose big marks the detector takes for dice from every distance,
+  and a crop read whole (byte for byte): read with ``read --instance closeup``, so the die
+  around its marks (``propose.around_marks``) and its check against the frame's centre are
+  read on both machines. ``make_frames.py --closeup`` remakes this folder alone;
 - ``far-*``: a rendered table shrunk so its dice are a few hundredths of the frame's
   width, the table stretched around it (a 1280×960 frame, and a small one the finer
   look enlarges), so the reader's finer look runs on both machines;
@@ -197,7 +198,8 @@ def closeup_frames(folder: Path) -> None:
     (folder / "frames").mkdir(parents=True)
     root = DATASETS / "real-dice-patterson"
     with open(root / "crops.csv", newline="") as f:
-        rows = [row for row in csv.DictReader(f) if row.get("split") == "val"]
+        every = {row["file"]: row for row in csv.DictReader(f)}
+    rows = [row for row in every.values() if row.get("split") == "val"]
     manifest: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         big(Path(tmp), [(int(row["value"]), cv2.imread(str(root / row["file"]))) for row in rows])
@@ -208,8 +210,7 @@ def closeup_frames(folder: Path) -> None:
     for crop in CLOSEUP_WHOLE:
         name = "closeup-whole-" + Path(crop).name
         shutil.copy2(root / crop, folder / "frames" / name)
-        row = next(r for r in csv.DictReader(open(root / "crops.csv", newline="")) if r["file"] == crop)
-        manifest[name] = {"kind": "closeup-whole", "set": "real-dice-patterson", "crop": crop, "seen": int(row["value"])}
+        manifest[name] = {"kind": "closeup-whole", "set": "real-dice-patterson", "crop": crop, "seen": int(every[crop]["value"])}
     (folder / "config.toml").write_text("[reader]\nexpected_dice = 1\n", encoding="utf-8")
     _write_manifest(folder / "frames.json", manifest)
     print(f"{len(manifest)} close-up frames in {folder.relative_to(REPO)}")
