@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import multiprocessing
 import pickle
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -153,8 +155,9 @@ def load_onnx(model: FaceNet, path: Path, x: np.ndarray) -> FaceNet:
 
 def predict(model: nn.Module, x: np.ndarray) -> np.ndarray:
     model.eval()
+    device = next(model.parameters()).device
     with torch.no_grad():
-        out = [torch.softmax(model(torch.from_numpy(prepare(x[i:i + 512]))), 1).numpy() for i in range(0, len(x), 512)]
+        out = [torch.softmax(model(torch.from_numpy(prepare(x[i:i + 512])).to(device)), 1).cpu().numpy() for i in range(0, len(x), 512)]
     return np.concatenate(out) if out else np.zeros((0, 7), np.float32)
 
 
@@ -212,6 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--squash", type=float, default=0.0,
                     help="this share of the training crops is narrowed along one axis turned any way (augment.squash)")
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the data cache and the per-epoch checkpoints")
+    ap.add_argument("--device", default="cpu", help="where the net trains: cpu, or cuda on a GPU machine (a recipe search; "
+                    "the shipped model is made on the CPU, docs/TRAINING-SEARCH.md)")
+    ap.add_argument("--augment-workers", type=int, default=0,
+                    help="augment the batches in this many processes, each batch from its own seed (seed, epoch, batch): "
+                         "another random stream than the default's one, the same for any number of workers")
     ap.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --work of a run with the same arguments")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -265,8 +273,11 @@ DATA_ARGS = ("seed", "quick", "all_photos", "real_sets", "byler_reps", "faces", 
 def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> str:
     """The arguments that decide a run's training (or with ``only``, those named), hashed: a checkpoint of
     another run is never reused."""
-    keep = {k: v for k, v in sorted(vars(args).items()) if k not in ("threads", "out", "work", "resume", "stop_after") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "detector_closer") and not v)}  # runs from before these options keep their keys
+    keep = {k: v for k, v in sorted(vars(args).items())
+            if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
+            and not (k in ("detector_model", "repeat", "squash", "detector_closer", "augment_workers") and not v)}  # runs from before these options keep their keys
+    if keep.get("augment_workers"):
+        keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
     return hashlib.sha256(repr(keep).encode()).hexdigest()[:10]
 
 
@@ -288,6 +299,8 @@ def cached_build(rng: np.random.Generator, args: argparse.Namespace) -> dict:
 def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.random.Generator, args: argparse.Namespace,
         label: str = "") -> nn.Module:
     """Train one net on (x, y) with the recipe's optimiser, schedule and augmentation; print validation per epoch."""
+    device = torch.device(args.device)
+    model.to(device)  # before the optimiser and a resumed checkpoint, so that their state lies where the weights do
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(x) // 128)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(1, steps))
@@ -296,7 +309,7 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
     ckpt = args.work / f"checkpoint-{run_key(args)}-{label.strip().replace('/', 'of').replace(' ', '') or 'net'}.pt"
     start = 0
     if args.resume and ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+        state = torch.load(ckpt, weights_only=False, map_location=device)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         sched.load_state_dict(state["sched"])
@@ -308,10 +321,10 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
         model.train()
         perm = rng.permutation(len(x))
         total = 0.0
-        for i in range(0, len(perm) - 127, 128):
+        starts = range(0, len(perm) - 127, 128)
+        for i, xb in zip(starts, augmented_batches(x, perm, starts, epoch, rng, args)):
             idx = perm[i:i + 128]
-            xb = torch.from_numpy(prepare(augment(x[idx], rng, args.strong_augment, args.squash)))
-            loss = loss_fn(model(xb), torch.from_numpy(y[idx]))
+            loss = loss_fn(model(torch.from_numpy(xb).to(device)), torch.from_numpy(y[idx]).to(device))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -326,9 +339,35 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
     return model
 
 
+#: The crops the augmentation workers read: set before the pool forks, so each worker has them without a copy.
+_POOL_CROPS: np.ndarray | None = None
+
+
+def _augment_batch(job: tuple[np.ndarray, int, int, int, bool, float]) -> np.ndarray:
+    idx, seed, epoch, batch, strong, squash = job
+    assert _POOL_CROPS is not None
+    return prepare(augment(_POOL_CROPS[idx], np.random.default_rng((seed, epoch, batch)), strong, squash))
+
+
+def augmented_batches(x: np.ndarray, perm: np.ndarray, starts: range, epoch: int, rng: np.random.Generator,
+                      args: argparse.Namespace) -> Iterator[np.ndarray]:
+    """The epoch's batches, augmented and prepared, in order. Without workers they take the run's one random
+    stream, as the shipped recipe was made; with ``--augment-workers`` each batch has its own seed, so that a
+    GPU, which waits on the augmentation, is kept fed by several processes (a recipe search, not the shipped stream)."""
+    if not args.augment_workers:
+        for i in starts:
+            yield prepare(augment(x[perm[i:i + 128]], rng, args.strong_augment, args.squash))
+        return
+    global _POOL_CROPS
+    _POOL_CROPS = x
+    jobs = ((perm[i:i + 128], args.seed, epoch, n, args.strong_augment, args.squash) for n, i in enumerate(starts))
+    with multiprocessing.get_context("fork").Pool(args.augment_workers) as pool:
+        yield from pool.imap(_augment_batch, jobs, chunksize=4)
+
+
 def export(model: nn.Module, sets: dict, out: Path = MODELS, fit_on_held_out: bool = False) -> Path:
     """Write the ONNX file named by its hash, remove older ones, and save validation figures."""
-    model.eval()
+    model.eval().cpu()
     out.mkdir(parents=True, exist_ok=True)
     (out / "training").mkdir(exist_ok=True)
     tmp = out / "dice-faces-new.onnx.tmp"
