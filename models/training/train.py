@@ -1,5 +1,8 @@
 """Train the face classifier on the CPU and export it to ``models/dice-faces-<id>.onnx``.
 
+A GPU machine can search recipes faster (``--device cuda --augment-workers N``); the shipped model's recipe
+stays one this machine's CPU runs (models/MODEL_CARD.md).
+
 Run with ``python -m models.training.train`` (``make train``). Needs the
 ``train`` extra (PyTorch, onnx); the reader itself never imports torch.
 
@@ -216,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="this share of the training crops is narrowed along one axis turned any way (augment.squash)")
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the data cache and the per-epoch checkpoints")
     ap.add_argument("--device", default="cpu", help="where the net trains: cpu, or cuda on a GPU machine (a recipe search; "
-                    "the shipped model is made on the CPU, docs/TRAINING-SEARCH.md)")
+                    "the shipped model is made on the CPU; models/MODEL_CARD.md, 'A recipe search on a GPU machine')")
     ap.add_argument("--augment-workers", type=int, default=0,
                     help="augment the batches in this many processes, each batch from its own seed (seed, epoch, batch): "
                          "another random stream than the default's one, the same for any number of workers")
