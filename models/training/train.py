@@ -317,7 +317,7 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
         opt.load_state_dict(state["opt"])
         sched.load_state_dict(state["sched"])
         rng.bit_generator.state = state["rng"]
-        torch.set_rng_state(state["torch_rng"])
+        torch.set_rng_state(state["torch_rng"].cpu())  # map_location moved it with the rest; the generator is the CPU's
         start = state["epoch"]
         print(f"{label}resumed after epoch {start} from {ckpt}", flush=True)
     for epoch in range(start, min(args.epochs, args.stop_after or args.epochs)):
