@@ -225,6 +225,14 @@ def main(argv: list[str] | None = None) -> int:
                          "another random stream than the default's one, the same for any number of workers")
     ap.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --work of a run with the same arguments")
     args = ap.parse_args(argv)
+    if args.augment_workers < 0:
+        ap.error("--augment-workers is a number of processes: 0 (augment in this one) or more")
+    try:
+        device = torch.device(args.device)
+    except RuntimeError:
+        ap.error(f"--device {args.device!r} is not a device torch knows (cpu, cuda, cuda:1, ...)")
+    if device.type == "cuda" and not torch.cuda.is_available():
+        ap.error(f"--device {args.device} needs a GPU that this torch can use; none is here (train with --device cpu)")
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)  # rendering is many small images: OpenCV's thread pool only adds contention
     torch.manual_seed(args.seed)

@@ -50,3 +50,25 @@ def test_the_device_and_the_worker_count_do_not_change_a_runs_keys():
     three = run_key(argparse.Namespace(seed=3, epochs=5, device="cuda", augment_workers=3))
     assert three != run_key(before)
     assert three == run_key(argparse.Namespace(seed=3, epochs=5, device="cpu", augment_workers=1))
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--augment-workers", "-1"], "number of processes"),
+    (["--device", "toaster"], "not a device torch knows"),
+])
+def test_a_bad_device_or_worker_count_is_refused_in_words_before_any_data_is_made(argv, words, capsys, tmp_path):
+    from models.training.train import main
+
+    with pytest.raises(SystemExit):
+        main(argv + ["--work", str(tmp_path)])
+    assert words in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())  # refused before the data cache
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="this machine has a GPU")
+def test_asking_for_a_gpu_where_there_is_none_says_so(capsys, tmp_path):
+    from models.training.train import main
+
+    with pytest.raises(SystemExit):
+        main(["--device", "cuda", "--work", str(tmp_path)])
+    assert "needs a GPU" in capsys.readouterr().err
