@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -72,7 +74,9 @@ def last_epoch(log: Path) -> dict[str, Any] | None:
 
 def _train(args: list[str], log: Path) -> subprocess.Popen:
     with open(log, "w", encoding="utf-8") as out:
-        return subprocess.Popen([sys.executable, "-m", "models.training.train", *args], stdout=out, stderr=subprocess.STDOUT)
+        # its own process group, so that stopping it at the deadline stops its augmentation workers too
+        return subprocess.Popen([sys.executable, "-m", "models.training.train", *args], stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
 
 
 def search(out: Path, data: list[str], recipes: list[tuple[str, list[str]]], seeds: list[int], device: str = "cpu",
@@ -94,7 +98,7 @@ def search(out: Path, data: list[str], recipes: list[tuple[str, list[str]]], see
     for key, p in runs.items():
         stopped = p.poll() is None
         if stopped:
-            p.terminate()
+            os.killpg(p.pid, signal.SIGTERM)
             p.wait()
         models = sorted((out / key).glob("dice-faces-*.onnx"))
         summary["runs"][key] = {"finished": not stopped and p.returncode == 0, "stopped_at_deadline": stopped,

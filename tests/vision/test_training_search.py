@@ -65,3 +65,13 @@ def test_runs_still_going_at_the_deadline_are_stopped_and_say_so(tmp_path):
     (r,) = json.loads((tmp_path / "s" / "summary.json").read_text())["runs"].values()
     assert r["stopped_at_deadline"] and not r["finished"] and r["model"] is None
     assert "stopped at the deadline" in run.stdout
+
+
+def test_a_run_stopped_at_the_deadline_leaves_no_augmentation_worker_behind(tmp_path):
+    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
+    run = _search(tmp_path, "--deadline", "45", "--workers", "2", "long=--epochs 200")
+    assert run.returncode == 0, run.stderr[-2000:]
+    (r,) = json.loads((tmp_path / "s" / "summary.json").read_text())["runs"].values()
+    assert r["stopped_at_deadline"] and r["last_epoch"] is not None, "the run should have trained an epoch or more by then"
+    left = subprocess.run(["pgrep", "-f", str(tmp_path / "s")], capture_output=True, text=True)
+    assert left.stdout.strip() == "", "processes of the stopped run are still going"
