@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+import numpy as np
+
 from companion.core.dice import FACES
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
@@ -100,6 +102,21 @@ def evaluate(root: Path, reader: Any, split: str | None = None, crops: bool = Fa
     raise EvaluationError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv (crops).")
 
 
+@dataclass(frozen=True)
+class PhotoRead:
+    """One labelled photo and its reading: ``matched[i]`` is the index of the die read for label ``i``, or None."""
+
+    name: str
+    frame: np.ndarray
+    labels: list[tuple[int, float, float, float, float]]
+    reading: Any
+    matched: list[int | None]
+
+    def values_read(self) -> list[int]:
+        """The face read for each label (0: no die read there)."""
+        return [self.reading.dice[i].seen if i is not None else 0 for i in self.matched]
+
+
 def _frame_names(root: Path, split: str | None) -> list[str]:
     if split is None:
         return sorted(p.stem for p in (root / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
@@ -140,28 +157,35 @@ def _image_of(root: Path, name: str) -> Path | None:
     return None
 
 
-def _evaluate_frames(root: Path, reader: Any, split: str | None) -> dict[str, Any]:
-    tally = Tally()
+def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str]) -> Iterator[PhotoRead]:
+    """Each photo of ``split`` read as the camera saw it, told how many dice it holds, its labels matched to the
+    dice read. A photo without its image or label file, or whose image cannot be opened, is skipped with a
+    sentence in ``unreadable``."""
     seen_reader = reader.with_view("above")
     for name in _frame_names(root, split):
         path = _image_of(root, name)
         label_path = root / "labels" / f"{name}.txt"
         if path is None or not label_path.is_file():
-            tally.unreadable_files.append(f"{name}: no image or no label file")
+            unreadable.append(f"{name}: no image or no label file")
             continue
         try:
             frame = load_image(path)
         except ElephantsBluffError as exc:
-            tally.unreadable_files.append(exc.message)
+            unreadable.append(exc.message)
             continue
         labels = _labels(label_path, frame.shape[1], frame.shape[0])
         reading = _reader_for(seen_reader, len(labels)).read(frame)
+        yield PhotoRead(name, frame, labels, reading, match_boxes([d.box for d in reading.dice], labels))
+
+
+def _evaluate_frames(root: Path, reader: Any, split: str | None) -> dict[str, Any]:
+    tally = Tally()
+    for photo in read_photos(root, reader, split, tally.unreadable_files):
+        reading, labels, matched = photo.reading, photo.labels, photo.matched
         acted_on = reading.status == OK
-        matched = match_boxes([d.box for d in reading.dice], labels)
         tally.photos += 1
         all_right = True
-        for (truth, *_), index in zip(labels, matched):
-            read = reading.dice[index].seen if index is not None else 0
+        for (truth, *_), read in zip(labels, photo.values_read()):
             tally.add_die(truth, read, acted_on)
             all_right &= read == truth
         extra = len(reading.dice) - sum(m is not None for m in matched)

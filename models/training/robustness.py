@@ -115,7 +115,7 @@ def measure(model: Path | None, names: list[str], changes: list[str], reader_kin
             root: Path | None = None) -> dict[str, dict[str, int]]:
     """Per change: dice, found, right, silently wrong and extra detections over the photos ``names`` of the
     dataset folder ``root`` (Byler's set when None)."""
-    reader = _reader(model, reader_kind)
+    reader = reader_with_model(model, reader_kind)
     if root is None:  # Byler's photos, with the train labels fixed by eye (``vision.dataset.photo``)
         byler = data.dataset_dir()
         photos = [photo(byler, name) for name in names]
@@ -149,7 +149,7 @@ def _any_photo(root: Path, name: str) -> tuple[np.ndarray, list]:
     return image, _labels(root / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
 
 
-def _reader(model: Path | None, kind: str):
+def reader_with_model(model: Path | None, kind: str):
     """The reader that reads as the camera sees (the labels are the faces photographed): the product's default
     (``learned``, the staged reader) or the ``classic`` one, with ``model`` as its face classifier if given."""
     if kind == "classic":

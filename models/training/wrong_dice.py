@@ -18,39 +18,30 @@ from typing import Any
 
 import cv2
 
-from companion.core.settings import Settings
-from vision.classifier import FaceClassifier, cut_crop
-from vision.evaluate import _frame_names, _image_of, _labels, _reader_for, match_boxes
-from vision.images import load_image
-from vision.reader import DiceReader, load_reader
+from models.training.robustness import reader_with_model
+from vision.classifier import cut_crop
+from vision.evaluate import read_photos
+from vision.reader import DiceReader
 
 
 def wrong_dice(root: Path, reader: DiceReader, split: str | None = "val") -> dict[str, Any]:
     """The counts (``right``, ``missed`` and ``misread`` split by ``box_right`` / ``box_wrong``) and one row per
-    wrong die: photo, labelled face, the face read (0: none), the face at its box and that reading's confidence."""
-    seen = reader.with_view("above")
+    wrong die: photo, labelled face, the face read (0: none), the face at its box and that reading's confidence;
+    photos skipped (no image or label file, an image that cannot be opened) are named in ``unreadable_files``."""
     counts = {"dice": 0, "right": 0, "missed": {"box_right": 0, "box_wrong": 0}, "misread": {"box_right": 0, "box_wrong": 0}}
-    rows = []
-    for name in _frame_names(root, split):
-        path = _image_of(root, name)
-        if path is None:
-            continue
-        frame = load_image(path)
-        labels = _labels(root / "labels" / f"{name}.txt", frame.shape[1], frame.shape[0])
-        reading = _reader_for(seen, len(labels)).read(frame)
-        matched = match_boxes([d.box for d in reading.dice], labels)
-        for (truth, cx, cy, w, h), index in zip(labels, matched):
+    rows, unreadable = [], []
+    for photo in read_photos(root, reader, split, unreadable):
+        for (truth, cx, cy, w, h), index, read in zip(photo.labels, photo.matched, photo.values_read()):
             counts["dice"] += 1
-            read = reading.dice[index].seen if index is not None else 0
             if read == truth:
                 counts["right"] += 1
                 continue
-            probs = reader.classifier.probabilities(cut_crop(frame, cx, cy, max(w, h))[None])[0]
+            probs = reader.classifier.probabilities(cut_crop(photo.frame, cx, cy, max(w, h))[None])[0]
             at_box = int(probs.argmax())
             counts["missed" if index is None else "misread"]["box_right" if at_box == truth else "box_wrong"] += 1
-            rows.append({"photo": name, "label": truth, "read": read, "at_box": at_box,
+            rows.append({"photo": photo.name, "label": truth, "read": read, "at_box": at_box,
                          "at_box_confidence": round(float(probs.max()), 3), "box_side": round(max(w, h))})
-    return {**counts, "wrong": rows}
+    return {**counts, "wrong": rows, "unreadable_files": unreadable}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,16 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.split == "test":
         ap.error("the test split is for evaluation only; read train or val")
     cv2.setNumThreads(1)
-    reader = load_reader(Settings.defaults(), threads=1)
-    if args.model is not None:
-        reader = type(reader)(FaceClassifier(args.model), reader.proposer, **reader.options())
-    report = wrong_dice(args.root, reader, args.split)
+    report = wrong_dice(args.root, reader_with_model(args.model, "learned"), args.split)
     if args.json:
         print(json.dumps(report, indent=1))
         return 0
     for row in report["wrong"]:
         print(f"{row['photo']}: label {row['label']}, read {row['read'] or 'none'}, "
               f"at its box {row['at_box'] or 'not a die'} ({row['at_box_confidence']})")
+    for skipped in report["unreadable_files"]:
+        print(f"skipped: {skipped}")
     print(f"{report['right']} of {report['dice']} right; missed {report['missed']}; misread {report['misread']}")
     return 0
 

@@ -51,12 +51,12 @@ def test_the_flagged_share_counts_missed_and_wrong_dice_against_the_silently_wro
 
 
 def test_the_sweep_reads_with_the_products_staged_reader_by_default_and_the_classic_one_when_asked():
-    from models.training.robustness import _reader
+    from models.training.robustness import reader_with_model
     from vision.pipeline.reader import PipelineReader
     from vision.reader import DiceReader
 
-    assert isinstance(_reader(None, "learned"), PipelineReader) and _reader(None, "learned").camera_view == "above"
-    classic = _reader(None, "classic")
+    assert isinstance(reader_with_model(None, "learned"), PipelineReader) and reader_with_model(None, "learned").camera_view == "above"
+    classic = reader_with_model(None, "classic")
     assert isinstance(classic, DiceReader) and not isinstance(classic, PipelineReader)
 
 
@@ -67,7 +67,7 @@ def test_a_die_read_wrong_in_a_reading_that_says_ok_is_counted_silently_wrong(re
     import models.training.robustness as robustness
     from companion.core.reading import Reading
 
-    real = robustness._reader(None, "learned")
+    real = robustness.reader_with_model(None, "learned")
 
     class OneOff:
         expected_dice = 0
@@ -80,7 +80,7 @@ def test_a_die_read_wrong_in_a_reading_that_says_ok_is_counted_silently_wrong(re
             dice = tuple(swap(d, top=d.top % 6 + 1, seen=d.seen % 6 + 1) for d in r.dice)
             return Reading("ok", dice, model_id=r.model_id)
 
-    monkeypatch.setattr(robustness, "_reader", lambda model, kind: OneOff())
+    monkeypatch.setattr(robustness, "reader_with_model", lambda model, kind: OneOff())
     name = heldout_names(HERE / "validation.json")[0]
     row = measure(None, [name], ["as photographed"])["as photographed"]
     assert row["right"] == 0 and row["silently_wrong"] == row["dice"] + row["extra"] > 0

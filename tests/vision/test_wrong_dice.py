@@ -74,3 +74,10 @@ def test_the_command_prints_one_json_object(tmp_path):
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["dice"] == 3 and len(report["wrong"]) == 1 and report["wrong"][0]["label"] == 4
+
+
+def test_a_photo_without_its_label_file_is_skipped_and_named(tmp_path, staged_reader):
+    write_photo(tmp_path, [2, 5, 6])
+    (tmp_path / "labels" / "p0.txt").unlink()
+    report = wrong_dice(tmp_path, staged_reader)
+    assert report["dice"] == 0 and report["unreadable_files"] == ["p0: no image or no label file"]
