@@ -101,7 +101,7 @@ def _tray_mode_speed(reader: Any, repeats: int) -> float:
 
 
 def bench_reading(full: bool) -> dict[str, Any]:
-    report: dict[str, Any] = {"models_bytes": sum(p.stat().st_size for p in (ROOT / "models").glob("*.onnx"))}
+    report: dict[str, Any] = {"models_bytes": sum(p.stat().st_size for pattern in ("*.onnx", "*.npz") for p in (ROOT / "models").glob(pattern))}
     for detector in ("learned", "classic"):
         try:
             reader = load_reader(Settings.defaults().with_overrides(reader__detector=detector), threads=1)

@@ -30,6 +30,7 @@ import cv2
 import numpy as np
 
 from companion.core.dice import STANDARD_OPPOSITE
+from companion.core.errors import HardwareError
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classic_tunables import CLASSIC
@@ -461,9 +462,36 @@ def load_reader(settings: Any, threads: int = 1) -> DiceReader:
         from vision.pipeline.reader import PipelineReader
 
         detector_model = settings.get("reader.detector_model", "") or None
-        return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **_reader_settings(settings),
-                              empty_tray=_empty_tray(settings))
+        options = _reader_settings(settings)
+        clf, cue, problem = _with_leaning_cue(clf, threads) if options["camera_view"] == "below" else (clf, None, None)
+        staged = PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
+                                empty_tray=_empty_tray(settings), leaning_cue=cue)
+        staged.leaning_problem = problem  # type: ignore[attr-defined]
+        return staged
     return DiceReader(clf, **_reader_settings(settings))
+
+
+def _with_leaning_cue(clf: Any, threads: int) -> tuple[Any, Any, str | None]:
+    """The classifier able to give its embedding (the shipped one reopened so, a taught one as it is), and the
+    leaning cue fit on that embedding (``vision.leaning_cue``); or the classifier, None and why the reader does
+    without the cue (it then judges a leaning die by its outline alone; ``/api/health`` says so)."""
+    from vision.embedding import EmbeddingClassifier
+    from vision.leaning_cue import load_cue
+
+    base_id = getattr(getattr(clf, "head", None), "base_id", clf.model_id)
+    try:
+        embedder = clf if isinstance(clf, EmbeddingClassifier) else EmbeddingClassifier(clf.path, threads)
+        width = embedder.logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
+    except HardwareError as exc:
+        why = exc.message
+    else:
+        cue, why = load_cue(base_id, width)
+        if cue is not None:
+            embedder.load_problem = getattr(clf, "load_problem", None)  # type: ignore[attr-defined]
+            return embedder, cue, None
+    problem = f"A die leaning on the cup is judged by its outline only: {why}."
+    log.warning("reader: %s", problem)
+    return clf, None, problem
 
 
 def _empty_tray(settings: Any) -> np.ndarray | None:

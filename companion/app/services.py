@@ -113,6 +113,8 @@ def _build_camera(settings: Settings, simulate: bool, problems: list[str]) -> tu
         model_id = reader.model_id
         if getattr(reader.classifier, "load_problem", None):  # a taught model that cannot be loaded: the shipped one reads
             problems.append(reader.classifier.load_problem)
+        if getattr(reader, "leaning_problem", None):  # the leaning cue missing or made for another model
+            problems.append(reader.leaning_problem)
     except HardwareError as exc:
         log.error("reader: %s", exc.message)
         problems.append(exc.message)

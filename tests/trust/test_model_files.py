@@ -47,3 +47,18 @@ def test_a_bad_model_file_leaves_the_companion_up_and_every_bluff_to_the_table(t
         assert body["state"]["phase"] == "confirm" and words in str(body["challenge"])
     finally:
         app.extensions["elephants_bluff"].close()
+
+
+def test_without_the_leaning_cue_the_companion_is_up_and_health_says_leaning_dice_are_judged_by_outline(tmp_path, monkeypatch):
+    import vision.leaning_cue
+
+    monkeypatch.setattr(vision.leaning_cue, "shipped_cue_path", lambda: tmp_path / "leaning-cue.npz")  # never written
+    settings = Settings.defaults().with_overrides(table__pin=PIN)
+    instance = tmp_path / "instance"
+    services = build_services(instance, settings, simulate=True)
+    app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services)
+    try:
+        health = app.test_client().get("/api/health").get_json()
+        assert any("judged by its outline only" in p and "missing" in p for p in health["problems"]), health
+    finally:
+        app.extensions["elephants_bluff"].close()

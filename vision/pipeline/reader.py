@@ -22,7 +22,8 @@ from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
-from vision.pipeline.reconcile import Die, flag_leaning, reconcile, shows_a_change, tray_change
+from vision.leaning_cue import LeaningCue
+from vision.pipeline.reconcile import Die, flag_leaning, flag_leaning_by_look, reconcile, shows_a_change, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
 
@@ -37,12 +38,13 @@ class PipelineReader(ReaderOptions):
     ``camera_view`` "below" sees bottom faces (the top is the opposite face),
     "above" sees the top faces themselves. ``die_side_px`` and ``tray_region``
     are the tray's calibration: with them the detector looks for dice of that
-    size inside that region only.
+    size inside that region only. ``leaning_cue``: from below, a die that looks
+    leaning (``vision.leaning_cue``) is doubted as well as one whose outline is.
     """
 
     def __init__(self, classifier: FaceClassifier, proposer: Proposer, *, camera_view: str = "below", opposite_faces: list[int] | None = None,
                  min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0, tray_region: list[int] | None = None,
-                 empty_tray: np.ndarray | None = None) -> None:
+                 empty_tray: np.ndarray | None = None, leaning_cue: LeaningCue | None = None) -> None:
         self.classifier = classifier
         self.proposer = proposer
         self.model_id = classifier.model_id
@@ -50,9 +52,11 @@ class PipelineReader(ReaderOptions):
                           expected_dice=expected_dice, die_side_px=die_side_px, tray_region=tray_region)
         #: the calibrated empty tray, grey, as the camera saw it (the whole frame), or None
         self.empty_tray = empty_tray
+        self.leaning_cue = leaning_cue
 
     def _but(self, **changes: Any) -> "PipelineReader":
-        return PipelineReader(self.classifier, self.proposer, **{**self.options(), "empty_tray": self.empty_tray, **changes})
+        return PipelineReader(self.classifier, self.proposer, **{**self.options(), "empty_tray": self.empty_tray,
+                                                                 "leaning_cue": self.leaning_cue, **changes})
 
     def with_empty_tray(self, empty_tray: np.ndarray | None) -> "PipelineReader":
         """The same reader comparing each proposal with this photo of the empty tray (grey or BGR, the whole frame)."""
@@ -191,7 +195,8 @@ class PipelineReader(ReaderOptions):
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
                          tray_change=changes, weak=weak)
-        return flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
+        dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
+        return flag_leaning_by_look(dice, prepared.bgr, self.classifier, self.leaning_cue) if self.camera_view == "below" else dice
 
     def _tray_look(self, prepared: Normalised, found: list[Proposal]) -> list[Proposal]:
         """Dice the empty tray's photo shows outside ``found`` that the classifier reads sure (``pipeline.tray``)."""

@@ -17,7 +17,9 @@ import cv2
 import numpy as np
 
 from companion.core.protocols import Proposal
+from vision.leaning_cue import CUE_SPANS, LeaningCue
 from vision.pipeline.classify import FaceRead
+from vision.pipeline.crop import crops
 from vision.pipeline.shape import footprint, joined_excess
 
 #: A crop whose "not a die" probability is above this is not a die.
@@ -98,6 +100,24 @@ def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below", 
             if too_big or (shape is not None and shape.leaning_seen_from(camera_view)):
                 d = Die(d.proposal, d.face, d.doubts + ("leaning",))
         out.append(d)
+    return out
+
+
+def flag_leaning_by_look(dice: list[Die], bgr: np.ndarray, classifier: object, cue: LeaningCue | None) -> list[Die]:
+    """The dice, each that the leaning ``cue`` reads as leaning from the ``classifier``'s embedding of its crops
+    (``vision.leaning_cue``) doubted as leaning too (RULES.md R14): where its outline says nothing (it touches
+    another die, or the detector boxed only its lit face), how it looks still may. Without a cue, or with a
+    classifier that gives no embedding, the dice as they are; dice doubted as leaning already are not read again."""
+    embed = getattr(classifier, "logits_and_embedding", None)
+    todo = [i for i, d in enumerate(dice) if "leaning" not in d.doubts]
+    if cue is None or embed is None or not todo:
+        return dice
+    props = [dice[i].proposal for i in todo]
+    features = np.concatenate([embed(crops(bgr, props, span))[1] for span in CUE_SPANS], axis=1)
+    out = list(dice)
+    for i, leaning in zip(todo, cue.leaning(features)):
+        if leaning:
+            out[i] = Die(out[i].proposal, out[i].face, out[i].doubts + ("leaning",))
     return out
 
 

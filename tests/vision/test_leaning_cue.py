@@ -1,0 +1,152 @@
+"""The leaning cue (``vision.leaning_cue``): a die that looks leaning on the cup makes the reading uncertain
+(RULES.md R14) where its outline says nothing; flat dice are not doubted; a missing, damaged or mismatched cue
+file leaves the reader working with the outline check alone, and says why."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from companion.app.settings import Settings
+from vision.classifier import shipped_model_id
+from vision.leaning_cue import CUE_SPANS, LeaningCue, load_cue, shipped_cue_path
+from vision.reader import load_reader
+from vision.simtable import render_calibrated_table
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return load_reader(Settings.defaults(), threads=1)
+
+
+def _without_cue(r):
+    return type(r)(r.classifier, r.proposer, **r.options())
+
+
+def _leaning_frame(seed: int):
+    """A frame as ``models.training.leaning_cue`` holds them out (seeds 50,400-50,499, never fit on)."""
+    rng = np.random.default_rng(seed)
+    seen = [int(v) for v in rng.integers(1, 7, 3)]
+    frame, placed, empty = render_calibrated_table(seen, rng, view="below", leaning=float(rng.uniform(20, 45)))
+    return frame, placed, empty
+
+
+def _tiny_cue(threshold: float = 0.9, classifier_id: str = "m") -> LeaningCue:
+    return LeaningCue(np.array([1.0, 0.0], np.float32), 0.0, np.zeros(2, np.float32), np.ones(2, np.float32), classifier_id, threshold)
+
+
+def test_the_shipped_cue_fits_the_shipped_classifier(reader):
+    assert reader.leaning_cue is not None and reader.leaning_problem is None
+    assert reader.leaning_cue.classifier_id == shipped_model_id()
+
+
+@pytest.mark.parametrize("seed", [50400, 50407, 50423])
+def test_a_leaning_die_whose_outline_passes_makes_the_reading_uncertain(reader, seed):
+    frame, _, _ = _leaning_frame(seed)
+    assert _without_cue(reader).read(frame).status == "ok"  # the outline alone trusts it: the case the cue is for
+    reading = reader.read(frame)
+    assert reading.status == "uncertain"
+    assert {"code": "leaning"} in reading.reasons
+
+
+def test_flat_dice_pushed_together_are_not_doubted(reader):
+    """Flat frames with dice touching (the look that resembles a side face), read in every mode: no leaning doubt."""
+    doubted = 0
+    for seed in range(90_000, 90_012):
+        rng = np.random.default_rng(seed)
+        seen = [int(v) for v in rng.integers(1, 7, 3)]
+        frame, placed, empty = render_calibrated_table(seen, rng, view="below", touching=1.0)
+        sized = reader.with_die_side(placed[0].side)
+        for r in (reader, sized, sized.with_empty_tray(empty)):
+            without = _without_cue(r).read(frame) if r is reader else None
+            reading = r.read(frame)
+            if without is not None and {"code": "leaning"} not in without.reasons:
+                doubted += {"code": "leaning"} in reading.reasons
+    assert doubted == 0
+
+
+def test_the_cue_never_turns_a_photo_read_from_above(reader):
+    """``evaluate`` and ``read --as-seen`` read photos from above, which the cue was not fit for: it stays out."""
+    frame, _, _ = _leaning_frame(50400)
+    always = replace(reader.leaning_cue, bias=1e4)  # calls every die leaning
+    eager = type(reader)(reader.classifier, reader.proposer, **reader.options(), leaning_cue=always)
+    assert all("leaning" in d.doubts for d in eager.read(frame).dice)
+    above = eager.with_view("above")
+    assert above.leaning_cue is always  # kept by every with_*, used from below only
+    plain_above = _without_cue(reader).with_view("above").read(frame)
+    assert [d.doubts for d in above.read(frame).dice] == [d.doubts for d in plain_above.dice]
+
+
+def test_the_cue_is_kept_by_the_readers_settings_changes(reader):
+    assert reader.with_die_side(60).with_empty_tray(np.zeros((10, 10), np.uint8)).leaning_cue is reader.leaning_cue
+
+
+def test_a_score_just_under_the_line_is_doubted_as_a_margin(reader):
+    cue = _tiny_cue(threshold=0.9)
+    z = np.log(0.885 / 0.115)  # a score of 0.885: under the line, within the margin
+    assert cue.leaning(np.array([[z, 0.0], [-5.0, 0.0]])) == [True, False]
+
+
+def test_the_cue_file_round_trips(tmp_path):
+    cue = _tiny_cue()
+    cue.save(tmp_path / "cue.npz")
+    back = LeaningCue.load(tmp_path / "cue.npz")
+    assert back.classifier_id == "m" and back.threshold == pytest.approx(0.9) and back.width == 2
+
+
+def test_a_missing_cue_file_is_said_in_words(tmp_path):
+    with pytest.raises(ValueError, match="is missing"):
+        LeaningCue.load(tmp_path / "gone.npz")
+
+
+def test_a_damaged_cue_file_is_said_in_words(tmp_path):
+    bad = tmp_path / "cue.npz"
+    bad.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(ValueError, match="cannot be read"):
+        LeaningCue.load(bad)
+
+
+def test_a_cue_whose_parts_do_not_fit_is_refused(tmp_path):
+    np.savez(tmp_path / "cue.npz", weight=np.ones(3, np.float32), bias=np.float32(0), mean=np.zeros(2, np.float32),
+             scale=np.ones(2, np.float32), classifier_id=np.str_("m"), threshold=np.float32(0.9))
+    with pytest.raises(ValueError, match="damaged"):
+        LeaningCue.load(tmp_path / "cue.npz")
+
+
+def test_a_cue_with_pickled_objects_is_not_loaded(tmp_path):
+    np.savez(tmp_path / "cue.npz", weight=np.array([object()], dtype=object))
+    with pytest.raises(ValueError, match="cannot be read"):
+        LeaningCue.load(tmp_path / "cue.npz")
+
+
+def test_a_cue_fit_on_another_classifier_is_not_used(tmp_path):
+    _tiny_cue(classifier_id="dice-faces-000000000000").save(tmp_path / "cue.npz")
+    cue, why = load_cue("dice-faces-b86d9ba9d319", 1, tmp_path / "cue.npz")
+    assert cue is None and "dice-faces-000000000000" in why
+
+
+def test_a_cue_for_another_embedding_width_is_not_used(tmp_path):
+    _tiny_cue(classifier_id="m").save(tmp_path / "cue.npz")
+    cue, why = load_cue("m", 5, tmp_path / "cue.npz")
+    assert cue is None and "does not fit" in why
+    assert load_cue("m", 2 // len(CUE_SPANS), tmp_path / "cue.npz")[0] is not None
+
+
+def test_without_its_cue_file_the_reader_reads_and_says_why(monkeypatch, tmp_path):
+    import vision.leaning_cue
+
+    monkeypatch.setattr(vision.leaning_cue, "shipped_cue_path", lambda: tmp_path / "gone.npz")
+    r = load_reader(Settings.defaults(), threads=1)
+    assert r.leaning_cue is None
+    assert "judged by its outline only" in r.leaning_problem and "missing" in r.leaning_problem
+    frame, _, _ = _leaning_frame(50400)
+    assert r.read(frame).status == "ok"  # reads as before the cue: the outline alone
+
+
+def test_the_shipped_cue_lies_beside_the_models():
+    from vision.classifier import shipped_model_path
+
+    assert shipped_cue_path().is_file() and shipped_cue_path().parent == shipped_model_path().parent

@@ -1,0 +1,39 @@
+"""Fitting the leaning cue (``models.training.leaning_cue``): numpy only, so these run in CI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from models.training.leaning_cue import fit, frames_flagged, main
+from vision.classifier import shipped_model_id
+from vision.leaning_cue import LeaningCue
+
+
+def test_the_fit_tells_apart_features_that_differ():
+    rng = np.random.default_rng(0)
+    flat = rng.normal(0, 1, (3000, 8)).astype(np.float32)
+    leaning = rng.normal(0, 1, (1000, 8)).astype(np.float32)
+    leaning[:, 3] += 6  # one feature says "a side face shows"
+    cue = fit(np.concatenate([flat, leaning]), np.array([0] * 3000 + [1] * 1000), "m", threshold=0.5)
+    assert np.mean(cue.leaning(leaning)) > 0.95 and np.mean(cue.leaning(flat)) < 0.02
+
+
+def test_frames_are_counted_once_whichever_of_their_dice_is_doubted():
+    cue = LeaningCue(np.array([1.0], np.float32), 0.0, np.zeros(1, np.float32), np.ones(1, np.float32), "m", 0.9)
+    x = np.array([[9.0], [9.0], [-9.0], [-9.0], [9.0]], np.float32)
+    assert frames_flagged(cue, x, np.array([1, 1, 2, 2, 3])) == (2, 3)
+
+
+def test_the_command_writes_a_cue_for_the_shipped_classifier(tmp_path, capsys):
+    out = tmp_path / "cue.npz"
+    assert main(["--leaning", "5", "--flat", "5", "--out", str(out)]) == 0
+    cue = LeaningCue.load(out)
+    assert cue.classifier_id == shipped_model_id() and cue.width > 0
+    assert "held out:" in capsys.readouterr().out
+
+
+def test_too_few_frames_are_refused_in_words(capsys):
+    with pytest.raises(SystemExit):
+        main(["--leaning", "2", "--flat", "5"])
+    assert "at least 5 frames" in capsys.readouterr().err
