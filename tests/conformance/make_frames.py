@@ -27,6 +27,9 @@ Four kinds of frame:
   width, the table stretched around it (a 1280×960 frame, and a small one the finer
   look enlarges), so the reader's finer look runs on both machines;
   ``make_frames.py --far`` adds these to the set alone;
+- ``cue-*``: rendered tables with a die leaning on the cup whose outline passes, so that only
+  the leaning cue (``vision/leaning_cue.py``) doubts it: the cue's embedding and its line are
+  read on both machines (seeds the cue was not fit on); ``make_frames.py --cue`` adds these alone;
 - ``margin-*``: hard renders (heavy blur, noise, dim light, a die leaning on the
   cup) chosen from a larger batch because the reader's least sure die on them
   is closest to where a die stops counting as sure: the frames where float
@@ -153,6 +156,23 @@ def far_frames(out: Path, manifest: dict) -> None:
         manifest[name] = {"kind": "far", "seed": seed, "seen": seen, "die_px": die_px, "frame": [width, height]}
 
 
+#: leaning frames the cue's fit holds out (``models.training.leaning_cue``: seeds 50,400-50,499) that the outline
+#: alone reads ok and the cue doubts
+CUE_SEEDS = (50400, 50407, 50423, 50428)
+
+
+def cue_frames(out: Path, manifest: dict) -> None:
+    """Rendered tables with a die leaning on the cup that only the leaning cue doubts."""
+    for i, seed in enumerate(CUE_SEEDS):
+        rng = np.random.default_rng(seed)
+        seen = [int(v) for v in rng.integers(1, 7, 3)]
+        tilt = float(rng.uniform(20, 45))
+        frame, _, _ = render_calibrated_table(seen, rng, view="below", leaning=tilt)
+        name = f"cue-{i:02d}.jpg"
+        _save(out / name, frame)
+        manifest[name] = {"kind": "leaning", "seed": seed, "seen": seen, "leaning_deg": round(tilt, 2)}
+
+
 def tray_frames(folder: Path) -> None:
     """One calibrated tray: its empty photo, its settings, and frames of dice on it (the same room, light and tray)."""
     if folder.exists():
@@ -223,6 +243,11 @@ def main() -> int:
     if "--tray" in sys.argv[1:]:
         tray_frames(TRAY)
         return 0
+    if "--cue" in sys.argv[1:]:  # added to the committed set, the other frames' bytes untouched
+        manifest = json.loads((HERE / "frames.json").read_text(encoding="utf-8"))
+        cue_frames(OUT, manifest)
+        _write_manifest(HERE / "frames.json", manifest)
+        return 0
     if "--far" in sys.argv[1:]:  # added to the committed set, the other frames' bytes untouched
         manifest = json.loads((HERE / "frames.json").read_text(encoding="utf-8"))
         far_frames(OUT, manifest)
@@ -237,6 +262,7 @@ def main() -> int:
     renders(OUT, manifest)
     real_photos(OUT, manifest)
     far_frames(OUT, manifest)
+    cue_frames(OUT, manifest)
     margin_frames(OUT, manifest)
     _write_manifest(HERE / "frames.json", manifest)
     print(f"{len(manifest)} frames in {OUT.relative_to(REPO)}")

@@ -93,7 +93,7 @@ def test_the_conformance_set_has_at_least_30_frames_each_in_the_manifest():
     manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
     assert len(names) >= 30 and sorted(manifest) == names
     kinds = {entry["kind"] for entry in manifest.values()}
-    assert kinds == {"render", "photo", "far", "near-margin"}
+    assert kinds == {"render", "photo", "far", "leaning", "near-margin"}
 
 
 def test_a_set_too_small_is_refused(tmp_path):
