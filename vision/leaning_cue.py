@@ -84,8 +84,8 @@ class LeaningCue:
         """Per row, whether it is doubted as a leaning die (``threshold`` less ``CUE_MARGIN``).
 
         >>> cue = LeaningCue(np.array([1.0, 0.0], np.float32), 0.0, np.zeros(2, np.float32), np.ones(2, np.float32), "m", 0.9)
-        >>> cue.leaning(np.array([[5.0, 0.0], [0.0, 3.0], [2.1, 0.0]]))
-        [True, False, False]
+        >>> cue.leaning(np.array([[5.0, 0.0], [0.0, 3.0], [2.1, 0.0], [1.9, 0.0]]))  # scores .99, .5, .89, .87; the line .88
+        [True, False, True, False]
         """
         return [bool(s >= self.threshold - CUE_MARGIN) for s in self.scores(features)]
 
