@@ -31,13 +31,14 @@ CUE_FILE = "leaning-cue.npz"
 #: A die scoring within this much under the cue's threshold is doubted too: a score that close to the line could
 #: fall on either side on the Pi's arm64 CPU, and a doubt costs the table one confirmation, a trusted lean a round.
 CUE_MARGIN = 0.02
-#: The crops the cue reads a die in, as shares of its proposed side (the reader's first two cuts).
-CUE_SPANS = (1.0, 1.15)
+#: The crops the cue reads a die in, as shares of its proposed side: the reader's first two cuts, and a wider one
+#: that shows a neighbour or a side face whole (docs/READING.md, "The leaning cue").
+CUE_SPANS = (1.0, 1.15, 1.5)
 
 
 @dataclass(frozen=True)
 class LeaningCue:
-    """One logistic layer on the standardised embeddings of a die's two crops (``CUE_SPANS``)."""
+    """One logistic layer on the standardised embeddings of a die's crops (``CUE_SPANS``)."""
 
     weight: np.ndarray
     bias: float

@@ -3,7 +3,7 @@
 Run with ``python -m models.training.leaning_cue [--leaning 500] [--flat 900] [--out models/leaning-cue.npz]``
 (about three minutes on one core; seeded, so the same command makes the same file). Each frame is read by the
 product's staged reader three ways (knowing nothing, the die size, the whole tray mode), and every die any look
-keeps is embedded at the cue's two crops. Positives: the die leaning on the cup (``render_calibrated_table(
+keeps is embedded at the cue's crops (``CUE_SPANS``). Positives: the die leaning on the cup (``render_calibrated_table(
 leaning=20-45 degrees)``). Negatives: every die of frames where none leans. The other dice of a leaning frame
 teach nothing: their crops may hold the leaning die's side face, and flagging them sends that reading to the
 table as it should. The last fifth of each kind's frames is held out, and the report counts frames: leaning
