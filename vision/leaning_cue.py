@@ -21,8 +21,11 @@ import logging
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
+
+from companion.core.protocols import Proposal
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +92,15 @@ class LeaningCue:
         [True, False, True, False]
         """
         return [bool(s >= self.threshold - CUE_MARGIN) for s in self.scores(features)]
+
+
+def cue_features(embed: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bgr: np.ndarray, proposals: list[Proposal]) -> np.ndarray:
+    """What the cue reads of each proposed die (N × width): ``embed``'s embedding (a classifier's
+    ``logits_and_embedding``) of its ``CUE_SPANS`` crops, side by side. The reader and the fit both take it from here,
+    so the cue is fit on exactly what it reads."""
+    from vision.pipeline.crop import crops
+
+    return np.concatenate([embed(crops(bgr, proposals, span))[1] for span in CUE_SPANS], axis=1)
 
 
 def shipped_cue_path() -> Path:

@@ -23,8 +23,7 @@ import numpy as np
 
 from companion.app.settings import Settings
 from vision.embedding import EmbeddingClassifier
-from vision.leaning_cue import CUE_SPANS, LeaningCue, shipped_cue_path
-from vision.pipeline.crop import crops
+from vision.leaning_cue import LeaningCue, cue_features, shipped_cue_path
 from vision.simtable import render_calibrated_table
 
 LEANING_SEED, FLAT_SEED = 50_000, 70_000
@@ -73,7 +72,7 @@ def collect(first_seed: int, frames: int, leaning: bool) -> tuple[np.ndarray, np
                 props = [d.proposal for d in dice]
                 if not props:
                     continue
-                feats = np.concatenate([embedder.logits_and_embedding(crops(prepared.bgr, props, s))[1] for s in CUE_SPANS], axis=1)
+                feats = cue_features(embedder.logits_and_embedding, prepared.bgr, props)
                 ox, oy = prepared.offset
                 for f, p in zip(feats, props):
                     dist = [np.hypot(p.cx + ox - q.cx, p.cy + oy - q.cy) for q in placed]

@@ -17,9 +17,8 @@ import cv2
 import numpy as np
 
 from companion.core.protocols import Proposal
-from vision.leaning_cue import CUE_SPANS, LeaningCue
+from vision.leaning_cue import LeaningCue, cue_features
 from vision.pipeline.classify import FaceRead
-from vision.pipeline.crop import crops
 from vision.pipeline.shape import footprint, joined_excess
 
 #: A crop whose "not a die" probability is above this is not a die.
@@ -112,10 +111,8 @@ def flag_leaning_by_look(dice: list[Die], bgr: np.ndarray, classifier: object, c
     todo = [i for i, d in enumerate(dice) if "leaning" not in d.doubts]
     if cue is None or embed is None or not todo:
         return dice
-    props = [dice[i].proposal for i in todo]
-    features = np.concatenate([embed(crops(bgr, props, span))[1] for span in CUE_SPANS], axis=1)
     out = list(dice)
-    for i, leaning in zip(todo, cue.leaning(features)):
+    for i, leaning in zip(todo, cue.leaning(cue_features(embed, bgr, [dice[i].proposal for i in todo]))):
         if leaning:
             out[i] = Die(out[i].proposal, out[i].face, out[i].doubts + ("leaning",))
     return out
