@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from companion.app.settings import Settings
+from vision.classifier import shipped_model_id
 from vision.embedding import EmbeddingClassifier
 from vision.leaning_cue import LeaningCue, cue_features, shipped_cue_path
 from vision.simtable import render_calibrated_table
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     held_lean, held_flat = ls >= LEANING_SEED + args.leaning * 4 // 5, fs >= FLAT_SEED + args.flat * 4 // 5
     x = np.concatenate([lx[~held_lean], fx[~held_flat]])
     y = np.concatenate([ly[~held_lean], fy[~held_flat]])
-    cue = fit(x, y, EmbeddingClassifier().model_id)
+    cue = fit(x, y, shipped_model_id())
     args.out.parent.mkdir(parents=True, exist_ok=True)
     cue.save(args.out)
     caught, leaning = frames_flagged(cue, lx[held_lean], ls[held_lean])
