@@ -24,6 +24,7 @@ from typing import Any
 from companion.core.errors import ElephantsBluffError, HardwareError
 from companion.core.files import atomic_write
 from vision.classifier import FaceClassifier, file_model_id, shipped_model_path
+from vision.embedding import EmbeddingClassifier
 
 log = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ class ModelRegistry:
             if entry is None:  # a shipped model of an earlier version, rolled back to: it is no longer here
                 problem = f"The model {active} is no longer shipped, so the shipped model {self.base_id()} reads."
                 log.error("%s", problem)
-                return Loaded(FaceClassifier(self.model_path, threads=threads), problem)
+                return Loaded(open_classifier(self.model_path, threads), problem)
             try:
                 if not isinstance(entry, dict) or not isinstance(entry.get("head"), str):
                     raise ValueError("its entry in the list is damaged")
@@ -122,7 +123,7 @@ class ModelRegistry:
             except (OSError, ValueError, KeyError) as exc:
                 problem = f"The taught model {active} cannot be loaded ({exc.__class__.__name__}: {exc}), so the shipped model reads; roll back or teach the dice again."
             log.error("%s", problem)
-        return Loaded(FaceClassifier(self.model_path, threads=threads), problem)
+        return Loaded(open_classifier(self.model_path, threads), problem)
 
     # --- changing ------------------------------------------------------------------------------
 
@@ -162,5 +163,18 @@ def active_classifier(settings: Any, threads: int = 1) -> Loaded:
     model = settings.get("reader.model", "") or None
     config = getattr(settings, "path", None)
     if config is None:
-        return Loaded(FaceClassifier(Path(model) if model else None, threads=threads))
+        return Loaded(open_classifier(Path(model) if model else None, threads))
     return ModelRegistry(Path(config).parent, Path(model) if model else None).load(threads)
+
+
+def open_classifier(path: Path | None = None, threads: int = 1) -> FaceClassifier:
+    """A face model (default: the shipped one), opened once with its embedding as a second output where it ends in a
+    fully connected layer, so the leaning cue and teaching read the same session as the faces (the same logits);
+    a model without one is opened plainly (it reads faces, and the reader says why it cannot do the rest).
+    A missing or unreadable file raises ``HardwareError`` as ``FaceClassifier`` does."""
+    try:
+        return EmbeddingClassifier(path, threads)
+    except HardwareError as exc:
+        if exc.code != "bad_model":
+            raise
+    return FaceClassifier(path, threads=threads)

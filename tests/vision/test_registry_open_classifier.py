@@ -1,0 +1,82 @@
+"""The face model is opened once, with its embedding (``vision.registry.open_classifier``): the faces, the leaning
+cue and teaching all read one onnxruntime session; a model that has no embedding still reads faces, and says why
+it cannot do the rest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import vision.classifier
+import vision.embedding
+from companion.app.settings import Settings
+from companion.core.errors import HardwareError
+from vision.classifier import CROP, FaceClassifier, shipped_model_path
+from vision.embedding import EmbeddingClassifier
+from vision.reader import load_reader
+from vision.registry import open_classifier
+
+
+def _crops() -> np.ndarray:
+    rng = np.random.default_rng(7)
+    return rng.integers(0, 255, (6, CROP, CROP, 3), dtype=np.uint8)
+
+
+def test_the_reader_opens_the_shipped_face_model_once(monkeypatch):
+    opened: list[str] = []
+    real_open = vision.classifier.open_session
+
+    def counting(model, name, threads=1):  # the real session, counted
+        opened.append(name)
+        return real_open(model, name, threads)
+
+    monkeypatch.setattr(vision.classifier, "open_session", counting)
+    monkeypatch.setattr(vision.embedding, "open_session", counting)
+    reader = load_reader(Settings.defaults(), threads=1)
+    assert isinstance(reader.classifier, EmbeddingClassifier)
+    assert reader.leaning_cue is not None
+    assert opened.count(shipped_model_path().name) == 1, opened
+
+
+def test_opened_with_its_embedding_the_model_reads_the_same_faces():
+    crops = _crops()
+    plain = FaceClassifier().probabilities(crops)
+    with_embedding = open_classifier().probabilities(crops)
+    np.testing.assert_allclose(with_embedding, plain, rtol=1e-5, atol=1e-6)
+
+
+def test_a_model_without_a_fully_connected_end_still_reads_faces_and_the_reader_says_why_no_cue(tmp_path):
+    onnx = pytest.importorskip("onnx", reason="onnx is in the test extra (make test installs it)")
+    from onnx import TensorProto, helper, numpy_helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, CROP, CROP])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n", 7])
+    nodes = [helper.make_node("GlobalAveragePool", ["x"], ["p"]), helper.make_node("Flatten", ["p"], ["f"]),
+             helper.make_node("Pad", ["f", "pads"], ["y"])]
+    pads = numpy_helper.from_array(np.array([0, 0, 0, 4], np.int64), "pads")
+    path = tmp_path / "padded.onnx"
+    onnx.save(helper.make_model(helper.make_graph(nodes, "padded", [x], [y], [pads]),
+                                opset_imports=[helper.make_opsetid("", 17)]), str(path))
+
+    clf = open_classifier(path)
+    assert not isinstance(clf, EmbeddingClassifier)
+    assert clf.probabilities(_crops()).shape == (6, 7)
+    reader = load_reader(Settings.defaults().with_overrides(reader__model=str(path)), threads=1)
+    assert reader.leaning_cue is None
+    assert "not a fully connected one" in reader.leaning_problem
+
+
+def test_a_missing_model_file_is_still_refused_in_words(tmp_path):
+    with pytest.raises(HardwareError) as missing:
+        open_classifier(tmp_path / "gone.onnx")
+    assert "gone.onnx" in missing.value.message
+
+
+def test_a_damaged_model_file_is_still_refused_in_words(tmp_path):
+    path = tmp_path / "damaged.onnx"
+    path.write_bytes(b"\x08\x01this is not an onnx graph" * 10)
+    with pytest.raises(HardwareError) as damaged:
+        open_classifier(path)
+    assert "damaged.onnx" in damaged.value.message or "cannot be loaded" in damaged.value.message
