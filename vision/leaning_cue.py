@@ -97,10 +97,14 @@ class LeaningCue:
 def cue_features(embed: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bgr: np.ndarray, proposals: list[Proposal]) -> np.ndarray:
     """What the cue reads of each proposed die (N × width): ``embed``'s embedding (a classifier's
     ``logits_and_embedding``) of its ``CUE_SPANS`` crops, side by side. The reader and the fit both take it from here,
-    so the cue is fit on exactly what it reads."""
+    so the cue is fit on exactly what it reads. Every cut goes to the model in one batch: one session run a look
+    (a crop's embedding does not depend on the batch it is in)."""
     from vision.pipeline.crop import crops
 
-    return np.concatenate([embed(crops(bgr, proposals, span))[1] for span in CUE_SPANS], axis=1)
+    if not proposals:
+        return np.zeros((0, 0), np.float32)
+    embedded = embed(np.concatenate([crops(bgr, proposals, span) for span in CUE_SPANS]))[1]
+    return np.concatenate(np.split(embedded, len(CUE_SPANS)), axis=1)
 
 
 def shipped_cue_path() -> Path:

@@ -12,7 +12,7 @@ import pytest
 
 from companion.app.settings import Settings
 from vision.classifier import shipped_model_id
-from vision.leaning_cue import CUE_SPANS, LeaningCue, load_cue, shipped_cue_path
+from vision.leaning_cue import CUE_SPANS, LeaningCue, cue_features, load_cue, shipped_cue_path
 from vision.reader import load_reader
 from vision.simtable import render_calibrated_table
 
@@ -78,6 +78,22 @@ def test_the_cue_never_turns_a_photo_read_from_above(reader):
     assert above.leaning_cue is always  # kept by every with_*, used from below only
     plain_above = _without_cue(reader).with_view("above").read(frame)
     assert [d.doubts for d in above.read(frame).dice] == [d.doubts for d in plain_above.dice]
+
+
+def test_the_cues_cuts_read_in_one_batch_give_each_die_its_features_read_alone(reader):
+    """The cue embeds every die's three cuts in one session run; a die's features must not depend on the batch."""
+    from companion.core.protocols import Proposal
+    from vision.pipeline.crop import crops
+
+    frame, placed, _ = _leaning_frame(50400)
+    proposals = [Proposal(p.cx, p.cy, p.side, 0.0, 0.9) for p in placed]
+    embed = reader.classifier.logits_and_embedding
+    batched = cue_features(embed, frame, proposals)
+    alone = np.concatenate([np.concatenate([embed(crops(frame, [p], span))[1] for span in CUE_SPANS], axis=1)
+                            for p in proposals])
+    assert batched.shape == alone.shape == (len(proposals), len(CUE_SPANS) * alone.shape[1] // len(CUE_SPANS))
+    np.testing.assert_allclose(batched, alone, rtol=1e-5, atol=1e-5)
+    assert cue_features(embed, frame, []).shape[0] == 0
 
 
 def test_the_cue_is_kept_by_the_readers_settings_changes(reader):
