@@ -1,7 +1,7 @@
 """Fit the leaning cue (``vision.leaning_cue``) on rendered frames from below, for the shipped face classifier.
 
-Run with ``python -m models.training.leaning_cue [--leaning 500] [--flat 900] [--out models/leaning-cue.npz]``
-(about three minutes on one core; seeded, so the same command makes the same file). Each frame is read by the
+Run with ``python -m models.training.leaning_cue [--leaning 1500] [--flat 2700] [--out models/leaning-cue.npz]``
+(about half an hour on one core and 6 GB of memory; seeded, so the same command makes the same file). Each frame is read by the
 product's staged reader three ways (knowing nothing, the die size, the whole tray mode), and every die any look
 keeps is embedded at the cue's crops (``CUE_SPANS``). Positives: the die leaning on the cup (``render_calibrated_table(
 leaning=20-45 degrees)``). Negatives: every die of frames where none leans. The other dice of a leaning frame
@@ -112,8 +112,8 @@ def frames_flagged(cue: LeaningCue, x: np.ndarray, seeds: np.ndarray) -> tuple[i
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--leaning", type=int, default=500, help="rendered frames with a die leaning on the cup")
-    ap.add_argument("--flat", type=int, default=900, help="rendered frames with every die flat")
+    ap.add_argument("--leaning", type=int, default=1500, help="rendered frames with a die leaning on the cup")
+    ap.add_argument("--flat", type=int, default=2700, help="rendered frames with every die flat")
     ap.add_argument("--out", type=Path, default=shipped_cue_path(), help="the cue file written (default: the shipped one)")
     args = ap.parse_args(argv)
     if args.leaning < 5 or args.flat < 5:
