@@ -221,7 +221,9 @@ def match_boxes(boxes: list[tuple[int, int, int, int]], labels: list[tuple[int, 
     return out
 
 
-def _crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
+def crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
+    """(file, face) for each row of ``root``'s ``crops.csv`` in ``split`` (every row when None), or ``EvaluationError``
+    in words where the file is not ``file,value[,split]`` with faces 1-6."""
     with open(root / "crops.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
     if not rows or [c.strip() for c in rows[0][:2]] != ["file", "value"]:
@@ -249,7 +251,7 @@ def _crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
 def _evaluate_crops(root: Path, reader: Any, split: str | None) -> dict[str, Any]:
     tally = Tally()
     sure_at = reader.min_confidence + CONFIDENCE_MARGIN
-    for file, truth in _crop_rows(root, split):
+    for file, truth in crop_rows(root, split):
         try:
             image = load_image(root / file)
         except ElephantsBluffError as exc:

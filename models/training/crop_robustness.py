@@ -1,0 +1,154 @@
+"""Read the shared hand-sorted crops with ``classify``, changed as another person's crop or camera would change them.
+
+Run with ``python -m models.training.crop_robustness [DIR ...] [--split val] [--only CHANGE ...] [--json]``
+(default: every shared set with a ``crops.csv``, its ``train`` and ``val`` crops; never a ``test`` split). The
+reader is judged on crops it has never seen: other people cut dice looser, tighter, off centre, turned, smaller
+or larger, and other cameras add grain or drop colour. ``models.training.robustness`` does this for whole photos;
+this is its counterpart for ``classify`` (``DiceReader.classify_crop``). Per change it prints the crops, how many
+were read right, silently wrong (read sure, as ``evaluate`` counts sure: ``reader.min_confidence`` and its margin,
+and wrong) and flagged. ``train`` crops were trained on, so read the ``val`` split alone for a held-out figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Callable
+
+import cv2
+import numpy as np
+
+from bench.eval_sets import SHARED
+from companion.core.errors import ElephantsBluffError
+from vision.evaluate import EvaluationError, crop_rows
+from vision.images import load_image
+from vision.pipeline.decide import CONFIDENCE_MARGIN
+
+Change = Callable[[np.ndarray], np.ndarray]
+
+
+def _padded(share: float) -> Change:
+    def change(img: np.ndarray) -> np.ndarray:
+        b = int(max(img.shape[:2]) * share)
+        return cv2.copyMakeBorder(img, b, b, b, b, cv2.BORDER_REPLICATE)
+    return change
+
+
+def _tight(share: float) -> Change:
+    def change(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        dy, dx = int(h * share), int(w * share)
+        return img[dy:h - dy, dx:w - dx]
+    return change
+
+
+def _off_centre(share: float) -> Change:
+    """The die pushed toward the crop's lower right corner by ``share`` of the crop's side."""
+    def change(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        b = int(max(h, w) * share)
+        return cv2.copyMakeBorder(img, b, b, b, b, cv2.BORDER_REPLICATE)[:h + b, :w + b]
+    return change
+
+
+def _turned(degrees: float) -> Change:
+    def change(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        return cv2.warpAffine(img, cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0), (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return change
+
+
+def _short_side(px: int) -> Change:
+    def change(img: np.ndarray) -> np.ndarray:
+        k = px / min(img.shape[:2])
+        size = (max(px, round(img.shape[1] * k)), max(px, round(img.shape[0] * k)))
+        return cv2.resize(img, size, interpolation=cv2.INTER_AREA if k < 1 else cv2.INTER_CUBIC)
+    return change
+
+
+def _jpeg(quality: int) -> Change:
+    return lambda img: cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+
+
+def _grey(img: np.ndarray) -> np.ndarray:
+    return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+
+
+CHANGES: dict[str, Change] = {
+    "as cropped": lambda img: img,
+    "padded 0.25": _padded(0.25),
+    "padded 0.5": _padded(0.5),
+    "tight 0.1": _tight(0.1),
+    "off centre 0.2": _off_centre(0.2),
+    "turned 30": _turned(30),
+    "turned 45": _turned(45),
+    "16 px": _short_side(16),
+    "24 px": _short_side(24),
+    "4x bigger": lambda img: cv2.resize(img, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC),
+    "JPEG 30": _jpeg(30),
+    "grey": _grey,
+    "dark 0.4": lambda img: (img.astype(np.float32) * 0.4).astype(np.uint8),
+}
+
+
+def shared_crop_sets() -> list[Path]:
+    """Every shared set with hand-sorted crops."""
+    return sorted(p.parent for p in SHARED.glob("*/crops.csv")) if SHARED.is_dir() else []
+
+
+def crops_of(root: Path, splits: list[str]) -> list[tuple[str, np.ndarray, int]]:
+    """(file, image, face) for each crop of ``splits`` in ``root``'s ``crops.csv`` (never a ``test`` split)."""
+    if "test" in splits:
+        raise EvaluationError("The test split is for evaluation only; read train or val.")
+    if not (root / "crops.csv").is_file():
+        raise EvaluationError(f"{root} has no crops.csv (file,value,split), so it holds no hand-sorted crops.")
+    return [(file, load_image(root / file), value) for split in splits for file, value in crop_rows(root, split)]
+
+
+def measure(reader: object, crops: list[tuple[str, np.ndarray, int]], changes: list[str]) -> dict[str, dict[str, int]]:
+    """Per change: crops, right, silently wrong (sure and wrong) and flagged (not sure)."""
+    sure_at = reader.min_confidence + CONFIDENCE_MARGIN  # type: ignore[attr-defined]
+    out = {}
+    for change in changes:
+        row = dict.fromkeys(("crops", "right", "silently_wrong", "flagged"), 0)
+        for _, image, value in crops:
+            seen, confidence = reader.classify_crop(CHANGES[change](image))  # type: ignore[attr-defined]
+            sure = confidence >= sure_at
+            row["crops"] += 1
+            row["right"] += seen == value
+            row["silently_wrong"] += sure and seen != value
+            row["flagged"] += not sure
+        out[change] = row
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("sets", nargs="*", type=Path, help="folders with a crops.csv (default: every shared set that has one)")
+    ap.add_argument("--split", action="append", choices=("train", "val"), help="the split read (repeatable; default train and val)")
+    ap.add_argument("--only", action="append", choices=list(CHANGES), help="this change only (repeatable)")
+    ap.add_argument("--json", action="store_true", help="one JSON object, change by change")
+    args = ap.parse_args(argv)
+    from companion.app.settings import Settings
+    from vision.reader import load_reader
+
+    sets = args.sets or shared_crop_sets()
+    if not sets:
+        ap.error(f"no folder given and no shared crops beside the repository ({SHARED})")
+    cv2.setNumThreads(1)
+    try:
+        crops = [c for root in sets for c in crops_of(root, args.split or ["train", "val"])]
+    except ElephantsBluffError as exc:
+        ap.error(exc.message)
+    report = measure(load_reader(Settings.defaults(), threads=1), crops, args.only or list(CHANGES))
+    if args.json:
+        print(json.dumps(report, indent=1))
+        return 0
+    for change, row in report.items():
+        print(f"{change:15s} crops {row['crops']:4d}  right {row['right']:4d}  silently wrong {row['silently_wrong']:2d}  flagged {row['flagged']:4d}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,76 @@
+"""``models.training.crop_robustness``: ``classify`` on hand-sorted crops changed as another person's crop would be."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.app.settings import Settings
+from models.training.crop_robustness import CHANGES, crops_of, main, measure
+from vision.evaluate import EvaluationError
+from vision.reader import load_reader
+from vision.simtable import render_table
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return load_reader(Settings.defaults(), threads=1)
+
+
+def _crop_folder(root: Path) -> Path:
+    """Six crops, one of each face, of rendered dice from above, each with a little table around it."""
+    root.mkdir(parents=True, exist_ok=True)
+    rows = ["file,value,split"]
+    frame, placed = render_table([1, 2, 3, 4, 5, 6], np.random.default_rng(11), view="above")
+    for k, die in enumerate(placed):
+        r = int(die.side * 0.75)
+        x, y = int(die.cx), int(die.cy)
+        cv2.imwrite(str(root / f"die{k}.png"), frame[y - r:y + r, x - r:x + r])
+        rows.append(f"die{k}.png,{die.seen},val")
+    (root / "crops.csv").write_text("\n".join(rows) + "\n")
+    return root
+
+
+def test_every_change_reads_every_crop_and_counts_each_once(reader, tmp_path):
+    crops = crops_of(_crop_folder(tmp_path / "set"), ["val"])
+    report = measure(reader, crops, list(CHANGES))
+    assert set(report) == set(CHANGES)
+    for row in report.values():
+        assert row["crops"] == 6
+        assert 0 <= row["silently_wrong"] <= 6 - row["right"]
+        assert 0 <= row["flagged"] <= 6
+    assert report["as cropped"]["right"] == 6 and report["as cropped"]["silently_wrong"] == 0
+
+
+def test_each_change_gives_an_image_classify_accepts(tmp_path):
+    image = np.full((60, 56, 3), 120, np.uint8)
+    for name, change in CHANGES.items():
+        out = change(image)
+        assert out.dtype == np.uint8 and out.ndim == 3 and min(out.shape[:2]) >= 16, name
+
+
+def test_the_test_split_is_never_read(tmp_path):
+    with pytest.raises(EvaluationError, match="evaluation only"):
+        crops_of(_crop_folder(tmp_path / "set"), ["val", "test"])
+
+
+def test_a_folder_without_crops_is_refused_in_words(tmp_path):
+    with pytest.raises(EvaluationError, match="has no crops.csv"):
+        crops_of(tmp_path, ["val"])
+
+
+def test_the_command_prints_one_json_object(tmp_path, capsys):
+    folder = _crop_folder(tmp_path / "set")
+    assert main([str(folder), "--split", "val", "--only", "as cropped", "--only", "grey", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert list(report) == ["as cropped", "grey"] and report["as cropped"]["crops"] == 6
+
+
+def test_the_command_names_a_folder_it_cannot_read(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "nothing"), "--split", "val"])
+    assert "has no crops.csv" in capsys.readouterr().err
