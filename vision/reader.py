@@ -473,8 +473,9 @@ def load_reader(settings: Any, threads: int = 1) -> DiceReader:
 
 def _with_leaning_cue(clf: Any, threads: int) -> tuple[Any, Any, str | None]:
     """The classifier able to give its embedding (the registry opens every model that has one so; another is tried
-    once more here, for the words of why it cannot), and the leaning cue fit on that embedding (``vision.leaning_cue``); or the classifier, None and why the reader does
-    without the cue (it then judges a leaning die by its outline alone; ``/api/health`` says so)."""
+    once more here, for the words of why it cannot), and the leaning cue fit on that embedding
+    (``vision.leaning_cue``); or the classifier, None and why the reader does without the cue (it then judges a
+    leaning die by its outline alone; ``/api/health`` says so)."""
     from vision.embedding import EmbeddingClassifier
     from vision.leaning_cue import load_cue
 
