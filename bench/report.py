@@ -138,6 +138,8 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Staged reader: silently wrong per 1,000 dice, Byler test", "reading.learned.byler_test.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: silently wrong per 1,000 dice, rune55 val", "reading.learned.rune55_val.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: silently wrong per 1,000 dice, cup frames", "reading.learned.cup_one.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
+    ("classify on the shared val crops cut 13 other ways (crop_robustness), per crop", "crops.all.right", "(higher is better)", lambda v: True),
+    ("classify on those crops: silently wrong per 1,000 crops", "crops.all.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Learned detector, 1280x960, one core, median ms", "reading.learned.speed.detector_1280x960_median_ms", "<= 3", lambda v: v <= 3),
     ("Staged read, 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_1280x960_3_dice_median_ms", "<= 10", lambda v: v <= 10),
     ("Staged read in tray mode (size and empty tray), 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_tray_mode_median_ms", "<= 10", lambda v: v <= 10),

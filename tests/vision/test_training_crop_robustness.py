@@ -74,3 +74,18 @@ def test_the_command_names_a_folder_it_cannot_read(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main([str(tmp_path / "nothing"), "--split", "val"])
     assert "has no crops.csv" in capsys.readouterr().err
+
+
+def test_the_bench_reads_the_shared_val_crops_changed_and_reports_silently_wrong_per_1000():
+    import bench.reading  # noqa: F401  (registers the benches)
+    from bench.report import BENCHES, GOALS
+    from models.training.crop_robustness import shared_crop_sets
+
+    if not shared_crop_sets():
+        pytest.skip("the shared crops are not beside the repository (../shared/datasets)")
+    report = BENCHES["crops"](False)
+    assert list(report["changes"]) == ["as cropped", "off centre 0.2", "16 px"]
+    val_crops = report["changes"]["as cropped"]["crops"]
+    assert val_crops > 0 and report["all"]["crops"] == 3 * val_crops
+    assert report["all"]["silently_wrong_per_1000"] == round(1000 * report["all"]["silently_wrong"] / report["all"]["crops"], 2)
+    assert any(path == "crops.all.silently_wrong_per_1000" for _, path, *_ in GOALS)
