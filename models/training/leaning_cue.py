@@ -41,50 +41,39 @@ THRESHOLD = 0.995
 
 def collect(first_seed: int, frames: int, leaning: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Features (N × width), labels (1: the leaning die) and each row's frame seed, from the staged reader's own dice."""
-    import vision.pipeline.reader as staged
     from vision.reader import load_reader
 
     embedder = EmbeddingClassifier()
-    looked: list = []
-    plain_dice = staged.PipelineReader._dice
-
-    def recorded(self, prepared, proposals):  # every look's kept dice, as the cue will see them
-        dice = plain_dice(self, prepared, proposals)
-        looked.append((prepared, dice))
-        return dice
-
-    staged.PipelineReader._dice = recorded
-    try:
-        shipped = load_reader(Settings.defaults(), threads=1)
-        # without any cue: the looks a reading takes depend on its doubts, so a cue in place would change the data
-        reader = type(shipped)(shipped.classifier, shipped.proposer, **shipped.options(), leaning_cue=None)
-        rows, labels, seeds = [], [], []
-        for seed in range(first_seed, first_seed + frames):
-            rng = np.random.default_rng(seed)
-            seen = [int(v) for v in rng.integers(1, 7, 3)]
-            tilt = float(rng.uniform(20, 45)) if leaning else 0.0
-            frame, placed, empty = render_calibrated_table(seen, rng, view="below", leaning=tilt,
-                                                           touching=0.3 if leaning else FLAT_TOUCHING)
-            looked.clear()
-            sized = reader.with_die_side(placed[0].side)
-            for r in (reader, sized, sized.with_empty_tray(empty)):
-                r.read(frame)
-            for prepared, dice in looked:
-                props = [d.proposal for d in dice]
-                if not props:
+    looked: list = []  # every look's normalised frame and kept dice, as the cue will see them
+    shipped = load_reader(Settings.defaults(), threads=1)
+    # without any cue: the looks a reading takes depend on its doubts, so a cue in place would change the data
+    reader = type(shipped)(shipped.classifier, shipped.proposer, **shipped.options(), leaning_cue=None,
+                           on_dice=lambda prepared, dice: looked.append((prepared, dice)))
+    rows, labels, seeds = [], [], []
+    for seed in range(first_seed, first_seed + frames):
+        rng = np.random.default_rng(seed)
+        seen = [int(v) for v in rng.integers(1, 7, 3)]
+        tilt = float(rng.uniform(20, 45)) if leaning else 0.0
+        frame, placed, empty = render_calibrated_table(seen, rng, view="below", leaning=tilt,
+                                                       touching=0.3 if leaning else FLAT_TOUCHING)
+        looked.clear()
+        sized = reader.with_die_side(placed[0].side)
+        for r in (reader, sized, sized.with_empty_tray(empty)):
+            r.read(frame)
+        for prepared, dice in looked:
+            props = [d.proposal for d in dice]
+            if not props:
+                continue
+            feats = cue_features(embedder.logits_and_embedding, prepared.bgr, props)
+            ox, oy = prepared.offset
+            for f, p in zip(feats, props):
+                dist = [np.hypot(p.cx + ox - q.cx, p.cy + oy - q.cy) for q in placed]
+                i = int(np.argmin(dist))
+                if dist[i] > 0.5 * placed[i].side or (leaning and i != 0):
                     continue
-                feats = cue_features(embedder.logits_and_embedding, prepared.bgr, props)
-                ox, oy = prepared.offset
-                for f, p in zip(feats, props):
-                    dist = [np.hypot(p.cx + ox - q.cx, p.cy + oy - q.cy) for q in placed]
-                    i = int(np.argmin(dist))
-                    if dist[i] > 0.5 * placed[i].side or (leaning and i != 0):
-                        continue
-                    rows.append(f)
-                    labels.append(int(leaning))
-                    seeds.append(seed)
-    finally:
-        staged.PipelineReader._dice = plain_dice
+                rows.append(f)
+                labels.append(int(leaning))
+                seeds.append(seed)
     return np.array(rows, np.float32), np.array(labels), np.array(seeds)
 
 

@@ -96,6 +96,22 @@ def test_the_cues_cuts_read_in_one_batch_give_each_die_its_features_read_alone(r
     assert cue_features(embed, frame, []).shape[0] == 0
 
 
+def test_a_reader_shows_each_looks_dice_to_its_observer_and_reads_the_same(reader):
+    """``on_dice`` (how the cue's fit collects its data) sees every look's kept dice, follows the reader's copies,
+    and changes nothing in the reading."""
+    frame, placed, empty = _leaning_frame(50400)
+    looks: list = []
+    watched = type(reader)(reader.classifier, reader.proposer, **reader.options(), leaning_cue=reader.leaning_cue,
+                           on_dice=lambda prepared, dice: looks.append((prepared.bgr.shape, len(dice))))
+    tray = watched.with_die_side(placed[0].side).with_empty_tray(empty)
+    assert tray.on_dice is watched.on_dice
+    for plain, seen in ((reader, watched), (reader.with_die_side(placed[0].side).with_empty_tray(empty), tray)):
+        looks.clear()
+        a, b = plain.read(frame), seen.read(frame)
+        assert looks and any(n > 0 for _, n in looks)
+        assert (a.status, [d.seen for d in a.dice], a.reasons) == (b.status, [d.seen for d in b.dice], b.reasons)
+
+
 def test_the_cue_is_kept_by_the_readers_settings_changes(reader):
     assert reader.with_die_side(60).with_empty_tray(np.zeros((10, 10), np.uint8)).leaning_cue is reader.leaning_cue
 

@@ -9,7 +9,7 @@ chooses (``load_reader``).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -39,12 +39,14 @@ class PipelineReader(ReaderOptions):
     "above" sees the top faces themselves. ``die_side_px`` and ``tray_region``
     are the tray's calibration: with them the detector looks for dice of that
     size inside that region only. ``leaning_cue``: from below, a die that looks
-    leaning (``vision.leaning_cue``) is doubted as well as one whose outline is.
+    leaning (``vision.leaning_cue``) is doubted as well as one whose outline is. ``on_dice``: called with each
+    look's normalised frame and the dice it keeps (training code collects them so; the reading is unchanged).
     """
 
     def __init__(self, classifier: FaceClassifier, proposer: Proposer, *, camera_view: str = "below", opposite_faces: list[int] | None = None,
                  min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0, tray_region: list[int] | None = None,
-                 empty_tray: np.ndarray | None = None, leaning_cue: LeaningCue | None = None) -> None:
+                 empty_tray: np.ndarray | None = None, leaning_cue: LeaningCue | None = None,
+                 on_dice: Callable[[Normalised, list[Die]], None] | None = None) -> None:
         self.classifier = classifier
         self.proposer = proposer
         self.model_id = classifier.model_id
@@ -53,10 +55,11 @@ class PipelineReader(ReaderOptions):
         #: the calibrated empty tray, grey, as the camera saw it (the whole frame), or None
         self.empty_tray = empty_tray
         self.leaning_cue = leaning_cue
+        self.on_dice = on_dice
 
     def _but(self, **changes: Any) -> "PipelineReader":
         return PipelineReader(self.classifier, self.proposer, **{**self.options(), "empty_tray": self.empty_tray,
-                                                                 "leaning_cue": self.leaning_cue, **changes})
+                                                                 "leaning_cue": self.leaning_cue, "on_dice": self.on_dice, **changes})
 
     def with_empty_tray(self, empty_tray: np.ndarray | None) -> "PipelineReader":
         """The same reader comparing each proposal with this photo of the empty tray (grey or BGR, the whole frame)."""
@@ -196,7 +199,11 @@ class PipelineReader(ReaderOptions):
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
                          tray_change=changes, weak=weak)
         dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
-        return flag_leaning_by_look(dice, prepared.bgr, self.classifier, self.leaning_cue) if self.camera_view == "below" else dice
+        if self.camera_view == "below":
+            dice = flag_leaning_by_look(dice, prepared.bgr, self.classifier, self.leaning_cue)
+        if self.on_dice is not None:
+            self.on_dice(prepared, dice)
+        return dice
 
     def _tray_look(self, prepared: Normalised, found: list[Proposal]) -> list[Proposal]:
         """Dice the empty tray's photo shows outside ``found`` that the classifier reads sure (``pipeline.tray``)."""
