@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import cv2
 import numpy as np
@@ -106,14 +106,14 @@ def crops_of(root: Path, splits: list[str]) -> list[tuple[str, np.ndarray, int]]
     return [(file, load_image(root / file), value) for split in splits for file, value in crop_rows(root, split)]
 
 
-def measure(reader: object, crops: list[tuple[str, np.ndarray, int]], changes: list[str]) -> dict[str, dict[str, int]]:
+def measure(reader: Any, crops: list[tuple[str, np.ndarray, int]], changes: list[str]) -> dict[str, dict[str, int]]:
     """Per change: crops, right, silently wrong (sure and wrong) and flagged (not sure)."""
-    sure_at = reader.min_confidence + CONFIDENCE_MARGIN  # type: ignore[attr-defined]
+    sure_at = reader.min_confidence + CONFIDENCE_MARGIN
     out = {}
     for change in changes:
         row = dict.fromkeys(("crops", "right", "silently_wrong", "flagged"), 0)
         for _, image, value in crops:
-            seen, confidence = reader.classify_crop(CHANGES[change](image))  # type: ignore[attr-defined]
+            seen, confidence = reader.classify_crop(CHANGES[change](image))
             sure = confidence >= sure_at
             row["crops"] += 1
             row["right"] += seen == value
