@@ -68,7 +68,7 @@ train: $(VENV)/.installed
 	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --resume --out build/classifier/candidate
 
-# The leaning cue on the shipped classifier's embedding (rendered frames, seeded, numpy only; about half an hour,
+# The leaning cue on the shipped classifier's embedding (rendered frames, seeded, numpy only; about twelve minutes,
 # 6 GB): writes models/leaning-cue.npz. Retrain it after the classifier (docs/READING.md, "The leaning cue").
 .PHONY: train-leaning-cue
 train-leaning-cue: $(VENV)/.installed

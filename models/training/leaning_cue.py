@@ -1,7 +1,7 @@
 """Fit the leaning cue (``vision.leaning_cue``) on rendered frames from below, for the shipped face classifier.
 
 Run with ``python -m models.training.leaning_cue [--leaning 1500] [--flat 2700] [--out models/leaning-cue.npz]``
-(about half an hour on one core and 6 GB of memory; seeded, so the same command makes the same file). Each frame is read by the
+(about twelve minutes on one core and 6 GB of memory; seeded, so the same command makes the same file). Each frame is read by the
 product's staged reader three ways (knowing nothing, the die size, the whole tray mode), and every die any look
 keeps is embedded at the cue's crops (``CUE_SPANS``). Positives: the die leaning on the cup (``render_calibrated_table(
 leaning=20-45 degrees)``). Negatives: every die of frames where none leans. The other dice of a leaning frame
@@ -80,7 +80,7 @@ def collect(first_seed: int, frames: int, leaning: bool) -> tuple[np.ndarray, np
 def fit(x: np.ndarray, y: np.ndarray, classifier_id: str, threshold: float = THRESHOLD) -> LeaningCue:
     """A class-balanced logistic layer on the standardised features, by plain gradient descent (no extra library)."""
     mean, scale = x.mean(0), x.std(0) + 1e-3
-    z = (x - mean) / scale
+    z = ((x - mean) / scale).astype(np.float64)  # once: float32 against float64 weights would upcast it every step
     yf = y.astype(np.float64)
     balance = np.where(yf == 1, 0.5 / yf.mean(), 0.5 / (1 - yf.mean()))
     w, b = np.zeros(z.shape[1]), 0.0
