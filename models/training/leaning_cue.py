@@ -23,7 +23,6 @@ import numpy as np
 
 from companion.app.settings import Settings
 from vision.classifier import shipped_model_id
-from vision.embedding import EmbeddingClassifier
 from vision.leaning_cue import LeaningCue, cue_features, shipped_cue_path
 from vision.simtable import render_calibrated_table
 
@@ -43,9 +42,9 @@ def collect(first_seed: int, frames: int, leaning: bool) -> tuple[np.ndarray, np
     """Features (N × width), labels (1: the leaning die) and each row's frame seed, from the staged reader's own dice."""
     from vision.reader import load_reader
 
-    embedder = EmbeddingClassifier()
     looked: list = []  # every look's normalised frame and kept dice, as the cue will see them
     shipped = load_reader(Settings.defaults(), threads=1)
+    embed = shipped.classifier.logits_and_embedding  # the registry opens the shipped model with its embedding
     # without any cue: the looks a reading takes depend on its doubts, so a cue in place would change the data
     reader = type(shipped)(shipped.classifier, shipped.proposer, **shipped.options(), leaning_cue=None,
                            on_dice=lambda prepared, dice: looked.append((prepared, dice)))
@@ -64,7 +63,7 @@ def collect(first_seed: int, frames: int, leaning: bool) -> tuple[np.ndarray, np
             props = [d.proposal for d in dice]
             if not props:
                 continue
-            feats = cue_features(embedder.logits_and_embedding, prepared.bgr, props)
+            feats = cue_features(embed, prepared.bgr, props)
             ox, oy = prepared.offset
             for f, p in zip(feats, props):
                 dist = [np.hypot(p.cx + ox - q.cx, p.cy + oy - q.cy) for q in placed]
