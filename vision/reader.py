@@ -463,7 +463,7 @@ def load_reader(settings: Any, threads: int = 1) -> DiceReader:
 
         detector_model = settings.get("reader.detector_model", "") or None
         options = _reader_settings(settings)
-        clf, cue, problem = _with_leaning_cue(clf, threads) if options["camera_view"] == "below" else (clf, None, None)
+        clf, cue, problem = _with_leaning_cue(clf) if options["camera_view"] == "below" else (clf, None, None)
         staged = PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
                                 empty_tray=_empty_tray(settings), leaning_cue=cue)
         staged.leaning_problem = problem  # type: ignore[attr-defined]
@@ -471,25 +471,22 @@ def load_reader(settings: Any, threads: int = 1) -> DiceReader:
     return DiceReader(clf, **_reader_settings(settings))
 
 
-def _with_leaning_cue(clf: Any, threads: int) -> tuple[Any, Any, str | None]:
-    """The classifier able to give its embedding (the registry opens every model that has one so; another is tried
-    once more here, for the words of why it cannot), and the leaning cue fit on that embedding
-    (``vision.leaning_cue``); or the classifier, None and why the reader does without the cue (it then judges a
-    leaning die by its outline alone; ``/api/health`` says so)."""
+def _with_leaning_cue(clf: Any) -> tuple[Any, Any, str | None]:
+    """The classifier, with the leaning cue fit on its embedding (``vision.leaning_cue``) when it gives one (the
+    registry opens every model that can so; one it opened plainly carries why it cannot, ``embedding_problem``); or
+    the classifier, None and why the reader does without the cue (it then judges a leaning die by its outline alone;
+    ``/api/health`` says so)."""
     from vision.embedding import EmbeddingClassifier
     from vision.leaning_cue import load_cue
 
-    base_id = getattr(getattr(clf, "head", None), "base_id", clf.model_id)
-    try:
-        embedder = clf if isinstance(clf, EmbeddingClassifier) else EmbeddingClassifier(clf.path, threads)
-        width = embedder.logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
-    except HardwareError as exc:
-        why = exc.message
-    else:
+    if isinstance(clf, EmbeddingClassifier):
+        base_id = getattr(getattr(clf, "head", None), "base_id", clf.model_id)
+        width = clf.logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
         cue, why = load_cue(base_id, width)
         if cue is not None:
-            embedder.load_problem = getattr(clf, "load_problem", None)  # type: ignore[attr-defined]
-            return embedder, cue, None
+            return clf, cue, None
+    else:
+        why = getattr(clf, "embedding_problem", None) or f"the face model {clf.model_id} gives no embedding"
     problem = f"A die leaning on the cup is judged by its outline only: {why}."
     log.warning("reader: %s", problem)
     return clf, None, problem

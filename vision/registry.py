@@ -170,11 +170,15 @@ def active_classifier(settings: Any, threads: int = 1) -> Loaded:
 def open_classifier(path: Path | None = None, threads: int = 1) -> FaceClassifier:
     """A face model (default: the shipped one), opened once with its embedding as a second output where it ends in a
     fully connected layer, so the leaning cue and teaching read the same session as the faces (the same logits);
-    a model without one is opened plainly (it reads faces, and the reader says why it cannot do the rest).
-    A missing or unreadable file raises ``HardwareError`` as ``FaceClassifier`` does."""
+    a model without one is opened plainly (it reads faces; ``embedding_problem`` keeps why it cannot do the rest,
+    in words, for the reader to say). A missing or unreadable file raises ``HardwareError`` as ``FaceClassifier``
+    does."""
     try:
         return EmbeddingClassifier(path, threads)
     except HardwareError as exc:
         if exc.code != "bad_model":
             raise
-    return FaceClassifier(path, threads=threads)
+        why = exc.message
+    plain = FaceClassifier(path, threads=threads)
+    plain.embedding_problem = why  # type: ignore[attr-defined]
+    return plain

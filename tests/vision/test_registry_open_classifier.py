@@ -47,7 +47,7 @@ def test_opened_with_its_embedding_the_model_reads_the_same_faces():
     np.testing.assert_allclose(with_embedding, plain, rtol=1e-5, atol=1e-6)
 
 
-def test_a_model_without_a_fully_connected_end_still_reads_faces_and_the_reader_says_why_no_cue(tmp_path):
+def _model_without_a_fully_connected_end(tmp_path: Path) -> Path:
     onnx = pytest.importorskip("onnx", reason="onnx is in the test extra (make test installs it)")
     from onnx import TensorProto, helper, numpy_helper
 
@@ -59,13 +59,32 @@ def test_a_model_without_a_fully_connected_end_still_reads_faces_and_the_reader_
     path = tmp_path / "padded.onnx"
     onnx.save(helper.make_model(helper.make_graph(nodes, "padded", [x], [y], [pads]),
                                 opset_imports=[helper.make_opsetid("", 17)]), str(path))
+    return path
 
+
+def test_a_model_without_a_fully_connected_end_still_reads_faces_and_the_reader_says_why_no_cue(tmp_path):
+    path = _model_without_a_fully_connected_end(tmp_path)
     clf = open_classifier(path)
     assert not isinstance(clf, EmbeddingClassifier)
     assert clf.probabilities(_crops()).shape == (6, 7)
     reader = load_reader(Settings.defaults().with_overrides(reader__model=str(path)), threads=1)
     assert reader.leaning_cue is None
     assert "not a fully connected one" in reader.leaning_problem
+
+
+def test_the_reader_asks_a_model_for_its_embedding_once_and_keeps_why_it_has_none(tmp_path, monkeypatch):
+    path = _model_without_a_fully_connected_end(tmp_path)
+    asked: list[int] = []
+    real_plan = vision.embedding.with_embedding_output
+
+    def counting(raw):  # the real edit, counted
+        asked.append(len(raw))
+        return real_plan(raw)
+
+    monkeypatch.setattr(vision.embedding, "with_embedding_output", counting)
+    reader = load_reader(Settings.defaults().with_overrides(reader__model=str(path)), threads=1)
+    assert len(asked) == 1
+    assert reader.leaning_problem.endswith(f"{reader.classifier.embedding_problem}.")
 
 
 def test_a_missing_model_file_is_still_refused_in_words(tmp_path):
