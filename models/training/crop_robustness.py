@@ -14,18 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import cv2
 import numpy as np
 
 from bench.eval_sets import SHARED
 from companion.core.errors import ElephantsBluffError
+from models.training.image_changes import Change, grey, jpeg, light
 from vision.evaluate import EvaluationError, crop_rows
 from vision.images import load_image
 from vision.pipeline.decide import CONFIDENCE_MARGIN
-
-Change = Callable[[np.ndarray], np.ndarray]
 
 
 def _padded(share: float) -> Change:
@@ -67,14 +66,6 @@ def _short_side(px: int) -> Change:
     return change
 
 
-def _jpeg(quality: int) -> Change:
-    return lambda img: cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
-
-
-def _grey(img: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-
-
 CHANGES: dict[str, Change] = {
     "as cropped": lambda img: img,
     "padded 0.25": _padded(0.25),
@@ -86,9 +77,9 @@ CHANGES: dict[str, Change] = {
     "16 px": _short_side(16),
     "24 px": _short_side(24),
     "4x bigger": lambda img: cv2.resize(img, None, fx=4, fy=4, interpolation=cv2.INTER_CUBIC),
-    "JPEG 30": _jpeg(30),
-    "grey": _grey,
-    "dark 0.4": lambda img: (img.astype(np.float32) * 0.4).astype(np.uint8),
+    "JPEG 30": jpeg(30),
+    "grey": grey,
+    "dark 0.4": light(0.4),
 }
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from models.training import data
 from models.training.heldout import HERE, heldout_names
+from models.training.image_changes import grey, jpeg, light
 from models.training.tables import other_table
 from bench.reader import _match
 from vision.classifier import FaceClassifier
@@ -86,20 +87,16 @@ def _farther(k: float) -> Callable[[np.ndarray, list, np.random.Generator], Show
     return change
 
 
-def _jpeg(img: np.ndarray) -> np.ndarray:
-    return cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 25])[1], cv2.IMREAD_COLOR)
-
-
 CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "as photographed": _pixels(lambda i: i),
     "noise 8": _noise(8),
     "noise 12": _noise(12),
-    "JPEG 25": _pixels(_jpeg),
-    "grey": _pixels(lambda i: cv2.cvtColor(cv2.cvtColor(i, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)),
-    "dark 0.5": _pixels(lambda i: (i.astype(np.float32) * 0.5).astype(np.uint8)),
-    "bright 1.4": _pixels(lambda i: np.clip(i.astype(np.float32) * 1.4, 0, 255).astype(np.uint8)),
+    "JPEG 25": _pixels(jpeg(25)),
+    "grey": _pixels(grey),
+    "dark 0.5": _pixels(light(0.5)),
+    "bright 1.4": _pixels(light(1.4)),
     "blur 1.5": _pixels(lambda i: cv2.GaussianBlur(i, (0, 0), 1.5)),
-    "warm light": _pixels(lambda i: np.clip(i.astype(np.float32) * np.array([0.75, 0.95, 1.2], np.float32), 0, 255).astype(np.uint8)),
+    "warm light": _pixels(light((0.75, 0.95, 1.2))),
     "other table": lambda img, labels, rng: iter([(other_table(img, labels, rng), labels, 0)]),
     "7 other tables": lambda img, labels, rng: ((other_table(img, labels, np.random.default_rng(k)), labels, 0) for k in range(7)),
     "zoomed 2x": _zoomed(2.0),

@@ -1,0 +1,32 @@
+"""Pixel changes another camera or light would make, shared by the two robustness sweeps.
+
+``models.training.robustness`` changes whole photos and ``models.training.crop_robustness`` changes crops; both
+need the same JPEG, grey and light changes, so a figure measured "grey" in one means what it means in the other.
+Each takes a BGR uint8 image and returns a new one of the same shape and dtype.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import cv2
+import numpy as np
+
+Change = Callable[[np.ndarray], np.ndarray]
+
+
+def jpeg(quality: int) -> Change:
+    """Saved as JPEG at ``quality`` (1-100) and read back: a cheap camera's or a messenger app's blocks."""
+    return lambda img: cv2.imdecode(cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+
+
+def grey(img: np.ndarray) -> np.ndarray:
+    """The colour dropped, kept as three equal channels (a grey camera's frame given to a colour reader)."""
+    return cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+
+
+def light(factor: float | tuple[float, float, float]) -> Change:
+    """Every channel times ``factor`` (one number: darker or brighter; three, in B, G, R order: a tinted light),
+    clipped to 0-255."""
+    scale = np.asarray(factor, np.float32)
+    return lambda img: np.clip(img.astype(np.float32) * scale, 0, 255).astype(np.uint8)
