@@ -10,7 +10,10 @@ compared as seen.
 What counts, per die: *right* (found, and read with the labelled face);
 *silently wrong* (wrong, missing or extra in a reading the referee would act
 on: status ``ok`` for a frame, sure for a crop), the worst failure; *flagged*
-(wrong or missing, but in a reading that asks the table to confirm).
+(wrong or missing, but in a reading that asks the table to confirm). Beside
+them, how often the table is asked: *right without a doubt* (right, and the die
+itself carries no doubt: no confirmation is needed for it) and *doubts*, each
+doubt code counted over the found dice (``low_confidence`` for an unsure crop).
 """
 
 from __future__ import annotations
@@ -49,14 +52,21 @@ class Tally:
     extra: int = 0
     photos: int = 0
     photos_all_right: int = 0
+    right_without_doubt: int = 0
+    doubts: dict[str, int] = field(default_factory=dict)
     unreadable_files: list[str] = field(default_factory=list)
     confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(7)])
 
-    def add_die(self, truth: int, read: int, acted_on: bool) -> None:
+    def add_die(self, truth: int, read: int, acted_on: bool, doubts: tuple[str, ...] = ()) -> None:
+        """One labelled die: the face read (0: not found), whether its reading is acted on, and the found die's
+        own doubts."""
         self.dice += 1
         self.confusion[truth][read] += 1
+        for code in doubts:
+            self.doubts[code] = self.doubts.get(code, 0) + 1
         if read == truth:
             self.right += 1
+            self.right_without_doubt += not doubts
         elif acted_on:
             self.silently_wrong += 1
         else:
@@ -77,6 +87,8 @@ class Tally:
             "extra": self.extra,
             "photos": self.photos,
             "photos_all_right": self.photos_all_right,
+            "right_without_doubt": self.right_without_doubt,
+            "doubts": dict(sorted(self.doubts.items())),
             "per_value": per_value,
             "confusion": self.confusion,
             "unreadable_files": self.unreadable_files,
@@ -185,8 +197,8 @@ def _evaluate_frames(root: Path, reader: Any, split: str | None) -> dict[str, An
         acted_on = reading.status == OK
         tally.photos += 1
         all_right = True
-        for (truth, *_), read in zip(labels, photo.values_read()):
-            tally.add_die(truth, read, acted_on)
+        for (truth, *_), read, found in zip(labels, photo.values_read(), matched):
+            tally.add_die(truth, read, acted_on, reading.dice[found].doubts if found is not None else ())
             all_right &= read == truth
         extra = len(reading.dice) - sum(m is not None for m in matched)
         tally.extra += extra
@@ -259,7 +271,8 @@ def _evaluate_crops(root: Path, reader: Any, split: str | None) -> dict[str, Any
             continue
         value, confidence = reader.classify_crop(image)
         tally.photos += 1
-        tally.add_die(truth, value, confidence >= sure_at)
+        sure = confidence >= sure_at
+        tally.add_die(truth, value, sure, () if sure else ("low_confidence",))
         tally.photos_all_right += value == truth
     return tally.as_json("crops", split)
 
@@ -272,6 +285,8 @@ def summary(report: dict[str, Any]) -> str:
         f" ({acc * 100:.2f} %)" if acc is not None else f"{report['kind']}: no dice",
         f"silently wrong: {report['silently_wrong']}; flagged for the table: {report['flagged']}; extra dice found: {report['extra']}",
         f"photos all right: {report['photos_all_right']} of {report['photos']}",
+        f"right without a doubt (no confirmation needed): {report['right_without_doubt']}"
+        + (f"; doubts: {', '.join(f'{k} {v}' for k, v in report['doubts'].items())}" if report["doubts"] else ""),
         "per face: " + ", ".join(f"{v}: {d['right']}/{d['dice']}" for v, d in report["per_value"].items()),
     ]
     lines += [f"unreadable: {u}" for u in report["unreadable_files"]]

@@ -53,6 +53,40 @@ def test_the_counts_of_a_folder_of_photos_add_up(frames, reader):
     assert report["right"] >= 7, report  # clean rendered dice: the reader gets nearly all of them
 
 
+def test_dice_read_right_without_a_doubt_and_the_doubts_are_counted_from_the_dice_read(frames, reader):
+    from vision.evaluate import match_boxes, read_photos
+
+    report = evaluate(frames, reader, "val")
+    expected_doubts: dict[str, int] = {}
+    expected_clear = 0
+    for photo in read_photos(frames, reader, "val", []):
+        for (truth, *_), read, found in zip(photo.labels, photo.values_read(), match_boxes([d.box for d in photo.reading.dice], photo.labels)):
+            doubts = photo.reading.dice[found].doubts if found is not None else ()
+            for code in doubts:
+                expected_doubts[code] = expected_doubts.get(code, 0) + 1
+            expected_clear += read == truth and not doubts
+    assert report["right_without_doubt"] == expected_clear <= report["right"]
+    assert report["doubts"] == dict(sorted(expected_doubts.items()))
+    assert report["right_without_doubt"] >= 6, report  # clean, flat rendered dice: most need no confirmation
+
+
+def test_an_unsure_crop_counts_as_a_low_confidence_doubt(tmp_path, reader):
+    rng = np.random.default_rng(4)
+    (tmp_path / "crops").mkdir()
+    frame, (die,) = render_table([5], rng, width=200, height=200, view="above", die_side=90, glare=0)
+    x, y, w, h = die.box()
+    cv2.imwrite(str(tmp_path / "crops" / "die.png"), frame[y:y + h, x:x + w])
+    cv2.imwrite(str(tmp_path / "crops" / "noise.png"), rng.integers(0, 256, (60, 60, 3), dtype=np.uint8))
+    (tmp_path / "crops.csv").write_text("file,value\ncrops/die.png,5\ncrops/noise.png,3\n")
+    report = evaluate(tmp_path, reader)
+    unsure = report["doubts"].get("low_confidence", 0)
+    # each crop is sure and right, sure and wrong, or unsure (a doubt), whatever it shows
+    assert report["right_without_doubt"] + report["silently_wrong"] + unsure == report["dice"] == 2
+    assert set(report["doubts"]) <= {"low_confidence"}
+    assert report["confusion"][3][3] == 0, report  # noise is not read as the three its label claims
+    assert report["right_without_doubt"] == 1, report  # the clean five, read sure
+
+
 def test_a_wrong_label_read_sure_counts_as_silently_wrong(tmp_path, reader):
     write_frames(tmp_path, [[2, 5, 6]])
     before = evaluate(tmp_path, reader)
@@ -123,7 +157,8 @@ def test_the_command_prints_one_json_object_with_the_documented_keys(frames, tmp
     out = subprocess.run([sys.executable, "-m", "companion.app.cli", "evaluate", str(frames), "--split", "val", "--json", "--instance", str(tmp_path)],
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
     report = json.loads(out)
-    assert {"dice", "right", "accuracy", "silently_wrong", "flagged", "photos", "photos_all_right", "per_value", "confusion"} <= set(report)
+    assert {"dice", "right", "accuracy", "silently_wrong", "flagged", "photos", "photos_all_right", "per_value", "confusion",
+            "right_without_doubt", "doubts"} <= set(report)
 
 
 def test_the_command_says_what_is_wrong_with_a_folder(tmp_path):
