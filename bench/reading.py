@@ -47,7 +47,7 @@ SETS = [
     ("far", EVAL_SETS / "far", None, False),
     ("crops_whole", EVAL_SETS / "whole", None, False),
 ]
-KEYS = ("dice", "right", "accuracy", "silently_wrong", "flagged", "extra", "photos", "photos_all_right")
+KEYS = ("dice", "right", "accuracy", "silently_wrong", "flagged", "extra", "photos", "photos_all_right", "right_without_doubt")
 
 
 def accuracy(reader: Any, full: bool) -> dict[str, Any]:
