@@ -31,10 +31,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dataset import VAL_LABEL_FIXES, labels_in_pixels
+from vision.dataset import VAL_LABEL_FIXES, labels_in_pixels, shared_datasets
 from vision.simtable import DieStyle, render_table
 
-SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets"
+SHARED = shared_datasets()
 #: Seeds for the evaluation sets, far from the training recipes' seeds.
 RENDERED_SEED, CUP_SEED, BIG_SEED, FAR_SEED = 90_001, 90_002, 90_003, 90_004
 #: ``big``: the frame's side, and the share of it a die's side fills

@@ -18,13 +18,27 @@ import numpy as np
 #: (value, cx, cy, w, h): the face value and the box in pixels
 Label = tuple[int, float, float, float, float]
 
-CANDIDATES = (Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets" / "real-dice-byler", Path("/work/shared/datasets/real-dice-byler"))
+#: Where the shared datasets are looked for, after ``ELEPHANTS_BLUFF_DATASETS``: beside the repository (``../shared``),
+#: then the development machines' own copy.
+SHARED_CANDIDATES = (Path(__file__).resolve().parents[1] / ".." / "shared" / "datasets", Path("/work/shared/datasets"))
+
+
+def shared_datasets() -> Path:
+    """The folder holding the shared labelled sets (``real-dice-byler``, ``real-dice-rune55``, ...): the first of
+    ``ELEPHANTS_BLUFF_DATASETS`` and ``SHARED_CANDIDATES`` that holds any set, else the first candidate (which then
+    does not exist, so a caller's "not there" message names where the sets belong)."""
+    env = os.environ.get("ELEPHANTS_BLUFF_DATASETS")
+    candidates = ((Path(env),) if env else ()) + SHARED_CANDIDATES
+    for p in candidates:
+        if p.is_dir() and any(p.glob("real-dice-*")):
+            return p.resolve()
+    return candidates[0]
 
 
 def dataset_dir() -> Path | None:
-    """The dataset's folder (``ELEPHANTS_BLUFF_DICE_DATASET`` first), or None when absent."""
+    """Byler's set (``ELEPHANTS_BLUFF_DICE_DATASET`` first, else in ``shared_datasets()``), or None when absent."""
     env = os.environ.get("ELEPHANTS_BLUFF_DICE_DATASET")
-    for p in ((Path(env),) if env else ()) + CANDIDATES:
+    for p in ((Path(env),) if env else ()) + (shared_datasets() / "real-dice-byler",):
         if (p / "split.json").exists():
             return p.resolve()
     return None

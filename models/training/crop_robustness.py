@@ -19,11 +19,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-from bench.eval_sets import SHARED
 from companion.core.errors import ElephantsBluffError
 from models.training.image_changes import Change, grey, jpeg, light
 from vision.evaluate import EvaluationError, crop_rows
 from vision.images import load_image
+from vision.dataset import shared_datasets
 from vision.pipeline.decide import CONFIDENCE_MARGIN
 
 
@@ -85,7 +85,8 @@ CHANGES: dict[str, Change] = {
 
 def shared_crop_sets() -> list[Path]:
     """Every shared set with hand-sorted crops."""
-    return sorted(p.parent for p in SHARED.glob("*/crops.csv")) if SHARED.is_dir() else []
+    shared = shared_datasets()
+    return sorted(p.parent for p in shared.glob("*/crops.csv")) if shared.is_dir() else []
 
 
 def crops_of(root: Path, splits: list[str]) -> list[tuple[str, np.ndarray, int]]:
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sets = args.sets or shared_crop_sets()
     if not sets:
-        ap.error(f"no folder given and no shared crops beside the repository ({SHARED})")
+        ap.error(f"no folder given and no shared crops beside the repository ({shared_datasets()})")
     cv2.setNumThreads(1)
     try:
         crops = [c for root in sets for c in crops_of(root, args.split or ["train", "val"])]

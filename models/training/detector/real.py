@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import cv2
 import numpy as np
 
 from models.training.detector import labels as L
+from vision.dataset import shared_datasets
 
 SETS = ("byler", "rune55-tray", "rune55-cup", "skovy")
 #: Frames are kept at most this long side in memory (the sets' photos are 640 or 1280 px).
@@ -28,12 +28,11 @@ KEEP_SIDE = 640
 
 
 def datasets_root() -> Path:
-    """``ELEPHANTS_BLUFF_DATASETS`` or ``../shared/datasets`` beside the repository."""
-    env = os.environ.get("ELEPHANTS_BLUFF_DATASETS")
-    for p in ([Path(env)] if env else []) + [Path(__file__).resolve().parents[4] / "shared" / "datasets", Path("/work/shared/datasets")]:
-        if (p / "real-dice-byler" / "split.json").exists():
-            return p
-    raise FileNotFoundError("the shared datasets (../shared/datasets) are not found; set ELEPHANTS_BLUFF_DATASETS")
+    """The shared datasets (``vision.dataset.shared_datasets``), which training cannot do without."""
+    root = shared_datasets()
+    if not (root / "real-dice-byler" / "split.json").exists():
+        raise FileNotFoundError(f"the shared datasets are not found at {root}; set ELEPHANTS_BLUFF_DATASETS")
+    return root
 
 
 def names(set_name: str, split: str, root: Path | None = None) -> list[str]:
