@@ -34,7 +34,8 @@ from vision import baseline
 from vision.classifier import CROP, MARGIN, cut_crop
 from vision.dataset import Label, dataset_dir, photo, split_names
 from vision.finder import find_dice
-from vision.reader import DiceReader, load_reader
+from vision.classic_reader import DiceReader
+from vision.reader import load_reader
 from vision.simtable import render_calibrated_table, render_table
 
 def split_photos(root: Path, split: str) -> list[tuple[str, np.ndarray, list[Label]]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import cv2
 import numpy as np
@@ -26,9 +26,11 @@ import numpy as np
 from companion.core.errors import HardwareError
 from companion.core.files import atomic_write
 from companion.core.settings import CONFIG_NAME, Settings, write_config
-from vision.finder import find_dice
-from vision.reader import DiceReader, load_reader
+from vision.reader import load_reader
 from vision.sources import build_frame_source
+
+if TYPE_CHECKING:  # the classic reader's modules load only where a calibration uses them
+    from vision.classic_reader import DiceReader
 
 #: Strongest-edge response (99.9th percentile of |Laplacian|) below which the frame is called blurred...
 MIN_SHARPNESS = 12.0
@@ -91,6 +93,8 @@ def frame_problems(frame: np.ndarray) -> tuple[list[FrameProblem], dict]:
         notes.append("Focus cannot be judged on a featureless tray; read a die with `read` to check it.")
     elif sharp < MIN_SHARPNESS:
         problems.append(FrameProblem(BLUR, f"The image looks blurred (sharpness {sharp:.0f}, want at least {MIN_SHARPNESS:.0f}): clean the acrylic and check the focus."))
+    from vision.finder import find_dice  # the classic finder, loaded only when a calibration asks
+
     cands = find_dice(frame)
     if cands:
         problems.append(FrameProblem(NOT_EMPTY, f"The tray is not empty: {len(cands)} thing(s) that look like dice; take them off and run calibrate again."))
@@ -126,6 +130,8 @@ def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None,
         problems.append("A die looks leaning, or two dice touch: lay them flat and apart.")
     if problems:
         return None, problems
+    from vision.finder import find_dice
+
     found = find_dice(frame)
     sides = []
     for die in reading.dice:

@@ -1,7 +1,7 @@
 """The classic detector's tunables: every threshold of its finder, its reader's cascade and its look by marks.
 
 The classic plug-in (``reader.detector = "classic"``: ``vision.finder``,
-``vision.reader``, ``vision.marks``) reads its numbers from ``CLASSIC`` and
+``vision.classic_reader``, ``vision.marks``) reads its numbers from ``CLASSIC`` and
 nowhere else. Sizes are in the finder's working pixels unless a comment says
 "share" (of the frame's long side, a die's side or area) or "frame pixels".
 Grey levels mean a frame exposed like the tray camera's (``finder.exposed``

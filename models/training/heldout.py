@@ -32,7 +32,7 @@ from models.training.tables import other_table
 from bench.reader import label_crop
 from vision.classifier import FaceClassifier
 from vision.dataset import photo
-from vision.reader import DiceReader
+from vision.classic_reader import DiceReader
 
 HERE = Path(__file__).resolve().parent
 

@@ -32,7 +32,8 @@ from vision.dataset import photo
 from vision.evaluate import _frame_names, _image_of, _labels, _reader_for
 from vision.images import load_image
 from companion.core.settings import Settings
-from vision.reader import DiceReader, load_reader
+from vision.classic_reader import DiceReader
+from vision.reader import load_reader
 
 Shown = Iterator[tuple[np.ndarray, list, int]]  # (image, the labels of the dice wholly in it, how many more it cuts)
 

@@ -21,7 +21,7 @@ import cv2
 from models.training.robustness import reader_with_model
 from vision.classifier import cut_crop
 from vision.evaluate import read_photos
-from vision.reader import DiceReader
+from vision.classic_reader import DiceReader
 
 
 def wrong_dice(root: Path, reader: DiceReader, split: str | None = "val") -> dict[str, Any]:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-import vision.reader
+import vision.classic_reader
 from companion.app.settings import Settings
 from bench.reader import dataset_dir
 from vision.classic_tunables import CLASSIC
-from vision.reader import DiceReader, load_reader
+from vision.classic_reader import DiceReader
+from vision.reader import load_reader
 
 
 @pytest.fixture(scope="session")
@@ -43,5 +44,5 @@ def work_sides(monkeypatch):
         return spy
 
     for name in ("find_dice", "look"):  # the default look keeps its mask (``vision.marks``), the others only their blobs
-        monkeypatch.setattr(vision.reader, name, spy_on(getattr(vision.reader, name)))
+        monkeypatch.setattr(vision.classic_reader, name, spy_on(getattr(vision.classic_reader, name)))
     return seen

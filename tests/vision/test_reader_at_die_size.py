@@ -13,12 +13,12 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.reader
+import vision.classic_reader
 from bench.reader import _match
 from vision.classic_tunables import CLASSIC
 from vision.dataset import photo
 from vision.finder import Candidate, look
-from vision.reader import _squares_over
+from vision.classic_reader import _squares_over
 from vision.simtable import render_table
 
 
@@ -66,7 +66,7 @@ def glare_glued_frame():
 def test_a_die_glued_to_glare_reads_right_and_ok_in_a_square_of_the_dice_size(reader, glare_glued_frame, monkeypatch):
     frame, seen, placed = glare_glued_frame
     with monkeypatch.context() as m:
-        m.setattr(vision.reader.DiceReader, "_at_die_size", lambda self, frame, kept: kept)  # no squares of the dice's size
+        m.setattr(vision.classic_reader.DiceReader, "_at_die_size", lambda self, frame, kept: kept)  # no squares of the dice's size
         before = reader.read(frame)
     assert before.status == "uncertain" and "leaning" in {r["code"] for r in before.reasons}
     after = reader.read(frame)
@@ -83,7 +83,7 @@ def test_a_square_replaces_the_box_only_when_read_very_sure(reader, glare_glued_
     """The best of nine squares is a luckier draw than one look: like ``_relook``, it must reach
     ``relook_sure`` (the glued six's best square reads under 0.99999)."""
     frame, _, _ = glare_glued_frame
-    monkeypatch.setattr(vision.reader, "CLASSIC", replace(CLASSIC, relook_sure=0.99999))
+    monkeypatch.setattr(vision.classic_reader, "CLASSIC", replace(CLASSIC, relook_sure=0.99999))
     r = reader.read(frame)
     assert r.status == "uncertain" and "leaning" in {c["code"] for c in r.reasons}
     assert max(d.box[2] for d in r.dice) > 120  # the glued box was kept
@@ -176,7 +176,7 @@ def test_a_white_die_whose_box_holds_only_its_pips_is_read_whole(reader, real_da
         return r.dice[j]
 
     with monkeypatch.context() as m:
-        m.setattr(vision.reader.DiceReader, "_at_die_size", lambda self, frame, kept: kept)
+        m.setattr(vision.classic_reader.DiceReader, "_at_die_size", lambda self, frame, kept: kept)
         before = reading_of_the_six()
     assert before.box[2] < 22 and (before.top != 6 or before.confidence < above.min_confidence)
     after = reading_of_the_six()

@@ -16,7 +16,7 @@ def test_dice_twice_the_tray_cameras_size_are_found_by_the_coarser_look(real_dat
     """The held-out photos zoomed in twice (``models.training.robustness``), with and without the look."""
     names = heldout_names(HERE / "validation.json")
     with_look = measure(None, names, ["zoomed 2x"], "classic")["zoomed 2x"]
-    monkeypatch.setattr("vision.reader.CLASSIC", replace(CLASSIC, big_die_side=1e9))  # no die is that big: no coarser look
+    monkeypatch.setattr("vision.classic_reader.CLASSIC", replace(CLASSIC, big_die_side=1e9))  # no die is that big: no coarser look
     without = measure(None, names, ["zoomed 2x"], "classic")["zoomed 2x"]
     # dice-faces-5bbb6f704193: 201 of 204 right with the look, 196 without; one wrong and sure either way
     assert with_look["right"] >= without["right"] + 3, (with_look, without)
@@ -26,7 +26,7 @@ def test_dice_twice_the_tray_cameras_size_are_found_by_the_coarser_look(real_dat
 def test_dice_of_the_trays_size_never_take_the_coarser_look(reader, real_dataset, monkeypatch):
     frames = [photo(real_dataset, name)[0] for name in heldout_names(HERE / "validation.json")[:8]]
     readings = [reader.read(f) for f in frames]
-    monkeypatch.setattr("vision.reader.CLASSIC", replace(CLASSIC, big_die_side=1e9))
+    monkeypatch.setattr("vision.classic_reader.CLASSIC", replace(CLASSIC, big_die_side=1e9))
     assert [(r.status, r.dice) for r in readings] == [(r.status, r.dice) for r in (reader.read(f) for f in frames)]
 
 

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import numpy as np
 
-import vision.reader
+import vision.classic_reader
 from vision.classic_tunables import CLASSIC
 from vision.finder import Candidate
 from vision.simtable import render_table
@@ -36,7 +36,7 @@ def test_dice_a_fifth_of_the_frame_wide_are_read_whole_not_as_their_marks(reader
 def test_dice_of_the_trays_size_read_the_same_with_or_without_the_close_up_look(reader, monkeypatch):
     frames = [render_table(tops, np.random.default_rng(seed), view="below")[0] for seed, tops in enumerate([[6, 4, 1], [2, 2, 5], [3, 6, 1], [5, 4, 4]])]
     with_look = [reader.read(f) for f in frames]
-    monkeypatch.setattr("vision.reader.CLASSIC", replace(CLASSIC, close_up_min_side=9.0))  # no blob is 9 frames wide: the look adds nothing
+    monkeypatch.setattr("vision.classic_reader.CLASSIC", replace(CLASSIC, close_up_min_side=9.0))  # no blob is 9 frames wide: the look adds nothing
     without = [reader.read(f) for f in frames]
     assert [(r.status, r.dice) for r in with_look] == [(r.status, r.dice) for r in without]
 
@@ -75,7 +75,7 @@ def test_a_tray_frame_of_ordinary_dice_skips_the_close_up_look(reader, work_side
         assert CLASSIC.close_up_work_side not in work_sides and fast.status == "ok"
         assert sorted(d.seen for d in fast.dice) == seen
         with monkeypatch.context() as m:
-            m.setattr(vision.reader.DiceReader, "_may_be_marks", lambda self, frame, kept: True)  # the close-up look always
+            m.setattr(vision.classic_reader.DiceReader, "_may_be_marks", lambda self, frame, kept: True)  # the close-up look always
             work_sides.clear()
             always = reader.read(frame)
         assert CLASSIC.close_up_work_side in work_sides

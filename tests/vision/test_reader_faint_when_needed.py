@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import vision.finder
-import vision.reader
+import vision.classic_reader
 from vision.dataset import photo
 from vision.finder import Candidate, Look, look
 from vision.simtable import render_table
@@ -30,7 +30,7 @@ def passes(monkeypatch):
         return counted
 
     monkeypatch.setattr(vision.finder, "faint_mask", spy("faint", vision.finder.faint_mask))
-    monkeypatch.setattr(vision.reader, "lost_dice", spy("marks", vision.reader.lost_dice))
+    monkeypatch.setattr(vision.classic_reader, "lost_dice", spy("marks", vision.classic_reader.lost_dice))
     return count
 
 
@@ -38,7 +38,7 @@ def _read_both_ways(reader, frame, monkeypatch):
     """The reading with the passes only when needed, and with them always."""
     when_needed = reader.read(frame)
     with monkeypatch.context() as m:
-        m.setattr(vision.reader.DiceReader, "_clear_pass_read_all", lambda self, frame, clear, kept: False)
+        m.setattr(vision.classic_reader.DiceReader, "_clear_pass_read_all", lambda self, frame, clear, kept: False)
         always = reader.read(frame)
     return when_needed, always
 
@@ -105,14 +105,14 @@ def test_what_counts_as_the_clear_pass_reading_all_the_dice(reader):
 def test_the_faint_pass_reads_only_its_own_new_blobs(reader, monkeypatch):
     """The clear pass's blobs were read before the faint pass ran: they are not read a second time."""
     read: list[Candidate] = []
-    real = vision.reader._crops
+    real = vision.classic_reader._crops
 
     def crops(frame, looks):
         if all(span == 1.0 for _, span in looks):  # one look each (``_dice_among``), not a second look's spans
             read.extend(c for c, _ in looks)
         return real(frame, looks)
 
-    monkeypatch.setattr(vision.reader, "_crops", crops)
+    monkeypatch.setattr(vision.classic_reader, "_crops", crops)
     frame, _ = render_table([3, 5], np.random.default_rng(2), view="below", touching=0.0, glare=0)
     reader.read(frame)
     assert read and len(read) == len(set(read))

@@ -119,7 +119,7 @@ def test_reading_survives_json_round_trip_with_model_id(reader):
 
 
 def test_opposite_faces_setting_maps_seen_to_top(reader):
-    from vision.reader import DiceReader
+    from vision.classic_reader import DiceReader
 
     odd = DiceReader(reader.classifier, opposite_faces=[2, 1, 4, 3, 6, 5])
     frame, placed = render_table([1, 3, 5], np.random.default_rng(91), touching=0.0, glare=0)
@@ -151,7 +151,7 @@ def test_a_reader_made_without_settings_is_as_sure_as_the_settings_default(reade
     """``DiceReader``'s own default and ``reader.min_confidence``'s are one choice (models/MODEL_CARD.md): a tool or
     test that builds a reader by hand must flag the dice the referee flags."""
     from companion.app.settings import Settings
-    from vision.reader import DiceReader
+    from vision.classic_reader import DiceReader
 
     assert DiceReader(reader.classifier).min_confidence == Settings.defaults()["reader.min_confidence"] == reader.min_confidence
 

@@ -10,7 +10,7 @@ from vision import marks
 from vision.classic_tunables import CLASSIC
 from vision.dataset import photo
 from vision.finder import Candidate, Look
-from vision.reader import _overlap
+from vision.classic_reader import _overlap
 
 SIDE = 20.0
 
@@ -94,5 +94,5 @@ def test_a_white_die_the_finder_lost_is_found_by_its_marks_and_read(reader, real
     assert [d.seen for d in found] == [value]
     # a guess until the second look reads it very sure, the same at every span
     assert found[0].confidence < reader.min_confidence or found[0].confidence >= CLASSIC.relook_sure
-    monkeypatch.setattr("vision.reader.lost_dice", lambda look, dice, side: [])  # no look by the marks
+    monkeypatch.setattr("vision.classic_reader.lost_dice", lambda look, dice, side: [])  # no look by the marks
     assert there(above.read(frame)) == []

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.classic_tunables import CLASSIC
-from vision.reader import DiceReader
+from vision.classic_reader import DiceReader
 from vision.simtable import render_table
 
 

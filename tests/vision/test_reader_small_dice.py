@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-import vision.reader
+import vision.classic_reader
 from vision.classic_tunables import CLASSIC
 from vision.simtable import render_table
 
@@ -25,7 +25,7 @@ def _read_right(reader, frames) -> int:
 def test_small_dice_in_a_big_frame_are_read_by_the_finer_look(reader, monkeypatch):
     frames = _small_dice_frames(28)
     assert _read_right(reader, frames) >= 6
-    monkeypatch.setattr(vision.reader, "CLASSIC", replace(CLASSIC, small_die_side=0.0))  # the finer look switched off
+    monkeypatch.setattr(vision.classic_reader, "CLASSIC", replace(CLASSIC, small_die_side=0.0))  # the finer look switched off
     assert _read_right(reader, frames) <= 1
 
 
@@ -47,13 +47,13 @@ def test_a_tray_frame_and_a_table_that_knows_its_die_size_never_pay_for_the_fine
 
 def test_the_finer_look_is_not_taken_when_it_reads_fewer_dice_sure(reader, monkeypatch):
     """Its rules are in working pixels: what the default look opened away may glue to a die in it."""
-    real = vision.reader.find_dice
+    real = vision.classic_reader.find_dice
 
     def finer_finds_nothing(frame, die_side=None, work_side=CLASSIC.work_side, smallest=0.0):
         return [] if work_side > CLASSIC.work_side else real(frame, die_side, work_side=work_side, smallest=smallest)
 
-    monkeypatch.setattr(vision.reader, "find_dice", finer_finds_nothing)
-    monkeypatch.setattr(vision.reader, "CLASSIC", replace(CLASSIC, small_die_side=100.0))  # every frame takes the finer look
+    monkeypatch.setattr(vision.classic_reader, "find_dice", finer_finds_nothing)
+    monkeypatch.setattr(vision.classic_reader, "CLASSIC", replace(CLASSIC, small_die_side=100.0))  # every frame takes the finer look
     frame, _ = render_table([1, 3, 5], np.random.default_rng(3), touching=0.0, glare=0)
     r = reader.read(frame)
     assert r.status == "ok" and len(r.dice) == 3  # the default look's dice kept

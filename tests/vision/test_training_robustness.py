@@ -53,7 +53,7 @@ def test_the_flagged_share_counts_missed_and_wrong_dice_against_the_silently_wro
 def test_the_sweep_reads_with_the_products_staged_reader_by_default_and_the_classic_one_when_asked():
     from models.training.robustness import reader_with_model
     from vision.pipeline.reader import PipelineReader
-    from vision.reader import DiceReader
+    from vision.classic_reader import DiceReader
 
     assert isinstance(reader_with_model(None, "learned"), PipelineReader) and reader_with_model(None, "learned").camera_view == "above"
     classic = reader_with_model(None, "classic")

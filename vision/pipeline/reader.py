@@ -1,6 +1,6 @@
 """The staged reader: normalise → propose → crop → classify → reconcile → decide, one frame at a time.
 
-It answers as ``vision.reader.DiceReader`` does (``read``, ``annotate``,
+It answers as ``vision.classic_reader.DiceReader`` does (``read``, ``annotate``,
 ``with_view``, ``with_die_side``, ``classify_crop``), so the capture loop, the
 commands and the benches take either; ``reader.detector`` in the settings
 chooses (``load_reader``).
