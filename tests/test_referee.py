@@ -9,6 +9,7 @@ import pytest
 from companion.core.capture import Capture, ValuesDiceSource
 from companion.app.referee import Referee
 from companion.app.store import GameStore
+from companion.core.errors import NotAllowed
 from companion.core.reading import OK, DieReading, Reading
 
 
@@ -117,3 +118,66 @@ def test_a_restarted_referee_folds_the_same_state_from_the_log(tmp_path):
     ref.store.close()
     again = make(tmp_path, source)
     assert again.game_state(g) == before and again.current_game_id() == g
+
+
+def _lose(ref: Referee, source: ValuesDiceSource, game_id: str) -> dict:
+    """The player to act claims 18 and is called on 1+1+1 until someone's elephant is on the red square (R10, R12)."""
+    state = ref.game_state(game_id)
+    while state["phase"] != "over":
+        ref.claim(game_id, 18)
+        source.set_next_values([1, 1, 1])
+        state, _ = ref.bluff(game_id)
+    return state
+
+
+def test_a_long_running_referee_keeps_only_the_newest_games_in_memory(tmp_path):
+    source = ValuesDiceSource()
+    ref = make(tmp_path, source)
+    games = [ref.new_game(["Ann", "Ben"], path_length=2)["id"] for _ in range(Referee.STATES_KEPT + 8)]
+    assert len(ref._states) == Referee.STATES_KEPT
+    assert games[0] not in ref._states and games[-1] in ref._states
+
+
+def test_a_game_no_longer_in_memory_is_folded_again_from_its_log_and_plays_on(tmp_path):
+    source = ValuesDiceSource()
+    ref = make(tmp_path, source)
+    first = ref.new_game(["Ann", "Ben", "Cy"], path_length=3)["id"]
+    ref.claim(first, 10)
+    source.set_next_values([6, 6, 6])
+    ref.bluff(first)
+    before = ref.game_state(first)
+    challenges = ref.challenges(first)
+    for _ in range(Referee.STATES_KEPT):
+        ref.new_game(["Dee", "Eve"])
+    assert first not in ref._states
+    assert ref.game_state(first) == before and ref.challenges(first) == challenges
+    assert ref.challenge(challenges[0]["id"]) == challenges[0]
+    assert ref.claim(first, 11)["phase"] == "decide"  # acting on it works as before
+
+
+def test_a_rematch_and_the_evening_are_found_for_games_no_longer_in_memory(tmp_path):
+    source = ValuesDiceSource()
+    ref = make(tmp_path, source)
+    first = ref.new_game(["Ann", "Ben"], path_length=2, starter=0)["id"]
+    assert _lose(ref, source, first)["loser"] == 0
+    second = ref.rematch(first)["id"]
+    _lose(ref, source, second)
+    for _ in range(Referee.STATES_KEPT):
+        ref.new_game(["Dee", "Eve"])
+    assert first not in ref._states and second not in ref._states
+    with pytest.raises(NotAllowed, match="had its rematch already"):
+        ref.rematch(first)
+    evening = ref.evening(first)
+    assert [g["id"] for g in evening["games"]] == [first, second]
+    assert ref.evening(second) == evening and sum(t["lost"] for t in evening["tally"]) == 2
+
+
+def test_the_store_lists_each_newest_game_with_the_game_it_is_a_rematch_of(tmp_path):
+    source = ValuesDiceSource()
+    ref = make(tmp_path, source)
+    first = ref.new_game(["Ann", "Ben"], path_length=2)["id"]
+    _lose(ref, source, first)
+    second = ref.rematch(first)["id"]
+    third = ref.new_game(["Cy", "Dee"])["id"]
+    assert ref.store.rematch_links() == [(first, None), (second, first), (third, None)]
+    assert ref.store.rematch_links(2) == [(second, first), (third, None)]

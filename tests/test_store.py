@@ -32,6 +32,17 @@ def test_two_writers_of_the_same_event_number_cannot_both_win(tmp_path):
     store.close()
 
 
+def test_a_first_event_damaged_while_running_is_named_when_the_evening_is_looked_up(tmp_path):
+    store = GameStore(tmp_path / "log.sqlite3")
+    store.create_game("g-1", {"type": "game_started", "rematch_of": "g-0"}, at="t", phase="claim")
+    assert store.rematch_links() == [("g-1", "g-0")]
+    with store._lock:
+        store._db.execute("UPDATE events SET data = '{not json' WHERE game_id = 'g-1'")
+    with pytest.raises(StoreError, match=r"damaged while the companion ran \(game g-1 cannot be read\)"):
+        store.rematch_links()
+    store.close()
+
+
 @pytest.mark.parametrize("content", [b"this is not a database at all" * 100, b"SQLite format 3\x00" + b"\x00" * 50])
 def test_a_damaged_or_foreign_file_is_refused_and_left_as_it_is(tmp_path, content):
     path = tmp_path / "log.sqlite3"

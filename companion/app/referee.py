@@ -14,6 +14,7 @@ import queue
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
 
@@ -48,6 +49,12 @@ class Referee:
     'decide'
     """
 
+    #: games whose folded state stays in memory (an evening's few, and then some); a server
+    #: that runs for months would otherwise hold every game it ever refereed
+    STATES_KEPT = 32
+    #: how far back (in games) an evening's rematches and a rematch's refusal look
+    EVENING_LOOKBACK = 500
+
     def __init__(self, store: GameStore, dice_source: DiceSource, *, frames_dir: Path, default_path_length: int = 7, clock: Callable[[], float] = time.time, capture_timeout_s: float = CAPTURE_TIMEOUT_S) -> None:
         self.store = store
         self.dice_capture = BoundedCapture(dice_source, capture_timeout_s)
@@ -56,7 +63,8 @@ class Referee:
         self.default_path_length = default_path_length
         self._clock = clock
         self._lock = threading.RLock()
-        self._states: dict[str, GameState] = {}
+        # The newest-used games' folded states; any other game is folded again from its log when asked.
+        self._states: OrderedDict[str, GameState] = OrderedDict()
         self._camera_file = Path(frames_dir).parent / "table-camera.json"
         self._camera_mode = self._load_camera_mode()
 
@@ -130,15 +138,24 @@ class Referee:
     # --- reading -------------------------------------------------------------------
 
     def _state(self, game_id: str) -> GameState:
-        state = self._states.get(game_id)
-        if state is None:
-            if not isinstance(game_id, str) or not game_id.startswith("g-"):
-                raise NotFound("There is no such game.")
-            events = self.store.events(game_id)
-            if not events:
-                raise NotFound("There is no such game.")
-            state = self._states[game_id] = fold(events)
-        return state
+        with self._lock:
+            state = self._states.get(game_id)
+            if state is None:
+                if not isinstance(game_id, str) or not game_id.startswith("g-"):
+                    raise NotFound("There is no such game.")
+                events = self.store.events(game_id)
+                if not events:
+                    raise NotFound("There is no such game.")
+                state = fold(events)
+            self._keep(state)
+            return state
+
+    def _keep(self, state: GameState) -> None:
+        """Cache ``state`` as the newest used; the log is the truth, so the oldest cached falls out past the bound."""
+        self._states[state.id] = state
+        self._states.move_to_end(state.id)
+        while len(self._states) > self.STATES_KEPT:
+            self._states.popitem(last=False)
 
     def current_game_id(self) -> str | None:
         return self.store.current_game_id()
@@ -191,7 +208,7 @@ class Referee:
             event = decide_start(game_id, players, self.default_path_length if path_length is None else path_length, starter, ages)
             state = fold([event])
             self.store.create_game(game_id, event, at=_iso(self._clock()), phase=state.phase)
-            self._states[game_id] = state
+            self._keep(state)
             return self._announce(state)
 
     def claim(self, game_id: str, amount: Any, seat: Any = None) -> dict[str, Any]:
@@ -245,13 +262,13 @@ class Referee:
             old = self._state(game_id)
             if old.phase != "over":
                 raise NotAllowed("A rematch follows a finished game: this one is still being played.")
-            if any(self._state(g).rematch_of == game_id for g in self.store.game_ids()[-500:] if g != game_id):
+            if any(rematch_of == game_id for _, rematch_of in self.store.rematch_links(self.EVENING_LOOKBACK)):
                 raise NotAllowed("This game has had its rematch already: the page shows it.")
             game_id_new = "g-" + secrets.token_hex(6)
             event = decide_start(game_id_new, list(old.players), old.path_length, old.loser, None, rematch_of=game_id)
             state = fold([event])
             self.store.create_game(game_id_new, event, at=_iso(self._clock()), phase=state.phase)
-            self._states[game_id_new] = state
+            self._keep(state)
             return self._announce(state)
 
     def evening(self, game_id: str) -> dict[str, Any]:
@@ -266,11 +283,9 @@ class Referee:
                 except NotFound:
                     break
             followers: dict[str, str] = {}
-            for gid in self.store.game_ids()[-500:]:
-                if gid not in seen:
-                    st = self._state(gid)
-                    if st.rematch_of:
-                        followers.setdefault(st.rematch_of, gid)
+            for gid, rematch_of in self.store.rematch_links(self.EVENING_LOOKBACK):
+                if gid not in seen and rematch_of:
+                    followers.setdefault(rematch_of, gid)
             while chain[-1].id in followers and followers[chain[-1].id] not in seen and len(chain) < 200:
                 nxt = followers[chain[-1].id]
                 seen.add(nxt)
@@ -298,7 +313,7 @@ class Referee:
     def _commit(self, state: GameState, event: dict[str, Any], before_announce: Callable[[], None] | None = None) -> dict[str, Any]:
         new_state = apply(state, event)
         self.store.append(state.id, state.events, event, at=_iso(self._clock()), phase=new_state.phase)
-        self._states[state.id] = new_state
+        self._keep(new_state)
         if before_announce is not None:
             before_announce()
         return self._announce(new_state)

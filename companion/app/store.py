@@ -156,6 +156,27 @@ class GameStore:
         with self._lock:
             return [r[0] for r in self._db.execute("SELECT id FROM games ORDER BY created_at, rowid")]
 
+    def rematch_links(self, newest: int = 500) -> list[tuple[str, str | None]]:
+        """``(game, the game it is a rematch of)`` for the ``newest`` games, oldest first.
+
+        Read from each game's first event only, so the referee can find an
+        evening's games without folding every game's log.
+        """
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT g.id, e.data FROM (SELECT id, created_at, rowid AS r FROM games ORDER BY created_at DESC, rowid DESC LIMIT ?) g"
+                " JOIN events e ON e.game_id = g.id AND e.seq = 0 ORDER BY g.created_at, g.r",
+                (newest,),
+            ).fetchall()
+        links: list[tuple[str, str | None]] = []
+        for game_id, data in rows:
+            try:
+                rematch_of = json.loads(data).get("rematch_of")
+            except (ValueError, TypeError, AttributeError):
+                raise StoreError(f"The game log {self.path.name} was damaged while the companion ran (game {game_id} cannot be read): restart it to check the log.") from None
+            links.append((game_id, rematch_of if isinstance(rematch_of, str) else None))
+        return links
+
     def current_game_id(self) -> str | None:
         """The newest game that is not over, if any."""
         with self._lock:
