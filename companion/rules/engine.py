@@ -226,7 +226,27 @@ def fold(events: Iterable[Event]) -> GameState:
 
 def apply(state: GameState, event: Event) -> GameState:
     """A new state: ``state`` with one more event; ``state`` itself is not changed."""
-    return _apply(copy.deepcopy(state), event)
+    return _apply(_copy_for(state, event), event)
+
+
+def _copy_for(state: GameState, event: Event) -> GameState:
+    """A copy of ``state`` that ``event`` can change without changing ``state``, sharing the rest.
+
+    Copying the whole state for every action would cost the game's whole history
+    each time. ``_apply`` only appends to the history and the moves, replaces a
+    move or the last correction rather than changing it, adds a challenge, and
+    changes the one challenge the event names: those containers and that
+    challenge are copied, everything else is shared.
+    """
+    new = copy.copy(state)
+    new.players = list(state.players)
+    new.history = list(state.history)
+    new.moves = list(state.moves)
+    new.challenges = dict(state.challenges)
+    named = event.get("challenge")
+    if named in state.challenges:
+        new.challenges[named] = copy.deepcopy(state.challenges[named])
+    return new
 
 
 def _apply(state: GameState | None, event: Event) -> GameState:

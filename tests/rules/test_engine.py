@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import random
 
 import pytest
 
@@ -617,3 +618,30 @@ def test_a_log_must_start_with_the_game():
         fold([{"type": "claimed", "seat": 0, "amount": 5}])
     with pytest.raises(ValueError):
         fold([])
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_apply_leaves_every_earlier_state_as_it_was_through_claims_bluffs_confirmations_and_corrections(seed):
+    """Each state the referee has announced stays what it was, whatever comes after (apply copies what it changes)."""
+    rng = random.Random(seed)
+    g = Game(players=["Ann", "Ben", "Cy", "Dee"][: rng.randint(2, 4)], path_length=rng.randint(5, 9))
+    kept = [(g.state, copy.deepcopy(g.state))]
+    for _ in range(120):
+        state = g.state
+        decided = [c for c in state.challenges.values() if c.decided]
+        if decided and state.phase != "confirm" and rng.random() < (0.5 if state.phase == "over" else 0.1):
+            g.correct(rng.choice(decided).id, [rng.randint(1, 6) for _ in range(3)], after_game_over=state.phase == "over")
+        elif state.phase == "over":
+            break
+        elif state.phase == "confirm":
+            g.confirm([rng.randint(1, 6) for _ in range(3)])
+        elif state.phase == "claim":
+            g.claim(rng.randint(state.min_claim, min(18, state.min_claim + 4)))
+        elif state.claim[0] < 18 and rng.random() < 0.5:
+            g.believe(peeked=rng.random() < 0.5)
+        else:
+            g.bluff([rng.randint(1, 6) for _ in range(3)], status=rng.choice(["ok", "ok", "uncertain"]))
+        kept.append((g.state, copy.deepcopy(g.state)))
+    assert all(state == snapshot for state, snapshot in kept)
+    assert fold(g.events) == g.state
+    assert len(kept) > 15 and any(c.corrections for c in g.state.challenges.values())
