@@ -188,6 +188,29 @@ def test_a_die_filling_a_small_photo_whose_marks_the_closer_look_finds_is_read_a
     assert sum([d.seen for d in reader.read(image).dice] == [value] for value, image in crops) < right - 3
 
 
+@pytest.mark.parametrize("crop,value", [
+    ("real-dice-skovy/crops/WIN_20221211_13_09_23_Pro-die-0.jpg", 2),
+    ("real-dice-patterson/crops/DJI_20241005233338_0161_D_detection_1.jpg", 3),
+    ("real-dice-patterson/crops/DJI_20241005233804_0189_D_detection_1.jpg", 2),
+    ("real-dice-patterson/crops/DJI_20241005233821_0191_D_detection_1.jpg", 3),
+])
+def test_a_two_or_three_turned_so_its_marks_lie_in_a_line_is_read_as_the_die_around_them(staged_reader, monkeypatch, crop, value):
+    """Hand-sorted val crops read whole, each a two or a three turned about 45 degrees: its marks lie in a line (the
+    face's diagonal), so the square around them is no square. The die is found along that line, its side from the
+    outer marks' distance; without it every look reads the marks as small dice and none is the die."""
+    from bench.eval_sets import SHARED
+
+    path = SHARED / crop
+    if not path.is_file():
+        pytest.skip(f"{crop.split('/')[0]} is not beside the repository (../shared/datasets)")
+    image = cv2.imread(str(path))
+    reader = staged_reader.with_view("above").with_expected(1)
+    r = reader.read(image)
+    assert r.extra["look"] == "marks" and [d.seen for d in r.dice] == [value]
+    monkeypatch.setattr("vision.pipeline.propose._around_diagonal_marks", lambda marks: None)
+    assert [d.seen for d in reader.read(image).dice] != [value]
+
+
 def test_the_die_around_its_marks_is_never_sure_where_the_frames_centre_reads_another_face(staged_reader, monkeypatch):
     """patterson's crop ``DJI_20241005234432_0239_D_detection_1``: a translucent casino one filling the photo, whose
     ring logo and a side face's mark the detector takes for marks. The square around them is off the die's centre,

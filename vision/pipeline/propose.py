@@ -39,6 +39,13 @@ MARKS_ASPECT = 1.6
 #: ... and the die they would be the marks of fills at least this share of the frame's short side: the case is a
 #: die photographed close up, not a tray of small dice, whose spread over the tray is no die at all.
 MARKS_DIE_SHARE = 0.35
+#: ... or, where they lie in a line (a two or a three turned, its marks on the face's diagonal), the two outer marks'
+#: centres lie this share of the face's side apart (corner pips about 0.27 of the side from its centre, each way) ...
+DIAGONAL_MARKS_APART = 0.76
+#: ... a three's middle mark within this share of the outer marks' distance from the point between them ...
+MARKS_MIDDLE = 0.2
+#: ... and the die they would be the marks of fits in the frame to within this share of its short side.
+MARKS_DIE_FITS = 1.15
 #: ``centred_die``: a die filling the frame, as a person's crop holds it, fills about this share of its short side.
 CENTRED_SHARE = 0.85
 
@@ -174,12 +181,45 @@ def around_marks(frame: Normalised, proposals: list[Proposal], borderline: Calla
     x0, x1 = min(p.cx for p in marks) - half, max(p.cx for p in marks) + half
     y0, y1 = min(p.cy for p in marks) - half, max(p.cy for p in marks) + half
     width, height = x1 - x0, y1 - y0
-    side = max(width, height) / MARKS_SPAN
-    if max(width, height) > MARKS_ASPECT * min(width, height) or max(p.side for p in marks) > MARK_MAX_SHARE * side:
+    short = min(frame.grey.shape[:2])
+    if max(width, height) <= MARKS_ASPECT * min(width, height):
+        die = Proposal((x0 + x1) / 2, (y0 + y1) / 2, max(width, height) / MARKS_SPAN, 0.0, max(p.score for p in marks))
+    else:
+        die = _around_diagonal_marks(marks)
+        if die is not None and die.side > MARKS_DIE_FITS * short:  # a line of marks longer than a die the frame holds
+            return None
+    if die is None or max(p.side for p in marks) > MARK_MAX_SHARE * die.side or die.side < MARKS_DIE_SHARE * short:
         return None
-    if side < MARKS_DIE_SHARE * min(frame.grey.shape[:2]):
+    return die
+
+
+def _around_diagonal_marks(marks: list[Proposal]) -> Proposal | None:
+    """The die whose face's diagonal ``marks`` lie on (a two or a three seen turned: the square around them is no
+    square), or None where they are not two, or three with the middle one between the others. Its side follows from
+    the outer marks' distance, its turn from their line's (the diagonal is 45 degrees off the face's sides).
+
+    >>> three = [Proposal(100, 60, 14, 0, 0.8), Proposal(100, 100, 14, 0, 0.8), Proposal(100, 140, 14, 0, 0.8)]
+    >>> die = _around_diagonal_marks(three)
+    >>> (die.cx, die.cy, round(die.side), die.angle_deg)
+    (100.0, 100.0, 105, 45.0)
+    >>> _around_diagonal_marks([Proposal(100, 60, 14, 0, 0.8), Proposal(130, 100, 14, 0, 0.8), Proposal(100, 140, 14, 0, 0.8)])
+    >>> _around_diagonal_marks(three + [Proposal(100, 120, 14, 0, 0.8)])  # four in a row: no face has them so
+    """
+    if len(marks) > 3:
         return None
-    return Proposal((x0 + x1) / 2, (y0 + y1) / 2, side, 0.0, max(p.score for p in marks))
+    centres = np.array([(p.cx, p.cy) for p in marks], np.float64)
+    gaps = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    i, j = np.unravel_index(int(np.argmax(gaps)), gaps.shape)
+    apart = float(gaps[i, j])
+    if apart <= 0:
+        return None
+    middle = (centres[i] + centres[j]) / 2
+    if float(np.linalg.norm(centres - middle, axis=1).min()) > MARKS_MIDDLE * apart and len(marks) == 3:
+        return None
+    along = (centres[j] - centres[i]) / apart
+    cx, cy = middle
+    angle = (float(np.degrees(np.arctan2(along[1], along[0]))) - 45.0) % 90.0
+    return Proposal(float(cx), float(cy), apart / DIAGONAL_MARKS_APART, angle, max(p.score for p in marks))
 
 
 def centred_die(frame: Normalised) -> Proposal:
