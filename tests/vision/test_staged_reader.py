@@ -211,6 +211,39 @@ def test_a_two_or_three_turned_so_its_marks_lie_in_a_line_is_read_as_the_die_aro
     assert [d.seen for d in reader.read(image).dice] != [value]
 
 
+@pytest.mark.parametrize("crop,value", [
+    ("real-dice-skovy/crops/WIN_20221211_13_11_15_Pro-die-0.jpg", 6),
+    ("real-dice-patterson/crops/DJI_20241005233427_0166_D_detection_2.jpg", 1),
+    ("real-dice-patterson/crops/DJI_20241005233738_0188_D_detection_1.jpg", 1),
+])
+def test_a_photo_of_one_die_no_look_reads_is_read_as_a_persons_crop_of_it(staged_reader, crop, value):
+    """Hand-sorted val crops read whole, told they hold one die: every look takes the die's marks (a six's, or a one's
+    single big mark and a glint) for small dice and reads none of them sure. Read as ``classify`` reads a crop, the
+    photo is the die: right, and sure. The table's camera (from below, three dice) never reads a frame so."""
+    from bench.eval_sets import SHARED
+
+    path = SHARED / crop
+    if not path.is_file():
+        pytest.skip(f"{crop.split('/')[0]} is not beside the repository (../shared/datasets)")
+    image = cv2.imread(str(path))
+    r = staged_reader.with_view("above").with_expected(1).read(image)
+    assert r.extra["look"] == "whole photo" and [d.seen for d in r.dice] == [value] and r.status == "ok"
+    for other in (staged_reader.with_expected(1), staged_reader.with_view("above"), staged_reader.with_view("above").with_expected(1)._but(tray_region=[0, 0, 50, 50])):
+        assert other.read(image).extra["look"] != "whole photo"
+
+
+def test_a_photo_with_no_die_is_not_read_as_a_photo_of_one(staged_reader):
+    """Told a photo holds one die, the reader still reads only what is sure: noise, a blank and a coin-like disc give
+    no die read as the whole photo."""
+    rng = np.random.default_rng(3)
+    disc = np.full((90, 90, 3), 150, np.uint8)
+    cv2.circle(disc, (45, 45), 30, (60, 60, 60), -1)
+    reader = staged_reader.with_view("above").with_expected(1)
+    for image in (rng.integers(0, 256, (80, 100, 3), dtype=np.uint8), np.full((70, 70, 3), 200, np.uint8), disc):
+        r = reader.read(image)
+        assert r.status != "ok" and r.extra.get("look") != "whole photo"
+
+
 def test_the_die_around_its_marks_is_never_sure_where_the_frames_centre_reads_another_face(staged_reader, monkeypatch):
     """patterson's crop ``DJI_20241005234432_0239_D_detection_1``: a translucent casino one filling the photo, whose
     ring logo and a side face's mark the detector takes for marks. The square around them is off the die's centre,

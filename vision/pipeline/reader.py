@@ -19,7 +19,7 @@ from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
-from vision.pipeline.decide import CONFIDENCE_MARGIN, decide
+from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
 from vision.leaning_cue import LeaningCue
@@ -74,7 +74,7 @@ class PipelineReader(ReaderOptions):
             return Reading(UNCERTAIN, (), reason=prepared.words, model_id=self.model_id,
                            reasons=(prepared.code,) if prepared.code else (), sure_at=self.min_confidence)
         if not self.die_side_px:
-            return self._unsized(prepared)[0]
+            return self._or_whole_photo(prepared, self._unsized(prepared)[0])
         # tray mode: the calibrated size is the prior for every die's size. With the empty tray known too (each die's
         # outline is then measured against it, wherever a look put the die), the detector's usual look first: sure
         # there, it is the reading, without the dearer look at that size
@@ -115,6 +115,19 @@ class PipelineReader(ReaderOptions):
             if coloured.status == OK or len(coloured.dice) == self.expected_dice:
                 return coloured, coloured_kept
         return self._finer_look(prepared, reading, kept)
+
+    def _or_whole_photo(self, prepared: Normalised, reading: Reading) -> Reading:
+        """``reading``, or where a photo from above told to hold one die has no die read sure after every look, the
+        photo read as a person's crop of one die (``classify_crop``, as ``classify`` reads it), where that is sure:
+        a die filling a small photo, its marks a few pixels, is often seen by every look as its marks. Never for the
+        tray's camera (a tray region, the view from below): it never holds a die filling its frame."""
+        if self.expected_dice != 1 or self.camera_view != "above" or self.tray_region or any(_sure(reading, d) for d in reading.dice):
+            return reading
+        face = classify_crop(self.classifier, prepared.bgr)
+        if not is_sure(face.confidence, face.runner_up, self.min_confidence):
+            return reading
+        whole = centred_die(prepared)
+        return self._decided(prepared, [whole], [Die(whole, face, ())], "whole photo")
 
     def _grey_looks(self, prepared: Normalised, first: list[Proposal] | None = None) -> tuple[Reading, list[Proposal]]:
         """The detector's first look at the grey frame (``first``: its proposals, where it was taken already), then
