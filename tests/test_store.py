@@ -32,14 +32,15 @@ def test_two_writers_of_the_same_event_number_cannot_both_win(tmp_path):
     store.close()
 
 
-def test_a_first_event_damaged_while_running_is_named_when_the_evening_is_looked_up(tmp_path):
+def test_a_first_event_damaged_while_running_is_named_when_the_game_or_the_evening_is_looked_up(tmp_path):
     store = GameStore(tmp_path / "log.sqlite3")
     store.create_game("g-1", {"type": "game_started", "rematch_of": "g-0"}, at="t", phase="claim")
     assert store.rematch_links() == [("g-1", "g-0")]
     with store._lock:
         store._db.execute("UPDATE events SET data = '{not json' WHERE game_id = 'g-1'")
-    with pytest.raises(StoreError, match=r"damaged while the companion ran \(game g-1 cannot be read\)"):
-        store.rematch_links()
+    for look_up in (store.rematch_links, lambda: store.events("g-1")):
+        with pytest.raises(StoreError, match=r"damaged while the companion ran \(game g-1 cannot be read\)"):
+            look_up()
     store.close()
 
 

@@ -150,7 +150,7 @@ class GameStore:
         try:
             return [json.loads(r[0]) for r in rows]
         except (ValueError, TypeError):
-            raise StoreError(f"The game log {self.path.name} was damaged while the companion ran (game {game_id} cannot be read): restart it to check the log.") from None
+            raise self._damaged(game_id) from None
 
     def game_ids(self) -> list[str]:
         with self._lock:
@@ -173,7 +173,7 @@ class GameStore:
             try:
                 rematch_of = json.loads(data).get("rematch_of")
             except (ValueError, TypeError, AttributeError):
-                raise StoreError(f"The game log {self.path.name} was damaged while the companion ran (game {game_id} cannot be read): restart it to check the log.") from None
+                raise self._damaged(game_id) from None
             links.append((game_id, rematch_of if isinstance(rematch_of, str) else None))
         return links
 
@@ -186,6 +186,10 @@ class GameStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+    def _damaged(self, game_id: str) -> StoreError:
+        """A game's event that no longer reads back, found while the companion runs."""
+        return StoreError(f"The game log {self.path.name} was damaged while the companion ran (game {game_id} cannot be read): restart it to check the log.")
 
 
 def _write_error(exc: sqlite3.OperationalError, doing: str) -> Exception:
