@@ -7,6 +7,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Callable
 
+from companion.app.allocator import give_back_freed_memory
 from companion.core.capture import Capture, DiceSource
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,9 @@ class BoundedCapture:
         except Exception as exc:  # a source must not raise; if one does, the game still goes on (R14)
             log.exception("dice source failed")
             return Capture(None, problem=f"The camera failed ({exc.__class__.__name__}): type the dice in.")
+        finally:
+            # A reading's crops, tensors and JPEGs are freed by now; their pages go back to the system.
+            give_back_freed_memory()
 
     def close(self) -> None:
         self._thread.shutdown(wait=False, cancel_futures=True)

@@ -15,30 +15,8 @@ import sys
 from pathlib import Path
 
 from companion.core.errors import ElephantsBluffError, SettingsError, StoreError
+from companion.app.allocator import limit_malloc_arenas
 from companion.app.settings import CONFIG_NAME, PIN_ENV, Settings, init_config
-
-
-def limit_malloc_arenas(arenas: int = 2) -> None:
-    """Keep glibc to a few malloc arenas, and big buffers out of the heap.
-
-    Every waitress thread and every capture thread that touches a camera frame
-    would otherwise get an arena of its own, and the resident memory of a
-    long game crept from 135 MB to over 370 MB in 15 Bluffs, fragmentation,
-    not a leak. Must run before the server's threads start; a no-op off glibc.
-    """
-    if os.environ.get("MALLOC_ARENA_MAX"):
-        return
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(-8, arenas)  # M_ARENA_MAX
-        # Frame-sized buffers (a 1280x960 float frame is 15 MB) always come from
-        # mmap and go back to the system when freed, instead of raising glibc's
-        # dynamic threshold and staying in the heap.
-        libc.mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
-    except (OSError, AttributeError):
-        pass
 
 
 def stop_cleanly_on_sigterm() -> None:
