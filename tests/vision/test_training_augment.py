@@ -123,3 +123,14 @@ def test_augment_squashes_only_the_share_asked_for_and_leaves_the_recipe_without
     assert (plain == again).all()  # squashed=0 draws nothing more: the shipped recipe's crops are the same
     narrowed = lit(augment(dice, np.random.default_rng(6), squashed=0.5)) < 0.92 * lit(plain).max()
     assert 0.35 < narrowed.mean() < 0.65
+
+
+def test_augment_turns_only_the_share_asked_for_into_dark_dice_with_light_marks():
+    dice = np.array([_square_die()] * 400)  # a white face on black
+    plain = augment(dice, np.random.default_rng(7))
+    assert (plain == augment(dice, np.random.default_rng(7), inverted=0.0)).all()  # the recipe without it is unchanged
+    out = augment(dice, np.random.default_rng(7), inverted=0.5).astype(np.float32).mean(axis=3)
+    face, corner = out[:, 15:25, 15:25].mean(axis=(1, 2)), out[:, :5, :5].mean(axis=(1, 2))
+    dark_faces = face < corner
+    assert 0.35 < dark_faces.mean() < 0.65
+

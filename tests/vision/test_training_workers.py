@@ -18,7 +18,7 @@ from models.training.train import augmented_batches, run_key  # noqa: E402
 
 
 def _args(workers: int) -> argparse.Namespace:
-    return argparse.Namespace(augment_workers=workers, seed=3, strong_augment=True, squash=0.0)
+    return argparse.Namespace(augment_workers=workers, seed=3, strong_augment=True, squash=0.0, invert=0.0)
 
 
 def _batches(workers: int, epoch: int = 0) -> list[np.ndarray]:
