@@ -25,6 +25,7 @@ from typing import Any
 from bench.report import BENCHES
 from bench.durability import kill_run
 from bench.live_server import LiveServer, ViewerPool
+from bench.process_memory import memory_split
 
 PIN = "4821"
 
@@ -117,6 +118,7 @@ def load_run(*, viewers: int = 50, rate: float = 20.0, seconds: float = 60.0, wo
             while time.monotonic() < deadline and not all(set(acked) <= set(r) for r in pool.received):
                 time.sleep(0.05)
             rss_end = _rss_mib(server.pid)
+            split_end = memory_split(server.pid)
             for got in pool.received:
                 for event_id, t_ack in acked.items():
                     t = got.get(event_id)
@@ -167,6 +169,8 @@ def load_run(*, viewers: int = 50, rate: float = 20.0, seconds: float = 60.0, wo
         },
         "event_delay_from_request_sent_ms": {"p50": round(_percentile(req_ms, 50), 2) if req_ms else None, "p95": round(_percentile(req_ms, 95), 2) if req_ms else None},
         "server_rss_mib": {"before": rss_before, "every_10_s": rss_timeline, "end_of_load": rss_end, "after_viewers_left": rss_after},
+        # what the end-of-load RSS is made of (bench/process_memory.py: the file part moves with the kernel)
+        "server_memory_at_end_mib": split_end,
         "viewers_still_counted_after_leaving": still_counted,
     }
 

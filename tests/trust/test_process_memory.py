@@ -1,0 +1,53 @@
+"""bench/process_memory.py: the resident memory of a process split into its own pages and its files'."""
+
+from __future__ import annotations
+
+import mmap
+import os
+import sys
+
+import numpy as np
+import pytest
+
+from bench.process_memory import memory_split
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+
+
+def test_the_split_adds_up_to_the_resident_set():
+    split = memory_split(os.getpid())
+    assert split["rss"] > 0
+    assert split["anonymous"] + split["file_backed"] == pytest.approx(split["rss"], abs=0.2)
+
+
+def test_memory_the_process_writes_counts_as_its_own():
+    before = memory_split(os.getpid())
+    held = np.ones(48 * 2**20, np.uint8)  # written: every page resident
+    after = memory_split(os.getpid())
+    assert after["anonymous"] - before["anonymous"] > 40
+    assert after["file_backed"] - before["file_backed"] < 8
+    del held
+
+
+def test_a_file_read_through_a_mapping_counts_as_file_pages(tmp_path):
+    path = tmp_path / "library.bin"
+    path.write_bytes(os.urandom(16 * 2**20))
+    before = memory_split(os.getpid())
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+        total = sum(mapped[i] for i in range(0, len(mapped), mmap.PAGESIZE))  # one byte of every page
+        after = memory_split(os.getpid())
+    assert total >= 0
+    assert after["file_backed"] - before["file_backed"] > 14
+    assert after["anonymous"] - before["anonymous"] < 8
+
+
+def test_the_large_folio_share_is_a_share_or_unknown():
+    share = memory_split(os.getpid())["file_pages_in_large_folios"]
+    assert share is None or 0.0 <= share <= 1.0
+    if os.geteuid() != 0:
+        assert share is None, "the page frames are hidden from other users than root"
+
+
+def test_a_process_that_is_gone_is_an_error_not_a_figure():
+    with pytest.raises(OSError):
+        memory_split(2**22 + 12345)
