@@ -38,15 +38,17 @@ translations: $(VENV)/.runtime
 	$(BIN)/pybabel compile -d $(TRANSLATIONS) --statistics
 
 # Debian's Chromium drives the browser tests (never `playwright install`).
+# apt waits up to 10 minutes for another apt (an unattended upgrade, pi-root's) instead of failing at once.
+APT := apt-get -o DPkg::Lock::Timeout=600
 system-deps:
 	@if [ ! -x /usr/bin/chromium ]; then \
 	  echo "Installing Debian's chromium for the browser tests"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  $(APT) update -qq && DEBIAN_FRONTEND=noninteractive $(APT) install -y -qq chromium >/dev/null; \
 	fi
 	@# shellcheck checks deploy/install-pi.sh in the tests.
 	@if ! command -v shellcheck >/dev/null; then \
 	  echo "Installing Debian's shellcheck for the install script's test"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null; \
+	  $(APT) update -qq && DEBIAN_FRONTEND=noninteractive $(APT) install -y -qq shellcheck >/dev/null; \
 	fi
 
 # lint-imports: the layers in pyproject.toml ([tool.importlinter]); an upward import fails the build.
