@@ -1,15 +1,14 @@
 """What a process's resident memory is made of: its own (anonymous) pages and the files it maps.
 
-`serve`'s resident figure moves between machines that run the same commit: its
-libraries' code (OpenCV, onnxruntime, numpy) is file pages, and how many of those
-the kernel maps on a fault depends on the kernel and the file system. A kernel
-that keeps a library in large page-cache folios maps a whole folio (up to a few
-MiB) where another maps 64 kB around the page touched, so the same code read
-counts twice or three times as much. Those pages are clean and shared with the
-page cache: the kernel takes them back under pressure. The anonymous part (the
-heap, the arenas, numpy's arrays) is what the process itself holds, and the
-same on any kernel for the same work. The bench reports both beside the RSS so
-that a moved figure can be told apart (docs/FIGURES.md, fifteenth run).
+`serve`'s resident figure moves between runs of the same commit: its libraries'
+code (OpenCV, onnxruntime, numpy) is file pages, and where the page cache holds a
+library in large folios the kernel maps a whole folio when a page of it is run,
+so code never run counts too: right after an install the same server can read
+tens of MiB more than an hour later (docs/MEMORY.md has the runs). Those pages are
+clean and shared with the page cache, and the kernel takes them back under
+pressure. The anonymous part (the heap, the arenas, numpy's arrays) is what the
+process itself holds, and it does not depend on the page cache. The bench reports
+both beside the RSS so that a moved figure can be told apart.
 
 Linux only (``/proc``); the large-folio share needs root (``/proc/kpageflags``).
 """
