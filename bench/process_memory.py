@@ -15,11 +15,13 @@ Linux only (``/proc``); the large-folio share needs root (``/proc/kpageflags``).
 
 from __future__ import annotations
 
+import mmap
 import struct
 from pathlib import Path
 from typing import Any
 
-PAGE = 4096
+#: pagemap has one entry per page of the system's size (16 kB on a Pi 5's kernel, 4 kB here).
+PAGE = mmap.PAGESIZE
 #: /proc/kpageflags bits: a page that is the tail of a compound (large) folio.
 KPF_COMPOUND_TAIL = 16
 
