@@ -10,9 +10,10 @@ import cv2
 import numpy as np
 
 
-def specular(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def specular(crop: np.ndarray, rng: np.random.Generator, size: float = 1.0) -> np.ndarray:
     """Glints of the lights on glossy plastic: 1-4 tiny saturated white dots or short streaks on the die
-    (half of them where a pip may sit: concave pips catch the light), smaller than any mark."""
+    (half of them where a pip may sit: concave pips catch the light), smaller than any mark; ``size`` scales
+    the dots (a small light pip on a dark die is as big as the largest dot)."""
     n = crop.shape[0]
     half = n / 2 / 1.3  # the die's half-side in the crop (cut_crop's MARGIN)
     out = crop.astype(np.float32)
@@ -24,7 +25,7 @@ def specular(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
             x, y = rng.uniform(-0.85 * half, 0.85 * half, 2)
         cx, cy = int(round((n / 2 + x) * 16)), int(round((n / 2 + y) * 16))
         if rng.random() < 0.6:  # a dot
-            ax = (int(rng.uniform(0.5, 1.3) * 16), int(rng.uniform(0.4, 1.0) * 16))
+            ax = (int(rng.uniform(0.5, 1.3) * size * 16), int(rng.uniform(0.4, 1.0) * size * 16))
             cv2.ellipse(layer, (cx, cy), ax, float(rng.uniform(0, 180)), 0, 360, 1.0, -1, cv2.LINE_AA, 4)
         else:  # a short streak
             t = rng.uniform(0, np.pi)
@@ -52,13 +53,13 @@ def sensor_noise(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(crop.astype(np.float32) + noise, 0, 255).astype(np.uint8)
 
 
-def distort(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One crop made to look like a small, tilted, soft real die: perspective, lost resolution, blur,
-    sensor noise, JPEG."""
+def distort(crop: np.ndarray, rng: np.random.Generator, glint_size: float = 1.0) -> np.ndarray:
+    """One crop made to look like a small, tilted, soft real die: glints (``specular``, their dots scaled by
+    ``glint_size``), perspective, lost resolution, blur, sensor noise, JPEG."""
     n = crop.shape[0]
     out = crop
     if rng.random() < 0.5:  # glints of light first: the camera's blur and JPEG then soften them
-        out = specular(out, rng)
+        out = specular(out, rng, glint_size)
     if rng.random() < 0.5:  # a perspective warp: the corners moved by up to 8 % of the crop, zoom 0.85-1.15
         src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
         z = rng.uniform(0.85, 1.15)
@@ -118,11 +119,12 @@ def invert(crops: np.ndarray) -> np.ndarray:
 GREY_SHARE = 0.15
 
 
-def augment(x: np.ndarray, rng: np.random.Generator, strong: bool = False, squashed: float = 0.0, inverted: float = 0.0) -> np.ndarray:
+def augment(x: np.ndarray, rng: np.random.Generator, strong: bool = False, squashed: float = 0.0, inverted: float = 0.0,
+            glint_size: float = 1.0) -> np.ndarray:
     """Per-batch: random 90° turns, flips, brightness/contrast and channel order (colour-blind to hue);
     with ``strong``, per crop also glints, perspective, resolution loss, blur, grain, JPEG (``distort``) and a colour cast;
     ``squashed``: this share of the crops narrowed along one axis first (``squash``); ``inverted``: this share
-    turned to their negative first (``invert``)."""
+    turned to their negative first (``invert``); ``glint_size`` scales the glints' dots (``specular``)."""
     x = np.ascontiguousarray(x)
     if squashed > 0:
         picked = rng.random(len(x)) < squashed
@@ -135,7 +137,7 @@ def augment(x: np.ndarray, rng: np.random.Generator, strong: bool = False, squas
             x = x.copy()
             x[picked] = invert(x[picked])
     if strong:
-        x = np.array([distort(c, rng) for c in x], np.uint8)
+        x = np.array([distort(c, rng, glint_size) for c in x], np.uint8)
     k = int(rng.integers(4))
     x = np.rot90(x, k, axes=(1, 2))
     if rng.random() < 0.5:

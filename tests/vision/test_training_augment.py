@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.training.augment import GREY_SHARE, augment, distort, sensor_noise
+from models.training.augment import GREY_SHARE, augment, distort, sensor_noise, specular
 from models.training.data import tray_crops
 from vision.classifier import CROP
 
@@ -36,6 +36,23 @@ def test_a_distorted_crop_stays_a_crop():
     for _ in range(50):
         out = distort(crop, rng)
         assert out.shape == crop.shape and out.dtype == np.uint8
+
+
+def _glint_pixels(size: float, seed: int) -> list[int]:
+    """The pixels each of 300 glints makes near-white on a black die."""
+    rng = np.random.default_rng(seed)
+    return [int((specular(_flat(0), rng, size)[..., 0] > 200).sum()) for _ in range(300)]
+
+
+def test_glints_are_at_their_usual_size_unless_told_otherwise():
+    assert _glint_pixels(1.0, 8) == [int((specular(_flat(0), rng)[..., 0] > 200).sum()) for rng in [np.random.default_rng(8)] for _ in range(300)]
+
+
+def test_smaller_glint_dots_light_fewer_pixels_and_none_grows_past_the_usual_largest():
+    """Only the dots are scaled; the streaks (a line, not a pip's shape) stay."""
+    usual, small = _glint_pixels(1.0, 9), _glint_pixels(0.5, 9)
+    assert np.mean(small) < 0.8 * np.mean(usual)
+    assert max(small) <= max(usual)
 
 
 def test_about_the_grey_share_of_a_batch_is_made_grey():
