@@ -88,6 +88,60 @@ def _farther(k: float) -> Callable[[np.ndarray, list, np.random.Generator], Show
     return change
 
 
+def _turned(degrees: float) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """The photo turned ``degrees`` about its centre on a canvas that holds all of it, the new corners in the photo's
+    median colour: a camera held askew, or the tray turned under it. Each die keeps its size (its box turns with it)."""
+    def change(img, labels, rng):
+        h, w = img.shape[:2]
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+        c, s = abs(m[0, 0]), abs(m[0, 1])
+        nw, nh = int(np.ceil(w * c + h * s)), int(np.ceil(w * s + h * c))
+        m[0, 2] += nw / 2 - w / 2
+        m[1, 2] += nh / 2 - h / 2
+        fill = tuple(float(v) for v in np.median(img.reshape(-1, img.shape[2]), axis=0))
+        shown = cv2.warpAffine(img, m, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+        yield shown, [(v, *(m @ np.array([cx, cy, 1.0])), bw, bh) for v, cx, cy, bw, bh in labels], 0
+    return change
+
+
+def _tilted(narrowing: float) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """The photo as a camera tilted towards its top edge sees it: that edge ``narrowing`` of the width shorter (a
+    share per side), the bottom as it was; each die moved and sized as the warp takes its box's middle lines."""
+    def change(img, labels, rng):
+        h, w = img.shape[:2]
+        src = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+        dst = np.float32([[w * narrowing, 0], [w * (1 - narrowing), 0], [w, h], [0, h]])
+        m = cv2.getPerspectiveTransform(src, dst)
+        shown = cv2.warpPerspective(img, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        moved = []
+        for v, cx, cy, bw, bh in labels:
+            pts = cv2.perspectiveTransform(np.float32([[[cx, cy], [cx - bw / 2, cy], [cx + bw / 2, cy], [cx, cy - bh / 2], [cx, cy + bh / 2]]]), m)[0]
+            moved.append((v, float(pts[0, 0]), float(pts[0, 1]), float(np.linalg.norm(pts[2] - pts[1])), float(np.linalg.norm(pts[4] - pts[3]))))
+        yield shown, moved, 0
+    return change
+
+
+def _motion_blur(length: int, degrees: float) -> Callable[[np.ndarray], np.ndarray]:
+    """A hand-held camera's shake: every pixel smeared along a ``length``-px line at ``degrees``."""
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2, :] = 1.0
+    kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), degrees, 1.0), (length, length))
+    kernel /= kernel.sum()
+    return lambda img: cv2.filter2D(img, -1, kernel, borderType=cv2.BORDER_REPLICATE)
+
+
+def _vignette(corner: float) -> Callable[[np.ndarray], np.ndarray]:
+    """A cheap lens's dark corners: the light falling off with the square of the distance from the centre, the
+    corners at ``corner`` of the centre's brightness."""
+    def change(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        r2 = ((x - w / 2) / (w / 2)) ** 2 / 2 + ((y - h / 2) / (h / 2)) ** 2 / 2
+        gain = 1.0 - (1.0 - corner) * r2
+        return np.clip(img.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
+    return change
+
+
 CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "as photographed": _pixels(lambda i: i),
     "noise 8": _noise(8),
@@ -106,6 +160,10 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "1.5x the pixels": _scaled(1.5),
     "2x farther": _farther(2.0),
     "3x farther": _farther(3.0),
+    "turned 30°": _turned(30.0),
+    "tilted": _tilted(0.15),
+    "shaken": _pixels(_motion_blur(7, 30.0)),
+    "dark corners": _pixels(_vignette(0.35)),
 }
 
 

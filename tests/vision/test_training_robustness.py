@@ -17,8 +17,13 @@ def test_every_change_gives_photo_sized_images_and_only_whole_dice_as_labels(cha
     shown = list(CHANGES[change](img, labels, np.random.default_rng(0)))
     assert shown
     scale = {"half the pixels": 0.5, "1.5x the pixels": 1.5}.get(change, 1.0)
+    h0, w0 = img.shape[:2]
+    turned = (int(np.ceil(w0 * np.sin(np.pi / 6) + h0 * np.cos(np.pi / 6) - 1e-9)), int(np.ceil(w0 * np.cos(np.pi / 6) + h0 * np.sin(np.pi / 6) - 1e-9)))
     for image, inside, cut in shown:
-        assert image.shape[:2] == (round(img.shape[0] * scale), round(img.shape[1] * scale))
+        if change == "turned 30°":  # the canvas grows to hold the turned photo
+            assert abs(image.shape[0] - turned[0]) <= 1 and abs(image.shape[1] - turned[1]) <= 1
+        else:
+            assert image.shape[:2] == (round(h0 * scale), round(w0 * scale))
         assert image.shape[2] == 3 and image.dtype == np.uint8
         assert cut >= 0
         h, w = image.shape[:2]
@@ -96,3 +101,55 @@ def test_a_photo_from_farther_keeps_its_frame_size_and_every_die_shrunk_where_th
     assert np.array_equal(image[y0:y0 + sh, x0:x0 + sw], cv2.resize(img, (sw, sh), interpolation=cv2.INTER_AREA))
     for (v, cx, cy, bw, bh), (v2, cx2, cy2, bw2, bh2) in zip(labels, inside):
         assert v2 == v and (cx2, cy2, bw2, bh2) == pytest.approx((x0 + cx * sw / w, y0 + cy * sh / h, bw * sw / w, bh * sh / h))
+
+
+def _red_dice(side: int = 24) -> tuple[np.ndarray, list]:
+    """A grey 400x300 photo with four red squares and their labels."""
+    img = np.full((300, 400, 3), 120, np.uint8)
+    labels = []
+    for value, (x, y) in enumerate([(60, 50), (200, 150), (340, 250), (90, 230)], start=1):
+        img[y - side // 2:y + side // 2, x - side // 2:x + side // 2] = (0, 0, 230)
+        labels.append((value, float(x), float(y), float(side), float(side)))
+    return img, labels
+
+
+def _is_red(pixel: np.ndarray) -> bool:
+    return int(pixel[2]) > 180 and int(pixel[0]) < 60
+
+
+def test_a_turned_photo_keeps_each_label_on_its_die_and_fills_the_new_corners_with_the_photos_colour():
+    img, labels = _red_dice()
+    (image, inside, cut), = CHANGES["turned 30°"](img, labels, np.random.default_rng(0))
+    assert cut == 0 and [v for v, *_ in inside] == [1, 2, 3, 4]
+    for _, cx, cy, bw, bh in inside:
+        assert _is_red(image[round(cy), round(cx)]) and (bw, bh) == (24.0, 24.0)
+    assert image[0, 0].tolist() == [120, 120, 120] and image[-1, -1].tolist() == [120, 120, 120]
+    assert (image[..., 2] > 180).sum() == pytest.approx((img[..., 2] > 180).sum(), rel=0.1)  # nothing cut off
+
+
+def test_a_tilted_photo_narrows_its_top_and_moves_and_shrinks_each_die_with_it():
+    img, labels = _red_dice()
+    (image, inside, cut), = CHANGES["tilted"](img, labels, np.random.default_rng(0))
+    assert image.shape == img.shape and cut == 0
+    for (_, cx, cy, bw, _), (_, cx2, cy2, bw2, bh2) in zip(labels, inside):
+        assert _is_red(image[round(cy2), round(cx2)])
+        assert bw2 <= bw + 1e-6  # no row is wider than it was
+    top, bottom = sorted(inside, key=lambda label: label[2])[0], sorted(inside, key=lambda label: label[2])[-1]
+    assert top[3] < bottom[3] and top[4] < bottom[4]  # farther from the camera, smaller
+    assert image[0, 5].tolist() == img[0, 0].tolist()  # the narrowed top edge's corners repeat the photo's edge
+
+
+def test_dark_corners_darken_the_corners_not_the_centre():
+    img = np.full((200, 300, 3), 200, np.uint8)
+    (image, _, _), = CHANGES["dark corners"](img, [], np.random.default_rng(0))
+    assert abs(int(image[100, 150, 0]) - 200) <= 1
+    assert abs(int(image[0, 0, 0]) - 0.35 * 200) <= 2
+
+
+def test_a_shaken_photo_smears_a_point_into_a_short_line():
+    img = np.zeros((61, 61, 3), np.uint8)
+    img[30, 30] = 255
+    (image, _, _), = CHANGES["shaken"](img, [], np.random.default_rng(0))
+    lit = np.argwhere(image[..., 0] > 0)
+    assert 5 <= len(lit) <= 30 and np.ptp(lit[:, 1]) >= 4  # along the smear, a few pixels long
+    assert image[..., 0].max() < 255  # the point's light spread over the line
