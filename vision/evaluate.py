@@ -29,10 +29,8 @@ import numpy as np
 from companion.core.dice import FACES
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
-from vision.images import load_image
+from vision.images import images_by_name, is_image_name, load_image
 from vision.pipeline.decide import CONFIDENCE_MARGIN
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
 
 class EvaluationError(ElephantsBluffError, ValueError):
@@ -130,8 +128,10 @@ class PhotoRead:
 
 
 def _frame_names(root: Path, split: str | None) -> list[str]:
+    """The photos' names (without the image suffix), every photo in ``images/`` or those ``split.json`` lists in
+    ``split`` (a name listed with its suffix, ``IMG_1.JPG``, is taken as ``IMG_1``)."""
     if split is None:
-        return sorted(p.stem for p in (root / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        return list(images_by_name(root / "images"))
     split_file = root / "split.json"
     if not split_file.is_file():
         raise EvaluationError(f"{root} has no split.json, so it has no split called {split!r}; leave out --split to read every photo.")
@@ -142,7 +142,10 @@ def _frame_names(root: Path, split: str | None) -> list[str]:
     if not isinstance(splits, dict) or split not in splits:
         names = ", ".join(sorted(splits)) if isinstance(splits, dict) else "none"
         raise EvaluationError(f"{root} has no split called {split!r} (it has: {names}).")
-    return list(splits[split])
+    members = splits[split]
+    if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+        raise EvaluationError(f"{split_file}: the split {split!r} must be a list of photo names.")
+    return [Path(m).stem if is_image_name(Path(m)) else m for m in members]
 
 
 def _labels(path: Path, width: int, height: int) -> list[tuple[int, float, float, float, float]]:
@@ -162,11 +165,12 @@ def _labels(path: Path, width: int, height: int) -> list[tuple[int, float, float
 
 
 def _image_of(root: Path, name: str) -> Path | None:
-    for suffix in IMAGE_SUFFIXES:
+    """The image file of the photo ``name`` in ``root/images``, its suffix in any case, or None."""
+    for suffix in (".jpg", ".png"):  # the common case without listing the folder
         p = root / "images" / f"{name}{suffix}"
         if p.is_file():
             return p
-    return None
+    return images_by_name(root / "images").get(name)
 
 
 def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str]) -> Iterator[PhotoRead]:
@@ -174,8 +178,9 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
     dice read. A photo without its image or label file, or whose image cannot be opened, is skipped with a
     sentence in ``unreadable``."""
     seen_reader = reader.with_view("above")
+    files = images_by_name(root / "images")
     for name in _frame_names(root, split):
-        path = _image_of(root, name)
+        path = files.get(name)
         label_path = root / "labels" / f"{name}.txt"
         if path is None or not label_path.is_file():
             unreadable.append(f"{name}: no image or no label file")
@@ -233,20 +238,37 @@ def match_boxes(boxes: list[tuple[int, int, int, int]], labels: list[tuple[int, 
     return out
 
 
+def crops_table(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """A ``crops.csv`` (``file,value[,split]``): its header in lower case and its other rows with their line
+    numbers, or ``EvaluationError`` in words. As a spreadsheet may save it, the header may be in capitals or missing (a first
+    row whose value is a face is a crop), the file may begin with a byte-order mark, and the columns may be split
+    by semicolons or tabs."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise EvaluationError(f"{path} is not a UTF-8 text file.") from None
+    first = text.split("\n", 1)[0]
+    delimiter = next((d for d in (",", ";", "\t") if d in first), ",")
+    rows = list(csv.reader(text.splitlines(), delimiter=delimiter))
+    header = [c.strip().lower() for c in rows[0]] if rows else []
+    if header[:2] == ["file", "value"]:
+        return header, list(enumerate(rows[1:], 2))
+    if len(header) >= 2 and header[1].strip() in {str(v) for v in FACES}:  # no header: the first row is a crop
+        return ["file", "value", "split"][:len(header)], list(enumerate(rows, 1))
+    raise EvaluationError(f"{path} must start with the header file,value[,split].")
+
+
 def crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
-    """(file, face) for each row of ``root``'s ``crops.csv`` in ``split`` (every row when None), or ``EvaluationError``
-    in words where the file is not ``file,value[,split]`` with faces 1-6."""
-    with open(root / "crops.csv", newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
-    if not rows or [c.strip() for c in rows[0][:2]] != ["file", "value"]:
-        raise EvaluationError(f"{root / 'crops.csv'} must start with the header file,value[,split].")
-    has_split = len(rows[0]) >= 3 and rows[0][2].strip() == "split"
+    """(file, face) for each row of ``root``'s ``crops.csv`` (``crops_table``) in ``split`` (every row when None),
+    or ``EvaluationError`` in words where a value is not a face 1-6 or there is no such split."""
+    header, rows = crops_table(root / "crops.csv")
+    has_split = len(header) >= 3 and header[2] == "split"
     if split is not None and not has_split:
         raise EvaluationError(f"{root / 'crops.csv'} has no split column, so it has no split called {split!r}.")
-    splits = {row[2].strip() for row in rows[1:] if len(row) >= 3}
+    splits = {row[2].strip() for _, row in rows if len(row) >= 3}
     if split is not None and split not in splits:
         raise EvaluationError(f"{root / 'crops.csv'} has no split called {split!r} (it has: {', '.join(sorted(splits)) or 'none'}).")
-    for n, row in enumerate(rows[1:], 2):
+    for n, row in rows:
         if not row:
             continue
         if split is not None and (len(row) < 3 or row[2].strip() != split):

@@ -24,6 +24,34 @@ MIN_SIDE = 16
 DECODE_FLAGS = cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH
 
 
+#: The suffixes of the image files a folder of photos may hold, matched in any case: a camera's ``IMG_0001.JPG``
+#: is as much a photo as ``a.jpg``. Where two files share a name, the first suffix here wins.
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+
+
+def is_image_name(path: Path) -> bool:
+    """Whether ``path``'s suffix, in any case, is one of ``IMAGE_SUFFIXES``."""
+    return path.suffix.lower() in IMAGE_SUFFIXES
+
+
+def images_by_name(folder: Path) -> dict[str, Path]:
+    """The image files directly in ``folder``, by their name without the suffix (``IMG_0001`` for ``IMG_0001.JPG``),
+    in name order.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     for f in ("b.JPG", "a.png", "a.jpg", "notes.txt"):
+    ...         _ = (Path(d) / f).write_bytes(b"")
+    ...     {k: v.name for k, v in images_by_name(Path(d)).items()}
+    {'a': 'a.jpg', 'b': 'b.JPG'}
+    """
+    found: dict[str, Path] = {}
+    for path in sorted(folder.iterdir(), key=lambda q: (IMAGE_SUFFIXES.index(q.suffix.lower()) if is_image_name(q) else 0, q.name)):
+        if is_image_name(path) and path.is_file():
+            found.setdefault(path.stem, path)
+    return dict(sorted(found.items()))
+
+
 class ImageError(ElephantsBluffError, ValueError):
     """An image file or frame the reader cannot use; the message says why."""
 

@@ -240,3 +240,29 @@ def test_a_folder_of_labelled_photos_gives_crops_of_each_die_and_never_its_test_
     values, _ = FaceClassifier().classify(np.array([c for c, _ in examples.train + examples.held_back]))
     assert list(values) == [v for _, v in examples.train + examples.held_back]  # each crop shows its die
     assert sum("not a YOLO label" in w for w in examples.warnings) == 3  # the test photo's labels are not even read
+
+
+def test_a_cameras_capital_suffixes_and_a_spreadsheets_crops_csv_are_read_for_teaching(tmp_path):
+    """IMG_0001.JPG is a photo, and a crops.csv saved with a byte-order mark, capitals and semicolons is a crops.csv."""
+    from companion.app.teach.service import folder_examples
+
+    rng = np.random.default_rng(8)
+    photos = tmp_path / "photos"
+    (photos / "images").mkdir(parents=True)
+    (photos / "labels").mkdir()
+    for i, suffix in enumerate([".JPG", ".PNG"]):
+        frame, placed = render_table([3, 4], rng, width=480, height=360, view="above", touching=0.0)
+        cv2.imwrite(str(photos / "images" / f"IMG_{i}{suffix}"), frame)
+        (photos / "labels" / f"IMG_{i}.txt").write_text("".join(f"{d.seen - 1} {d.cx / 480:.5f} {d.cy / 360:.5f} {d.side / 480:.5f} {d.side / 360:.5f}\n" for d in placed))
+    examples = folder_examples(photos)
+    assert len(examples.train) + len(examples.held_back) == 4 and not examples.warnings
+
+    crops = tmp_path / "crops"
+    crops.mkdir()
+    frame, (die,) = render_table([5], rng, width=200, height=200, view="above", die_side=90, glare=0)
+    x, y, w, h = die.box()
+    for i in range(5):
+        cv2.imwrite(str(crops / f"c{i}.PNG"), frame[y:y + h, x:x + w])
+    (crops / "crops.csv").write_bytes("\ufeffFile;Value\r\n".encode() + "".join(f"c{i}.PNG;5\r\n" for i in range(5)).encode())
+    examples = folder_examples(crops)
+    assert sorted(v for _, v in examples.train + examples.held_back) == [5] * 5 and not examples.warnings

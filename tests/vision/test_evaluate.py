@@ -138,6 +138,45 @@ def test_a_folder_it_cannot_use_is_refused_in_words(tmp_path, reader, make, word
         evaluate(root, reader, split)
 
 
+def test_photos_with_a_cameras_capital_suffixes_are_read_and_split_names_may_carry_their_suffix(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
+    for i, suffix in enumerate([".JPG", ".PNG"]):
+        (tmp_path / "images" / f"p{i}.png").rename(tmp_path / "images" / f"p{i}{suffix}")
+    every = evaluate(tmp_path, reader)
+    assert every["photos"] == 2 and every["dice"] == 6 and not every["unreadable_files"]
+    (tmp_path / "split.json").write_text(json.dumps({"val": ["p0.JPG", "p1"]}))
+    assert evaluate(tmp_path, reader, "val")["photos"] == 2
+
+
+@pytest.mark.parametrize("table", [
+    "\ufeffFile,Value,Split\nc0.png,2,val\nc1.png,6,val\n",
+    "c0.png,2,val\nc1.png,6,val\n",
+    "file;value;split\r\nc0.png;2;val\r\nc1.png;6;val\r\n",
+    "file\tvalue\tsplit\nc0.png\t2\tval\nc1.png\t6\tval\n",
+], ids=["byte-order mark and capitals", "no header", "semicolons", "tabs"])
+def test_a_crops_csv_as_a_spreadsheet_saves_it_is_read(tmp_path, reader, table):
+    rng = np.random.default_rng(9)
+    for i, seen in enumerate([2, 6]):
+        frame, (die,) = render_table([seen], rng, width=200, height=200, view="above", die_side=90, glare=0)
+        x, y, w, h = die.box()
+        cv2.imwrite(str(tmp_path / f"c{i}.png"), frame[y:y + h, x:x + w])
+    (tmp_path / "crops.csv").write_bytes(table.encode("utf-8"))
+    report = evaluate(tmp_path, reader, "val")
+    assert report["dice"] == 2 and report["confusion"][2][2] + report["confusion"][6][6] == report["right"] >= 1
+
+
+def test_a_bad_face_in_a_crops_csv_without_a_header_names_its_own_line(tmp_path, reader):
+    (tmp_path / "crops.csv").write_text("a.png,3\nb.png,8\n")
+    with pytest.raises(EvaluationError, match=r"line 2: 8 is not a face"):
+        evaluate(tmp_path, reader)
+
+
+def test_a_crops_csv_that_is_not_text_is_refused_in_words(tmp_path, reader):
+    (tmp_path / "crops.csv").write_bytes(b"\xff\xfe\x00f\x00i\x00l\x00e")
+    with pytest.raises(EvaluationError, match="is not a UTF-8 text file"):
+        evaluate(tmp_path, reader)
+
+
 def test_a_broken_label_line_names_the_file_and_line(frames, tmp_path, reader):
     root = tmp_path / "copy"
     write_frames(root, [[3, 3, 3]])

@@ -9,9 +9,7 @@ import numpy as np
 
 from companion.core.errors import HardwareError
 from companion.core.protocols import FrameSource
-from vision.images import ImageError, load_image
-
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"}
+from vision.images import ImageError, is_image_name, load_image
 
 
 class FilesSource(FrameSource):
@@ -37,7 +35,7 @@ class FilesSource(FrameSource):
             return [self.path]
         if not self.path.is_dir():
             raise HardwareError(f"The image folder {self.path} does not exist (set camera.files_dir).", code="no_camera")
-        files = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+        files = sorted(p for p in self.path.iterdir() if is_image_name(p) and p.is_file())
         if not files:
             raise HardwareError(f"The image folder {self.path} holds no images.", code="no_camera")
         return files

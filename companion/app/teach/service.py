@@ -27,14 +27,13 @@ from companion.core.files import atomic_write
 from vision.adapt import MIN_PER_FACE, AdaptedClassifier, TeachError, compare, fit_head, measure, missing_faces, write_rendered_set
 from vision.classifier import CROP, MARGIN, cut_crop
 from vision.embedding import EmbeddingClassifier
+from vision.images import images_by_name
+from vision.registry import FOLDER, ModelRegistry
 
 #: The shares of an example image its die is cut at for teaching (the first two that ``classify_crop`` reads).
 TEACH_SPANS = (1.0, 0.8)
-from vision.registry import FOLDER, ModelRegistry
-
 #: (image, face the camera saw)
 Example = tuple[np.ndarray, int]
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 #: Held back from a folder without a ``val`` split: one photo or crop in this many, by its name.
 HELD_BACK_ONE_IN = 5
 
@@ -60,8 +59,9 @@ def owner_examples(instance: Path, settings: Any) -> Examples:
 
 
 def folder_examples(root: Path) -> Examples:
-    """Labelled crops or photos of ``root`` (``shared/datasets`` layout); its ``val`` split, or one in five, held back."""
-    import csv
+    """Labelled crops or photos of ``root`` (``shared/datasets`` layout); its ``val`` split, or one in five, held back.
+    The folder is read as ``evaluate`` reads it (``crops_table``, ``images_by_name``)."""
+    from vision.evaluate import EvaluationError, crops_table
 
     root = Path(root)
     if not root.is_dir():
@@ -70,12 +70,12 @@ def folder_examples(root: Path) -> Examples:
     held: list[Example] = []
     warnings: list[str] = []
     if (root / "crops.csv").is_file():
-        with open(root / "crops.csv", newline="", encoding="utf-8", errors="replace") as f:
-            rows = list(csv.reader(f))
-        if not rows or [c.strip() for c in rows[0][:2]] != ["file", "value"]:
-            raise TeachError(f"{root / 'crops.csv'} must start with the header file,value[,split].")
-        has_val = any(len(r) >= 3 and r[2].strip() == "val" for r in rows[1:])
-        for n, row in enumerate(rows[1:], 2):
+        try:
+            _, rows = crops_table(root / "crops.csv")
+        except EvaluationError as exc:
+            raise TeachError(exc.message) from None
+        has_val = any(len(r) >= 3 and r[2].strip() == "val" for _, r in rows)
+        for n, row in rows:
             if len(row) < 2:
                 continue
             split = row[2].strip() if len(row) >= 3 else ""
@@ -96,7 +96,7 @@ def folder_examples(root: Path) -> Examples:
             (held if back else train).append((image, value))
         return Examples(train, held, warnings)
     if (root / "images").is_dir() and (root / "labels").is_dir():
-        names = sorted(p.stem for p in (root / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        files = images_by_name(root / "images")
         splits: dict[str, str] = {}
         if (root / "split.json").is_file():
             try:
@@ -105,13 +105,12 @@ def folder_examples(root: Path) -> Examples:
             except (ValueError, AttributeError, TypeError):
                 raise TeachError(f"{root / 'split.json'} is not a JSON object of split names to photo names.") from None
         has_val = "val" in splits.values()
-        for name in names:
-            split = splits.get(name, "")
+        for name, path in files.items():
+            split = splits.get(name, splits.get(path.name, ""))
             if split == "test":
                 continue
-            path = next((root / "images" / f"{name}{s}" for s in IMAGE_SUFFIXES if (root / "images" / f"{name}{s}").is_file()), None)
             label = root / "labels" / f"{name}.txt"
-            frame = cv2.imread(str(path), cv2.IMREAD_COLOR) if path is not None else None
+            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if frame is None or not label.is_file():
                 warnings.append(f"{name}: no readable image or no label file; skipped")
                 continue
