@@ -282,12 +282,25 @@ def crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
         yield row[0].strip(), value
 
 
+def crop_file(root: Path, file: str) -> Path:
+    """Where the crop a ``crops.csv`` row names lies: ``root/file``, its path written with either slash, or, where
+    the row gives the bare name, in ``root/crops``.
+
+    >>> crop_file(Path("set"), "crops\\\\a.jpg").as_posix()
+    'set/crops/a.jpg'
+    """
+    path = root / file.replace("\\", "/")
+    if not path.exists() and len(path.relative_to(root).parts) == 1 and (root / "crops" / path.name).exists():
+        return root / "crops" / path.name
+    return path
+
+
 def _evaluate_crops(root: Path, reader: Any, split: str | None) -> dict[str, Any]:
     tally = Tally()
     sure_at = reader.min_confidence + CONFIDENCE_MARGIN
     for file, truth in crop_rows(root, split):
         try:
-            image = load_image(root / file)
+            image = load_image(crop_file(root, file))
         except ElephantsBluffError as exc:
             tally.unreadable_files.append(exc.message)
             continue

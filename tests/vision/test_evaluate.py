@@ -165,6 +165,18 @@ def test_a_crops_csv_as_a_spreadsheet_saves_it_is_read(tmp_path, reader, table):
     assert report["dice"] == 2 and report["confusion"][2][2] + report["confusion"][6][6] == report["right"] >= 1
 
 
+def test_a_crops_csv_may_name_its_crops_bare_or_with_windows_slashes(tmp_path, reader):
+    (tmp_path / "crops" / "deep").mkdir(parents=True)
+    rng = np.random.default_rng(10)
+    frame, (die,) = render_table([4], rng, width=200, height=200, view="above", die_side=90, glare=0)
+    x, y, w, h = die.box()
+    cv2.imwrite(str(tmp_path / "crops" / "a.png"), frame[y:y + h, x:x + w])
+    cv2.imwrite(str(tmp_path / "crops" / "deep" / "b.png"), frame[y:y + h, x:x + w])
+    (tmp_path / "crops.csv").write_text("file,value\na.png,4\ncrops\\deep\\b.png,4\n")
+    report = evaluate(tmp_path, reader)
+    assert report["dice"] == 2 and not report["unreadable_files"]
+
+
 def test_a_bad_face_in_a_crops_csv_without_a_header_names_its_own_line(tmp_path, reader):
     (tmp_path / "crops.csv").write_text("a.png,3\nb.png,8\n")
     with pytest.raises(EvaluationError, match=r"line 2: 8 is not a face"):

@@ -61,7 +61,7 @@ def owner_examples(instance: Path, settings: Any) -> Examples:
 def folder_examples(root: Path) -> Examples:
     """Labelled crops or photos of ``root`` (``shared/datasets`` layout); its ``val`` split, or one in five, held back.
     The folder is read as ``evaluate`` reads it (``crops_table``, ``images_by_name``)."""
-    from vision.evaluate import EvaluationError, crops_table
+    from vision.evaluate import EvaluationError, crop_file, crops_table
 
     root = Path(root)
     if not root.is_dir():
@@ -88,7 +88,7 @@ def folder_examples(root: Path) -> Examples:
             if value not in range(1, 7):
                 warnings.append(f"crops.csv line {n}: {row[1]!r} is not a face from 1 to 6; skipped")
                 continue
-            image = cv2.imread(str(root / row[0].strip()), cv2.IMREAD_COLOR)
+            image = cv2.imread(str(crop_file(root, row[0].strip())), cv2.IMREAD_COLOR)
             if image is None:
                 warnings.append(f"{row[0].strip()} cannot be read; skipped")
                 continue
