@@ -70,6 +70,10 @@ FAR_MIN_NET_SIDE = 40.0
 #: at 15-23 network pixels instead of 5-8 (at ``NET_SIDE`` it goes unseen, or a patch of the table is taken for it).
 FINE_NET_SIDE = 768
 FINE_MAX_ZOOM = 2.0
+#: ... and where that look leaves the reading short too, in a frame at least this long (a phone's 12-megapixel photo
+#: of a table, dice 1-2 % of its width, 6-12 network pixels at ``FINE_NET_SIDE``): the frame at this long side,
+#: never enlarged. About 36 first looks, so the camera's own frames (1280 px) never take it.
+FINEST_NET_SIDE = 1536
 #: The second look's region reaches this many die sides beyond the outermost proposals.
 ZOOM_REACH = 1.5
 #: ... and is worth it only when it enlarges the frame by at least this factor.
@@ -195,6 +199,8 @@ class LearnedDetector:
         self.input_name = self.session.get_inputs()[0].name
         #: the looks from farther the reader may ask for, nearest first (``propose_farther``'s ``net_side``)
         self.far_net_sides = (FAR_NET_SIDE, FARTHEST_NET_SIDE)
+        #: the finer looks the reader may ask for, the cheaper first (``propose_finer``'s ``net_side``)
+        self.fine_net_sides = (FINE_NET_SIDE, FINEST_NET_SIDE)
         self.score_threshold = float(score_threshold if score_threshold is not None else meta.get("score_threshold", DEFAULT_THRESHOLD))
         self.propose(np.full((96, 128), 128, np.uint8))  # warm-up: onnxruntime allocates on the first run
 
@@ -248,20 +254,25 @@ class LearnedDetector:
         outside = [p for p in first if not (x0 <= p.cx < x1 and y0 <= p.cy < y1)]
         return sorted(inside + outside, key=lambda p: -p.score)
 
-    def propose_finer(self, grey: np.ndarray) -> list[Proposal] | None:
-        """A finer look at the whole of ``grey``, its long side at ``FINE_NET_SIDE`` network pixels (a frame
-        smaller than that enlarged at most ``FINE_MAX_ZOOM`` times), for dice a few hundredths of a big frame's
-        width, which ``propose`` sees at a few network pixels. On a big die it also proposes the die's marks:
-        the reader drops those lying on a die it read sure. Best first; None when the frame is too small to look
-        at or the look would be no finer than the first. It costs about six first looks, so the reader asks for
-        it only where the other looks leave the reading short."""
+    def propose_finer(self, grey: np.ndarray, net_side: int = FINE_NET_SIDE) -> list[Proposal] | None:
+        """A finer look at the whole of ``grey``, its long side at ``net_side`` network pixels, for dice a few
+        hundredths of a big frame's width, which ``propose`` sees at a few network pixels. At ``FINE_NET_SIDE`` a
+        smaller frame is enlarged at most ``FINE_MAX_ZOOM`` times; a finer look (``FINEST_NET_SIDE``) is taken only in
+        a frame at least that long. On a big die it also proposes the die's marks: the reader drops those lying on a
+        die it read sure. Best first; None when the frame is too small to look at or the look would be no finer than
+        the one before. ``FINE_NET_SIDE`` costs about six first looks, so the reader asks for it only where the other
+        looks leave the reading short."""
         grey = to_grey(grey)
         if grey is None or min(grey.shape) < MIN_FRAME:
             return None
         h, w = grey.shape
-        first_scale = self._scale(h, w, None)
-        scale = min(FINE_MAX_ZOOM, FINE_NET_SIDE / max(h, w))
-        if scale < ZOOM_MIN_GAIN * first_scale:
+        if net_side > FINE_NET_SIDE:
+            before, scale = FINE_NET_SIDE / max(h, w), net_side / max(h, w)
+            if scale > 1.0:
+                return None
+        else:
+            before, scale = self._scale(h, w, None), min(FINE_MAX_ZOOM, net_side / max(h, w))
+        if scale < ZOOM_MIN_GAIN * before:
             return None
         return self._look(grey, scale)
 

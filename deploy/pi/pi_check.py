@@ -34,7 +34,9 @@ FRAMES = REPO / "tests" / "conformance" / "frames"
 #: empty-tray photo), and real dice close up with one die expected
 TRAY = REPO / "tests" / "conformance" / "tray"
 CLOSEUP = REPO / "tests" / "conformance" / "closeup"
-GROUPS = (TRAY, CLOSEUP)
+#: ... and real photos small in a phone's 12-megapixel frame with five dice expected (the reader's finest look)
+BIGFRAME = REPO / "tests" / "conformance" / "bigframe"
+GROUPS = (TRAY, CLOSEUP, BIGFRAME)
 OUTPUT = REPO / "docs" / "pi-check-latest.json"
 HOST_VENV = REPO / ".venv"
 HOST_CHECK_VENV = CACHE / "pi-check-host-venv"
@@ -253,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="deploy/pi/pi_check.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=Path, default=FRAMES, help="the conformance frames (default: tests/conformance/frames)")
     parser.add_argument("--groups", type=Path, nargs="*", default=list(GROUPS),
-                        help="folders of frames each read with its own config.toml (default: tests/conformance/tray and closeup)")
+                        help="folders of frames each read with its own config.toml (default: tests/conformance/tray, closeup and bigframe)")
     parser.add_argument("--output", type=Path, default=OUTPUT, help="where the JSON result goes (default: docs/pi-check-latest.json)")
     args = parser.parse_args(argv)
     started = time.monotonic()

@@ -121,6 +121,20 @@ def _tilted(narrowing: float) -> Callable[[np.ndarray, list, np.random.Generator
     return change
 
 
+def _in_bigger_frame(width: int, height: int) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """The photo at its own scale somewhere in a bigger camera's frame (``width`` × ``height``), the rest the photo's
+    median colour with a little grain: the same dice photographed by a phone from afar, a few hundredths of its
+    frame's width."""
+    def change(img, labels, rng):
+        h, w = img.shape[:2]
+        fill = np.median(img.reshape(-1, img.shape[2]), axis=0)
+        frame = np.clip(fill + rng.normal(0, 4, (height, width, img.shape[2])), 0, 255).astype(np.uint8)
+        x0, y0 = int(rng.integers(0, width - w + 1)), int(rng.integers(0, height - h + 1))
+        frame[y0:y0 + h, x0:x0 + w] = img
+        yield frame, [(v, cx + x0, cy + y0, bw, bh) for v, cx, cy, bw, bh in labels], 0
+    return change
+
+
 def _motion_blur(length: int, degrees: float) -> Callable[[np.ndarray], np.ndarray]:
     """A hand-held camera's shake: every pixel smeared along a ``length``-px line at ``degrees``."""
     kernel = np.zeros((length, length), np.float32)
@@ -164,6 +178,8 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "tilted": _tilted(0.15),
     "shaken": _pixels(_motion_blur(7, 30.0)),
     "dark corners": _pixels(_vignette(0.35)),
+    "in a 5 MP frame": _in_bigger_frame(2560, 1920),
+    "in a 12 MP frame": _in_bigger_frame(4032, 3024),
 }
 
 

@@ -23,6 +23,10 @@ Four kinds of frame:
   and a crop read whole (byte for byte): read with ``read --instance closeup``, so the die
   around its marks (``propose.around_marks``) and its check against the frame's centre are
   read on both machines. ``make_frames.py --closeup`` remakes this folder alone;
+- ``bigframe/``: ``bigframe/config.toml`` (five dice expected) and ``bigframe/frames/bigframe-*``: real photos of
+  five dice at their own scale in a phone's 12-megapixel frame, where the dice are 1-2 % of the frame's width: read
+  with ``read --instance bigframe``, so the finest look (``FINEST_NET_SIDE``) runs on both machines.
+  ``make_frames.py --bigframe`` remakes this folder alone;
 - ``far-*``: a rendered table shrunk so its dice are a few hundredths of the frame's
   width, the table stretched around it (a 1280×960 frame, and a small one the finer
   look enlarges), so the reader's finer look runs on both machines;
@@ -62,6 +66,7 @@ DATASETS = REPO.parent / "shared" / "datasets"
 OUT = HERE / "frames"
 TRAY = HERE / "tray"
 CLOSEUP = HERE / "closeup"
+BIGFRAME = HERE / "bigframe"
 #: the patterson val crops (by their order in ``crops.csv``) pasted close up for the ``closeup`` group: dice whose marks
 #: the detector takes for dice from every distance (the die around them read sure, and read unsure), and dice the
 #: looks from farther read
@@ -236,12 +241,42 @@ def closeup_frames(folder: Path) -> None:
     print(f"{len(manifest)} close-up frames in {folder.relative_to(REPO)}")
 
 
+#: Byler's held-out ``train`` photos of five dice, each put at its own scale into a phone's 12-megapixel frame
+#: (``models.training.robustness``'s "in a 12 MP frame", the photo's place and grain from its seed): on the first the
+#: finest look (``FINEST_NET_SIDE``) settles the reading, on the second it boxes every die, still unsure.
+BIGFRAME_PHOTOS = (("IMG_20191209_095609", 2), ("IMG_20191208_112451", 14))
+
+
+def bigframe_frames(folder: Path) -> None:
+    """Real photos small in a big frame, read with their five dice expected: the finest look runs on both machines."""
+    from models.training.robustness import CHANGES
+    from vision.dataset import photo
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "frames").mkdir(parents=True)
+    manifest: dict = {}
+    for name, seed in BIGFRAME_PHOTOS:
+        img, labels = photo(DATASETS / "real-dice-byler", name)
+        (frame, inside, _), = CHANGES["in a 12 MP frame"](img, labels, np.random.default_rng(seed))
+        out = f"bigframe-{name}.jpg"
+        _save(folder / "frames" / out, frame)
+        manifest[out] = {"kind": "bigframe", "set": "real-dice-byler", "photo": name, "split": "train", "seed": seed,
+                         "frame": [frame.shape[1], frame.shape[0]], "seen": sorted(v for v, *_ in inside)}
+    (folder / "config.toml").write_text("[reader]\nexpected_dice = 5\n", encoding="utf-8")
+    _write_manifest(folder / "frames.json", manifest)
+    print(f"{len(manifest)} big frames in {folder.relative_to(REPO)}")
+
+
 def main() -> int:
     if "--closeup" in sys.argv[1:]:
         closeup_frames(CLOSEUP)
         return 0
     if "--tray" in sys.argv[1:]:
         tray_frames(TRAY)
+        return 0
+    if "--bigframe" in sys.argv[1:]:
+        bigframe_frames(BIGFRAME)
         return 0
     if "--cue" in sys.argv[1:]:  # added to the committed set, the other frames' bytes untouched
         manifest = json.loads((HERE / "frames.json").read_text(encoding="utf-8"))
@@ -255,6 +290,7 @@ def main() -> int:
         return 0
     tray_frames(TRAY)
     closeup_frames(CLOSEUP)
+    bigframe_frames(BIGFRAME)
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)

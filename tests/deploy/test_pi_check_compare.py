@@ -139,7 +139,21 @@ def test_the_close_up_group_holds_real_dice_read_with_one_expected_and_its_frame
     assert not set(names) & others
     manifest = json.loads((instance / "frames.json").read_text(encoding="utf-8"))
     assert sorted(manifest) == names and all(e["set"] == "real-dice-patterson" for e in manifest.values())
-    assert set(pi_check.GROUPS) == {ROOT / "tests" / "conformance" / "tray", instance}
+    assert set(pi_check.GROUPS) == {ROOT / "tests" / "conformance" / name for name in ("tray", "closeup", "bigframe")}
+
+
+def test_the_big_frame_group_holds_real_photos_small_in_a_phones_frame_read_with_their_dice_expected():
+    """tests/conformance/bigframe: Byler train photos of five dice in a 4032×3024 frame, so the finest look runs on
+    both machines; its frames never share a name with another group's."""
+    group = pi_check.instance_group(ROOT / "tests" / "conformance" / "bigframe")
+    assert group is not None
+    frames, names, instance = group
+    assert len(names) >= 2 and "expected_dice = 5" in (instance / "config.toml").read_text(encoding="utf-8")
+    others = {p.name for p in FRAMES.iterdir()} | {p.name for folder in ("tray", "closeup") for p in (ROOT / "tests" / "conformance" / folder / "frames").iterdir()}
+    assert not set(names) & others
+    manifest = json.loads((instance / "frames.json").read_text(encoding="utf-8"))
+    assert sorted(manifest) == names and all(e["set"] == "real-dice-byler" and e["split"] == "train" for e in manifest.values())
+    assert all(e["frame"] == [4032, 3024] and len(e["seen"]) == 5 for e in manifest.values())
 
 
 def test_a_folder_without_settings_is_no_group(tmp_path):

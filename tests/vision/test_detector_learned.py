@@ -224,6 +224,20 @@ def test_the_finer_look_finds_dice_too_small_for_the_first(detector):
     assert _dice_found(detector.propose_finer(grey), shifted) == 3 and _dice_found(detector.propose(grey), shifted) < 3
 
 
+def test_the_finest_look_finds_dice_too_small_for_the_finer_one_in_a_phones_big_frame(detector):
+    """Dice 24 px wide in a 4032×3024 frame (0.6 % of its width) land at under 5 network pixels at the finer look's
+    scale; at the finest look's (the frame at 1,536 px) they are 9 and found. A frame under 1,536 px gets no
+    finest look: it would enlarge the frame."""
+    from vision.detector_learned import FINEST_NET_SIDE
+
+    frame, dice = render_table([2, 5, 6], np.random.default_rng(1), view="above", touching=0.0, glare=0)
+    grey, shifted = from_farther(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), dice, 24, 4032, 3024)
+    assert _dice_found(detector.propose_finer(grey, FINEST_NET_SIDE), shifted) == 3
+    assert _dice_found(detector.propose_finer(grey), shifted) < 3
+    assert detector.propose_finer(np.full((960, 1280), 128, np.uint8), FINEST_NET_SIDE) is None
+    assert detector.fine_net_sides[-1] == FINEST_NET_SIDE
+
+
 def test_the_finer_look_is_no_look_at_a_frame_the_first_look_already_enlarges(detector):
     from vision.detector_learned import FINE_NET_SIDE
 

@@ -59,7 +59,7 @@ def _without_colour(monkeypatch: pytest.MonkeyPatch) -> None:
 def _grey_at_its_own_scale(monkeypatch: pytest.MonkeyPatch) -> None:
     """No colour look, and no finer look after it: what the grey frame shows at the scales the die is seen at."""
     _without_colour(monkeypatch)
-    monkeypatch.setattr(pipeline_reader, "propose_finer", lambda frame, proposer: None)
+    monkeypatch.setattr(pipeline_reader, "propose_finer", lambda frame, proposer, net_side=None: None)
 
 
 def test_a_red_die_the_grey_frame_hides_is_found_in_colour_and_read_sure(staged_reader, monkeypatch) -> None:

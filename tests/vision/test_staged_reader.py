@@ -351,11 +351,35 @@ def test_the_tray_look_is_not_taken_when_the_light_changed_since_calibration(sta
     assert uncovered_dice(frame, None, [], 30) == [] and uncovered_dice(frame, dark[:100], [], 30) == []
 
 
-def _shrunk_into_a_big_frame(seed: int, die_px: float) -> tuple[np.ndarray, list[int]]:
+def _shrunk_into_a_big_frame(seed: int, die_px: float, size: tuple[int, int] = (1280, 960)) -> tuple[np.ndarray, list[int]]:
     """A rendered table of three dice shrunk so each die is ``die_px`` wide, the table around it stretched out to a
-    1280×960 frame (a photo from farther away, or from a camera with many more pixels); and the faces it shows."""
-    frame, placed = from_farther(*render_table([5, 2, 6], np.random.default_rng(seed), view="above", touching=0.0, glare=0), die_px, 1280, 960)
+    frame of ``size`` (a photo from farther away, or from a camera with many more pixels); and the faces it shows."""
+    frame, placed = from_farther(*render_table([5, 2, 6], np.random.default_rng(seed), view="above", touching=0.0, glare=0), die_px, *size)
     return frame, sorted(d.seen for d in placed)
+
+
+def test_dice_under_a_hundredth_of_a_phones_big_frame_are_found_by_the_finest_look(staged_reader, monkeypatch):
+    """Three dice 24 px wide in a 4032×3024 frame: the finer look sees them at under 5 network pixels and misses
+    them; the finest (the frame at 1,536 px) boxes all three. Without it those readings are short. Sure only when
+    right (R14)."""
+    reader = staged_reader.with_view("above").with_expected(3)
+    frames = [_shrunk_into_a_big_frame(seed, 24, (4032, 3024)) for seed in range(4)]
+
+    def read_all() -> tuple[list[str], int]:
+        looks, whole = [], 0
+        for frame, faces in frames:
+            r = reader.read(frame)
+            assert r.status != "ok" or sorted(d.seen for d in r.dice) == faces, r
+            looks.append(r.extra["look"])
+            whole += sorted(d.seen for d in r.dice) == faces
+        return looks, whole
+
+    looks, whole = read_all()
+    assert sum(look.startswith("finest") for look in looks) >= 3 and whole == 4, (looks, whole)
+    detector = staged_reader.proposer.detector
+    monkeypatch.setattr(detector, "fine_net_sides", detector.fine_net_sides[:1])
+    without, whole_without = read_all()
+    assert not any(look.startswith("finest") for look in without) and whole_without <= 1, (without, whole_without)
 
 
 def test_dice_a_few_hundredths_of_a_big_frames_width_are_found_by_the_finer_look(staged_reader, monkeypatch):
@@ -376,6 +400,27 @@ def test_dice_a_few_hundredths_of_a_big_frames_width_are_found_by_the_finer_look
 
     looks, whole = read_all()
     assert looks.count("finer") >= 3 and whole >= 7, (looks, whole)
-    monkeypatch.setattr(type(staged_reader.proposer.detector), "propose_finer", lambda self, grey: None)
+    monkeypatch.setattr(type(staged_reader.proposer.detector), "propose_finer", lambda self, grey, net_side=768: None)
     without, whole_without = read_all()
     assert "finer" not in without and whole_without <= whole - 3, (without, whole_without)
+
+
+def test_dice_found_inside_what_the_first_look_read_as_one_die_replace_it(staged_reader, real_dataset, monkeypatch):
+    """A tray photo small in a phone's 5-megapixel frame: the first look reads the whole photo as one die, sure, and
+    the finer looks drop the six dice lying on it as its marks. Read with those kept, the six are dice (most sure,
+    few ones), so they replace the big die: every die boxed at its place, still uncertain. Without that rule the
+    reading holds the big die and none of the six."""
+    from bench.reader import _match
+    from models.training.robustness import CHANGES
+    from vision.dataset import photo
+    from vision.pipeline import reader as pipeline_reader
+
+    img, labels = photo(real_dataset, "IMG_20191209_100256")
+    (frame, inside, _), = CHANGES["in a 5 MP frame"](img, labels, np.random.default_rng(13))
+    reader = staged_reader.with_view("above").with_expected(len(inside))
+    r = reader.read(frame)
+    assert r.extra["look"] == "finest, inside" and r.status == "uncertain"
+    assert all(j is not None for j in _match([d.box for d in r.dice], inside))
+    monkeypatch.setattr(pipeline_reader, "whole_dice_inside", lambda found, expected: False)
+    without = reader.read(frame)
+    assert not any(j is not None for j in _match([d.box for d in without.dice], inside))

@@ -22,6 +22,8 @@ def test_every_change_gives_photo_sized_images_and_only_whole_dice_as_labels(cha
     for image, inside, cut in shown:
         if change == "turned 30°":  # the canvas grows to hold the turned photo
             assert abs(image.shape[0] - turned[0]) <= 1 and abs(image.shape[1] - turned[1]) <= 1
+        elif change.startswith("in a "):
+            assert image.shape[:2] == {"in a 5 MP frame": (1920, 2560), "in a 12 MP frame": (3024, 4032)}[change]
         else:
             assert image.shape[:2] == (round(h0 * scale), round(w0 * scale))
         assert image.shape[2] == 3 and image.dtype == np.uint8
@@ -153,3 +155,12 @@ def test_a_shaken_photo_smears_a_point_into_a_short_line():
     lit = np.argwhere(image[..., 0] > 0)
     assert 5 <= len(lit) <= 30 and np.ptp(lit[:, 1]) >= 4  # along the smear, a few pixels long
     assert image[..., 0].max() < 255  # the point's light spread over the line
+
+
+def test_a_photo_in_a_bigger_frame_keeps_its_dice_at_their_size_where_it_was_put():
+    img, labels = _red_dice()
+    (image, inside, cut), = CHANGES["in a 5 MP frame"](img, labels, np.random.default_rng(0))
+    assert image.shape == (1920, 2560, 3) and cut == 0
+    for (v, cx, cy, bw, bh), (v2, cx2, cy2, bw2, bh2) in zip(labels, inside):
+        assert v2 == v and (bw2, bh2) == (bw, bh) and _is_red(image[round(cy2), round(cx2)])
+    assert abs(float(np.median(image[:50, :50])) - 120) <= 2  # the rest: the photo's own colour

@@ -236,10 +236,10 @@ def centred_die(frame: Normalised) -> Proposal:
     return Proposal(w / 2, h / 2, CENTRED_SHARE * min(h, w), 0.0, 1.0)
 
 
-def propose_finer(frame: Normalised, proposer: Proposer) -> list[Proposal] | None:
+def propose_finer(frame: Normalised, proposer: Proposer, net_side: int | None = None) -> list[Proposal] | None:
     """A finer look at the whole frame from a detector that can take one (``propose_finer``: small dice in a big
-    frame); None when it cannot or there is nothing to gain."""
-    return _other_look(frame, proposer, "propose_finer")
+    frame; ``net_side``, one of its ``fine_net_sides``, or its first); None when it cannot or there is nothing to gain."""
+    return _other_look(frame, proposer, "propose_finer", **({} if net_side is None else {"net_side": net_side}))
 
 
 def _second_look(frame: Normalised, proposer: Proposer, first: list[Proposal], method: str, **options: int) -> list[Proposal] | None:

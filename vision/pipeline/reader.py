@@ -174,23 +174,41 @@ class PipelineReader(ReaderOptions):
 
     def _finer_look(self, prepared: Normalised, reading: Reading, kept: list[Proposal]) -> tuple[Reading, list[Proposal]]:
         """The whole frame looked at finer (``propose_finer``), and where that is not sure, closer at what it found:
-        dice a few hundredths of a big frame's width, which the first look sees at a few of its pixels. Taken when it is
-        sure, or when it comes nearer the expected count than ``reading`` with a die where ``reading`` read each of its
-        sure ones (``takes_over``; the table then checks more of the dice, each boxed, still uncertain). What it
-        proposes on a die read sure, much smaller than that die, is one of its marks and is dropped first. Else
-        ``reading`` stands."""
+        dice a few hundredths of a big frame's width, which the first look sees at a few of its pixels. Where neither
+        is sure, the finer looks the detector offers after it (``fine_net_sides``: in a phone's big photo, finer
+        still), each in the same way. A look is taken when it is sure, or when it comes nearer the expected count
+        than ``reading`` with a die where ``reading`` read each of its sure ones (``takes_over``; the table then checks
+        more of the dice, each boxed, still uncertain). What a look proposes on a die read sure, much smaller than that
+        die, is one of its marks and is dropped first. Else ``reading`` stands."""
         sure = [d for d in reading.dice if _sure(reading, d)]
-        fine = [p for p in propose_finer(prepared, self.proposer) or () if not any(_a_mark_of(p, die, prepared.offset) for die in sure)]
-        if not fine:
-            return reading, kept
-        looks = [self._look(prepared, fine, "finer")]
-        closer = propose_closer(prepared, self.proposer, fine) if looks[0][0].status != OK else None
-        if closer is not None:
-            looks.append(self._look(prepared, closer, "finer, closer"))
+        looks: list[tuple[Reading, list[Proposal]]] = []
+        inside: tuple[Reading, list[Proposal]] | None = None
+        for step, net_side in enumerate(getattr(self.proposer.detector, "fine_net_sides", (None,))):
+            found = propose_finer(prepared, self.proposer) if step == 0 else propose_finer(prepared, self.proposer, net_side)
+            fine = [p for p in found or () if not any(_a_mark_of(p, die, prepared.offset) for die in sure)]
+            name = "finer" if step == 0 else "finest"
+            if found and len(fine) < len(found) and inside is None:  # or was a die read sure a table seen from afar?
+                whole = self._look(prepared, list(found), f"{name}, inside")
+                if whole_dice_inside(whole[0], self.expected_dice):
+                    if whole[0].status == OK:
+                        return whole
+                    inside = whole
+            if not fine:
+                continue
+            looks.append(self._look(prepared, fine, name))
+            if looks[-1][0].status == OK:
+                break
+            closer = propose_closer(prepared, self.proposer, fine)
+            if closer is not None:
+                looks.append(self._look(prepared, closer, f"{name}, closer"))
+                if looks[-1][0].status == OK:
+                    break
+            if self.expected_dice and max(len(look[0].dice) for look in looks) >= self.expected_dice:
+                break  # every die found: a finer look still would not make the reading surer
         for found in sorted(looks, key=lambda look: (look[0].status != OK, abs(len(look[0].dice) - self.expected_dice))):
             if takes_over(found[0], reading, self.expected_dice):
                 return found
-        return reading, kept
+        return inside if inside is not None else (reading, kept)
 
     def _reading(self, prepared: Normalised, proposals: list[Proposal], look: str = "first") -> Reading:
         """Classify, reconcile and decide on ``proposals`` (from the detector's ``look``) in the normalised frame."""
@@ -273,6 +291,28 @@ def takes_over(found: Reading, reading: Reading, expected_dice: int) -> bool:
         return False
     nearer = abs(len(found.dice) - expected_dice) < abs(len(reading.dice) - expected_dice)
     return nearer and all(any(_same_place(d, e) for e in found.dice) for d in reading.dice if _sure(reading, d))
+
+
+def whole_dice_inside(found: Reading, expected_dice: int) -> bool:
+    """Whether a finer look that kept the proposals lying on a die read sure (``found``) saw dice there, not that
+    die's marks: it is sure, or it holds the dice the table plays with, most of them read sure; and fewer than half
+    of them read as ones (a mark alone in its crop is a single dot; real dice inside what an earlier look took for
+    one die, a tray seen from afar, show every face). Such a reading replaces the one with the big die, uncertain
+    where it is.
+
+    >>> from companion.core.reading import DieReading
+    >>> def r(status, *faces, c=.99): return Reading(status, tuple(DieReading(f, 7 - f, c, (20 * i, 0, 9, 9)) for i, f in enumerate(faces)), sure_at=0.95)
+    >>> whole_dice_inside(r(OK, 1, 1, 2), 3), whole_dice_inside(r(OK, 1, 4, 6), 3), whole_dice_inside(r(UNCERTAIN, 3, 5, 1, 6, 2, 4), 6)
+    (False, True, True)
+    >>> whole_dice_inside(r(UNCERTAIN, 3, 5, 6), 4), whole_dice_inside(r(UNCERTAIN, 3, 5, 6), 0), whole_dice_inside(r(UNCERTAIN, 5, 3, c=.2), 2)
+    (False, False, False)
+    """
+    if not found.dice or 2 * sum(d.seen == 1 for d in found.dice) >= len(found.dice):
+        return False
+    if found.status == OK:
+        return True
+    most_sure = 2 * sum(_sure(found, d) for d in found.dice) > len(found.dice)
+    return expected_dice > 0 and len(found.dice) == expected_dice and most_sure
 
 
 def _a_mark_of(p: Proposal, die: DieReading, offset: tuple[int, int] = (0, 0)) -> bool:
