@@ -358,6 +358,18 @@ def _shrunk_into_a_big_frame(seed: int, die_px: float, size: tuple[int, int] = (
     return frame, sorted(d.seen for d in placed)
 
 
+def _read_all(reader, frames: list[tuple[np.ndarray, list[int]]]) -> tuple[list[str], int]:
+    """Each frame read: the look that settled each reading, and how many readings hold every die's face. A reading
+    that says ok must be right (R14)."""
+    looks, whole = [], 0
+    for frame, faces in frames:
+        r = reader.read(frame)
+        assert r.status != "ok" or sorted(d.seen for d in r.dice) == faces, r
+        looks.append(r.extra["look"])
+        whole += sorted(d.seen for d in r.dice) == faces
+    return looks, whole
+
+
 def test_dice_under_a_hundredth_of_a_phones_big_frame_are_found_by_the_finest_look(staged_reader, monkeypatch):
     """Three dice 24 px wide in a 4032×3024 frame: the finer look sees them at under 5 network pixels and misses
     them; the finest (the frame at 1,536 px) boxes all three. Without it those readings are short. Sure only when
@@ -365,20 +377,11 @@ def test_dice_under_a_hundredth_of_a_phones_big_frame_are_found_by_the_finest_lo
     reader = staged_reader.with_view("above").with_expected(3)
     frames = [_shrunk_into_a_big_frame(seed, 24, (4032, 3024)) for seed in range(4)]
 
-    def read_all() -> tuple[list[str], int]:
-        looks, whole = [], 0
-        for frame, faces in frames:
-            r = reader.read(frame)
-            assert r.status != "ok" or sorted(d.seen for d in r.dice) == faces, r
-            looks.append(r.extra["look"])
-            whole += sorted(d.seen for d in r.dice) == faces
-        return looks, whole
-
-    looks, whole = read_all()
+    looks, whole = _read_all(reader, frames)
     assert sum(look.startswith("finest") for look in looks) >= 3 and whole == 4, (looks, whole)
     detector = staged_reader.proposer.detector
     monkeypatch.setattr(detector, "fine_net_sides", detector.fine_net_sides[:1])
-    without, whole_without = read_all()
+    without, whole_without = _read_all(reader, frames)
     assert not any(look.startswith("finest") for look in without) and whole_without <= 1, (without, whole_without)
 
 
@@ -389,19 +392,10 @@ def test_dice_a_few_hundredths_of_a_big_frames_width_are_found_by_the_finer_look
     reader = staged_reader.with_view("above").with_expected(3)
     frames = [_shrunk_into_a_big_frame(seed, 16) for seed in range(8)]
 
-    def read_all() -> tuple[list[str], int]:
-        looks, whole = [], 0
-        for frame, faces in frames:
-            r = reader.read(frame)
-            assert r.status != "ok" or sorted(d.seen for d in r.dice) == faces, r
-            looks.append(r.extra["look"])
-            whole += sorted(d.seen for d in r.dice) == faces
-        return looks, whole
-
-    looks, whole = read_all()
+    looks, whole = _read_all(reader, frames)
     assert looks.count("finer") >= 3 and whole >= 7, (looks, whole)
     monkeypatch.setattr(type(staged_reader.proposer.detector), "propose_finer", lambda self, grey, net_side=768: None)
-    without, whole_without = read_all()
+    without, whole_without = _read_all(reader, frames)
     assert "finer" not in without and whole_without <= whole - 3, (without, whole_without)
 
 
