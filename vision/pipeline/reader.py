@@ -295,10 +295,10 @@ def takes_over(found: Reading, reading: Reading, expected_dice: int) -> bool:
 
 def whole_dice_inside(found: Reading, expected_dice: int) -> bool:
     """Whether a finer look that kept the proposals lying on a die read sure (``found``) saw dice there, not that
-    die's marks: it is sure, or it holds the dice the table plays with, most of them read sure; and fewer than half
-    of them read as ones (a mark alone in its crop is a single dot; real dice inside what an earlier look took for
-    one die, a tray seen from afar, show every face). Such a reading replaces the one with the big die, uncertain
-    where it is.
+    die's marks: it is sure, or it holds the dice the table plays with, most of them read sure; it holds two dice or
+    more, not all showing one face, and fewer than half of them read as ones (a mark alone in its crop is a single
+    dot, a few marks read alike; real dice inside what an earlier look took for one die, a tray seen from afar, show
+    every face). Such a reading replaces the one with the big die, uncertain where it is.
 
     >>> from companion.core.reading import DieReading
     >>> def r(status, *faces, c=.99): return Reading(status, tuple(DieReading(f, 7 - f, c, (20 * i, 0, 9, 9)) for i, f in enumerate(faces)), sure_at=0.95)
@@ -306,8 +306,11 @@ def whole_dice_inside(found: Reading, expected_dice: int) -> bool:
     (False, True, True)
     >>> whole_dice_inside(r(UNCERTAIN, 3, 5, 6), 4), whole_dice_inside(r(UNCERTAIN, 3, 5, 6), 0), whole_dice_inside(r(UNCERTAIN, 5, 3, c=.2), 2)
     (False, False, False)
+    >>> whole_dice_inside(r(OK, 4), 1), whole_dice_inside(r(OK, 2, 2, 2), 3)  # one die, or marks read alike
+    (False, False)
     """
-    if not found.dice or 2 * sum(d.seen == 1 for d in found.dice) >= len(found.dice):
+    faces = [d.seen for d in found.dice]
+    if len(faces) < 2 or len(set(faces)) == 1 or 2 * faces.count(1) >= len(faces):
         return False
     if found.status == OK:
         return True
