@@ -148,6 +148,13 @@ def test_photos_with_a_cameras_capital_suffixes_are_read_and_split_names_may_car
     assert evaluate(tmp_path, reader, "val")["photos"] == 2
 
 
+def test_a_split_that_is_not_a_list_of_photo_names_is_refused_in_words(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6]])
+    (tmp_path / "split.json").write_text(json.dumps({"val": {"p0": 1}}))
+    with pytest.raises(EvaluationError, match="the split 'val' must be a list of photo names"):
+        evaluate(tmp_path, reader, "val")
+
+
 @pytest.mark.parametrize("table", [
     "\ufeffFile,Value,Split\nc0.png,2,val\nc1.png,6,val\n",
     "c0.png,2,val\nc1.png,6,val\n",
