@@ -29,7 +29,7 @@ import numpy as np
 from companion.core.dice import FACES
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
-from vision.images import images_by_name, is_image_name, load_image
+from vision.images import IMAGE_SUFFIXES, images_by_name, load_image, photo_name
 from vision.pipeline.decide import CONFIDENCE_MARGIN
 
 
@@ -145,7 +145,7 @@ def _frame_names(root: Path, split: str | None) -> list[str]:
     members = splits[split]
     if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
         raise EvaluationError(f"{split_file}: the split {split!r} must be a list of photo names.")
-    return [Path(m).stem if is_image_name(Path(m)) else m for m in members]
+    return [photo_name(m) for m in members]
 
 
 def _labels(path: Path, width: int, height: int) -> list[tuple[int, float, float, float, float]]:
@@ -166,7 +166,7 @@ def _labels(path: Path, width: int, height: int) -> list[tuple[int, float, float
 
 def _image_of(root: Path, name: str) -> Path | None:
     """The image file of the photo ``name`` in ``root/images``, its suffix in any case, or None."""
-    for suffix in (".jpg", ".png"):  # the common case without listing the folder
+    for suffix in IMAGE_SUFFIXES:  # the common case, a suffix in lower case, without listing the folder
         p = root / "images" / f"{name}{suffix}"
         if p.is_file():
             return p

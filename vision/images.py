@@ -45,11 +45,20 @@ def images_by_name(folder: Path) -> dict[str, Path]:
     ...     {k: v.name for k, v in images_by_name(Path(d)).items()}
     {'a': 'a.jpg', 'b': 'b.JPG'}
     """
+    images = [path for path in folder.iterdir() if is_image_name(path) and path.is_file()]
     found: dict[str, Path] = {}
-    for path in sorted(folder.iterdir(), key=lambda q: (IMAGE_SUFFIXES.index(q.suffix.lower()) if is_image_name(q) else 0, q.name)):
-        if is_image_name(path) and path.is_file():
-            found.setdefault(path.stem, path)
+    for path in sorted(images, key=lambda q: (IMAGE_SUFFIXES.index(q.suffix.lower()), q.name)):
+        found.setdefault(path.stem, path)
     return dict(sorted(found.items()))
+
+
+def photo_name(listed: str) -> str:
+    """A photo's name as a ``split.json`` lists it, without its image suffix where it has one.
+
+    >>> photo_name("IMG_1.JPG"), photo_name("IMG_1"), photo_name("run.v2")
+    ('IMG_1', 'IMG_1', 'run.v2')
+    """
+    return Path(listed).stem if is_image_name(Path(listed)) else listed
 
 
 class ImageError(ElephantsBluffError, ValueError):

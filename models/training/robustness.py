@@ -88,6 +88,11 @@ def _farther(k: float) -> Callable[[np.ndarray, list, np.random.Generator], Show
     return change
 
 
+def _median_colour(img: np.ndarray) -> np.ndarray:
+    """The photo's median colour, per channel: what a change fills the frame around the photo with."""
+    return np.median(img.reshape(-1, img.shape[2]), axis=0)
+
+
 def _turned(degrees: float) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
     """The photo turned ``degrees`` about its centre on a canvas that holds all of it, the new corners in the photo's
     median colour: a camera held askew, or the tray turned under it. Each die keeps its size (its box turns with it)."""
@@ -98,7 +103,7 @@ def _turned(degrees: float) -> Callable[[np.ndarray, list, np.random.Generator],
         nw, nh = int(np.ceil(w * c + h * s)), int(np.ceil(w * s + h * c))
         m[0, 2] += nw / 2 - w / 2
         m[1, 2] += nh / 2 - h / 2
-        fill = tuple(float(v) for v in np.median(img.reshape(-1, img.shape[2]), axis=0))
+        fill = tuple(float(v) for v in _median_colour(img))
         shown = cv2.warpAffine(img, m, (nw, nh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
         yield shown, [(v, *(m @ np.array([cx, cy, 1.0])), bw, bh) for v, cx, cy, bw, bh in labels], 0
     return change
@@ -127,7 +132,7 @@ def _in_bigger_frame(width: int, height: int) -> Callable[[np.ndarray, list, np.
     frame's width."""
     def change(img, labels, rng):
         h, w = img.shape[:2]
-        fill = np.median(img.reshape(-1, img.shape[2]), axis=0)
+        fill = _median_colour(img)
         frame = np.clip(fill + rng.normal(0, 4, (height, width, img.shape[2])), 0, 255).astype(np.uint8)
         x0, y0 = int(rng.integers(0, width - w + 1)), int(rng.integers(0, height - h + 1))
         frame[y0:y0 + h, x0:x0 + w] = img

@@ -5,7 +5,7 @@ Run once; its output is committed (``tests/conformance/frames/`` and
 
     .venv/bin/python tests/conformance/make_frames.py
 
-Four kinds of frame:
+The kinds of frame:
 
 - ``render-*``: tray frames from the project's renderer (``vision/simtable.py``),
   seen from below through the acrylic, seeded, with glare, blur, noise, touching

@@ -184,7 +184,7 @@ class PipelineReader(ReaderOptions):
         looks: list[tuple[Reading, list[Proposal]]] = []
         inside: tuple[Reading, list[Proposal]] | None = None
         for step, net_side in enumerate(getattr(self.proposer.detector, "fine_net_sides", (None,))):
-            found = propose_finer(prepared, self.proposer) if step == 0 else propose_finer(prepared, self.proposer, net_side)
+            found = propose_finer(prepared, self.proposer, net_side)
             fine = [p for p in found or () if not any(_a_mark_of(p, die, prepared.offset) for die in sure)]
             name = "finer" if step == 0 else "finest"
             if found and len(fine) < len(found) and inside is None:  # or was a die read sure a table seen from afar?

@@ -27,7 +27,7 @@ from companion.core.files import atomic_write
 from vision.adapt import MIN_PER_FACE, AdaptedClassifier, TeachError, compare, fit_head, measure, missing_faces, write_rendered_set
 from vision.classifier import CROP, MARGIN, cut_crop
 from vision.embedding import EmbeddingClassifier
-from vision.images import images_by_name
+from vision.images import images_by_name, photo_name
 from vision.registry import FOLDER, ModelRegistry
 
 #: The shares of an example image its die is cut at for teaching (the first two that ``classify_crop`` reads).
@@ -101,12 +101,12 @@ def folder_examples(root: Path) -> Examples:
         if (root / "split.json").is_file():
             try:
                 for split, members in json.loads((root / "split.json").read_text(encoding="utf-8")).items():
-                    splits.update({m: split for m in members})
+                    splits.update({photo_name(m): split for m in members})
             except (ValueError, AttributeError, TypeError):
                 raise TeachError(f"{root / 'split.json'} is not a JSON object of split names to photo names.") from None
         has_val = "val" in splits.values()
         for name, path in files.items():
-            split = splits.get(name, splits.get(path.name, ""))
+            split = splits.get(name, "")
             if split == "test":
                 continue
             label = root / "labels" / f"{name}.txt"
