@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import mmap
+import json
 import os
+import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import psutil
@@ -26,23 +28,38 @@ def test_the_split_agrees_with_the_resident_set_psutil_reads():
     del held
 
 
-def test_memory_the_process_writes_counts_as_its_own():
-    before = memory_split(os.getpid())
-    held = np.ones(48 * 2**20, np.uint8)  # written: every page resident
-    after = memory_split(os.getpid())
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _split_before_and_after(step: str, tmp_path: Path) -> tuple[dict, dict]:
+    """``memory_split`` of a fresh Python process before and after it runs ``step`` (with ``tmp`` its folder): alone
+    in its process, so no other test's buffers, freed or collected in between, move the figures."""
+    code = (
+        "import json, mmap, os, sys\n"
+        "import numpy as np\n"
+        "from pathlib import Path\n"
+        "from bench.process_memory import memory_split\n"
+        f"tmp = Path({str(tmp_path)!r})\n"
+        "before = memory_split(os.getpid())\n"
+        f"{step}\n"
+        "print(json.dumps([before, memory_split(os.getpid())]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    before, after = json.loads(out)
+    return before, after
+
+
+def test_memory_the_process_writes_counts_as_its_own(tmp_path):
+    before, after = _split_before_and_after("held = np.ones(48 * 2**20, np.uint8)  # written: every page resident", tmp_path)
     assert after["anonymous"] - before["anonymous"] > 40
     assert after["file_backed"] - before["file_backed"] < 8
-    del held
 
 
 def test_a_file_read_through_a_mapping_counts_as_file_pages(tmp_path):
-    path = tmp_path / "library.bin"
-    path.write_bytes(os.urandom(16 * 2**20))
-    before = memory_split(os.getpid())
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-        total = sum(mapped[i] for i in range(0, len(mapped), mmap.PAGESIZE))  # one byte of every page
-        after = memory_split(os.getpid())
-    assert total >= 0
+    (tmp_path / "library.bin").write_bytes(os.urandom(16 * 2**20))
+    step = ("f = open(tmp / 'library.bin', 'rb'); mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)\n"
+            "total = sum(mapped[i] for i in range(0, len(mapped), mmap.PAGESIZE))  # one byte of every page")
+    before, after = _split_before_and_after(step, tmp_path)
     assert after["file_backed"] - before["file_backed"] > 14
     assert after["anonymous"] - before["anonymous"] < 8
 
