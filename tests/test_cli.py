@@ -87,3 +87,18 @@ def test_listening_on_every_network_names_this_computers_lan_address(tmp_path):
     assert lines[0] == "Elephants Bluff companion on the simulated table: http://127.0.0.1:8000/"
     assert lines[1:-2] == [f"  From a tablet or phone on the same network: http://{a}:8000/" for a in lan_addresses()]
     assert lines[-1] == "Table PIN: 123456"
+
+
+def test_output_into_a_pipe_closed_early_ends_quietly(tmp_path):
+    """``elephants-bluff classify ... | head -1``: the reader of the pipe leaves after a line; the command stops
+    without a traceback in the terminal."""
+    missing = [str(tmp_path / f"no-such-photo-{i:04d}.jpg") for i in range(3000)]  # a line each, far past a pipe's buffer
+    proc = subprocess.Popen([sys.executable, "-m", "companion.app.cli", "classify", "--json", *missing],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    with proc.stderr:
+        stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert b"no-such-photo-0000" in first
+    assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr

@@ -8,6 +8,7 @@ here, the dice reader ``read``, ``classify`` and ``calibrate`` in
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -118,7 +119,14 @@ def main(argv: list[str] | None = None) -> int:
         if argv[:1] == ["bench"]:  # its options are the bench's own (python -m bench --help)
             return _run_bench(argv[1:])
         args = build_parser().parse_args(argv)
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a reader that left (``| head``) is met here, inside the try, not at exit
+        return status
+    except BrokenPipeError:
+        # the output went to a pipe closed early: stop quietly as a program killed by SIGPIPE would, and keep
+        # Python's flush at exit from printing a traceback into the terminal
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except ElephantsBluffError as exc:
         print(f"elephants-bluff: {exc.message}", file=sys.stderr)
         return 2
