@@ -366,7 +366,8 @@ class DiceReader(ReaderOptions):
 
     def classify_crop(self, crop: np.ndarray) -> tuple[int, float]:
         """The face value and confidence of one image holding one die roughly centred (45-100 % of its short
-        side): the staged reader's ``classify_crop``, so both readers answer ``classify`` alike."""
+        side): the staged reader's crop look (``vision.pipeline.classify.classify_crop``); only the staged reader also
+        reads an unsure picture as a photo of one die, with its learned detector."""
         face = classify_crop(self.classifier, crop)
         return face.seen, face.confidence
 

@@ -258,13 +258,50 @@ class PipelineReader(ReaderOptions):
         return self.empty_tray[y:y + h, x:x + w]
 
     def classify_crop(self, crop: np.ndarray) -> tuple[int, float]:
-        """The face value and confidence of one image holding one die roughly centred (45-100 % of its short side)."""
+        """The face value and confidence of one image holding one die: read first as a crop, the die roughly centred
+        (45-100 % of its short side); where that is not sure, also as a photo of one die, which the detector finds
+        wherever and however small it lies (a phone's picture of one die on a table: read as a crop, a die at a
+        quarter of the picture's side is mostly read wrong, though unsure). ``surer_answer`` keeps one of the two."""
         face = classify_crop(self.classifier, crop)
-        return face.seen, face.confidence
+        if face.confidence >= self.min_confidence + CONFIDENCE_MARGIN:
+            return face.seen, face.confidence
+        return surer_answer(face.seen, face.confidence, self.as_photo_of_one_die().read(crop), self.min_confidence)
+
+    def as_photo_of_one_die(self) -> "PipelineReader":
+        """The reader of an image of one die that is no frame of this tray: no calibration, one die, the face seen."""
+        return self._but(camera_view="above", die_side_px=0, tray_region=None, empty_tray=None, leaning_cue=None,
+                         expected_dice=1, on_dice=None)
 
     def annotate(self, frame: np.ndarray, reading: Reading) -> np.ndarray:
         """A copy of the frame with each die's box and values, and the status, drawn on it."""
         return annotate(frame, reading, self.min_confidence)
+
+
+def surer_answer(seen: int, confidence: float, photo: Reading, min_confidence: float) -> tuple[int, float]:
+    """Of a crop's unsure face (``seen``, ``confidence``) and the ``photo`` reading of the same image as a photo of
+    one die: the photo's die where it found one die, read surer; its confidence only where the reading is ok. An
+    unsure photo reading (the die cut off by the image's edge, seen leaning with a side face in view, not sure) may
+    change the face, never to a confidence at or above ``min_confidence``, and never lowers the crop's.
+
+    >>> from companion.core.reading import DieReading
+    >>> def photo(status, *dice): return Reading(status, tuple(DieReading(s, s, c, (0, 0, 9, 9)) for s, c in dice))
+    >>> surer_answer(2, 0.4, photo(OK, (5, 0.99)), 0.95)
+    (5, 0.99)
+    >>> surer_answer(2, 0.4, photo(UNCERTAIN, (5, 0.99)), 0.95)  # leaning: another face, not sure
+    (5, 0.93)
+    >>> surer_answer(5, 0.94, photo(UNCERTAIN, (5, 0.99)), 0.95)  # the same face: the crop's confidence stays
+    (5, 0.94)
+    >>> surer_answer(2, 0.8, photo(OK, (5, 0.7)), 0.95), surer_answer(2, 0.4, photo(UNCERTAIN, (5, 0.99), (3, 0.99)), 0.95)
+    ((2, 0.8), (2, 0.4))
+    """
+    if len(photo.dice) != 1 or photo.dice[0].confidence <= confidence:
+        return seen, confidence
+    die = photo.dice[0]
+    if photo.status == OK:
+        return die.seen, die.confidence
+    if die.seen != seen:
+        return die.seen, min(die.confidence, round(min_confidence - CONFIDENCE_MARGIN, 6))
+    return seen, confidence
 
 
 def takes_over(found: Reading, reading: Reading, expected_dice: int) -> bool:
