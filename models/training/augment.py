@@ -53,9 +53,10 @@ def sensor_noise(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(crop.astype(np.float32) + noise, 0, 255).astype(np.uint8)
 
 
-def distort(crop: np.ndarray, rng: np.random.Generator, glint_size: float = 1.0) -> np.ndarray:
+def distort(crop: np.ndarray, rng: np.random.Generator, glint_size: float = 1.0, motion_blur: float = 0.0) -> np.ndarray:
     """One crop made to look like a small, tilted, soft real die: glints (``specular``, their dots scaled by
-    ``glint_size``), perspective, lost resolution, blur, sensor noise, JPEG."""
+    ``glint_size``), perspective, lost resolution, blur, in ``motion_blur`` of the crops a shaken camera's smear
+    (``smear``), sensor noise, JPEG."""
     n = crop.shape[0]
     out = crop
     if rng.random() < 0.5:  # glints of light first: the camera's blur and JPEG then soften them
@@ -71,6 +72,8 @@ def distort(crop: np.ndarray, rng: np.random.Generator, glint_size: float = 1.0)
         out = cv2.resize(cv2.resize(out, (s, s), interpolation=cv2.INTER_AREA), (n, n), interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.25:
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.1))
+    if motion_blur > 0 and rng.random() < motion_blur:  # drawn only when asked: the shipped stream stays as it was
+        out = smear(out, rng.uniform(*SMEAR_SHARE) * n, rng.uniform(0, 180))
     if rng.random() < 0.2:
         out = sensor_noise(out, rng)
     if rng.random() < 0.25:
@@ -78,6 +81,28 @@ def distort(crop: np.ndarray, rng: np.random.Generator, glint_size: float = 1.0)
         if ok:
             out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return out
+
+
+#: ``smear``'s length as a share of the crop's side: 2-7 px on a 40-px crop, up to about a fifth of the die's side.
+SMEAR_SHARE = (0.05, 0.175)
+
+
+def smear(crop: np.ndarray, length: float, degrees: float) -> np.ndarray:
+    """The crop smeared along a ``length``-px line at ``degrees``: a hand-held camera, or a die still sliding,
+    during the exposure (the robustness sweep's "shaken" change is one such smear of a whole photo).
+
+    >>> crop = np.zeros((40, 40, 3), np.uint8); crop[20, 20] = 255
+    >>> out = smear(crop, 5.0, 0.0)
+    >>> int((out[20, :, 0] > 0).sum()), int((out[:, 20, 0] > 0).sum())  # along the line, not across it
+    (5, 1)
+    """
+    k = max(3, int(np.ceil(length)) | 1)
+    kernel = np.zeros((k, k), np.float32)
+    half = (k - 1) / 2
+    cv2.line(kernel, (int(round(half - (length - 1) / 2)), int(half)), (int(round(half + (length - 1) / 2)), int(half)), 1.0, 1)
+    kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D((half, half), degrees, 1.0), (k, k))
+    kernel /= kernel.sum()
+    return cv2.filter2D(crop, -1, kernel, borderType=cv2.BORDER_REPLICATE)
 
 
 #: ``squash``: a die's face seen this much narrower along one axis at most (a photo stretched to a square, a camera
@@ -120,11 +145,12 @@ GREY_SHARE = 0.15
 
 
 def augment(x: np.ndarray, rng: np.random.Generator, strong: bool = False, squashed: float = 0.0, inverted: float = 0.0,
-            glint_size: float = 1.0) -> np.ndarray:
+            glint_size: float = 1.0, motion_blur: float = 0.0) -> np.ndarray:
     """Per-batch: random 90° turns, flips, brightness/contrast and channel order (colour-blind to hue);
     with ``strong``, per crop also glints, perspective, resolution loss, blur, grain, JPEG (``distort``) and a colour cast;
     ``squashed``: this share of the crops narrowed along one axis first (``squash``); ``inverted``: this share
-    turned to their negative first (``invert``); ``glint_size`` scales the glints' dots (``specular``)."""
+    turned to their negative first (``invert``); ``glint_size`` scales the glints' dots (``specular``);
+    ``motion_blur``: with ``strong``, this share of the crops smeared as by a shaken camera (``smear``)."""
     x = np.ascontiguousarray(x)
     if squashed > 0:
         picked = rng.random(len(x)) < squashed
@@ -137,7 +163,7 @@ def augment(x: np.ndarray, rng: np.random.Generator, strong: bool = False, squas
             x = x.copy()
             x[picked] = invert(x[picked])
     if strong:
-        x = np.array([distort(c, rng, glint_size) for c in x], np.uint8)
+        x = np.array([distort(c, rng, glint_size, motion_blur) for c in x], np.uint8)
     k = int(rng.integers(4))
     x = np.rot90(x, k, axes=(1, 2))
     if rng.random() < 0.5:

@@ -221,6 +221,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="this share of the training crops is turned to its negative: dark dice with light marks (augment.invert)")
     ap.add_argument("--glint-size", type=float, default=1.0,
                     help="the glints' dots scaled by this (augment.specular): below 1, smaller than a dark die's small light pips")
+    ap.add_argument("--motion-blur", type=float, default=0.0,
+                    help="this share of the strongly augmented crops is smeared as by a shaken camera (augment.smear)")
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the data cache and the per-epoch checkpoints")
     ap.add_argument("--device", default="cpu", help="where the net trains: cpu, or cuda on a GPU machine (a recipe search; "
                     "the shipped model is made on the CPU; models/MODEL_CARD.md, 'A recipe search on a GPU machine')")
@@ -290,7 +292,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
@@ -359,10 +361,10 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
 _POOL_CROPS: np.ndarray | None = None
 
 
-def _augment_batch(job: tuple[np.ndarray, int, int, int, bool, float, float, float]) -> np.ndarray:
-    idx, seed, epoch, batch, strong, squash, invert, glint_size = job
+def _augment_batch(job: tuple[np.ndarray, int, int, int, bool, float, float, float, float]) -> np.ndarray:
+    idx, seed, epoch, batch, strong, squash, invert, glint_size, motion_blur = job
     assert _POOL_CROPS is not None
-    return prepare(augment(_POOL_CROPS[idx], np.random.default_rng((seed, epoch, batch)), strong, squash, invert, glint_size))
+    return prepare(augment(_POOL_CROPS[idx], np.random.default_rng((seed, epoch, batch)), strong, squash, invert, glint_size, motion_blur))
 
 
 def augmented_batches(x: np.ndarray, perm: np.ndarray, starts: range, epoch: int, rng: np.random.Generator,
@@ -372,11 +374,12 @@ def augmented_batches(x: np.ndarray, perm: np.ndarray, starts: range, epoch: int
     GPU, which waits on the augmentation, is kept fed by several processes (a recipe search, not the shipped stream)."""
     if not args.augment_workers:
         for i in starts:
-            yield prepare(augment(x[perm[i:i + 128]], rng, args.strong_augment, args.squash, args.invert, args.glint_size))
+            yield prepare(augment(x[perm[i:i + 128]], rng, args.strong_augment, args.squash, args.invert, args.glint_size, args.motion_blur))
         return
     global _POOL_CROPS
     _POOL_CROPS = x
-    jobs = ((perm[i:i + 128], args.seed, epoch, n, args.strong_augment, args.squash, args.invert, args.glint_size) for n, i in enumerate(starts))
+    jobs = ((perm[i:i + 128], args.seed, epoch, n, args.strong_augment, args.squash, args.invert, args.glint_size, args.motion_blur)
+            for n, i in enumerate(starts))
     with multiprocessing.get_context("fork").Pool(args.augment_workers) as pool:
         yield from pool.imap(_augment_batch, jobs, chunksize=4)
 
