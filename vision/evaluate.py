@@ -2,8 +2,9 @@
 
 A folder is either whole frames in the ``shared/datasets`` layout
 (``images/NAME.jpg``, ``labels/NAME.txt`` in YOLO format with face value =
-class + 1, an optional ``split.json``) or crops with a ``crops.csv`` of
-``file,value[,split]``. A label is always the face visible in the image, so
+class + 1, an optional ``split.json``; or a folder per split as YOLO trainers
+write them, ``images/val/NAME.jpg`` beside ``labels/val/NAME.txt``) or crops
+with a ``crops.csv`` of ``file,value[,split]``. A label is always the face visible in the image, so
 the reader reads as the camera sees (``with_view("above")``) and faces are
 compared as seen.
 
@@ -29,7 +30,7 @@ import numpy as np
 from companion.core.dice import FACES
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
-from vision.images import IMAGE_SUFFIXES, images_by_name, load_image, photo_name
+from vision.images import IMAGE_SUFFIXES, frame_images, load_image, photo_name
 from vision.pipeline.decide import CONFIDENCE_MARGIN
 
 
@@ -128,13 +129,21 @@ class PhotoRead:
 
 
 def _frame_names(root: Path, split: str | None) -> list[str]:
-    """The photos' names (without the image suffix), every photo in ``images/`` or those ``split.json`` lists in
-    ``split`` (a name listed with its suffix, ``IMG_1.JPG``, is taken as ``IMG_1``)."""
+    """The photos' names (without the image suffix), every photo in ``images/`` (``frame_images``) or those
+    ``split.json`` lists in ``split`` (a name listed with its suffix, ``IMG_1.JPG``, is taken as ``IMG_1``); without
+    a ``split.json``, the photos of the folder ``images/SPLIT/``."""
     if split is None:
-        return list(images_by_name(root / "images"))
+        names = list(frame_images(root / "images"))
+        if not names:
+            raise EvaluationError(f"{root / 'images'} holds no photos ({', '.join(IMAGE_SUFFIXES)}), nor a folder of them per split.")
+        return names
     split_file = root / "split.json"
     if not split_file.is_file():
-        raise EvaluationError(f"{root} has no split.json, so it has no split called {split!r}; leave out --split to read every photo.")
+        if (root / "images" / split).is_dir():
+            return [name for name in frame_images(root / "images") if name.startswith(f"{split}/")]
+        folders = sorted(p.name for p in (root / "images").iterdir() if p.is_dir()) if (root / "images").is_dir() else []
+        raise EvaluationError(f"{root} has no split.json and no folder images/{split}/, so it has no split called {split!r}"
+                              + (f" (its images/ has the folders: {', '.join(folders)})" if folders else "; leave out --split to read every photo") + ".")
     try:
         splits = json.loads(split_file.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -165,12 +174,13 @@ def _labels(path: Path, width: int, height: int) -> list[tuple[int, float, float
 
 
 def _image_of(root: Path, name: str) -> Path | None:
-    """The image file of the photo ``name`` in ``root/images``, its suffix in any case, or None."""
+    """The image file of the photo ``name`` in ``root/images`` (``val/IMG_1`` in a folder per split), its suffix in
+    any case, or None."""
     for suffix in IMAGE_SUFFIXES:  # the common case, a suffix in lower case, without listing the folder
         p = root / "images" / f"{name}{suffix}"
         if p.is_file():
             return p
-    return images_by_name(root / "images").get(name)
+    return frame_images(root / "images").get(name)
 
 
 def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str]) -> Iterator[PhotoRead]:
@@ -178,7 +188,7 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
     dice read. A photo without its image or label file, or whose image cannot be opened, is skipped with a
     sentence in ``unreadable``."""
     seen_reader = reader.with_view("above")
-    files = images_by_name(root / "images")
+    files = frame_images(root / "images")
     for name in _frame_names(root, split):
         path = files.get(name)
         label_path = root / "labels" / f"{name}.txt"

@@ -52,6 +52,25 @@ def images_by_name(folder: Path) -> dict[str, Path]:
     return dict(sorted(found.items()))
 
 
+def frame_images(images: Path) -> dict[str, Path]:
+    """The photos of a dataset's ``images/`` folder by name: its image files (``IMG_1``) and, where it keeps a folder
+    per split as YOLO trainers write them (``images/val/IMG_1.jpg`` beside ``labels/val/IMG_1.txt``), each
+    subfolder's files named with it (``val/IMG_1``), so that ``labels/NAME.txt`` is the label in either layout.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     for f in ("a.jpg", "val/b.JPG", "train/c.png", "train/notes.txt"):
+    ...         (Path(d) / f).parent.mkdir(exist_ok=True)
+    ...         _ = (Path(d) / f).write_bytes(b"")
+    ...     {k: v.name for k, v in frame_images(Path(d)).items()}
+    {'a': 'a.jpg', 'train/c': 'c.png', 'val/b': 'b.JPG'}
+    """
+    found = images_by_name(images)
+    for folder in sorted(p for p in images.iterdir() if p.is_dir()):
+        found.update({f"{folder.name}/{name}": path for name, path in images_by_name(folder).items()})
+    return found
+
+
 def photo_name(listed: str) -> str:
     """A photo's name as a ``split.json`` lists it, without its image suffix where it has one.
 

@@ -242,6 +242,22 @@ def test_a_folder_of_labelled_photos_gives_crops_of_each_die_and_never_its_test_
     assert sum("not a YOLO label" in w for w in examples.warnings) == 3  # the test photo's labels are not even read
 
 
+def test_a_set_with_a_folder_per_split_is_taught_its_train_folder_and_holds_back_its_val_never_its_test(tmp_path):
+    """images/train/, images/val/, images/test/ beside labels/train/... (no split.json): the folders are the splits."""
+    from companion.app.teach.service import folder_examples
+
+    root = tmp_path / "photos"
+    rng = np.random.default_rng(9)
+    for i, split in enumerate(["train", "train", "val", "test"]):
+        (root / "images" / split).mkdir(parents=True, exist_ok=True)
+        (root / "labels" / split).mkdir(parents=True, exist_ok=True)
+        frame, placed = render_table([2, 5, 6], rng, width=480, height=360, view="above", touching=0.0)
+        cv2.imwrite(str(root / "images" / split / f"p{i}.jpg"), frame)
+        (root / "labels" / split / f"p{i}.txt").write_text("".join(f"{d.seen - 1} {d.cx / 480:.5f} {d.cy / 360:.5f} {d.side / 480:.5f} {d.side / 360:.5f}\n" for d in placed))
+    examples = folder_examples(root)
+    assert len(examples.train) == 6 and len(examples.held_back) == 3 and not examples.warnings
+
+
 def test_a_cameras_capital_suffixes_and_a_spreadsheets_crops_csv_are_read_for_teaching(tmp_path):
     """IMG_0001.JPG is a photo, and a crops.csv saved with a byte-order mark, capitals and semicolons is a crops.csv."""
     from companion.app.teach.service import folder_examples

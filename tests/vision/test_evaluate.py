@@ -148,6 +148,35 @@ def test_photos_with_a_cameras_capital_suffixes_are_read_and_split_names_may_car
     assert evaluate(tmp_path, reader, "val")["photos"] == 2
 
 
+def _as_folders_per_split(root: Path, splits: dict[str, list[str]]) -> None:
+    """The set rewritten as YOLO trainers lay one out: images/SPLIT/ and labels/SPLIT/, no split.json."""
+    for split, names in splits.items():
+        for kind, suffix in (("images", ".png"), ("labels", ".txt")):
+            (root / kind / split).mkdir()
+            for name in names:
+                (root / kind / f"{name}{suffix}").rename(root / kind / split / f"{name}{suffix}")
+    (root / "split.json").unlink()
+
+
+def test_a_set_with_a_folder_per_split_is_read_whole_or_split_by_split(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6], [1, 3, 4], [6, 6, 2]])
+    _as_folders_per_split(tmp_path, {"train": ["p0", "p1"], "val": ["p2"]})
+    every = evaluate(tmp_path, reader)
+    assert every["photos"] == 3 and every["dice"] == 9 and not every["unreadable_files"]
+    val = evaluate(tmp_path, reader, "val")
+    assert val["photos"] == 1 and val["dice"] == 3 and val["split"] == "val"
+    with pytest.raises(EvaluationError, match=r"no split called 'test' \(its images/ has the folders: train, val\)"):
+        evaluate(tmp_path, reader, "test")
+
+
+def test_a_folder_of_photos_without_any_photo_is_refused_in_words(tmp_path, reader):
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "images" / "notes.txt").write_text("photos to come")
+    with pytest.raises(EvaluationError, match="images holds no photos"):
+        evaluate(tmp_path, reader)
+
+
 def test_a_split_that_is_not_a_list_of_photo_names_is_refused_in_words(tmp_path, reader):
     write_frames(tmp_path, [[2, 5, 6]])
     (tmp_path / "split.json").write_text(json.dumps({"val": {"p0": 1}}))

@@ -27,7 +27,7 @@ from companion.core.files import atomic_write
 from vision.adapt import MIN_PER_FACE, AdaptedClassifier, TeachError, compare, fit_head, measure, missing_faces, write_rendered_set
 from vision.classifier import CROP, MARGIN, cut_crop
 from vision.embedding import EmbeddingClassifier
-from vision.images import images_by_name, photo_name
+from vision.images import frame_images, photo_name
 from vision.registry import FOLDER, ModelRegistry
 
 #: The shares of an example image its die is cut at for teaching (the first two that ``classify_crop`` reads).
@@ -60,7 +60,8 @@ def owner_examples(instance: Path, settings: Any) -> Examples:
 
 def folder_examples(root: Path) -> Examples:
     """Labelled crops or photos of ``root`` (``shared/datasets`` layout); its ``val`` split, or one in five, held back.
-    The folder is read as ``evaluate`` reads it (``crops_table``, ``images_by_name``)."""
+    The folder is read as ``evaluate`` reads it (``crops_table``, ``frame_images``: a folder per split, as YOLO trainers
+    write them, is that split)."""
     from vision.evaluate import EvaluationError, crop_file, crops_table
 
     root = Path(root)
@@ -96,8 +97,8 @@ def folder_examples(root: Path) -> Examples:
             (held if back else train).append((image, value))
         return Examples(train, held, warnings)
     if (root / "images").is_dir() and (root / "labels").is_dir():
-        files = images_by_name(root / "images")
-        splits: dict[str, str] = {}
+        files = frame_images(root / "images")
+        splits: dict[str, str] = {name: name.split("/")[0] for name in files if "/" in name}
         if (root / "split.json").is_file():
             try:
                 for split, members in json.loads((root / "split.json").read_text(encoding="utf-8")).items():
