@@ -4,7 +4,8 @@ A folder is either whole frames in the ``shared/datasets`` layout
 (``images/NAME.jpg``, ``labels/NAME.txt`` in YOLO format with face value =
 class + 1, an optional ``split.json``; or a folder per split as YOLO trainers
 write them, ``images/val/NAME.jpg`` beside ``labels/val/NAME.txt``) or crops
-with a ``crops.csv`` of ``file,value[,split]``. A label is always the face visible in the image, so
+with a ``crops.csv`` of ``file,value[,split]`` (or sorted by hand into a folder
+per face, ``3/NAME.jpg``, optionally under a folder per split). A label is always the face visible in the image, so
 the reader reads as the camera sees (``with_view("above")``) and faces are
 compared as seen.
 
@@ -30,7 +31,7 @@ import numpy as np
 from companion.core.dice import FACES
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
-from vision.images import IMAGE_SUFFIXES, frame_images, load_image, photo_name
+from vision.images import IMAGE_SUFFIXES, frame_images, is_image_name, load_image, photo_name
 from vision.pipeline.decide import CONFIDENCE_MARGIN
 
 
@@ -104,13 +105,14 @@ def evaluate(root: Path, reader: Any, split: str | None = None, crops: bool = Fa
     if not root.is_dir():
         raise EvaluationError(f"{root} is not a folder of dice photos.")
     has_frames = (root / "images").is_dir() and (root / "labels").is_dir()
-    if (root / "crops.csv").is_file() and (crops or not has_frames):
+    if has_crops(root) and (crops or not has_frames):
         return _evaluate_crops(root, reader, split)
     if crops:
-        raise EvaluationError(f"{root} has no crops.csv.")
+        raise EvaluationError(f"{root} has no crops.csv and no folders of crops named for their face (1/ to 6/).")
     if has_frames:
         return _evaluate_frames(root, reader, split)
-    raise EvaluationError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv (crops).")
+    raise EvaluationError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv or folders of crops "
+                          "named for their face, 1/ to 6/ (crops).")
 
 
 @dataclass(frozen=True)
@@ -268,16 +270,59 @@ def crops_table(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     raise EvaluationError(f"{path} must start with the header file,value[,split].")
 
 
+def face_folders_table(root: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The crops of a set sorted by hand into a folder per face (``3/a.jpg``, in ``root`` or ``root/crops``, and under
+    a folder per split, ``val/3/a.jpg``), as ``crops_table`` gives a ``crops.csv``'s header and rows (numbered from 1;
+    the split column only where there are split folders). No rows where there is no such folder.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     for f in ("crops/val/3/a.jpg", "crops/val/3/notes.txt", "crops/train/6/b.PNG"):
+    ...         (Path(d) / f).parent.mkdir(parents=True, exist_ok=True)
+    ...         _ = (Path(d) / f).write_bytes(b"")
+    ...     face_folders_table(Path(d))
+    (['file', 'value', 'split'], [(1, ['crops/train/6/b.PNG', '6', 'train']), (2, ['crops/val/3/a.jpg', '3', 'val'])])
+    """
+    faces = {str(v) for v in FACES}
+    found: list[list[str]] = []
+    for base in (root, root / "crops"):
+        if not base.is_dir():
+            continue
+        folders = sorted(p for p in base.iterdir() if p.is_dir())
+        groups = [(base, None)] + [(p, p.name) for p in folders if p.name not in faces and p != root / "crops"]
+        for parent, split in groups:
+            for face in sorted(faces):
+                if (parent / face).is_dir():
+                    found += [[path.relative_to(root).as_posix(), face] + ([split] if split else [])
+                              for path in sorted((parent / face).iterdir()) if is_image_name(path) and path.is_file()]
+    if any(len(row) == 3 for row in found):
+        return ["file", "value", "split"], list(enumerate((row + [""] * (3 - len(row)) for row in found), 1))
+    return ["file", "value"], list(enumerate(found, 1))
+
+
+def has_crops(root: Path) -> bool:
+    """Whether ``root`` holds crops: a ``crops.csv``, or folders of crops named for their face."""
+    return (root / "crops.csv").is_file() or bool(face_folders_table(root)[1])
+
+
+def crop_listing(root: Path) -> tuple[str, list[str], list[tuple[int, list[str]]]]:
+    """Where ``root``'s crops are listed (for its sentences), the header and the numbered rows: its ``crops.csv``
+    (``crops_table``), or else its folders per face (``face_folders_table``)."""
+    if (root / "crops.csv").is_file():
+        return str(root / "crops.csv"), *crops_table(root / "crops.csv")
+    return f"{root} (its folders per face)", *face_folders_table(root)
+
+
 def crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
-    """(file, face) for each row of ``root``'s ``crops.csv`` (``crops_table``) in ``split`` (every row when None),
-    or ``EvaluationError`` in words where a value is not a face 1-6 or there is no such split."""
-    header, rows = crops_table(root / "crops.csv")
+    """(file, face) for each crop of ``root`` (``crop_listing``) in ``split`` (every row when None), or
+    ``EvaluationError`` in words where a value is not a face 1-6 or there is no such split."""
+    source, header, rows = crop_listing(root)
     has_split = len(header) >= 3 and header[2] == "split"
     if split is not None and not has_split:
-        raise EvaluationError(f"{root / 'crops.csv'} has no split column, so it has no split called {split!r}.")
+        raise EvaluationError(f"{source} has no split column, so it has no split called {split!r}.")
     splits = {row[2].strip() for _, row in rows if len(row) >= 3}
     if split is not None and split not in splits:
-        raise EvaluationError(f"{root / 'crops.csv'} has no split called {split!r} (it has: {', '.join(sorted(splits)) or 'none'}).")
+        raise EvaluationError(f"{source} has no split called {split!r} (it has: {', '.join(sorted(splits)) or 'none'}).")
     for n, row in rows:
         if not row:
             continue
@@ -286,9 +331,9 @@ def crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
         try:
             value = int(row[1])
         except (ValueError, IndexError):
-            raise EvaluationError(f"{root / 'crops.csv'} line {n}: the value must be a face from 1 to 6.") from None
+            raise EvaluationError(f"{source} line {n}: the value must be a face from 1 to 6.") from None
         if value not in FACES:
-            raise EvaluationError(f"{root / 'crops.csv'} line {n}: {value} is not a face from 1 to 6.")
+            raise EvaluationError(f"{source} line {n}: {value} is not a face from 1 to 6.")
         yield row[0].strip(), value
 
 

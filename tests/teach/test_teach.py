@@ -258,6 +258,21 @@ def test_a_set_with_a_folder_per_split_is_taught_its_train_folder_and_holds_back
     assert len(examples.train) == 6 and len(examples.held_back) == 3 and not examples.warnings
 
 
+def test_crops_sorted_into_a_folder_per_face_are_taught_and_their_val_folder_held_back(tmp_path):
+    from companion.app.teach.service import folder_examples
+
+    rng = np.random.default_rng(10)
+    for i, (split, seen) in enumerate([("train", 2), ("train", 5), ("train", 5), ("val", 6), ("test", 1)]):
+        frame, (die,) = render_table([seen], rng, width=200, height=200, view="above", die_side=90, glare=0)
+        x, y, w, h = die.box()
+        path = tmp_path / split / str(seen) / f"c{i}.jpg"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(path), frame[y:y + h, x:x + w])
+    examples = folder_examples(tmp_path)
+    assert sorted(v for _, v in examples.train) == [2, 5, 5] and [v for _, v in examples.held_back] == [6]
+    assert not examples.warnings  # the test folder is never read
+
+
 def test_a_cameras_capital_suffixes_and_a_spreadsheets_crops_csv_are_read_for_teaching(tmp_path):
     """IMG_0001.JPG is a photo, and a crops.csv saved with a byte-order mark, capitals and semicolons is a crops.csv."""
     from companion.app.teach.service import folder_examples

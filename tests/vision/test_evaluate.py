@@ -119,11 +119,35 @@ def test_a_folder_of_crops_is_read_die_by_die(tmp_path, reader):
     assert everything["right"] >= 5
 
 
+def test_crops_sorted_by_hand_into_a_folder_per_face_are_read_as_a_crops_csv_would_list_them(tmp_path, reader):
+    """crops/val/3/c2.png: a set sorted into folders per split and face, without a crops.csv."""
+    rng = np.random.default_rng(3)
+    listed = ["file,value,split"]
+    for i, seen in enumerate([1, 2, 3, 4, 5, 6]):
+        frame, (die,) = render_table([seen], rng, width=200, height=200, view="above", die_side=90, glare=0)
+        x, y, w, h = die.box()
+        split = "val" if i % 2 else "train"
+        path = tmp_path / "sorted" / "crops" / split / str(seen) / f"c{i}.png"
+        path.parent.mkdir(parents=True)
+        cv2.imwrite(str(path), frame[max(0, y - 5):y + h + 5, max(0, x - 5):x + w + 5])
+        (tmp_path / "listed" / "crops").mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(tmp_path / "listed" / "crops" / f"c{i}.png"), frame[max(0, y - 5):y + h + 5, max(0, x - 5):x + w + 5])
+        listed.append(f"crops/c{i}.png,{seen},{split}")
+    (tmp_path / "listed" / "crops.csv").write_text("\n".join(listed) + "\n")
+    (tmp_path / "sorted" / "crops" / "val" / "notes.txt").write_text("not a crop")
+    for split in (None, "val"):
+        by_folder, by_table = evaluate(tmp_path / "sorted", reader, split), evaluate(tmp_path / "listed", reader, split)
+        assert by_folder["kind"] == "crops" and by_folder["dice"] == (6 if split is None else 3)
+        assert {k: by_folder[k] for k in ("dice", "right", "per_value", "confusion")} == {k: by_table[k] for k in ("dice", "right", "per_value", "confusion")}
+    with pytest.raises(EvaluationError, match=r"its folders per face\) has no split called 'test' \(it has: train, val\)"):
+        evaluate(tmp_path / "sorted", reader, "test")
+
+
 @pytest.mark.parametrize(
     ("make", "words"),
     [
         (lambda root: None, "is not a folder of dice photos"),
-        (lambda root: root.mkdir(), "holds neither images/ with labels/"),
+        (lambda root: root.mkdir(), "holds neither images/ with labels/ (whole photos) nor a crops.csv or folders of crops named for their face"),
         (lambda root: (root.mkdir(), (root / "crops.csv").write_text("name,face\nx.jpg,3\n")), "must start with the header file,value"),
         (lambda root: (root.mkdir(), (root / "crops.csv").write_text("file,value\nx.jpg,9\n")), "9 is not a face from 1 to 6"),
         (lambda root: (root.mkdir(), (root / "crops.csv").write_text("file,value,split\nx.jpg,2,train\n")), "has no split called 'val' (it has: train)"),

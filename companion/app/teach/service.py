@@ -60,9 +60,9 @@ def owner_examples(instance: Path, settings: Any) -> Examples:
 
 def folder_examples(root: Path) -> Examples:
     """Labelled crops or photos of ``root`` (``shared/datasets`` layout); its ``val`` split, or one in five, held back.
-    The folder is read as ``evaluate`` reads it (``crops_table``, ``frame_images``: a folder per split, as YOLO trainers
-    write them, is that split)."""
-    from vision.evaluate import EvaluationError, crop_file, crops_table
+    The folder is read as ``evaluate`` reads it (``crop_listing``: a crops.csv, or a folder per face; ``frame_images``: a
+    folder per split, as YOLO trainers write them, is that split)."""
+    from vision.evaluate import EvaluationError, crop_file, crop_listing, has_crops
 
     root = Path(root)
     if not root.is_dir():
@@ -70,9 +70,9 @@ def folder_examples(root: Path) -> Examples:
     train: list[Example] = []
     held: list[Example] = []
     warnings: list[str] = []
-    if (root / "crops.csv").is_file():
+    if has_crops(root):
         try:
-            _, rows = crops_table(root / "crops.csv")
+            _, _, rows = crop_listing(root)
         except EvaluationError as exc:
             raise TeachError(exc.message) from None
         has_val = any(len(r) >= 3 and r[2].strip() == "val" for _, r in rows)
@@ -130,7 +130,8 @@ def folder_examples(root: Path) -> Examples:
                 crop = cut_crop(frame, x * w, y * h, max(2.0, min(bw * w, bh * h)))
                 (held if back else train).append((crop, c + 1))
         return Examples(train, held, warnings)
-    raise TeachError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv (crops).")
+    raise TeachError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv or folders of crops "
+                     "named for their face, 1/ to 6/ (crops).")
 
 
 #: The most examples of one face a fit learns from (the newest): keeps a fit on the Pi within a minute with a full dataset.
