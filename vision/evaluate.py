@@ -56,6 +56,13 @@ class Tally:
     doubts: dict[str, int] = field(default_factory=dict)
     unreadable_files: list[str] = field(default_factory=list)
     confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(7)])
+    #: each photo or crop not read all right: where to look first on a set the reader was never tuned on
+    misses: list[dict[str, Any]] = field(default_factory=list)
+
+    def add_miss(self, photo: str, labelled: list[int], read: list[int], acted_on: bool, extra: int = 0) -> None:
+        """A photo or crop with a die read wrong or missed (0) at its labels, or ``extra`` dice read beside them;
+        ``acted_on``: its reading is one the referee would act on, so the miss is silent."""
+        self.misses.append({"photo": photo, "labelled": labelled, "read": read, "extra": extra, "silent": acted_on})
 
     def add_die(self, truth: int, read: int, acted_on: bool, doubts: tuple[str, ...] = ()) -> None:
         """One labelled die: the face read (0: not found), whether its reading is acted on, and the found die's
@@ -92,6 +99,7 @@ class Tally:
             "per_value": per_value,
             "confusion": self.confusion,
             "unreadable_files": self.unreadable_files,
+            "misses": self.misses,
         }
 
 
@@ -222,6 +230,8 @@ def _evaluate_frames(root: Path, reader: Any, split: str | None) -> dict[str, An
         if acted_on:
             tally.silently_wrong += extra
         tally.photos_all_right += all_right and extra == 0
+        if not (all_right and extra == 0):
+            tally.add_miss(photo.name, [truth for truth, *_ in labels], photo.values_read(), acted_on, extra)
     return tally.as_json("frames", split)
 
 
@@ -364,6 +374,8 @@ def _evaluate_crops(root: Path, reader: Any, split: str | None) -> dict[str, Any
         sure = confidence >= sure_at
         tally.add_die(truth, value, sure, () if sure else ("low_confidence",))
         tally.photos_all_right += value == truth
+        if value != truth:
+            tally.add_miss(file, [truth], [value], sure)
     return tally.as_json("crops", split)
 
 
@@ -380,5 +392,16 @@ def summary(report: dict[str, Any]) -> str:
         "per face: " + ", ".join(f"{v}: {d['right']}/{d['dice']}" for v, d in report["per_value"].items()),
     ]
     lines += [f"unreadable: {u}" for u in report["unreadable_files"]]
+    misses = report["misses"]
+    if misses:
+        lines.append(f"read wrong or missed (labelled -> read, 0 not found), {len(misses)} {'photo' if len(misses) == 1 else 'photos'}"
+                     + (f", the first {MISSES_SHOWN} (--json lists every one):" if len(misses) > MISSES_SHOWN else ":"))
+        lines += [f"  {m['photo']}: {' '.join(map(str, m['labelled']))} -> {' '.join(map(str, m['read']))}"
+                  + (f", {m['extra']} extra" if m["extra"] else "") + (" SILENTLY WRONG" if m["silent"] else ", flagged")
+                  for m in misses[:MISSES_SHOWN]]
     return "\n".join(lines)
+
+
+#: ``summary`` lists this many of the photos or crops read wrong or missed.
+MISSES_SHOWN = 20
 

@@ -103,6 +103,36 @@ def test_a_wrong_label_read_sure_counts_as_silently_wrong(tmp_path, reader):
         assert after["flagged"] + after["silently_wrong"] == before["flagged"] + before["silently_wrong"] + 1
 
 
+def test_the_photos_read_wrong_are_listed_with_their_labels_and_what_was_read(tmp_path, reader):
+    from vision.evaluate import summary
+
+    write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
+    label = tmp_path / "labels" / "p1.txt"
+    lines = label.read_text().splitlines()
+    cls, rest = lines[0].split(" ", 1)
+    lines[0] = f"{(int(cls) + 2) % 6} {rest}"  # p1's first die is now labelled with a face it does not show
+    label.write_text("\n".join(lines) + "\n")
+    report = evaluate(tmp_path, reader)
+    wrong = [m for m in report["misses"] if m["photo"] == "p1"]
+    assert len(wrong) == 1 and wrong[0]["labelled"][0] == (int(cls) + 2) % 6 + 1
+    assert wrong[0]["read"][0] != wrong[0]["labelled"][0]
+    assert len(report["misses"]) == report["photos"] - report["photos_all_right"]
+    assert sum(m["silent"] for m in report["misses"]) <= report["silently_wrong"]
+    assert "  p1: " in summary(report)
+
+
+def test_the_summary_lists_twenty_misses_and_points_to_json_for_the_rest():
+    from vision.evaluate import Tally, summary
+
+    tally = Tally()
+    for i in range(25):
+        tally.add_die(3, 2, False, ("low_confidence",))
+        tally.add_miss(f"c{i}.jpg", [3], [2], False)
+    text = summary(tally.as_json("crops", None))
+    assert "25 photos, the first 20 (--json lists every one)" in text
+    assert "  c19.jpg: 3 -> 2, flagged" in text and "c20.jpg" not in text
+
+
 def test_a_folder_of_crops_is_read_die_by_die(tmp_path, reader):
     rng = np.random.default_rng(3)
     rows = ["file,value,split"]
@@ -269,7 +299,7 @@ def test_the_command_prints_one_json_object_with_the_documented_keys(frames, tmp
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
     report = json.loads(out)
     assert {"dice", "right", "accuracy", "silently_wrong", "flagged", "photos", "photos_all_right", "per_value", "confusion",
-            "right_without_doubt", "doubts"} <= set(report)
+            "right_without_doubt", "doubts", "misses"} <= set(report)
 
 
 def test_the_command_says_what_is_wrong_with_a_folder(tmp_path):
