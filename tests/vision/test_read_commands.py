@@ -78,6 +78,16 @@ def test_classify_reads_one_die_crops_at_any_size_and_rotation(frame_file, capsy
     assert [o["file"] for o in out] == files
     assert [o["value"] for o in out] == [d.seen for d in placed]
     assert all(0 <= o["confidence"] <= 1 for o in out)
+    assert all(o["sure"] == (o["confidence"] >= 0.97) for o in out)  # the settings' 0.95 and decide's margin
+
+
+def test_classify_says_whether_a_face_is_sure_or_needs_a_person(capsys, tmp_path):
+    noise = tmp_path / "noise.png"
+    cv2.imwrite(str(noise), np.random.default_rng(2).integers(0, 256, (80, 80, 3), dtype=np.uint8))
+    assert main(["classify", "--instance", str(tmp_path), str(noise)]) == 0
+    assert capsys.readouterr().out.strip().endswith("not sure: a person should look)")
+    assert main(["classify", "--json", "--instance", str(tmp_path), str(noise)]) == 0
+    assert _lines(capsys)[0]["sure"] is False
 
 
 def test_classify_reports_bad_files(capsys, tmp_path):
