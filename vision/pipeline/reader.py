@@ -281,7 +281,8 @@ def surer_answer(seen: int, confidence: float, photo: Reading, min_confidence: f
     """Of a crop's unsure face (``seen``, ``confidence``) and the ``photo`` reading of the same image as a photo of
     one die: the photo's die where it found one die, read surer; its confidence only where the reading is ok. An
     unsure photo reading (the die cut off by the image's edge, seen leaning with a side face in view, not sure) may
-    change the face, never to a confidence at or above ``min_confidence``, and never lowers the crop's.
+    change the face, never to a confidence at or above ``min_confidence``; where it reads the crop's face, the
+    crop's confidence stays.
 
     >>> from companion.core.reading import DieReading
     >>> def photo(status, *dice): return Reading(status, tuple(DieReading(s, s, c, (0, 0, 9, 9)) for s, c in dice))
