@@ -145,7 +145,9 @@ def _frame_names(root: Path, split: str | None) -> list[str]:
     if split is None:
         names = list(frame_images(root / "images"))
         if not names:
-            raise EvaluationError(f"{root / 'images'} holds no photos ({', '.join(IMAGE_SUFFIXES)}), nor a folder of them per split.")
+            heic = any(p.suffix.lower() in (".heic", ".heif") for p in (root / "images").rglob("*"))
+            raise EvaluationError(f"{root / 'images'} holds no photos ({', '.join(IMAGE_SUFFIXES)}), nor a folder of them per split"
+                                  + (": its HEIC photos (an iPhone's) must first be saved as JPEG, which OpenCV reads." if heic else "."))
         return names
     split_file = root / "split.json"
     if not split_file.is_file():

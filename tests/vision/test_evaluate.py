@@ -229,6 +229,9 @@ def test_a_folder_of_photos_without_any_photo_is_refused_in_words(tmp_path, read
     (tmp_path / "images" / "notes.txt").write_text("photos to come")
     with pytest.raises(EvaluationError, match="images holds no photos"):
         evaluate(tmp_path, reader)
+    (tmp_path / "images" / "IMG_0001.HEIC").write_bytes(b"\0\0\0\x18ftypheic")
+    with pytest.raises(EvaluationError, match="its HEIC photos .an iPhone's. must first be saved as JPEG"):
+        evaluate(tmp_path, reader)
 
 
 def test_a_split_that_is_not_a_list_of_photo_names_is_refused_in_words(tmp_path, reader):
