@@ -110,6 +110,10 @@ def header_size(data: bytes) -> tuple[int, int] | None:
     return None
 
 
+#: The brands of an HEIF file's ``ftyp`` box (bytes 8-12): what phones save as ``.HEIC``.
+HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
+
+
 def decode_image(data: bytes, name: str = "the image") -> np.ndarray:
     """Decode image bytes to a BGR uint8 frame, or raise ``ImageError`` saying why not."""
     if not data:
@@ -128,6 +132,8 @@ def decode_image(data: bytes, name: str = "the image") -> np.ndarray:
             raise ImageError(f"{name} is too large to read (over {MAX_PIXELS // 1_000_000} megapixels).") from None
         raise ImageError(f"{name} is a damaged image that OpenCV cannot decode.") from None
     if img is None:
+        if data[4:8] == b"ftyp" and data[8:12] in HEIF_BRANDS:
+            raise ImageError(f"{name} is a HEIC photo (an iPhone's), which OpenCV cannot read: save it as JPEG first.")
         raise ImageError(f"{name} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP...).")
     return check_frame(img, name)
 

@@ -27,6 +27,13 @@ def test_empty_file_and_non_image_are_refused(tmp_path):
         load_image(tmp_path / "text.png")
 
 
+def test_an_iphones_heic_photo_is_named_as_such_with_what_to_do(tmp_path):
+    heic = struct.pack(">I", 24) + b"ftypheic" + b"\0\0\0\0mif1heic" + b"\0" * 64  # the start of an iPhone's HEIC file
+    (tmp_path / "IMG_0001.HEIC").write_bytes(heic)
+    with pytest.raises(ImageError, match="IMG_0001.HEIC is a HEIC photo .an iPhone's., which OpenCV cannot read: save it as JPEG first"):
+        load_image(tmp_path / "IMG_0001.HEIC")
+
+
 def test_truncated_jpeg_is_refused():
     data = encode_jpeg(np.random.default_rng(0).integers(0, 255, (200, 200, 3)).astype(np.uint8))
     with pytest.raises(ImageError, match="truncated"):
