@@ -176,9 +176,10 @@ class PipelineReader(ReaderOptions):
         """The whole frame looked at finer (``propose_finer``), and where that is not sure, closer at what it found:
         dice a few hundredths of a big frame's width, which the first look sees at a few of its pixels. Where neither
         is sure, the finer looks the detector offers after it (``fine_net_sides``: in a phone's big photo, finer
-        still), each in the same way. A look is taken when it is sure, or when it comes nearer the expected count
-        than ``reading`` with a die where ``reading`` read each of its sure ones (``takes_over``; the table then checks
-        more of the dice, each boxed, still uncertain). What a look proposes on a die read sure, much smaller than that
+        still), each in the same way, until one holds the expected count. A look is taken when it is sure, or when it
+        comes nearer the expected count than ``reading`` with a die where ``reading`` read each of its sure ones
+        (``takes_over``, offered the looks ``surest_first``; the table then checks more of the dice, each boxed, still
+        uncertain). What a look proposes on a die read sure, much smaller than that
         die, is one of its marks and is dropped first. Else ``reading`` stands."""
         sure = [d for d in reading.dice if _sure(reading, d)]
         looks: list[tuple[Reading, list[Proposal]]] = []
@@ -203,9 +204,9 @@ class PipelineReader(ReaderOptions):
                 looks.append(self._look(prepared, closer, f"{name}, closer"))
                 if looks[-1][0].status == OK:
                     break
-            if self.expected_dice and max(len(look[0].dice) for look in looks) >= self.expected_dice:
-                break  # every die found: a finer look still would not make the reading surer
-        for found in sorted(looks, key=lambda look: (look[0].status != OK, abs(len(look[0].dice) - self.expected_dice))):
+            if self.expected_dice and any(len(look[0].dice) == self.expected_dice for look in looks):
+                break  # every die found: a finer look still would not make the reading surer (more found is junk or marks)
+        for found in sorted(looks, key=lambda look: surest_first(look[0], self.expected_dice)):
             if takes_over(found[0], reading, self.expected_dice):
                 return found
         return inside if inside is not None else (reading, kept)
@@ -303,6 +304,20 @@ def surer_answer(seen: int, confidence: float, photo: Reading, min_confidence: f
     if die.seen != seen:
         return die.seen, min(die.confidence, round(min_confidence - CONFIDENCE_MARGIN, 6))
     return seen, confidence
+
+
+def surest_first(reading: Reading, expected_dice: int) -> tuple[bool, int, int]:
+    """The order in which the finer looks' readings are offered to ``takes_over``: sure ones first, then the one
+    reading the most dice sure, then the one nearest the expected count. In a big photo of a crowded tray the look
+    nearest the count may hold junk or dice split in two; dice read sure were seen at a size the classifier reads.
+
+    >>> from companion.core.reading import DieReading
+    >>> def r(*conf): return Reading(UNCERTAIN, tuple(DieReading(2, 5, c, (9 * i, 0, 9, 9)) for i, c in enumerate(conf)), sure_at=0.95)
+    >>> near, surer = r(.99, .5, .5, .5), r(.99, .99, .99)  # four dice expected
+    >>> sorted([near, surer], key=lambda x: surest_first(x, 4)) == [surer, near]
+    True
+    """
+    return reading.status != OK, -sum(_sure(reading, d) for d in reading.dice), abs(len(reading.dice) - expected_dice)
 
 
 def takes_over(found: Reading, reading: Reading, expected_dice: int) -> bool:
