@@ -331,7 +331,8 @@ def crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
     source, header, rows = crop_listing(root)
     has_split = len(header) >= 3 and header[2] == "split"
     if split is not None and not has_split:
-        raise EvaluationError(f"{source} has no split column, so it has no split called {split!r}.")
+        what = "no split column" if (root / "crops.csv").is_file() else "no folder per split"
+        raise EvaluationError(f"{source} has {what}, so it has no split called {split!r}.")
     splits = {row[2].strip() for _, row in rows if len(row) >= 3}
     if split is not None and split not in splits:
         raise EvaluationError(f"{source} has no split called {split!r} (it has: {', '.join(sorted(splits)) or 'none'}).")

@@ -171,6 +171,14 @@ def test_crops_sorted_by_hand_into_a_folder_per_face_are_read_as_a_crops_csv_wou
         assert {k: by_folder[k] for k in ("dice", "right", "per_value", "confusion")} == {k: by_table[k] for k in ("dice", "right", "per_value", "confusion")}
     with pytest.raises(EvaluationError, match=r"its folders per face\) has no split called 'test' \(it has: train, val\)"):
         evaluate(tmp_path / "sorted", reader, "test")
+    for split in ("train", "val"):  # the same crops sorted per face without split folders
+        for face in (p for p in (tmp_path / "sorted" / "crops" / split).iterdir() if p.is_dir()):
+            for crop in face.iterdir():
+                (tmp_path / "flat" / face.name).mkdir(parents=True, exist_ok=True)
+                crop.rename(tmp_path / "flat" / face.name / crop.name)
+    assert evaluate(tmp_path / "flat", reader)["dice"] == 6
+    with pytest.raises(EvaluationError, match=r"its folders per face\) has no folder per split, so it has no split called 'val'"):
+        evaluate(tmp_path / "flat", reader, "val")
 
 
 @pytest.mark.parametrize(
