@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from models.training import data
+from models.training.augment import smear
 from models.training.heldout import HERE, heldout_names
 from models.training.image_changes import grey, jpeg, light
 from models.training.tables import other_table
@@ -140,15 +141,6 @@ def _in_bigger_frame(width: int, height: int) -> Callable[[np.ndarray, list, np.
     return change
 
 
-def _motion_blur(length: int, degrees: float) -> Callable[[np.ndarray], np.ndarray]:
-    """A hand-held camera's shake: every pixel smeared along a ``length``-px line at ``degrees``."""
-    kernel = np.zeros((length, length), np.float32)
-    kernel[length // 2, :] = 1.0
-    kernel = cv2.warpAffine(kernel, cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), degrees, 1.0), (length, length))
-    kernel /= kernel.sum()
-    return lambda img: cv2.filter2D(img, -1, kernel, borderType=cv2.BORDER_REPLICATE)
-
-
 def _vignette(corner: float) -> Callable[[np.ndarray], np.ndarray]:
     """A cheap lens's dark corners: the light falling off with the square of the distance from the centre, the
     corners at ``corner`` of the centre's brightness."""
@@ -181,7 +173,7 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "3x farther": _farther(3.0),
     "turned 30°": _turned(30.0),
     "tilted": _tilted(0.15),
-    "shaken": _pixels(_motion_blur(7, 30.0)),
+    "shaken": _pixels(lambda i: smear(i, 7, 30.0)),  # a hand-held camera's shake, the same smear training may add
     "dark corners": _pixels(_vignette(0.35)),
     "in a 5 MP frame": _in_bigger_frame(2560, 1920),
     "in a 12 MP frame": _in_bigger_frame(4032, 3024),
