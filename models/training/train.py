@@ -21,6 +21,7 @@ import multiprocessing
 import pickle
 import time
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import cv2
@@ -361,10 +362,16 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
 _POOL_CROPS: np.ndarray | None = None
 
 
-def _augment_batch(job: tuple[np.ndarray, int, int, int, bool, float, float, float, float]) -> np.ndarray:
-    idx, seed, epoch, batch, strong, squash, invert, glint_size, motion_blur = job
+def augment_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The augmentation a run asks for, as ``augment``'s keyword arguments."""
+    return {"strong": args.strong_augment, "squashed": args.squash, "inverted": args.invert, "glint_size": args.glint_size,
+            "motion_blur": args.motion_blur}
+
+
+def _augment_batch(job: tuple[np.ndarray, int, int, int, dict[str, Any]]) -> np.ndarray:
+    idx, seed, epoch, batch, options = job
     assert _POOL_CROPS is not None
-    return prepare(augment(_POOL_CROPS[idx], np.random.default_rng((seed, epoch, batch)), strong, squash, invert, glint_size, motion_blur))
+    return prepare(augment(_POOL_CROPS[idx], np.random.default_rng((seed, epoch, batch)), **options))
 
 
 def augmented_batches(x: np.ndarray, perm: np.ndarray, starts: range, epoch: int, rng: np.random.Generator,
@@ -372,14 +379,14 @@ def augmented_batches(x: np.ndarray, perm: np.ndarray, starts: range, epoch: int
     """The epoch's batches, augmented and prepared, in order. Without workers they take the run's one random
     stream, as the shipped recipe was made; with ``--augment-workers`` each batch has its own seed, so that a
     GPU, which waits on the augmentation, is kept fed by several processes (a recipe search, not the shipped stream)."""
+    options = augment_options(args)
     if not args.augment_workers:
         for i in starts:
-            yield prepare(augment(x[perm[i:i + 128]], rng, args.strong_augment, args.squash, args.invert, args.glint_size, args.motion_blur))
+            yield prepare(augment(x[perm[i:i + 128]], rng, **options))
         return
     global _POOL_CROPS
     _POOL_CROPS = x
-    jobs = ((perm[i:i + 128], args.seed, epoch, n, args.strong_augment, args.squash, args.invert, args.glint_size, args.motion_blur)
-            for n, i in enumerate(starts))
+    jobs = ((perm[i:i + 128], args.seed, epoch, n, options) for n, i in enumerate(starts))
     with multiprocessing.get_context("fork").Pool(args.augment_workers) as pool:
         yield from pool.imap(_augment_batch, jobs, chunksize=4)
 
