@@ -286,11 +286,11 @@ class CropReader:
         self.sure = 0
 
     def classify_crop(self, image: np.ndarray) -> tuple[int, float]:
-        from vision.pipeline.decide import CONFIDENCE_MARGIN
+        from vision.pipeline.decide import sure_confidence
         from vision.pipeline.classify import classify_crop
 
         face = classify_crop(self.classifier, image)
-        self.sure += face.confidence >= self.min_confidence + CONFIDENCE_MARGIN
+        self.sure += face.confidence >= sure_confidence(self.min_confidence)
         return face.seen, face.confidence
 
 

@@ -82,7 +82,7 @@ def _read(args: argparse.Namespace) -> int:
 
 def _classify(args: argparse.Namespace) -> int:
     from vision.images import load_image
-    from vision.pipeline.decide import CONFIDENCE_MARGIN
+    from vision.pipeline.decide import sure_confidence
     from vision.reader import load_reader
 
     reader = load_reader(_settings(args.instance))
@@ -94,7 +94,7 @@ def _classify(args: argparse.Namespace) -> int:
             failed += 1
             _emit(args.json, {"file": name, "status": "error", "error": exc.message}, f"{name}: error: {exc.message}")
             continue
-        sure = conf >= reader.min_confidence + CONFIDENCE_MARGIN  # as a reading's die is sure (vision.pipeline.decide)
+        sure = conf >= sure_confidence(reader.min_confidence)  # as a reading's die is sure (vision.pipeline.decide)
         _emit(args.json, {"file": name, "value": value, "confidence": round(conf, 4), "sure": sure},
               f"{name}: {value} ({conf:.2f}, {'sure' if sure else 'not sure: a person should look'})")
     return 1 if failed else 0

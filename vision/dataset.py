@@ -70,17 +70,42 @@ VAL_LABEL_FIXES = {
 LABEL_FIXES = {**TRAIN_LABEL_FIXES, **VAL_LABEL_FIXES}
 
 
+def yolo_box(line: str) -> tuple[int, float, float, float, float]:
+    """``(class, cx, cy, w, h)``, the box as fractions of the frame, from one line of a YOLO label file.
+
+    A line is ``class cx cy w h`` (a sixth number, a detector's score, is ignored), or ``class x1 y1 x2 y2 x3 y3 ...``:
+    a polygon or a turned box (YOLO's segment and OBB layouts, as labelling tools export them), taken as the
+    upright box around its corners, as YOLO trainers read such a line for a detector. ``ValueError`` for anything
+    else.
+
+    >>> yolo_box("2 0.5 0.25 0.1 0.2")
+    (2, 0.5, 0.25, 0.1, 0.2)
+    >>> [round(v, 3) for v in yolo_box("0 0.4 0.2 0.6 0.2 0.6 0.4 0.4 0.4")]
+    [0, 0.5, 0.3, 0.2, 0.2]
+    """
+    parts = line.split()
+    c = int(parts[0])
+    numbers = [float(v) for v in parts[1:]]
+    if len(numbers) in (4, 5):
+        x, y, w, h = numbers[:4]
+        return c, x, y, w, h
+    if len(numbers) >= 6 and len(numbers) % 2 == 0:
+        xs, ys = numbers[0::2], numbers[1::2]
+        return c, (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2, max(xs) - min(xs), max(ys) - min(ys)
+    raise ValueError(f"{len(numbers)} numbers after the class: neither a box (4) nor a polygon (pairs)")
+
+
 def labels_in_pixels(root: Path, name: str, width: int, height: int, fixes: bool = True) -> list[Label]:
-    """The YOLO labels of one photo in pixels; the face value is class + 1, with ``LABEL_FIXES`` applied
-    (``fixes=False``: as published, to look for label noise)."""
+    """The YOLO labels of one photo in pixels (``yolo_box``); the face value is class + 1, with ``LABEL_FIXES``
+    applied (``fixes=False``: as published, to look for label noise)."""
     out = []
     for line in (root / "labels" / f"{name}.txt").read_text().splitlines():
         if line.strip():
-            c, x, y, bw, bh = line.split()
-            value = int(c) + 1
+            c, x, y, bw, bh = yolo_box(line)
+            value = c + 1
             if fixes:
-                value = LABEL_FIXES.get((name, round(float(x), 4), round(float(y), 4)), value)
-            out.append((value, float(x) * width, float(y) * height, float(bw) * width, float(bh) * height))
+                value = LABEL_FIXES.get((name, round(x, 4), round(y, 4)), value)
+            out.append((value, x * width, y * height, bw * width, bh * height))
     return out
 
 

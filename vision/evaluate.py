@@ -31,8 +31,9 @@ import numpy as np
 from companion.core.dice import FACES
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
+from vision.dataset import yolo_box
 from vision.images import IMAGE_SUFFIXES, frame_images, is_image_name, load_image, photo_name
-from vision.pipeline.decide import CONFIDENCE_MARGIN
+from vision.pipeline.decide import sure_confidence
 
 
 class EvaluationError(ElephantsBluffError, ValueError):
@@ -138,7 +139,7 @@ class PhotoRead:
         return [self.reading.dice[i].seen if i is not None else 0 for i in self.matched]
 
 
-def _frame_names(root: Path, split: str | None) -> list[str]:
+def frame_names(root: Path, split: str | None) -> list[str]:
     """The photos' names (without the image suffix), every photo in ``images/`` (``frame_images``) or those
     ``split.json`` lists in ``split`` (a name listed with its suffix, ``IMG_1.JPG``, is taken as ``IMG_1``); without
     a ``split.json``, the photos of the folder ``images/SPLIT/``."""
@@ -169,14 +170,19 @@ def _frame_names(root: Path, split: str | None) -> list[str]:
     return [photo_name(m) for m in members]
 
 
-def _labels(path: Path, width: int, height: int) -> list[tuple[int, float, float, float, float]]:
+def yolo_labels(path: Path, width: int, height: int) -> list[tuple[int, float, float, float, float]]:
+    """(face, cx, cy, w, h) in pixels of each line of a YOLO label file (``vision.dataset.yolo_box``: a box, or a
+    polygon or turned box taken as the box around it), or ``EvaluationError`` naming the line that is neither."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise EvaluationError(f"{path} is not a text file of YOLO labels (class cx cy w h per line).") from None
     out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        parts = line.split()
         try:
-            c, x, y, w, h = int(parts[0]), *map(float, parts[1:5])
+            c, x, y, w, h = yolo_box(line)
         except (ValueError, IndexError):
             raise EvaluationError(f"{path} line {n} is not a YOLO label (class cx cy w h).") from None
         if not 0 <= c <= 5:
@@ -185,7 +191,7 @@ def _labels(path: Path, width: int, height: int) -> list[tuple[int, float, float
     return out
 
 
-def _image_of(root: Path, name: str) -> Path | None:
+def image_of(root: Path, name: str) -> Path | None:
     """The image file of the photo ``name`` in ``root/images`` (``val/IMG_1`` in a folder per split), its suffix in
     any case, or None."""
     for suffix in IMAGE_SUFFIXES:  # the common case, a suffix in lower case, without listing the folder
@@ -201,7 +207,7 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
     sentence in ``unreadable``."""
     seen_reader = reader.with_view("above")
     files = frame_images(root / "images")
-    for name in _frame_names(root, split):
+    for name in frame_names(root, split):
         path = files.get(name)
         label_path = root / "labels" / f"{name}.txt"
         if path is None or not label_path.is_file():
@@ -212,8 +218,8 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
         except ElephantsBluffError as exc:
             unreadable.append(exc.message)
             continue
-        labels = _labels(label_path, frame.shape[1], frame.shape[0])
-        reading = _reader_for(seen_reader, len(labels)).read(frame)
+        labels = yolo_labels(label_path, frame.shape[1], frame.shape[0])
+        reading = reader_for(seen_reader, len(labels)).read(frame)
         yield PhotoRead(name, frame, labels, reading, match_boxes([d.box for d in reading.dice], labels))
 
 
@@ -237,7 +243,7 @@ def _evaluate_frames(root: Path, reader: Any, split: str | None) -> dict[str, An
     return tally.as_json("frames", split)
 
 
-def _reader_for(reader: Any, count: int) -> Any:
+def reader_for(reader: Any, count: int) -> Any:
     """The reader told how many dice the photo holds, as a table knows it plays with three."""
     return reader if reader.expected_dice == count else reader.with_expected(max(1, count))
 
@@ -365,7 +371,7 @@ def crop_file(root: Path, file: str) -> Path:
 
 def _evaluate_crops(root: Path, reader: Any, split: str | None) -> dict[str, Any]:
     tally = Tally()
-    sure_at = reader.min_confidence + CONFIDENCE_MARGIN
+    sure_at = sure_confidence(reader.min_confidence)
     for file, truth in crop_rows(root, split):
         try:
             image = load_image(crop_file(root, file))

@@ -24,7 +24,7 @@ from models.training.image_changes import Change, grey, jpeg, light
 from vision.evaluate import EvaluationError, crop_rows
 from vision.images import load_image
 from vision.dataset import shared_datasets
-from vision.pipeline.decide import CONFIDENCE_MARGIN
+from vision.pipeline.decide import sure_confidence
 
 
 def _padded(share: float) -> Change:
@@ -100,7 +100,7 @@ def crops_of(root: Path, splits: list[str]) -> list[tuple[str, np.ndarray, int]]
 
 def measure(reader: Any, crops: list[tuple[str, np.ndarray, int]], changes: list[str]) -> dict[str, dict[str, int]]:
     """Per change: crops, right, silently wrong (sure and wrong) and flagged (not sure)."""
-    sure_at = reader.min_confidence + CONFIDENCE_MARGIN
+    sure_at = sure_confidence(reader.min_confidence)
     out = {}
     for change in changes:
         row = dict.fromkeys(("crops", "right", "silently_wrong", "flagged"), 0)

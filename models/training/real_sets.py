@@ -35,7 +35,7 @@ import numpy as np
 
 from vision.classifier import CROP, MARGIN, cut_crop
 from vision.dataset import dataset_dir as byler_dir
-from vision.dataset import labels_in_pixels
+from vision.dataset import labels_in_pixels, yolo_box
 
 #: A detector's errors imitated for every real die: centre off by up to this share of the side (uniform in a disc)...
 CENTRE_JITTER = 0.12
@@ -78,8 +78,8 @@ def _yolo(path: Path, width: int, height: int) -> list[tuple[int, float, float, 
     out = []
     for line in path.read_text().splitlines():
         if line.strip():
-            c, x, y, w, h = line.split()[:5]
-            out.append((int(c) + 1, float(x) * width, float(y) * height, float(w) * width, float(h) * height))
+            c, x, y, w, h = yolo_box(line)
+            out.append((c + 1, x * width, y * height, w * width, h * height))
     return out
 
 

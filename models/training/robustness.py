@@ -30,7 +30,7 @@ from models.training.tables import other_table
 from bench.reader import _match
 from vision.classifier import FaceClassifier
 from vision.dataset import photo
-from vision.evaluate import _frame_names, _image_of, _labels, _reader_for
+from vision.evaluate import frame_names, image_of, reader_for, yolo_labels
 from vision.images import load_image
 from companion.core.settings import Settings
 from vision.classic_reader import DiceReader
@@ -195,7 +195,7 @@ def measure(model: Path | None, names: list[str], changes: list[str], reader_kin
         row = dict.fromkeys(("dice", "found", "right", "silently_wrong", "extra"), 0)
         for k, (img, labels) in enumerate(photos):
             for image, inside, cut in CHANGES[change](img, labels, np.random.default_rng(k)):
-                reading = _reader_for(reader, len(inside) + cut).read(image)
+                reading = reader_for(reader, len(inside) + cut).read(image)
                 acted_on = reading.status == "ok"
                 matched = _match([d.box for d in reading.dice], inside)
                 row["dice"] += len(inside)
@@ -214,8 +214,8 @@ def measure(model: Path | None, names: list[str], changes: list[str], reader_kin
 
 def _any_photo(root: Path, name: str) -> tuple[np.ndarray, list]:
     """A photo of any folder in the shared layout and its labels in pixels, as ``evaluate`` reads them."""
-    image = load_image(_image_of(root, name))
-    return image, _labels(root / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
+    image = load_image(image_of(root, name))
+    return image, yolo_labels(root / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
 
 
 def reader_with_model(model: Path | None, kind: str):
@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.set is not None:
         if args.split == "test":
             ap.error("the test split is for evaluation only; read train or val")
-        root, names = args.set, _frame_names(args.set, args.split)
+        root, names = args.set, frame_names(args.set, args.split)
         if args.subset:
             subsets = json.loads((args.set / "subsets.json").read_text(encoding="utf-8"))
             if args.subset not in subsets:

@@ -25,7 +25,7 @@ import numpy as np
 from bench.reader import label_crop
 from companion.core.settings import Settings
 from models.training import data, real_sets
-from vision.pipeline.decide import CONFIDENCE_MARGIN
+from vision.pipeline.decide import sure_confidence
 from vision.reader import load_reader
 
 #: Size bins (px) for rune55's tray dice.
@@ -62,7 +62,7 @@ SETS = ("byler-heldout", "rune55:tray", "rune55:cup", "skovy", "skovy-crops", "p
 def measure(model: Path | None) -> dict:
     settings = Settings.defaults().with_overrides(**({"reader.model": str(model)} if model else {}))
     reader = load_reader(settings)
-    sure_at = reader.min_confidence + CONFIDENCE_MARGIN
+    sure_at = sure_confidence(reader.min_confidence)
     report: dict = {"model": reader.model_id}
     for which in SETS:
         rows = []

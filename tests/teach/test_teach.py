@@ -258,6 +258,27 @@ def test_a_set_with_a_folder_per_split_is_taught_its_train_folder_and_holds_back
     assert len(examples.train) == 6 and len(examples.held_back) == 3 and not examples.warnings
 
 
+def test_photos_labelled_with_turned_boxes_are_taught_a_crop_of_each_die(tmp_path):
+    """An OBB or segment label (``class x1 y1 x2 y2 ...``) is the box around its corners, as ``evaluate`` reads it."""
+    from vision.classifier import FaceClassifier
+    from companion.app.teach.service import folder_examples
+
+    root = tmp_path / "photos"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    rng = np.random.default_rng(11)
+    for i in range(2):
+        frame, placed = render_table([1, 4, 6], rng, width=480, height=360, view="above", touching=0.0)
+        cv2.imwrite(str(root / "images" / f"p{i}.jpg"), frame)
+        (root / "labels" / f"p{i}.txt").write_text("".join(
+            f"{d.seen - 1} " + " ".join(f"{x / 480:.5f} {y / 360:.5f}" for x, y in d.corners()) + "\n" for d in placed))
+    examples = folder_examples(root)
+    crops = examples.train + examples.held_back
+    assert len(crops) == 6 and not examples.warnings
+    values, _ = FaceClassifier().classify(np.array([c for c, _ in crops]))
+    assert list(values) == [v for _, v in crops]  # each crop shows its die
+
+
 def test_crops_sorted_into_a_folder_per_face_are_taught_and_their_val_folder_held_back(tmp_path):
     from companion.app.teach.service import folder_examples
 

@@ -12,7 +12,7 @@ from bench import reader as bench
 from bench.eval_sets import real_val_dice
 from vision.dataset import TRAIN_LABEL_FIXES, VAL_LABEL_FIXES, labels_in_pixels, split_names
 from bench.finder_eval import evaluate
-from vision.evaluate import _labels
+from vision.evaluate import yolo_labels
 
 
 @pytest.fixture
@@ -33,7 +33,7 @@ def test_each_train_label_found_wrong_is_read_corrected_and_as_published_on_requ
         assert fixed[(cx, cy)] == value != published[(cx, cy)]
 
 
-def test_the_bench_and_the_finder_evaluation_read_the_corrected_labels(real_dataset, reader):
+def test_the_bench_and_the_finder_evaluation_read_the_correctedyolo_labels(real_dataset, reader):
     names = sorted({name for name, _, _ in TRAIN_LABEL_FIXES})
     photos = [p for p in bench.split_photos(real_dataset, "train") if p[0] in names]
     values = {(p[0], round(cx / p[1].shape[1], 4), round(cy / p[1].shape[0], 4)): v for p in photos for v, cx, cy, _, _ in p[2]}
@@ -81,6 +81,6 @@ def test_the_evaluation_sets_are_cut_with_the_corrected_val_labels_and_evaluate_
     shutil.copy(rune55 / "images" / f"{name}.jpg", root / "images")
     shutil.copy(rune55 / "labels" / f"{name}.txt", root / "labels")
     (root / "split.json").write_text(json.dumps({"train": [], "val": [name]}))
-    published = sorted(v for v, *_ in _labels(root / "labels" / f"{name}.txt", 640, 640))
+    published = sorted(v for v, *_ in yolo_labels(root / "labels" / f"{name}.txt", 640, 640))
     cut = sorted(seen for seen, _ in real_val_dice(tmp_path))
     assert published.count(4) == cut.count(4) + 1 and cut.count(3) == published.count(3) + 1

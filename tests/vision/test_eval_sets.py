@@ -11,7 +11,7 @@ import numpy as np
 
 from bench.eval_sets import (BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, LABELS_STAMP, SET_NAMES, WHOLE_BOX, _corrections, big,
                              far, plain_die, up_to_date, val_crops, whole)
-from vision.evaluate import _labels, evaluate
+from vision.evaluate import yolo_labels, evaluate
 
 
 def _patches() -> list[tuple[int, np.ndarray]]:
@@ -25,7 +25,7 @@ def test_the_close_up_set_holds_each_die_filling_most_of_its_frame(tmp_path) -> 
     for name, (value, _) in zip(names, _patches()):
         image = cv2.imread(str(tmp_path / "images" / f"{name}.png"))
         assert image.shape == (BIG_FRAME, BIG_FRAME, 3)
-        (seen, cx, cy, w, h), = _labels(tmp_path / "labels" / f"{name}.txt", BIG_FRAME, BIG_FRAME)
+        (seen, cx, cy, w, h), = yolo_labels(tmp_path / "labels" / f"{name}.txt", BIG_FRAME, BIG_FRAME)
         assert seen == value
         assert BIG_FILL[0] / 1.12 - 0.01 <= w / BIG_FRAME <= BIG_FILL[1] / 1.12 + 0.01  # the die itself, in its patch's margin
         assert w / 2 <= cx <= BIG_FRAME - w / 2 and h / 2 <= cy <= BIG_FRAME - h / 2  # wholly in the frame
@@ -46,7 +46,7 @@ def test_the_far_set_holds_dice_a_few_hundredths_of_a_big_frame_apart_from_each_
     width, height = FAR_FRAME
     for name in names:
         assert cv2.imread(str(tmp_path / "images" / f"{name}.png")).shape == (height, width, 3)
-        dice = _labels(tmp_path / "labels" / f"{name}.txt", width, height)
+        dice = yolo_labels(tmp_path / "labels" / f"{name}.txt", width, height)
         assert len(dice) == FAR_PER_FRAME
         for i, (_, cx, cy, w, h) in enumerate(dice):
             assert FAR_SIDE[0] - 1 <= w <= FAR_SIDE[1] + 1 and w / 2 <= cx <= width - w / 2 and h / 2 <= cy <= height - h / 2
@@ -79,7 +79,7 @@ def test_the_whole_set_holds_each_crop_unchanged_labelled_at_its_centre(tmp_path
     names = json.loads((tmp_path / "split.json").read_text())["test"]
     for name, (value, image) in zip(names, crops):
         assert np.array_equal(cv2.imread(str(tmp_path / "images" / f"{name}.png")), image)  # PNG: the crop's own pixels
-        (seen, cx, cy, w, h), = _labels(tmp_path / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
+        (seen, cx, cy, w, h), = yolo_labels(tmp_path / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
         assert seen == value and abs(cx - image.shape[1] / 2) < 0.5 and abs(w - WHOLE_BOX * image.shape[0]) < 0.5
 
 

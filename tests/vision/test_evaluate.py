@@ -298,6 +298,31 @@ def test_a_broken_label_line_names_the_file_and_line(frames, tmp_path, reader):
         evaluate(root, reader)
 
 
+def test_labels_drawn_as_turned_boxes_or_polygons_are_read_as_the_box_around_them(tmp_path, reader):
+    """A labelling tool's OBB or segment export (``class x1 y1 x2 y2 ...``) is read as YOLO trainers read it for a
+    detector, the upright box around the corners: the same counts as the same dice labelled with boxes."""
+    placed = write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
+    as_boxes = evaluate(tmp_path, reader)
+    for i, dice in enumerate(placed):
+        lines = [f"{d.seen - 1} " + " ".join(f"{x / 640:.6f} {y / 480:.6f}" for x, y in d.corners()) for d in dice]
+        (tmp_path / "labels" / f"p{i}.txt").write_text("\n".join(lines) + "\n")
+    as_corners = evaluate(tmp_path, reader)
+    assert as_corners["dice"] == 6 and not as_corners["unreadable_files"]
+    for key in ("right", "silently_wrong", "flagged", "per_value", "confusion", "photos_all_right"):
+        assert as_corners[key] == as_boxes[key], key
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"2 0.5 0.5 0.1 0.1 0.2 0.3 0.4\n", r"p0.txt line 1 is not a YOLO label"),  # seven numbers: no box, no pairs
+    (b"\xff\xfe2\x00 \x000\x00.\x005\x00", r"p0.txt is not a text file of YOLO labels"),
+])
+def test_a_label_file_neither_boxes_nor_polygons_is_refused_in_words(tmp_path, reader, content, words):
+    write_frames(tmp_path, [[3, 3, 3]])
+    (tmp_path / "labels" / "p0.txt").write_bytes(content)
+    with pytest.raises(EvaluationError, match=words):
+        evaluate(tmp_path, reader)
+
+
 def test_an_unreadable_image_is_reported_and_the_rest_read(tmp_path, reader):
     write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
     (tmp_path / "images" / "p1.png").write_bytes(b"not a picture")

@@ -20,7 +20,7 @@ import pytest
 import vision.pipeline.reader as pipeline_reader
 from models.training.robustness import CHANGES
 from vision.dataset import dataset_dir
-from vision.evaluate import _image_of, _labels, _reader_for
+from vision.evaluate import image_of, yolo_labels, reader_for
 from vision.images import load_image
 from vision.pipeline.normalise import colour_contrast
 from vision.simtable import render_table
@@ -46,8 +46,8 @@ def _skovy_under_warm_light(name: str) -> tuple[np.ndarray, list[int]]:
     root = None if shared is None else shared.parent / "real-dice-skovy"
     if root is None or not (root / "split.json").exists():
         pytest.skip("the skovy set is not beside the repository (../shared/datasets)")
-    image = load_image(_image_of(root, name))
-    labels = _labels(root / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
+    image = load_image(image_of(root, name))
+    labels = yolo_labels(root / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
     (warm, inside, _), = CHANGES["warm light"](image, labels, np.random.default_rng(0))
     return warm, [value for value, *_ in inside]
 
@@ -64,7 +64,7 @@ def _grey_at_its_own_scale(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_red_die_the_grey_frame_hides_is_found_in_colour_and_read_sure(staged_reader, monkeypatch) -> None:
     frame, values = _skovy_under_warm_light("WIN_20221211_13_10_50_Pro")
-    reader = _reader_for(staged_reader.with_view("above"), len(values))
+    reader = reader_for(staged_reader.with_view("above"), len(values))
     reading = reader.read(frame)
     assert reading.status == "ok" and reading.extra["look"] == "colour"
     assert sorted(reading.tops()) == sorted(values)
@@ -77,7 +77,7 @@ def test_a_red_die_the_grey_frame_hides_is_found_in_colour_and_read_sure(staged_
 
 def test_an_unsure_colour_reading_with_every_die_is_kept_for_the_table_to_check(staged_reader, monkeypatch) -> None:
     frame, values = _skovy_under_warm_light("WIN_20221210_14_49_38_Pro")
-    reader = _reader_for(staged_reader.with_view("above"), len(values))
+    reader = reader_for(staged_reader.with_view("above"), len(values))
     reading = reader.read(frame)
     assert reading.status == "uncertain" and reading.extra["look"] == "colour"
     assert len(reading.dice) == len(values) and sorted(reading.tops()) == sorted(values)

@@ -19,7 +19,7 @@ from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop
-from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure
+from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, sure_confidence
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
 from vision.leaning_cue import LeaningCue
@@ -167,7 +167,7 @@ class PipelineReader(ReaderOptions):
         (``centred_die``) reads another face, as a face another size overturns is never sure (``classify``)."""
         dice = self._dice(prepared, [whole])
         if dice:
-            centred = classify(self.classifier, prepared.bgr, [centred_die(prepared)], relook_below=self.min_confidence + CONFIDENCE_MARGIN)[0]
+            centred = classify(self.classifier, prepared.bgr, [centred_die(prepared)], relook_below=sure_confidence(self.min_confidence))[0]
             if centred.seen != dice[0].face.seen:
                 dice = [replace(dice[0], face=replace(dice[0].face, overturned=True))]
         return self._decided(prepared, [whole], dice, "marks"), [d.proposal for d in dice]
@@ -226,7 +226,7 @@ class PipelineReader(ReaderOptions):
         if changes is not None:  # where the empty tray looks just as it did, nothing lies: not worth reading
             proposals, changes = [p for p, c in zip(proposals, changes) if shows_a_change(c)], [c for c in changes if shows_a_change(c)]
         weak = [self.proposer.weak(p) for p in proposals]
-        faces = classify(self.classifier, prepared.bgr, proposals, relook_below=self.min_confidence + CONFIDENCE_MARGIN, weak=weak)
+        faces = classify(self.classifier, prepared.bgr, proposals, relook_below=sure_confidence(self.min_confidence), weak=weak)
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
                          tray_change=changes, weak=weak)
@@ -242,7 +242,7 @@ class PipelineReader(ReaderOptions):
         candidates = uncovered_dice(prepared.grey, self._empty_region(), found, self.die_side_px or 0.0)
         if not candidates:
             return []
-        faces = classify(self.classifier, prepared.bgr, candidates, relook_below=self.min_confidence + CONFIDENCE_MARGIN,
+        faces = classify(self.classifier, prepared.bgr, candidates, relook_below=sure_confidence(self.min_confidence),
                          weak=[True] * len(candidates))  # at the calibrated size only
         return sure_rescues(candidates, faces, self.min_confidence)
 
@@ -264,7 +264,7 @@ class PipelineReader(ReaderOptions):
         wherever and however small it lies (a phone's picture of one die on a table: read as a crop, a die at a
         quarter of the picture's side is mostly read wrong, though unsure). ``surer_answer`` keeps one of the two."""
         face = classify_crop(self.classifier, crop)
-        if face.confidence >= self.min_confidence + CONFIDENCE_MARGIN:
+        if face.confidence >= sure_confidence(self.min_confidence):
             return face.seen, face.confidence
         return surer_answer(face.seen, face.confidence, self.as_photo_of_one_die().read(crop), self.min_confidence)
 

@@ -26,6 +26,7 @@ from companion.core.errors import ElephantsBluffError
 from companion.core.files import atomic_write
 from vision.adapt import MIN_PER_FACE, AdaptedClassifier, TeachError, compare, fit_head, measure, missing_faces, write_rendered_set
 from vision.classifier import CROP, MARGIN, cut_crop
+from vision.dataset import yolo_box
 from vision.embedding import EmbeddingClassifier
 from vision.images import frame_images, photo_name
 from vision.registry import FOLDER, ModelRegistry
@@ -118,9 +119,8 @@ def folder_examples(root: Path) -> Examples:
             h, w = frame.shape[:2]
             back = split == "val" if has_val else _held_back(name)
             for line in label.read_text(encoding="utf-8", errors="replace").splitlines():
-                parts = line.split()
                 try:
-                    c, x, y, bw, bh = int(parts[0]), *map(float, parts[1:5])
+                    c, x, y, bw, bh = yolo_box(line)
                 except (ValueError, IndexError):
                     if line.strip():
                         warnings.append(f"{label.name}: {line.strip()[:40]!r} is not a YOLO label; skipped")

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from models.training.detector import labels as L
-from vision.dataset import shared_datasets
+from vision.dataset import shared_datasets, yolo_box
 
 SETS = ("byler", "rune55-tray", "rune55-cup", "skovy")
 #: Frames are kept at most this long side in memory (the sets' photos are 640 or 1280 px).
@@ -66,7 +66,7 @@ def read_frame(root: Path, name: str) -> tuple[np.ndarray, np.ndarray]:
     rows = []
     for line in (root / folder / "labels" / f"{stem}.txt").read_text().splitlines():
         if line.strip():
-            _, x, y, bw, bh = (float(v) for v in line.split())
+            _, x, y, bw, bh = yolo_box(line)
             rows.append(L.box_row(x * w2, y * h2, bw * w2, bh * h2))
     return img, L.as_array(rows)
 
