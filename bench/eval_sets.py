@@ -10,6 +10,8 @@
 - ``big``: the same real dice, in colour, each filling 70-95 % of a 480×480
   cup frame: a die photographed close up, most of the picture, where its marks
   are the size of a small die.
+- ``mid``: the same real dice, in colour, one to a 1280×960 cup frame, each 12-33 % of its height (115-317 px),
+  saved as JPEG: a phone's photo of one die on a table, between ``far`` and ``big``.
 - ``far``: the same real dice, in colour, three to a 1280×960 cup frame, each
   20-40 px wide (1.6-3.1 % of the frame's width): a table photographed from
   farther away, or by a camera with many more pixels.
@@ -18,7 +20,7 @@
   crops it, read by ``read`` rather than ``classify``.
 
 ``python -m bench.eval_sets OUT`` writes them all under OUT; ``elephants-bluff
-evaluate OUT/cup`` (or ``OUT/cup-three``, ``OUT/rendered``, ``OUT/big``, ``OUT/far``, ``OUT/whole``) reads them.
+evaluate OUT/cup`` (or ``OUT/cup-three``, ``OUT/rendered``, ``OUT/big``, ``OUT/mid``, ``OUT/far``, ``OUT/whole``) reads them.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import argparse
 import csv
 import json
 from pathlib import Path
+from typing import Iterator
 
 import cv2
 import numpy as np
@@ -36,9 +39,11 @@ from vision.simtable import DieStyle, render_table
 
 SHARED = shared_datasets()
 #: Seeds for the evaluation sets, far from the training recipes' seeds.
-RENDERED_SEED, CUP_SEED, BIG_SEED, FAR_SEED = 90_001, 90_002, 90_003, 90_004
+RENDERED_SEED, CUP_SEED, BIG_SEED, FAR_SEED, MID_SEED = 90_001, 90_002, 90_003, 90_004, 90_005
 #: ``big``: the frame's side, and the share of it a die's side fills
 BIG_FRAME, BIG_FILL = 480, (0.70, 0.95)
+#: ``mid``: the frame's size, the share of its height a die's side fills, and the JPEG quality it is saved at
+MID_FRAME, MID_FILL, MID_JPEG = (1280, 960), (0.12, 0.33), 92
 #: ``far``: the frame's size, a die's side in pixels (the patch's 12 % margin not counted), dice to a frame
 FAR_FRAME, FAR_SIDE, FAR_PER_FRAME = (1280, 960), (20, 40), 3
 #: ``whole``: the sets whose hand-sorted crops it holds, and its label box: the centred square of this share of a
@@ -46,10 +51,13 @@ FAR_FRAME, FAR_SIDE, FAR_PER_FRAME = (1280, 960), (20, 40), 3
 WHOLE_SETS, WHOLE_BOX = ("real-dice-skovy", "real-dice-patterson"), 0.9
 
 
-def _write(root: Path, name: str, frame: np.ndarray, boxes: list[tuple[int, float, float, float, float]]) -> None:
-    """One photo and its YOLO labels (face seen, centre and size in pixels)."""
+def _write(root: Path, name: str, frame: np.ndarray, boxes: list[tuple[int, float, float, float, float]], jpeg: int = 0) -> None:
+    """One photo (PNG, or JPEG at quality ``jpeg``) and its YOLO labels (face seen, centre and size in pixels)."""
     h, w = frame.shape[:2]
-    cv2.imwrite(str(root / "images" / f"{name}.png"), frame)
+    if jpeg:
+        cv2.imwrite(str(root / "images" / f"{name}.jpg"), frame, [cv2.IMWRITE_JPEG_QUALITY, jpeg])
+    else:
+        cv2.imwrite(str(root / "images" / f"{name}.png"), frame)
     lines = [f"{seen - 1} {cx / w:.6f} {cy / h:.6f} {bw / w:.6f} {bh / h:.6f}" for seen, cx, cy, bw, bh in boxes]
     (root / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
 
@@ -174,19 +182,37 @@ def plain_die(value: int, side: int = 90) -> np.ndarray:
     return patch
 
 
+def one_a_frame(dice: list[tuple[int, np.ndarray]], frame: tuple[int, int], fill: tuple[float, float], seed: int
+                ) -> Iterator[tuple[np.ndarray, tuple[int, float, float, float, float]]]:
+    """Each real die in colour, alone in a ``frame`` (width, height) cup frame, its side ``fill`` of the frame's short
+    side, anywhere wholly inside: (the frame, its label: face, centre and size in pixels), seeded."""
+    width, height = frame
+    rng = np.random.default_rng(seed)
+    for seen, patch in dice:
+        image = _cup_frame(rng, width, height)
+        side = int(rng.uniform(*fill) * min(width, height))
+        die = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_CUBIC)
+        x0, y0 = int(rng.integers(0, width - side + 1)), int(rng.integers(0, height - side + 1))
+        image[y0:y0 + side, x0:x0 + side] = _blend(image[y0:y0 + side, x0:x0 + side], die)
+        inner = side / 1.12  # the patch holds the die with a 12 % margin
+        yield image, (seen, x0 + side / 2, y0 + side / 2, inner, inner)
+
+
 def big(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = BIG_SEED) -> int:
     """Each real die in colour, filling ``BIG_FILL`` of a ``BIG_FRAME``-px cup frame; returns the number of dice."""
     _new_set(root)
-    rng = np.random.default_rng(seed)
-    for i, (seen, patch) in enumerate(dice):
-        frame = _cup_frame(rng, BIG_FRAME, BIG_FRAME)
-        side = int(rng.uniform(*BIG_FILL) * BIG_FRAME)
-        die = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_CUBIC)
-        room = BIG_FRAME - side
-        x0, y0 = int(rng.integers(0, room + 1)), int(rng.integers(0, room + 1))
-        frame[y0:y0 + side, x0:x0 + side] = _blend(frame[y0:y0 + side, x0:x0 + side], die)
-        inner = side / 1.12  # the patch holds the die with a 12 % margin
-        _write(root, f"b{i:04d}", frame, [(seen, x0 + side / 2, y0 + side / 2, inner, inner)])
+    for i, (frame, label) in enumerate(one_a_frame(dice, (BIG_FRAME, BIG_FRAME), BIG_FILL, seed)):
+        _write(root, f"b{i:04d}", frame, [label])
+    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+    return len(dice)
+
+
+def mid(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = MID_SEED) -> int:
+    """Each real die in colour, ``MID_FILL`` of a ``MID_FRAME`` cup frame's height, saved as a phone saves a photo
+    (JPEG, ``MID_JPEG``); returns the number of dice."""
+    _new_set(root)
+    for i, (frame, label) in enumerate(one_a_frame(dice, MID_FRAME, MID_FILL, seed)):
+        _write(root, f"m{i:04d}", frame, [label], jpeg=MID_JPEG)
     (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
     return len(dice)
 
@@ -246,7 +272,7 @@ def whole(root: Path, crops: list[tuple[int, np.ndarray]]) -> int:
 
 
 #: The sets ``main`` writes, each a folder under its output.
-SET_NAMES = ("rendered", "cup", "cup-three", "big", "far", "whole")
+SET_NAMES = ("rendered", "cup", "cup-three", "big", "mid", "far", "whole")
 #: Under the output, the val label corrections the sets were cut with (``up_to_date``).
 LABELS_STAMP = "corrected-labels.json"
 
@@ -277,10 +303,11 @@ def main(argv: list[str] | None = None) -> int:
     one = cup(args.out / "cup", 1, dice)
     three = cup(args.out / "cup-three", 3, dice)
     close = big(args.out / "big", dice)
+    middle = mid(args.out / "mid", dice)
     farther = far(args.out / "far", dice)
     crops = whole(args.out / "whole", val_crops())
     (args.out / LABELS_STAMP).write_text(json.dumps(_corrections()))
-    print(json.dumps({"rendered_dice": n, "real_val_dice": len(dice), "cup_dice": one, "cup_three_dice": three, "big_dice": close,
+    print(json.dumps({"rendered_dice": n, "real_val_dice": len(dice), "cup_dice": one, "cup_three_dice": three, "big_dice": close, "mid_dice": middle,
                       "far_dice": farther, "whole_dice": crops}))
     return 0
 

@@ -2,7 +2,7 @@
 
 Every shared set's ``val`` split (real-dice-skovy also as crops, real-dice-
 patterson as crops), Byler's ``test`` split (evaluation only), the renderer's
-test set, the real dice pasted into grey cup frames, close up and far, the val crops read whole (``bench.eval_sets``,
+test set, the real dice pasted into grey cup frames, close up, one in a phone-sized photo and far, the val crops read whole (``bench.eval_sets``,
 built under ``build/eval-sets`` when missing or cut before today's label
 corrections: ``eval_sets.up_to_date``), read by ``evaluate`` with each
 detector: the same counts ``elephants-bluff evaluate --json`` prints. Speed is
@@ -44,6 +44,7 @@ SETS = [
     ("cup_one", EVAL_SETS / "cup", None, False),
     ("cup_three", EVAL_SETS / "cup-three", None, False),
     ("big", EVAL_SETS / "big", None, False),
+    ("mid", EVAL_SETS / "mid", None, False),
     ("far", EVAL_SETS / "far", None, False),
     ("crops_whole", EVAL_SETS / "whole", None, False),
 ]

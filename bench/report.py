@@ -121,6 +121,8 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Staged reader: the same, three in a row", "reading.learned.cup_three.accuracy", "(higher is better)", lambda v: True),
     ("Staged reader: the same dice in colour, each filling 70-95 % of the frame, per die", "reading.learned.big.accuracy", "(higher is better)", lambda v: True),
     ("Staged reader: silently wrong per 1,000 dice, dice filling the frame", "reading.learned.big.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
+    ("Staged reader: the same dice in colour, one a photo, 12-33 % of a 1280x960 JPEG's height, per die", "reading.learned.mid.accuracy", "(higher is better)", lambda v: True),
+    ("Staged reader: silently wrong per 1,000 dice, one die a phone-sized photo", "reading.learned.mid.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: the same dice in colour, 20-40 px in a 1280x960 frame, per die", "reading.learned.far.accuracy", "(higher is better)", lambda v: True),
     ("Staged reader: silently wrong per 1,000 dice, dice far off", "reading.learned.far.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: the shared val crops read as whole photos, per die", "reading.learned.crops_whole.accuracy", "(higher is better)", lambda v: True),

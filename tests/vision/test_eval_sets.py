@@ -1,6 +1,6 @@
 """The evaluation sets the bench builds: the close-up set (``big``) in the shared layout, each die filling
-most of its frame, and the far set (``far``), dice a few hundredths of a big frame's width, read by
-``evaluate`` as any shared set."""
+most of its frame, one die in a phone-sized photo (``mid``), and the far set (``far``), dice a few hundredths of
+a big frame's width, read by ``evaluate`` as any shared set."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import json
 import cv2
 import numpy as np
 
-from bench.eval_sets import (BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, LABELS_STAMP, SET_NAMES, WHOLE_BOX, _corrections, big,
-                             far, plain_die, up_to_date, val_crops, whole)
+from bench.eval_sets import (BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, LABELS_STAMP, MID_FILL, MID_FRAME, SET_NAMES, WHOLE_BOX,
+                             _corrections, big, far, mid, plain_die, up_to_date, val_crops, whole)
 from vision.evaluate import yolo_labels, evaluate
 
 
@@ -36,6 +36,20 @@ def test_the_close_up_set_is_read_by_evaluate_as_any_shared_set(tmp_path, staged
     report = evaluate(tmp_path, staged_reader, "test")
     assert report["dice"] == 3 and report["photos"] == 3
     assert report["right"] == 3 and report["silently_wrong"] == 0, report  # plain dice close up: the look from farther reads them
+
+
+def test_the_phone_photo_set_holds_one_die_a_frame_saved_as_jpeg_and_is_read_by_evaluate(tmp_path, staged_reader) -> None:
+    width, height = MID_FRAME
+    assert mid(tmp_path, _patches()) == 3
+    names = json.loads((tmp_path / "split.json").read_text())["test"]
+    for name, (value, _) in zip(names, _patches()):
+        image = cv2.imread(str(tmp_path / "images" / f"{name}.jpg"))
+        assert image.shape == (height, width, 3)
+        (seen, cx, cy, w, h), = yolo_labels(tmp_path / "labels" / f"{name}.txt", width, height)
+        assert seen == value and MID_FILL[0] / 1.12 - 0.01 <= h / height <= MID_FILL[1] / 1.12 + 0.01
+        assert w / 2 <= cx <= width - w / 2 and h / 2 <= cy <= height - h / 2  # wholly in the frame
+    report = evaluate(tmp_path, staged_reader, "test")
+    assert report["dice"] == 3 and report["right"] == 3 and report["silently_wrong"] == 0, report
 
 
 def test_the_far_set_holds_dice_a_few_hundredths_of_a_big_frame_apart_from_each_other(tmp_path) -> None:

@@ -142,25 +142,35 @@ class PipelineReader(ReaderOptions):
         if closer is not None:  # the dice were small for the detector's first look: read its closer look
             near, near_kept = self._look(prepared, closer, "closer")
             return self._or_around_marks(prepared, closer, near, near_kept)  # small to the detector: maybe a die's marks
+        surer: tuple[Reading, list[Proposal]] | None = None
         for step, net_side in enumerate(getattr(self.proposer.detector, "far_net_sides", (None,))):
             look = "farther" if step == 0 else "farthest"
             farther = propose_farther(prepared, self.proposer, first, net_side)
             if farther is not None:  # big dice: the first look may have taken a die's marks for dice
                 far, far_kept = self._look(prepared, farther, look)
+                if holds_a_sure_die(far, reading):
+                    continue  # a small die in a plain space (a cup, a cloth) seen from farther as a mark of the space
                 if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
                     return far, far_kept
-        return self._or_around_marks(prepared, first, reading, kept)
+                if surer is None and surer_at_count(far, reading, self.expected_dice):
+                    surer = far, far_kept  # the die seen whole: read surer, yet unsure where it is
+        return self._around_marks_taking_over(prepared, first, reading) or surer or (reading, kept)
 
     def _or_around_marks(self, prepared: Normalised, proposals: list[Proposal], reading: Reading, kept: list[Proposal]
                          ) -> tuple[Reading, list[Proposal]]:
-        """``reading`` (of ``proposals``, ``kept`` its dice), or where it has no die sure, the one die those proposals
-        may be the marks of (``around_marks``), when that reading takes over (``takes_over``)."""
+        """``reading`` (of ``proposals``, ``kept`` its dice), or the die around their marks where it takes over."""
+        return self._around_marks_taking_over(prepared, proposals, reading) or (reading, kept)
+
+    def _around_marks_taking_over(self, prepared: Normalised, proposals: list[Proposal], reading: Reading
+                                  ) -> tuple[Reading, list[Proposal]] | None:
+        """Where ``reading`` (of ``proposals``) has no die sure, the one die those proposals may be the marks of
+        (``around_marks``), when that reading takes over (``takes_over``); else None."""
         whole = around_marks(prepared, proposals, self.proposer.borderline) if not any(_sure(reading, d) for d in reading.dice) else None
         if whole is not None:  # seen as marks: the one die they would be the marks of
             marks, marks_kept = self._around_marks(prepared, whole)
             if takes_over(marks, reading, self.expected_dice):
                 return marks, marks_kept
-        return reading, kept
+        return None
 
     def _around_marks(self, prepared: Normalised, whole: Proposal) -> tuple[Reading, list[Proposal]]:
         """``_look`` at the die around the marks, ``whole``: never sure where the square at the frame's centre
@@ -344,6 +354,45 @@ def takes_over(found: Reading, reading: Reading, expected_dice: int) -> bool:
         return False
     nearer = abs(len(found.dice) - expected_dice) < abs(len(reading.dice) - expected_dice)
     return nearer and all(any(_same_place(d, e) for e in found.dice) for d in reading.dice if _sure(reading, d))
+
+
+def holds_a_sure_die(far: Reading, reading: Reading) -> bool:
+    """Whether a die of the look from farther, ``far``, holds a die that ``reading`` read sure showing another face,
+    of more than one mark: the first look then saw a whole die there, not one of a big die's marks (a mark alone in
+    its crop reads as a die showing one), and the look from farther took the plain space around it for a die, the
+    die for its mark. (The same face read whole from farther is the same die, its marks first boxed alone.)
+
+    >>> from companion.core.reading import DieReading
+    >>> first = Reading(UNCERTAIN, (DieReading(3, 4, 0.999, (543, 607, 90, 90)),), sure_at=0.95)
+    >>> holds_a_sure_die(Reading(OK, (DieReading(1, 6, 0.99, (134, 203, 969, 969)),)), first)  # the cup around it
+    True
+    >>> holds_a_sure_die(Reading(OK, (DieReading(3, 4, 0.99, (500, 560, 200, 200)),)), first)  # the die, whole
+    False
+    >>> marks = Reading(UNCERTAIN, (DieReading(1, 6, 0.99, (100, 100, 30, 30)), DieReading(1, 6, 0.99, (160, 160, 30, 30))), sure_at=0.95)
+    >>> holds_a_sure_die(Reading(OK, (DieReading(2, 5, 0.99, (80, 80, 120, 120)),)), marks)  # a big two's marks
+    False
+    """
+    inside = [d for d in reading.dice if _sure(reading, d) and d.seen > 1]
+    return any(d.seen != big.seen and _a_mark_of(Proposal(x + w / 2, y + h / 2, max(w, h), 0.0, 0.0), big)
+               for big in far.dice for d in inside for x, y, w, h in (d.box,))
+
+
+def surer_at_count(found: Reading, reading: Reading, expected_dice: int) -> bool:
+    """Whether a look from farther, ``found``, holding the dice the table plays with as ``reading`` does, reads more
+    of them sure: a die filling the frame, whose face the first look boxed only a part of (read unsure, or as
+    another face), seen whole. Still uncertain where a die is (leaning, cut off by the frame's edge): only the face
+    the table is asked to check changes.
+
+    >>> from companion.core.reading import DieReading
+    >>> def r(*dice): return Reading(UNCERTAIN, tuple(DieReading(s, 7 - s, c, (0, 0, 9, 9)) for s, c in dice), sure_at=0.95)
+    >>> surer_at_count(r((5, .98)), r((4, .79)), 1), surer_at_count(r((5, .8)), r((4, .79)), 1)
+    (True, False)
+    >>> surer_at_count(r((5, .98)), r((4, .99)), 1), surer_at_count(r((5, .98)), r((4, .5)), 0)  # not surer; count unknown
+    (False, False)
+    """
+    if not expected_dice or not len(found.dice) == len(reading.dice) == expected_dice:
+        return False
+    return sum(_sure(found, d) for d in found.dice) > sum(_sure(reading, d) for d in reading.dice)
 
 
 def whole_dice_inside(found: Reading, expected_dice: int) -> bool:
