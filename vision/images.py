@@ -17,6 +17,9 @@ from companion.core.errors import ElephantsBluffError
 
 #: The largest image the reader accepts (pixels); bigger ones are refused, not read.
 MAX_PIXELS = 40_000_000
+#: A JPEG bigger than ``MAX_PIXELS`` is decoded at a half, a quarter or an eighth of its size (libjpeg scales while
+#: it decodes, in that much memory): a phone's 48- or 108-megapixel photo is read, its dice still hundreds of pixels.
+JPEG_REDUCTIONS = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
 #: The smallest side a frame can have and still show a die.
 MIN_SIDE = 16
 #: Colour, 16-bit kept (``check_frame`` brings it to 8), and turned upright as the file's EXIF orientation says:
@@ -114,19 +117,35 @@ def header_size(data: bytes) -> tuple[int, int] | None:
 HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
 
 
+def jpeg_reduction(width: int, height: int) -> int | None:
+    """How many times smaller a JPEG of ``width``×``height`` is decoded: 1 within ``MAX_PIXELS``, else the least of
+    ``JPEG_REDUCTIONS`` that brings it within; None where even the least size is too large.
+
+    >>> jpeg_reduction(4032, 3024), jpeg_reduction(8160, 6120), jpeg_reduction(12000, 9000), jpeg_reduction(65000, 65000)
+    (1, 2, 2, None)
+    """
+    if width * height <= MAX_PIXELS:
+        return 1
+    return next((f for f in JPEG_REDUCTIONS if (width // f) * (height // f) <= MAX_PIXELS), None)
+
+
 def decode_image(data: bytes, name: str = "the image") -> np.ndarray:
-    """Decode image bytes to a BGR uint8 frame, or raise ``ImageError`` saying why not."""
+    """Decode image bytes to a BGR uint8 frame, or raise ``ImageError`` saying why not. A JPEG over ``MAX_PIXELS`` is
+    decoded smaller (``jpeg_reduction``); any other image over it is refused from its header, before decoding."""
     if not data:
         raise ImageError(f"{name} is empty (0 bytes).")
     size = header_size(data)
+    flags = DECODE_FLAGS
     if size is not None:
         w, h = size
-        if w * h > MAX_PIXELS:
+        factor = jpeg_reduction(w, h) if data[:2] == b"\xff\xd8" else (1 if w * h <= MAX_PIXELS else None)
+        if factor is None:
             raise ImageError(f"{name} is too large to read ({w}×{h} pixels; the limit is {MAX_PIXELS // 1_000_000} megapixels).")
+        flags = JPEG_REDUCTIONS.get(factor, DECODE_FLAGS)
     if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-1024:]:  # some cameras pad after the end marker
         raise ImageError(f"{name} is a truncated JPEG (the file ends before the image does).")
     try:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), DECODE_FLAGS)
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
     except cv2.error as exc:
         if "MAX_IMAGE_PIXELS" in str(exc):  # the limit set in vision/__init__.py: refused before decoding
             raise ImageError(f"{name} is too large to read (over {MAX_PIXELS // 1_000_000} megapixels).") from None
@@ -160,6 +179,17 @@ def check_frame(img: object, name: str = "the frame") -> np.ndarray:
     elif img.shape[2] == 4:
         img = cv2.cvtColor(img, cv2.COLOR_BGRA2BGR)
     return np.ascontiguousarray(img)
+
+
+def file_pixels_per_frame_pixel(path: str | Path, frame: np.ndarray) -> float:
+    """How many of the image file's pixels one pixel of ``frame`` (``load_image``'s) spans: 1.0, or the factor a big
+    JPEG was decoded smaller by, so that boxes read in the frame can be given in the file's own pixels."""
+    try:
+        with open(path, "rb") as f:
+            size = header_size(f.read())
+    except OSError:
+        return 1.0
+    return 1.0 if size is None else max(1.0, max(size) / max(frame.shape[:2]))
 
 
 def load_image(path: str | Path) -> np.ndarray:

@@ -294,6 +294,36 @@ def test_crops_sorted_into_a_folder_per_face_are_taught_and_their_val_folder_hel
     assert not examples.warnings  # the test folder is never read
 
 
+def test_a_damaged_crop_or_photo_is_skipped_with_its_reason_and_the_rest_taught(tmp_path):
+    """Read as ``evaluate`` reads them (``load_image``): one sentence each, naming the file."""
+    from companion.app.teach.service import folder_examples
+
+    rng = np.random.default_rng(12)
+    crops = tmp_path / "crops"
+    crops.mkdir()
+    frame, (die,) = render_table([4], rng, width=200, height=200, view="above", die_side=90, glare=0)
+    x, y, w, h = die.box()
+    cv2.imwrite(str(crops / "good.png"), frame[y:y + h, x:x + w])
+    (crops / "bad.png").write_bytes(b"not a picture")
+    (crops / "crops.csv").write_text("file,value\ngood.png,4\nbad.png,4\n")
+    examples = folder_examples(crops)
+    assert [v for _, v in examples.train + examples.held_back] == [4]
+    assert len(examples.warnings) == 1 and "bad.png" in examples.warnings[0] and "not an image" in examples.warnings[0]
+
+    photos = tmp_path / "photos"
+    (photos / "images").mkdir(parents=True)
+    (photos / "labels").mkdir()
+    frame, placed = render_table([2, 5], rng, width=480, height=360, view="above", touching=0.0)
+    for name in ("p0", "p1"):
+        cv2.imwrite(str(photos / "images" / f"{name}.jpg"), frame)
+        (photos / "labels" / f"{name}.txt").write_text("".join(f"{d.seen - 1} {d.cx / 480:.5f} {d.cy / 360:.5f} {d.side / 480:.5f} {d.side / 360:.5f}\n" for d in placed))
+    data = (photos / "images" / "p1.jpg").read_bytes()
+    (photos / "images" / "p1.jpg").write_bytes(data[:len(data) // 2])  # cut off, as a copy that stopped half way
+    examples = folder_examples(photos)
+    assert len(examples.train) + len(examples.held_back) == 2
+    assert len(examples.warnings) == 1 and "p1.jpg" in examples.warnings[0] and "truncated" in examples.warnings[0]
+
+
 def test_a_cameras_capital_suffixes_and_a_spreadsheets_crops_csv_are_read_for_teaching(tmp_path):
     """IMG_0001.JPG is a photo, and a crops.csv saved with a byte-order mark, capitals and semicolons is a crops.csv."""
     from companion.app.teach.service import folder_examples

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.images import MAX_PIXELS, ImageError, check_frame, decode_image, encode_jpeg, header_size, load_image
+from vision.images import MAX_PIXELS, ImageError, check_frame, decode_image, encode_jpeg, header_size, jpeg_reduction, load_image
 
 
 def test_missing_file_and_folder_are_named(tmp_path):
@@ -53,6 +53,21 @@ def test_huge_image_is_refused_from_its_header_before_decoding():
     assert header_size(bytes(data)) == (10_000, 10_000)
     with pytest.raises(ImageError, match="too large"):
         decode_image(bytes(data), "huge.png")
+
+
+def test_a_jpeg_over_the_limit_is_decoded_smaller_and_upright_and_one_too_big_even_so_is_refused():
+    """A phone's 48-megapixel photo (8000×6000, turned by its EXIF tag) decodes at a half: 3000 wide, 4000 high."""
+    sensor = np.zeros((6000, 8000, 3), np.uint8)
+    sensor[:, :2000] = (0, 0, 255)
+    shown = decode_image(_with_exif_orientation(encode_jpeg(sensor), 6), "IMG_0002.JPG")
+    assert shown.shape == (4000, 3000, 3) and shown[10, 1500, 2] > 200 and shown[-10, 1500, 2] < 50
+    ok, buf = cv2.imencode(".jpg", np.zeros((10, 10, 3), np.uint8))
+    data = bytearray(buf.tobytes())
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = (60_000).to_bytes(2, "big") * 2  # claims 60 000 × 60 000: an eighth is still 56 megapixels
+    assert header_size(bytes(data)) == (60_000, 60_000) and jpeg_reduction(60_000, 60_000) is None
+    with pytest.raises(ImageError, match="too large"):
+        decode_image(bytes(data), "claim.jpg")
 
 
 def test_jpeg_header_size_is_read_without_decoding():

@@ -37,6 +37,21 @@ def test_read_json_prints_one_object_per_image_with_the_path_as_given(frame_file
         assert set(o["dice"][0]) == {"seen", "top", "confidence", "box"} and len(o["dice"][0]["box"]) == 4
 
 
+def test_a_phones_50_megapixel_jpeg_is_read_and_its_boxes_given_in_its_own_pixels(frame_file, capsys, tmp_path):
+    """Over the 40-megapixel limit, a JPEG is decoded at half its size (``jpeg_reduction``), not refused."""
+    _, frame, placed = frame_file
+    k = 6.4  # 1280×960 -> 8192×6144, 50.3 megapixels
+    path = tmp_path / "IMG_0001.JPG"
+    cv2.imwrite(str(path), cv2.resize(frame, None, fx=k, fy=k, interpolation=cv2.INTER_LINEAR), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    assert main(["read", "--json", "--as-seen", "--instance", str(tmp_path), str(path)]) == 0
+    (o,) = _lines(capsys)
+    assert o["status"] == "ok" and sorted(d["seen"] for d in o["dice"]) == [1, 4, 6]
+    for d in placed:  # each die's box, in the photo's own pixels, around where the die lies in it
+        x, y, w, h = next(b["box"] for b in o["dice"] if b["seen"] == d.seen)
+        assert abs(x + w / 2 - k * d.cx) < 0.2 * k * d.side and abs(y + h / 2 - k * d.cy) < 0.2 * k * d.side
+        assert 0.6 * k * d.side < w < 1.6 * k * d.side
+
+
 def test_read_from_below_reports_the_opposite_top_faces(frame_file, capsys, tmp_path):
     path, _, _ = frame_file
     assert main(["read", "--json", "--instance", str(tmp_path), str(path)]) == 0

@@ -28,7 +28,7 @@ from vision.adapt import MIN_PER_FACE, AdaptedClassifier, TeachError, compare, f
 from vision.classifier import CROP, MARGIN, cut_crop
 from vision.dataset import yolo_box
 from vision.embedding import EmbeddingClassifier
-from vision.images import frame_images, photo_name
+from vision.images import ImageError, frame_images, load_image, photo_name
 from vision.registry import FOLDER, ModelRegistry
 
 #: The shares of an example image its die is cut at for teaching (the first two that ``classify_crop`` reads).
@@ -90,9 +90,10 @@ def folder_examples(root: Path) -> Examples:
             if value not in range(1, 7):
                 warnings.append(f"crops.csv line {n}: {row[1]!r} is not a face from 1 to 6; skipped")
                 continue
-            image = cv2.imread(str(crop_file(root, row[0].strip())), cv2.IMREAD_COLOR)
-            if image is None:
-                warnings.append(f"{row[0].strip()} cannot be read; skipped")
+            try:
+                image = load_image(crop_file(root, row[0].strip()))
+            except ImageError as exc:
+                warnings.append(f"{exc.message[:-1] if exc.message.endswith('.') else exc.message}; skipped")
                 continue
             back = split == "val" if has_val else _held_back(row[0])
             (held if back else train).append((image, value))
@@ -112,9 +113,13 @@ def folder_examples(root: Path) -> Examples:
             if split == "test":
                 continue
             label = root / "labels" / f"{name}.txt"
-            frame = cv2.imread(str(path), cv2.IMREAD_COLOR)
-            if frame is None or not label.is_file():
-                warnings.append(f"{name}: no readable image or no label file; skipped")
+            try:
+                frame = load_image(path)
+            except ImageError as exc:
+                warnings.append(f"{exc.message[:-1] if exc.message.endswith('.') else exc.message}; skipped")
+                continue
+            if not label.is_file():
+                warnings.append(f"{name}: no label file; skipped")
                 continue
             h, w = frame.shape[:2]
             back = split == "val" if has_val else _held_back(name)
