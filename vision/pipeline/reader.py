@@ -28,6 +28,8 @@ from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
 
 
+#: The end of the look's name on a reading from farther kept for reading its dice surer (``surer_at_count``).
+SURER = ", surer"
 #: A proposal of the finer look under this share of the side of a die read sure, lying on that die, is one of its marks.
 MARK_SHARE = 0.6
 
@@ -119,9 +121,13 @@ class PipelineReader(ReaderOptions):
     def _or_whole_photo(self, prepared: Normalised, reading: Reading) -> Reading:
         """``reading``, or where a photo from above told to hold one die has no die read sure after every look, the
         photo read as a person's crop of one die (``classify_crop``, as ``classify`` reads it), where that is sure:
-        a die filling a small photo, its marks a few pixels, is often seen by every look as its marks. Never for the
-        tray's camera (a tray region, the view from below): it never holds a die filling its frame."""
-        if self.expected_dice != 1 or self.camera_view != "above" or self.tray_region or any(_sure(reading, d) for d in reading.dice):
+        a die filling a small photo, its marks a few pixels, is often seen by every look as its marks. A die read
+        surer from farther (``surer_at_count``), still unsure where it lies, gives way to it as the first look's
+        would. Never for the tray's camera (a tray region, the view from below): it never holds a die filling its
+        frame."""
+        surer_from_farther = reading.extra.get("look", "").endswith(SURER)  # unsure where its die is: no rival
+        if self.expected_dice != 1 or self.camera_view != "above" or self.tray_region or (
+                not surer_from_farther and any(_sure(reading, d) for d in reading.dice)):
             return reading
         face = classify_crop(self.classifier, prepared.bgr)
         if not is_sure(face.confidence, face.runner_up, self.min_confidence):
@@ -152,8 +158,8 @@ class PipelineReader(ReaderOptions):
                     continue  # a small die in a plain space (a cup, a cloth) seen from farther as a mark of the space
                 if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
                     return far, far_kept
-                if surer is None and surer_at_count(far, reading, self.expected_dice):
-                    surer = far, far_kept  # the die seen whole: read surer, yet unsure where it is
+                if surer is None and surer_at_count(far, reading, self.expected_dice):  # the die seen whole: surer
+                    surer = replace(far, extra={**far.extra, "look": f"{look}{SURER}"}), far_kept
         return self._around_marks_taking_over(prepared, first, reading) or surer or (reading, kept)
 
     def _or_around_marks(self, prepared: Normalised, proposals: list[Proposal], reading: Reading, kept: list[Proposal]
