@@ -15,7 +15,8 @@ import numpy as np
 
 from companion.core.errors import ElephantsBluffError
 
-#: The largest image the reader accepts (pixels); bigger ones are refused, not read.
+#: The largest image the reader decodes (pixels): a bigger JPEG is decoded smaller (``jpeg_reduction``), any other
+#: bigger image is refused, not read.
 MAX_PIXELS = 40_000_000
 #: A JPEG bigger than ``MAX_PIXELS`` is decoded at a half, a quarter or an eighth of its size (libjpeg scales while
 #: it decodes, in that much memory): a phone's 48- or 108-megapixel photo is read, its dice still hundreds of pixels.
@@ -126,7 +127,7 @@ def jpeg_reduction(width: int, height: int) -> int | None:
     """
     if width * height <= MAX_PIXELS:
         return 1
-    return next((f for f in JPEG_REDUCTIONS if (width // f) * (height // f) <= MAX_PIXELS), None)
+    return next((f for f in JPEG_REDUCTIONS if -(-width // f) * -(-height // f) <= MAX_PIXELS), None)  # libjpeg rounds up
 
 
 def decode_image(data: bytes, name: str = "the image") -> np.ndarray:

@@ -138,8 +138,9 @@ class PipelineReader(ReaderOptions):
     def _grey_looks(self, prepared: Normalised, first: list[Proposal] | None = None) -> tuple[Reading, list[Proposal]]:
         """The detector's first look at the grey frame (``first``: its proposals, where it was taken already), then
         where that is not sure, a closer one, or the looks from farther the detector offers (``far_net_sides``,
-        nearest first: a die filling the frame seen as its marks), and where every look saw only marks, the die
-        around them (``around_marks``)."""
+        nearest first: a die filling the frame seen as its marks; none whose die holds a die the first look read
+        sure, ``holds_a_sure_die``), and where every look saw only marks, the die around them (``around_marks``),
+        else a look from farther that reads the same count surer (``surer_at_count``)."""
         first = propose(prepared, self.proposer) if first is None else first
         reading, kept = self._look(prepared, first)
         if reading.status == OK:

@@ -93,7 +93,7 @@ def folder_examples(root: Path) -> Examples:
             try:
                 image = load_image(crop_file(root, row[0].strip()))
             except ImageError as exc:
-                warnings.append(f"{exc.message[:-1] if exc.message.endswith('.') else exc.message}; skipped")
+                warnings.append(_skipped(exc))
                 continue
             back = split == "val" if has_val else _held_back(row[0])
             (held if back else train).append((image, value))
@@ -116,7 +116,7 @@ def folder_examples(root: Path) -> Examples:
             try:
                 frame = load_image(path)
             except ImageError as exc:
-                warnings.append(f"{exc.message[:-1] if exc.message.endswith('.') else exc.message}; skipped")
+                warnings.append(_skipped(exc))
                 continue
             if not label.is_file():
                 warnings.append(f"{name}: no label file; skipped")
@@ -137,6 +137,11 @@ def folder_examples(root: Path) -> Examples:
         return Examples(train, held, warnings)
     raise TeachError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv or folders of crops "
                      "named for their face, 1/ to 6/ (crops).")
+
+
+def _skipped(exc: ImageError) -> str:
+    """The warning for an example image that cannot be read: its sentence, and that it was skipped."""
+    return f"{exc.message.rstrip('.')}; skipped"
 
 
 #: The most examples of one face a fit learns from (the newest): keeps a fit on the Pi within a minute with a full dataset.
