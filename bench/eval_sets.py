@@ -62,6 +62,11 @@ def _write(root: Path, name: str, frame: np.ndarray, boxes: list[tuple[int, floa
     (root / "labels" / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
 
 
+def _as_test_split(root: Path) -> None:
+    """Every photo of the set as its ``test`` split: the sets are for evaluation only."""
+    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+
+
 def _new_set(root: Path) -> None:
     (root / "images").mkdir(parents=True, exist_ok=True)
     (root / "labels").mkdir(parents=True, exist_ok=True)
@@ -84,7 +89,7 @@ def rendered(root: Path, frames: int = 200, seed: int = RENDERED_SEED) -> int:
             boxes.append((d.seen, x + bw / 2, y + bh / 2, bw, bh))
         _write(root, f"r{i:04d}", frame, boxes)
         dice_count += len(placed)
-    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+    _as_test_split(root)
     return dice_count
 
 
@@ -159,7 +164,7 @@ def cup(root: Path, per_row: int, dice: list[tuple[int, np.ndarray]], seed: int 
             boxes.append((seen, x0 + side / 2, y0 + side / 2, inner, inner))
         _write(root, f"c{i // per_row:04d}", frame, boxes)
         count += per_row
-    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+    _as_test_split(root)
     return count
 
 
@@ -198,23 +203,25 @@ def one_a_frame(dice: list[tuple[int, np.ndarray]], frame: tuple[int, int], fill
         yield image, (seen, x0 + side / 2, y0 + side / 2, inner, inner)
 
 
+def _one_a_frame_set(root: Path, dice: list[tuple[int, np.ndarray]], frame: tuple[int, int], fill: tuple[float, float], seed: int,
+                     prefix: str, jpeg: int = 0) -> int:
+    """The set of ``one_a_frame``'s photos, named ``prefix`` and a number (``_write``'s ``jpeg``); returns the number of dice."""
+    _new_set(root)
+    for i, (image, label) in enumerate(one_a_frame(dice, frame, fill, seed)):
+        _write(root, f"{prefix}{i:04d}", image, [label], jpeg=jpeg)
+    _as_test_split(root)
+    return len(dice)
+
+
 def big(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = BIG_SEED) -> int:
     """Each real die in colour, filling ``BIG_FILL`` of a ``BIG_FRAME``-px cup frame; returns the number of dice."""
-    _new_set(root)
-    for i, (frame, label) in enumerate(one_a_frame(dice, (BIG_FRAME, BIG_FRAME), BIG_FILL, seed)):
-        _write(root, f"b{i:04d}", frame, [label])
-    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
-    return len(dice)
+    return _one_a_frame_set(root, dice, (BIG_FRAME, BIG_FRAME), BIG_FILL, seed, "b")
 
 
 def mid(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = MID_SEED) -> int:
     """Each real die in colour, ``MID_FILL`` of a ``MID_FRAME`` cup frame's height, saved as a phone saves a photo
     (JPEG, ``MID_JPEG``); returns the number of dice."""
-    _new_set(root)
-    for i, (frame, label) in enumerate(one_a_frame(dice, MID_FRAME, MID_FILL, seed)):
-        _write(root, f"m{i:04d}", frame, [label], jpeg=MID_JPEG)
-    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
-    return len(dice)
+    return _one_a_frame_set(root, dice, MID_FRAME, MID_FILL, seed, "m", jpeg=MID_JPEG)
 
 
 def far(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = FAR_SEED) -> int:
@@ -240,7 +247,7 @@ def far(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = FAR_SEED) ->
             boxes.append((seen, x0 + side / 2, y0 + side / 2, side / 1.12, side / 1.12))
         _write(root, f"f{i // FAR_PER_FRAME:04d}", frame, boxes)
         count += FAR_PER_FRAME
-    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+    _as_test_split(root)
     return count
 
 
@@ -267,7 +274,7 @@ def whole(root: Path, crops: list[tuple[int, np.ndarray]]) -> int:
         h, w = image.shape[:2]
         side = WHOLE_BOX * min(h, w)
         _write(root, f"w{i:04d}", image, [(seen, w / 2, h / 2, side, side)])
-    (root / "split.json").write_text(json.dumps({"test": sorted(p.stem for p in (root / "images").iterdir())}))
+    _as_test_split(root)
     return len(crops)
 
 

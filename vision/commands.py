@@ -58,7 +58,7 @@ def _emit(as_json: bool, obj: dict, text: str) -> None:
 
 
 def _read(args: argparse.Namespace) -> int:
-    from vision.images import file_pixels_per_frame_pixel, load_image
+    from vision.images import load_image_with_scale
     from vision.reader import load_reader
 
     reader = load_reader(_settings(args.instance))
@@ -67,13 +67,12 @@ def _read(args: argparse.Namespace) -> int:
     failed = 0
     for name in args.files:
         try:
-            frame = load_image(name)
+            frame, scale = load_image_with_scale(name)  # a big JPEG is read smaller: its boxes in the file's pixels
         except ElephantsBluffError as exc:
             failed += 1
             _emit(args.json, {"file": name, "status": "error", "error": exc.message, "dice": [], "total": 0}, f"{name}: error: {exc.message}")
             continue
         r = reader.read(frame)
-        scale = file_pixels_per_frame_pixel(name, frame)  # a big JPEG is read smaller: its boxes in the file's pixels
         dice = [{**d.to_json(), "box": [round(v * scale) for v in d.box]} for d in r.dice]
         obj = {"file": name, "status": r.status, "reason": r.reason, "dice": dice, "total": r.total, "model": r.model_id}
         faces = " + ".join(str(d.top) for d in r.dice) or "no dice"

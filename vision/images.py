@@ -182,30 +182,32 @@ def check_frame(img: object, name: str = "the frame") -> np.ndarray:
     return np.ascontiguousarray(img)
 
 
-def file_pixels_per_frame_pixel(path: str | Path, frame: np.ndarray) -> float:
-    """How many of the image file's pixels one pixel of ``frame`` (``load_image``'s) spans: 1.0, or the factor a big
-    JPEG was decoded smaller by, so that boxes read in the frame can be given in the file's own pixels."""
+def _image_bytes(path: str | Path) -> bytes:
+    """The bytes of an image file, or ``ImageError`` naming the file: missing, a folder, unreadable."""
+    p = Path(path)
+    if not p.exists():
+        raise ImageError(f"{path}: no such file.")
+    if p.is_dir():
+        raise ImageError(f"{path} is a folder, not an image file.")
     try:
-        with open(path, "rb") as f:
-            size = header_size(f.read())
-    except OSError:
-        return 1.0
-    return 1.0 if size is None else max(1.0, max(size) / max(frame.shape[:2]))
+        return p.read_bytes()
+    except OSError as exc:
+        raise ImageError(f"{path} cannot be read ({exc.strerror or exc}).") from None
 
 
 def load_image(path: str | Path) -> np.ndarray:
     """Read an image file as a BGR frame; ``ImageError`` names the file and the problem."""
-    p = Path(path)
-    name = str(path)
-    if not p.exists():
-        raise ImageError(f"{name}: no such file.")
-    if p.is_dir():
-        raise ImageError(f"{name} is a folder, not an image file.")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ImageError(f"{name} cannot be read ({exc.strerror or exc}).") from None
-    return decode_image(data, name)
+    return decode_image(_image_bytes(path), str(path))
+
+
+def load_image_with_scale(path: str | Path) -> tuple[np.ndarray, float]:
+    """``load_image``'s frame, and how many of the file's pixels one of the frame's spans: 1.0, or the factor a big
+    JPEG was decoded smaller by (``jpeg_reduction``), so that boxes read in the frame can be given in the file's own
+    pixels. The file is read once."""
+    data = _image_bytes(path)
+    frame = decode_image(data, str(path))
+    size = header_size(data)
+    return frame, 1.0 if size is None else max(1.0, max(size) / max(frame.shape[:2]))
 
 
 def encode_jpeg(img: np.ndarray, quality: int = 90) -> bytes:

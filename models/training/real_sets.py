@@ -35,7 +35,7 @@ import numpy as np
 
 from vision.classifier import CROP, MARGIN, cut_crop
 from vision.dataset import dataset_dir as byler_dir
-from vision.dataset import labels_in_pixels, yolo_box
+from vision.dataset import labels_in_pixels
 
 #: A detector's errors imitated for every real die: centre off by up to this share of the side (uniform in a disc)...
 CENTRE_JITTER = 0.12
@@ -74,15 +74,6 @@ class Frame:
     labels: list[tuple[int, float, float, float, float]]  # value, cx, cy, w, h in px
 
 
-def _yolo(path: Path, width: int, height: int) -> list[tuple[int, float, float, float, float]]:
-    out = []
-    for line in path.read_text().splitlines():
-        if line.strip():
-            c, x, y, w, h = yolo_box(line)
-            out.append((c + 1, x * width, y * height, w * width, h * height))
-    return out
-
-
 def frames(set_name: str, split: str, subset: str | None = None) -> list[Frame]:
     """The labelled whole frames of one set's ``split`` (``train`` or ``val``; never ``test``)."""
     if split == "test":
@@ -96,10 +87,7 @@ def frames(set_name: str, split: str, subset: str | None = None) -> list[Frame]:
         img = cv2.imread(str(root / "images" / f"{name}.jpg"))
         if img is None:
             continue
-        if set_name == "real-dice-byler":
-            labels = labels_in_pixels(root, name, img.shape[1], img.shape[0])
-        else:
-            labels = _yolo(root / "labels" / f"{name}.txt", img.shape[1], img.shape[0])
+        labels = labels_in_pixels(root, name, img.shape[1], img.shape[0], fixes=set_name == "real-dice-byler")
         out.append(Frame(set_name, subset, name, img, labels))
     return out
 

@@ -334,7 +334,7 @@ def surest_first(reading: Reading, expected_dice: int) -> tuple[bool, int, int]:
     >>> sorted([near, surer], key=lambda x: surest_first(x, 4)) == [surer, near]
     True
     """
-    return reading.status != OK, -sum(_sure(reading, d) for d in reading.dice), abs(len(reading.dice) - expected_dice)
+    return reading.status != OK, -_sure_count(reading), abs(len(reading.dice) - expected_dice)
 
 
 def takes_over(found: Reading, reading: Reading, expected_dice: int) -> bool:
@@ -380,8 +380,7 @@ def holds_a_sure_die(far: Reading, reading: Reading) -> bool:
     False
     """
     inside = [d for d in reading.dice if _sure(reading, d) and d.seen > 1]
-    return any(d.seen != big.seen and _a_mark_of(Proposal(x + w / 2, y + h / 2, max(w, h), 0.0, 0.0), big)
-               for big in far.dice for d in inside for x, y, w, h in (d.box,))
+    return any(d.seen != big.seen and _a_mark_of(_as_proposal(d), big) for big in far.dice for d in inside)
 
 
 def surer_at_count(found: Reading, reading: Reading, expected_dice: int) -> bool:
@@ -399,7 +398,7 @@ def surer_at_count(found: Reading, reading: Reading, expected_dice: int) -> bool
     """
     if not expected_dice or not len(found.dice) == len(reading.dice) == expected_dice:
         return False
-    return sum(_sure(found, d) for d in found.dice) > sum(_sure(reading, d) for d in reading.dice)
+    return _sure_count(found) > _sure_count(reading)
 
 
 def whole_dice_inside(found: Reading, expected_dice: int) -> bool:
@@ -423,7 +422,7 @@ def whole_dice_inside(found: Reading, expected_dice: int) -> bool:
         return False
     if found.status == OK:
         return True
-    most_sure = 2 * sum(_sure(found, d) for d in found.dice) > len(found.dice)
+    most_sure = 2 * _sure_count(found) > len(found.dice)
     return expected_dice > 0 and len(found.dice) == expected_dice and most_sure
 
 
@@ -446,6 +445,17 @@ def _a_mark_of(p: Proposal, die: DieReading, offset: tuple[int, int] = (0, 0)) -
 def _sure(reading: Reading, die: DieReading) -> bool:
     """Whether ``die`` of ``reading`` is read at or above the reading's sure line."""
     return reading.sure_at is not None and die.confidence >= reading.sure_at
+
+
+def _sure_count(reading: Reading) -> int:
+    """How many dice of ``reading`` are read at or above its sure line (``_sure``)."""
+    return sum(_sure(reading, d) for d in reading.dice)
+
+
+def _as_proposal(die: DieReading) -> Proposal:
+    """``die``'s box as a proposal (its centre and longer side; no angle, no score), in the frame's pixels."""
+    x, y, w, h = die.box
+    return Proposal(x + w / 2, y + h / 2, max(w, h), 0.0, 0.0)
 
 
 def _same_place(a: DieReading, b: DieReading) -> bool:
