@@ -31,7 +31,7 @@ def test_real_val_dice_close_up_are_read_from_the_die_seen_whole(tmp_path, stage
 
 def test_a_die_read_surer_from_farther_still_gives_way_to_the_whole_photo_read_sure(tmp_path, staged_reader, real_dataset):
     """The 71 val crops read as whole photos: 25 read right and sure, some of them as the whole photo read as a crop
-    (``_or_whole_photo``), which a die from farther, read surer but unsure where it lies, must not stand in for (23
+    (``_whole_photo``), which a die from farther, read surer but unsure where it lies, must not stand in for (23
     when it did)."""
     crops = val_crops(real_dataset.parent)
     if len(crops) < 60:

@@ -121,8 +121,8 @@ def test_a_die_filling_most_of_the_frame_is_read_from_farther_when_the_first_loo
 
 
 def _no_whole_photo(self, prepared, reading):
-    """``PipelineReader._or_whole_photo`` switched off: what the looks before it read."""
-    return reading
+    """``PipelineReader._whole_photo`` switched off: what the looks before it read stands."""
+    return None
 
 
 def test_a_die_whose_big_marks_the_look_from_farther_still_takes_for_dice_is_read_from_farthest(staged_reader, monkeypatch, tmp_path):
@@ -143,7 +143,7 @@ def test_a_die_whose_big_marks_the_look_from_farther_still_takes_for_dice_is_rea
         with monkeypatch.context() as m:
             m.setattr(staged_reader.proposer.detector, "far_net_sides", staged_reader.proposer.detector.far_net_sides[:1])
             m.setattr("vision.pipeline.reader.around_marks", lambda *args: None)  # the die around the marks reads them too
-            m.setattr(PipelineReader, "_or_whole_photo", _no_whole_photo)  # and so does the photo read as a crop
+            m.setattr(PipelineReader, "_whole_photo", _no_whole_photo)  # and so does the photo read as a crop
             assert reader.read(frames[value]).status != "ok"
 
 
@@ -171,7 +171,7 @@ def test_a_translucent_die_whose_marks_every_look_takes_for_dice_is_read_as_the_
     assert sum(readings[i].status == "ok" for i in by_marks) >= 4
     assert not any(r.status == "ok" and [d.seen for d in r.dice] != [value] for r, (value, _) in zip(readings, dice))
     monkeypatch.setattr("vision.pipeline.reader.around_marks", lambda *args: None)
-    monkeypatch.setattr(PipelineReader, "_or_whole_photo", _no_whole_photo)  # the last resort, read apart below
+    monkeypatch.setattr(PipelineReader, "_whole_photo", _no_whole_photo)  # the last resort, read apart below
     without = [reader.read(frames[i]) for i in by_marks]
     assert all(r.status != "ok" and [d.seen for d in r.dice] != [dice[i][0]] for i, r in zip(by_marks, without))
 
@@ -215,7 +215,7 @@ def test_a_two_or_three_turned_so_its_marks_lie_in_a_line_is_read_as_the_die_aro
     r = reader.read(image)
     assert r.extra["look"] == "marks" and [d.seen for d in r.dice] == [value]
     monkeypatch.setattr("vision.pipeline.propose._around_diagonal_marks", lambda marks: None)
-    monkeypatch.setattr(PipelineReader, "_or_whole_photo", _no_whole_photo)  # the last resort, read apart below
+    monkeypatch.setattr(PipelineReader, "_whole_photo", _no_whole_photo)  # the last resort, read apart below
     assert [d.seen for d in reader.read(image).dice] != [value]
 
 

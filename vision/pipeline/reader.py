@@ -28,8 +28,6 @@ from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
 
 
-#: The end of the look's name on a reading from farther kept for reading its dice surer (``surer_at_count``).
-SURER = ", surer"
 #: A proposal of the finer look under this share of the side of a die read sure, lying on that die, is one of its marks.
 MARK_SHARE = 0.6
 
@@ -76,7 +74,8 @@ class PipelineReader(ReaderOptions):
             return Reading(UNCERTAIN, (), reason=prepared.words, model_id=self.model_id,
                            reasons=(prepared.code,) if prepared.code else (), sure_at=self.min_confidence)
         if not self.die_side_px:
-            return self._or_whole_photo(prepared, self._unsized(prepared)[0])
+            reading, _, surer = self._unsized(prepared)
+            return self._whole_photo(prepared, reading) or surer or reading
         # tray mode: the calibrated size is the prior for every die's size. With the empty tray known too (each die's
         # outline is then measured against it, wherever a look put the die), the detector's usual look first: sure
         # there, it is the reading, without the dearer look at that size
@@ -95,61 +94,63 @@ class PipelineReader(ReaderOptions):
         if reading.status == OK:
             return reading
         # told the size, the detector looked for dice of that size; where did it see dice unprompted (and closer)?
-        unsized, places = self._but(die_side_px=0)._unsized(prepared, first)
+        unsized, places, _ = self._but(die_side_px=0)._unsized(prepared, first)
         if unsized.status == OK and not same_places(places, proposals):
             second = self._reading(prepared, at_die_size(places, self.die_side_px), look="unprompted")
             if second.status == OK:  # the same places read again at the calibrated size, with every check
                 return second
         return reading
 
-    def _unsized(self, prepared: Normalised, first: list[Proposal] | None = None) -> tuple[Reading, list[Proposal]]:
-        """The reading knowing no die size, and the places of the dice it kept: the detector's first look (``first``
-        where it was taken already), then where that is not sure, a closer or a farther one; where dice are still
-        missing, a look in colour, and where they are missing yet (or, not knowing how many, nothing is sure), a
-        finer look, the costliest."""
-        reading, kept = self._grey_looks(prepared, first)
-        if reading.status == OK or (self.expected_dice and len(kept) >= self.expected_dice):
-            return reading, kept
+    def _unsized(self, prepared: Normalised, first: list[Proposal] | None = None
+                 ) -> tuple[Reading, list[Proposal], Reading | None]:
+        """The reading knowing no die size, the places of the dice it kept, and a look from farther that read them
+        surer where the grey looks offer one (``_grey_looks``): the detector's first look (``first`` where it was
+        taken already), then where that is not sure, a closer or a farther one; where dice are still missing, a look
+        in colour, and where they are missing yet (or, not knowing how many, nothing is sure), a finer look, the
+        costliest."""
+        reading, kept, surer = self._grey_looks(prepared, first)
+        if reading.status == OK or surer is not None or (self.expected_dice and len(kept) >= self.expected_dice):
+            return reading, kept, surer
         more = propose_in_colour(prepared, self.proposer, kept) if self.expected_dice else []
         if more:  # dice the grey frame hides: read with those found, every check again
             coloured, coloured_kept = self._look(prepared, kept + more, "colour")
             # sure, or unsure with every die found: the table then checks the dice, each boxed, not two of three
             if coloured.status == OK or len(coloured.dice) == self.expected_dice:
-                return coloured, coloured_kept
-        return self._finer_look(prepared, reading, kept)
+                return coloured, coloured_kept, None
+        return (*self._finer_look(prepared, reading, kept), None)
 
-    def _or_whole_photo(self, prepared: Normalised, reading: Reading) -> Reading:
-        """``reading``, or where a photo from above told to hold one die has no die read sure after every look, the
-        photo read as a person's crop of one die (``classify_crop``, as ``classify`` reads it), where that is sure:
-        a die filling a small photo, its marks a few pixels, is often seen by every look as its marks. A die read
-        surer from farther (``surer_at_count``), still unsure where it lies, gives way to it as the first look's
-        would. Never for the tray's camera (a tray region, the view from below): it never holds a die filling its
-        frame."""
-        surer_from_farther = reading.extra.get("look", "").endswith(SURER)  # unsure where its die is: no rival
-        if self.expected_dice != 1 or self.camera_view != "above" or self.tray_region or (
-                not surer_from_farther and any(_sure(reading, d) for d in reading.dice)):
-            return reading
+    def _whole_photo(self, prepared: Normalised, reading: Reading) -> Reading | None:
+        """Where a photo from above told to hold one die has no die read sure in ``reading`` after every look, the
+        photo read as a person's crop of one die (``classify_crop``, as ``classify`` reads it), where that is sure;
+        else None. A die filling a small photo, its marks a few pixels, is often seen by every look as its marks. It
+        outranks a look from farther that read the die surer (``surer_at_count``), which is still unsure where the
+        die lies. Never for the tray's camera (a tray region, the view from below): it never holds a die filling
+        its frame."""
+        if self.expected_dice != 1 or self.camera_view != "above" or self.tray_region or any(_sure(reading, d) for d in reading.dice):
+            return None
         face = classify_crop(self.classifier, prepared.bgr)
         if not is_sure(face.confidence, face.runner_up, self.min_confidence):
-            return reading
+            return None
         whole = centred_die(prepared)
         return self._decided(prepared, [whole], [Die(whole, face, ())], "whole photo")
 
-    def _grey_looks(self, prepared: Normalised, first: list[Proposal] | None = None) -> tuple[Reading, list[Proposal]]:
+    def _grey_looks(self, prepared: Normalised, first: list[Proposal] | None = None
+                    ) -> tuple[Reading, list[Proposal], Reading | None]:
         """The detector's first look at the grey frame (``first``: its proposals, where it was taken already), then
         where that is not sure, a closer one, or the looks from farther the detector offers (``far_net_sides``,
         nearest first: a die filling the frame seen as its marks; none whose die holds a die the first look read
         sure, ``holds_a_sure_die``), and where every look saw only marks, the die around them (``around_marks``),
-        else a look from farther that reads the same count surer (``surer_at_count``)."""
+        else the first look's reading, and a look from farther that reads the same count surer (``surer_at_count``),
+        which ``read`` takes unless the whole photo read as a crop is sure (``_whole_photo``)."""
         first = propose(prepared, self.proposer) if first is None else first
         reading, kept = self._look(prepared, first)
         if reading.status == OK:
-            return reading, kept
+            return reading, kept, None
         closer = propose_closer(prepared, self.proposer, first)
         if closer is not None:  # the dice were small for the detector's first look: read its closer look
             near, near_kept = self._look(prepared, closer, "closer")
-            return self._or_around_marks(prepared, closer, near, near_kept)  # small to the detector: maybe a die's marks
-        surer: tuple[Reading, list[Proposal]] | None = None
+            return (*self._or_around_marks(prepared, closer, near, near_kept), None)  # small to the detector: maybe a die's marks
+        surer: Reading | None = None
         for step, net_side in enumerate(getattr(self.proposer.detector, "far_net_sides", (None,))):
             look = "farther" if step == 0 else "farthest"
             farther = propose_farther(prepared, self.proposer, first, net_side)
@@ -158,10 +159,11 @@ class PipelineReader(ReaderOptions):
                 if holds_a_sure_die(far, reading):
                     continue  # a small die in a plain space (a cup, a cloth) seen from farther as a mark of the space
                 if far.status == OK or len(far.dice) == self.expected_dice != len(reading.dice):
-                    return far, far_kept
+                    return far, far_kept, None
                 if surer is None and surer_at_count(far, reading, self.expected_dice):  # the die seen whole: surer
-                    surer = replace(far, extra={**far.extra, "look": f"{look}{SURER}"}), far_kept
-        return self._around_marks_taking_over(prepared, first, reading) or surer or (reading, kept)
+                    surer = replace(far, extra={**far.extra, "look": f"{look}, surer"})
+        marks = self._around_marks_taking_over(prepared, first, reading)
+        return (*marks, None) if marks else (reading, kept, surer)
 
     def _or_around_marks(self, prepared: Normalised, proposals: list[Proposal], reading: Reading, kept: list[Proposal]
                          ) -> tuple[Reading, list[Proposal]]:
