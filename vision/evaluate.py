@@ -21,7 +21,6 @@ doubt code counted over the found dice (``low_confidence`` for an unsure crop).
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -32,7 +31,7 @@ from companion.core.dice import FACES
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
 from vision.dataset import yolo_box
-from vision.images import IMAGE_SUFFIXES, frame_images, is_image_name, load_image, photo_name
+from vision.images import IMAGE_SUFFIXES, frame_images, is_image_name, load_image, read_splits
 from vision.pipeline.decide import sure_confidence
 
 
@@ -139,35 +138,32 @@ class PhotoRead:
         return [self.reading.dice[i].seen if i is not None else 0 for i in self.matched]
 
 
-def frame_names(root: Path, split: str | None) -> list[str]:
-    """The photos' names (without the image suffix), every photo in ``images/`` (``frame_images``) or those
-    ``split.json`` lists in ``split`` (a name listed with its suffix, ``IMG_1.JPG``, is taken as ``IMG_1``); without
-    a ``split.json``, the photos of the folder ``images/SPLIT/``."""
+def frame_names(root: Path, split: str | None, files: dict[str, Path] | None = None) -> list[str]:
+    """The photos' names (without the image suffix), every photo in ``images/`` (``frame_images``; ``files``, where
+    it was listed already) or those ``split.json`` lists in ``split`` (``read_splits``); without a ``split.json``, the
+    photos of the folder ``images/SPLIT/``."""
+    split_file = root / "split.json"
+    if split is not None and split_file.is_file():
+        try:
+            splits = read_splits(split_file)
+        except ValueError as exc:
+            raise EvaluationError(str(exc)) from None
+        if split not in splits:
+            raise EvaluationError(f"{root} has no split called {split!r} (it has: {', '.join(sorted(splits)) or 'none'}).")
+        return splits[split]
+    if files is None:
+        files = frame_images(root / "images") if (root / "images").is_dir() else {}
     if split is None:
-        names = list(frame_images(root / "images"))
-        if not names:
+        if not files:
             heic = any(p.suffix.lower() in (".heic", ".heif") for p in (root / "images").rglob("*"))
             raise EvaluationError(f"{root / 'images'} holds no photos ({', '.join(IMAGE_SUFFIXES)}), nor a folder of them per split"
                                   + (": its HEIC photos (an iPhone's) must first be saved as JPEG, which OpenCV reads." if heic else "."))
-        return names
-    split_file = root / "split.json"
-    if not split_file.is_file():
-        if (root / "images" / split).is_dir():
-            return [name for name in frame_images(root / "images") if name.startswith(f"{split}/")]
-        folders = sorted(p.name for p in (root / "images").iterdir() if p.is_dir()) if (root / "images").is_dir() else []
-        raise EvaluationError(f"{root} has no split.json and no folder images/{split}/, so it has no split called {split!r}"
-                              + (f" (its images/ has the folders: {', '.join(folders)})" if folders else "; leave out --split to read every photo") + ".")
-    try:
-        splits = json.loads(split_file.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise EvaluationError(f"{split_file} is not valid JSON.") from None
-    if not isinstance(splits, dict) or split not in splits:
-        names = ", ".join(sorted(splits)) if isinstance(splits, dict) else "none"
-        raise EvaluationError(f"{root} has no split called {split!r} (it has: {names}).")
-    members = splits[split]
-    if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
-        raise EvaluationError(f"{split_file}: the split {split!r} must be a list of photo names.")
-    return [photo_name(m) for m in members]
+        return list(files)
+    if (root / "images" / split).is_dir():
+        return [name for name in files if name.startswith(f"{split}/")]
+    folders = sorted(p.name for p in (root / "images").iterdir() if p.is_dir()) if (root / "images").is_dir() else []
+    raise EvaluationError(f"{root} has no split.json and no folder images/{split}/, so it has no split called {split!r}"
+                          + (f" (its images/ has the folders: {', '.join(folders)})" if folders else "; leave out --split to read every photo") + ".")
 
 
 def yolo_labels(path: Path, width: int, height: int) -> list[tuple[int, float, float, float, float]]:
@@ -207,7 +203,7 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
     sentence in ``unreadable``."""
     seen_reader = reader.with_view("above")
     files = frame_images(root / "images")
-    for name in frame_names(root, split):
+    for name in frame_names(root, split, files):
         path = files.get(name)
         label_path = root / "labels" / f"{name}.txt"
         if path is None or not label_path.is_file():

@@ -7,6 +7,7 @@ commands print a clear line and the reader never crashes on it.
 
 from __future__ import annotations
 
+import json
 import struct
 from pathlib import Path
 
@@ -82,6 +83,28 @@ def photo_name(listed: str) -> str:
     ('IMG_1', 'IMG_1', 'run.v2')
     """
     return Path(listed).stem if is_image_name(Path(listed)) else listed
+
+
+def read_splits(split_file: Path) -> dict[str, list[str]]:
+    """A dataset's ``split.json``: each split's photo names (``photo_name``), as ``evaluate`` and ``teach`` read it.
+    ValueError, with a sentence naming the file, where it is not a JSON object of split names to lists of names.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "split.json").write_text('{"val": ["IMG_1.JPG", "IMG_2"], "test": []}', encoding="utf-8-sig")
+    ...     read_splits(Path(d) / "split.json")
+    {'val': ['IMG_1', 'IMG_2'], 'test': []}
+    """
+    try:
+        splits = json.loads(split_file.read_text(encoding="utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ValueError(f"{split_file} is not valid JSON.") from None
+    if not isinstance(splits, dict):
+        raise ValueError(f"{split_file} is not a JSON object of split names to lists of photo names.")
+    for split, members in splits.items():
+        if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+            raise ValueError(f"{split_file}: the split {split!r} must be a list of photo names.")
+    return {split: [photo_name(m) for m in members] for split, members in splits.items()}
 
 
 class ImageError(ElephantsBluffError, ValueError):

@@ -242,6 +242,46 @@ def test_a_folder_of_labelled_photos_gives_crops_of_each_die_and_never_its_test_
     assert sum("not a YOLO label" in w for w in examples.warnings) == 3  # the test photo's labels are not even read
 
 
+@pytest.mark.parametrize("split_json, words", [
+    ('["p0", "p1"]', "is not a JSON object of split names"),
+    ('{"val": "p0"}', "the split 'val' must be a list of photo names"),
+    ('{"val": ["p0",', "is not valid JSON"),
+])
+def test_a_broken_split_json_is_refused_in_the_words_evaluate_uses(tmp_path, split_json, words):
+    """``teach`` reads a folder's split.json as ``evaluate`` does (``vision.images.read_splits``): a file that is not
+    splits of photo names stops it, naming the file, before anything is taught."""
+    from companion.app.teach.service import folder_examples
+    from vision.adapt import TeachError
+
+    root = tmp_path / "photos"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    frame, placed = render_table([2, 5, 6], np.random.default_rng(3), width=480, height=360, view="above", touching=0.0)
+    cv2.imwrite(str(root / "images" / "p0.jpg"), frame)
+    (root / "labels" / "p0.txt").write_text("".join(f"{d.seen - 1} {d.cx / 480:.5f} {d.cy / 360:.5f} {d.side / 480:.5f} {d.side / 360:.5f}\n" for d in placed))
+    (root / "split.json").write_text(split_json)
+    with pytest.raises(TeachError, match=words) as refused:
+        folder_examples(root)
+    assert str(root / "split.json") in str(refused.value)
+
+
+def test_a_split_json_saved_with_a_byte_order_mark_is_read(tmp_path):
+    """Windows tools write UTF-8 with a byte-order mark; the split names are read all the same."""
+    from companion.app.teach.service import folder_examples
+
+    root = tmp_path / "photos"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    rng = np.random.default_rng(5)
+    for name in ("p0", "p1"):
+        frame, placed = render_table([1, 4, 6], rng, width=480, height=360, view="above", touching=0.0)
+        cv2.imwrite(str(root / "images" / f"{name}.jpg"), frame)
+        (root / "labels" / f"{name}.txt").write_text("".join(f"{d.seen - 1} {d.cx / 480:.5f} {d.cy / 360:.5f} {d.side / 480:.5f} {d.side / 360:.5f}\n" for d in placed))
+    (root / "split.json").write_text(json.dumps({"train": ["p0"], "val": ["p1.jpg"]}), encoding="utf-8-sig")
+    examples = folder_examples(root)
+    assert len(examples.train) == 3 and len(examples.held_back) == 3 and not examples.warnings
+
+
 def test_a_set_with_a_folder_per_split_is_taught_its_train_folder_and_holds_back_its_val_never_its_test(tmp_path):
     """images/train/, images/val/, images/test/ beside labels/train/... (no split.json): the folders are the splits."""
     from companion.app.teach.service import folder_examples

@@ -242,6 +242,19 @@ def test_a_folder_of_photos_without_any_photo_is_refused_in_words(tmp_path, read
         evaluate(tmp_path, reader)
 
 
+def test_a_split_json_that_is_not_an_object_of_splits_is_refused_in_words(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6]])
+    (tmp_path / "split.json").write_text(json.dumps(["p0"]))
+    with pytest.raises(EvaluationError, match="split.json is not a JSON object of split names to lists of photo names"):
+        evaluate(tmp_path, reader, "val")
+
+
+def test_a_split_json_with_a_byte_order_mark_is_read(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
+    (tmp_path / "split.json").write_text(json.dumps({"val": ["p1"]}), encoding="utf-8-sig")
+    assert evaluate(tmp_path, reader, "val")["photos"] == 1
+
+
 def test_a_split_that_is_not_a_list_of_photo_names_is_refused_in_words(tmp_path, reader):
     write_frames(tmp_path, [[2, 5, 6]])
     (tmp_path / "split.json").write_text(json.dumps({"val": {"p0": 1}}))

@@ -12,7 +12,6 @@ or crops with a ``crops.csv``); a ``test`` split is never read.
 from __future__ import annotations
 
 import hashlib
-import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ from vision.adapt import MIN_PER_FACE, AdaptedClassifier, TeachError, compare, f
 from vision.classifier import CROP, MARGIN, cut_crop
 from vision.dataset import yolo_box
 from vision.embedding import EmbeddingClassifier
-from vision.images import ImageError, frame_images, load_image, photo_name
+from vision.images import ImageError, frame_images, load_image, read_splits
 from vision.registry import FOLDER, ModelRegistry
 
 #: The shares of an example image its die is cut at for teaching (the first two that ``classify_crop`` reads).
@@ -103,10 +102,10 @@ def folder_examples(root: Path) -> Examples:
         splits: dict[str, str] = {name: name.split("/")[0] for name in files if "/" in name}
         if (root / "split.json").is_file():
             try:
-                for split, members in json.loads((root / "split.json").read_text(encoding="utf-8")).items():
-                    splits.update({photo_name(m): split for m in members})
-            except (ValueError, AttributeError, TypeError):
-                raise TeachError(f"{root / 'split.json'} is not a JSON object of split names to photo names.") from None
+                listed = read_splits(root / "split.json")
+            except ValueError as exc:
+                raise TeachError(str(exc)) from None
+            splits.update({name: split for split, names in listed.items() for name in names})
         has_val = "val" in splits.values()
         for name, path in files.items():
             split = splits.get(name, "")
