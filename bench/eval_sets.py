@@ -15,12 +15,15 @@
 - ``far``: the same real dice, in colour, three to a 1280×960 cup frame, each
   20-40 px wide (1.6-3.1 % of the frame's width): a table photographed from
   farther away, or by a camera with many more pixels.
+- ``many``: the same real dice, in colour, 6-12 to a 1280×960 cup frame, each 60-140 px wide, apart, anywhere:
+  a table photographed from above with dice of mixed sizes (nearer and farther, or dice of several sizes), where
+  small dice send the detector closer and the bigger ones beside them must still be read whole.
 - ``whole``: the shared sets' hand-sorted ``val`` crops (skovy's and patterson's),
   each read as a whole photo, unchanged: a die filling the frame as a person
   crops it, read by ``read`` rather than ``classify``.
 
 ``python -m bench.eval_sets OUT`` writes them all under OUT; ``elephants-bluff
-evaluate OUT/cup`` (or ``OUT/cup-three``, ``OUT/rendered``, ``OUT/big``, ``OUT/mid``, ``OUT/far``, ``OUT/whole``) reads them.
+evaluate OUT/cup`` (or ``OUT/cup-three``, ``OUT/rendered``, ``OUT/big``, ``OUT/mid``, ``OUT/far``, ``OUT/many``, ``OUT/whole``) reads them.
 """
 
 from __future__ import annotations
@@ -39,13 +42,16 @@ from vision.simtable import DieStyle, render_table
 
 SHARED = shared_datasets()
 #: Seeds for the evaluation sets, far from the training recipes' seeds.
-RENDERED_SEED, CUP_SEED, BIG_SEED, FAR_SEED, MID_SEED = 90_001, 90_002, 90_003, 90_004, 90_005
+RENDERED_SEED, CUP_SEED, BIG_SEED, FAR_SEED, MID_SEED, MANY_SEED = 90_001, 90_002, 90_003, 90_004, 90_005, 90_006
 #: ``big``: the frame's side, and the share of it a die's side fills
 BIG_FRAME, BIG_FILL = 480, (0.70, 0.95)
 #: ``mid``: the frame's size, the share of its height a die's side fills, and the JPEG quality it is saved at
 MID_FRAME, MID_FILL, MID_JPEG = (1280, 960), (0.12, 0.33), 92
 #: ``far``: the frame's size, a die's side in pixels (the patch's 12 % margin not counted), dice to a frame
 FAR_FRAME, FAR_SIDE, FAR_PER_FRAME = (1280, 960), (20, 40), 3
+#: ``many``: the frame's size, a die's side in pixels (the margin not counted), the fewest and most dice to a frame,
+#: and how far apart their centres lie at least, in patch sides (further off each way than that)
+MANY_FRAME, MANY_SIDE, MANY_PER_FRAME, MANY_APART = (1280, 960), (60, 140), (6, 12), 1.3
 #: ``whole``: the sets whose hand-sorted crops it holds, and its label box: the centred square of this share of a
 #: crop's short side (a read die's centre must fall in it)
 WHOLE_SETS, WHOLE_BOX = ("real-dice-skovy", "real-dice-patterson"), 0.9
@@ -238,17 +244,61 @@ def far(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = FAR_SEED) ->
         for j in order[i:i + FAR_PER_FRAME]:
             seen, patch = dice[j]
             side = int(round(rng.uniform(*FAR_SIDE) * 1.12))  # the patch holds the die with a 12 % margin
-            while True:  # somewhere no other die is near (three dice in a 1280×960 frame: found at once)
-                x0, y0 = int(rng.integers(0, width - side)), int(rng.integers(0, height - side))
-                if all(max(abs(x0 + side / 2 - cx), abs(y0 + side / 2 - cy)) > 2 * side for _, cx, cy, _, _ in boxes):
-                    break
-            die = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA)
-            frame[y0:y0 + side, x0:x0 + side] = _blend(frame[y0:y0 + side, x0:x0 + side], die)
-            boxes.append((seen, x0 + side / 2, y0 + side / 2, side / 1.12, side / 1.12))
+            x0, y0 = _apart(rng, width, height, side, boxes, 2.0)  # three dice in a 1280×960 frame: found at once
+            boxes.append(_pasted(frame, patch, x0, y0, side, seen, cv2.INTER_AREA))
         _write(root, f"f{i // FAR_PER_FRAME:04d}", frame, boxes)
         count += FAR_PER_FRAME
     _as_test_split(root)
     return count
+
+
+def many(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = MANY_SEED) -> int:
+    """The real dice ``MANY_PER_FRAME`` to a ``MANY_FRAME`` cup frame, each ``MANY_SIDE`` px wide, ``MANY_APART``
+    apart, anywhere in the frame (a die no place is left for goes to the next frame); returns the number of dice."""
+    _new_set(root)
+    rng = np.random.default_rng(seed)
+    order = [int(j) for j in rng.permutation(len(dice))]
+    width, height = MANY_FRAME
+    count = 0
+    while order:
+        wanted = int(rng.integers(MANY_PER_FRAME[0], MANY_PER_FRAME[1] + 1))
+        frame = _cup_frame(rng, width, height)
+        boxes: list[tuple[int, float, float, float, float]] = []
+        for j in list(order[:wanted]):
+            seen, patch = dice[j]
+            side = int(round(rng.uniform(*MANY_SIDE) * 1.12))  # the patch holds the die with a 12 % margin
+            place = _apart(rng, width, height, side, boxes, MANY_APART, tries=200)
+            if place is not None:
+                boxes.append(_pasted(frame, patch, *place, side, seen))
+                order.remove(j)
+        _write(root, f"n{count:04d}", frame, boxes)
+        count += 1
+    _as_test_split(root)
+    return len(dice)
+
+
+def _apart(rng: np.random.Generator, width: int, height: int, side: int, boxes: list[tuple[int, float, float, float, float]],
+           apart: float, tries: int | None = None) -> tuple[int, int] | None:
+    """A corner for a ``side``-px patch wholly inside the frame whose centre lies more than ``apart`` sides from every
+    die in ``boxes`` one way or the other, drawn until one is found (at most ``tries`` times: else None)."""
+    drawn = 0
+    while tries is None or drawn < tries:
+        drawn += 1
+        x0, y0 = int(rng.integers(0, width - side)), int(rng.integers(0, height - side))
+        if all(max(abs(x0 + side / 2 - cx), abs(y0 + side / 2 - cy)) > apart * side for _, cx, cy, _, _ in boxes):
+            return x0, y0
+    return None
+
+
+def _pasted(frame: np.ndarray, patch: np.ndarray, x0: int, y0: int, side: int, seen: int, interpolation: int | None = None
+            ) -> tuple[int, int, float, float, float]:
+    """``patch`` scaled to ``side`` (``interpolation``; by default area when shrinking, cubic when enlarging) and
+    blended into ``frame`` at (``x0``, ``y0``); its label (the die inside the patch's 12 % margin)."""
+    if interpolation is None:
+        interpolation = cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_CUBIC
+    die = cv2.resize(patch, (side, side), interpolation=interpolation)
+    frame[y0:y0 + side, x0:x0 + side] = _blend(frame[y0:y0 + side, x0:x0 + side], die)
+    return seen, x0 + side / 2, y0 + side / 2, side / 1.12, side / 1.12
 
 
 def val_crops(shared: Path = SHARED, sets: tuple[str, ...] = WHOLE_SETS) -> list[tuple[int, np.ndarray]]:
@@ -279,7 +329,7 @@ def whole(root: Path, crops: list[tuple[int, np.ndarray]]) -> int:
 
 
 #: The sets ``main`` writes, each a folder under its output.
-SET_NAMES = ("rendered", "cup", "cup-three", "big", "mid", "far", "whole")
+SET_NAMES = ("rendered", "cup", "cup-three", "big", "mid", "far", "many", "whole")
 #: Under the output, the val label corrections the sets were cut with (``up_to_date``).
 LABELS_STAMP = "corrected-labels.json"
 
@@ -312,10 +362,11 @@ def main(argv: list[str] | None = None) -> int:
     close = big(args.out / "big", dice)
     middle = mid(args.out / "mid", dice)
     farther = far(args.out / "far", dice)
+    table = many(args.out / "many", dice)
     crops = whole(args.out / "whole", val_crops())
     (args.out / LABELS_STAMP).write_text(json.dumps(_corrections()))
     print(json.dumps({"rendered_dice": n, "real_val_dice": len(dice), "cup_dice": one, "cup_three_dice": three, "big_dice": close, "mid_dice": middle,
-                      "far_dice": farther, "whole_dice": crops}))
+                      "far_dice": farther, "many_dice": table, "whole_dice": crops}))
     return 0
 
 

@@ -2,7 +2,7 @@
 
 Every shared set's ``val`` split (real-dice-skovy also as crops, real-dice-
 patterson as crops), Byler's ``test`` split (evaluation only), the renderer's
-test set, the real dice pasted into grey cup frames, close up, one in a phone-sized photo and far, the val crops read whole (``bench.eval_sets``,
+test set, the real dice pasted into grey cup frames, close up, one in a phone-sized photo, far and many of mixed sizes, the val crops read whole (``bench.eval_sets``,
 built under ``build/eval-sets`` when missing or cut before today's label
 corrections: ``eval_sets.up_to_date``), read by ``evaluate`` with each
 detector: the same counts ``elephants-bluff evaluate --json`` prints. Speed is
@@ -46,6 +46,7 @@ SETS = [
     ("big", EVAL_SETS / "big", None, False),
     ("mid", EVAL_SETS / "mid", None, False),
     ("far", EVAL_SETS / "far", None, False),
+    ("many", EVAL_SETS / "many", None, False),
     ("crops_whole", EVAL_SETS / "whole", None, False),
 ]
 KEYS = ("dice", "right", "accuracy", "silently_wrong", "flagged", "extra", "photos", "photos_all_right", "right_without_doubt")

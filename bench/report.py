@@ -125,6 +125,8 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Staged reader: silently wrong per 1,000 dice, one die a phone-sized photo", "reading.learned.mid.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: the same dice in colour, 20-40 px in a 1280x960 frame, per die", "reading.learned.far.accuracy", "(higher is better)", lambda v: True),
     ("Staged reader: silently wrong per 1,000 dice, dice far off", "reading.learned.far.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
+    ("Staged reader: the same dice in colour, 6-12 of 60-140 px in a 1280x960 frame, per die", "reading.learned.many.accuracy", "(higher is better)", lambda v: True),
+    ("Staged reader: silently wrong per 1,000 dice, a table of dice of mixed sizes", "reading.learned.many.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: the shared val crops read as whole photos, per die", "reading.learned.crops_whole.accuracy", "(higher is better)", lambda v: True),
     ("Staged reader: silently wrong per 1,000 dice, val crops read whole", "reading.learned.crops_whole.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: simulated table, read outright (ok)", "reading.learned.synthetic_table.ok_share", "(>= 0.98)", lambda v: v >= 0.98),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 import vision.classic_reader
-from companion.app.settings import Settings
+from bench.eval_sets import real_val_dice
 from bench.reader import dataset_dir
+from companion.app.settings import Settings
 from vision.classic_tunables import CLASSIC
 from vision.classic_reader import DiceReader
 from vision.reader import load_reader
@@ -30,6 +31,15 @@ def real_dataset():
     if root is None:
         pytest.skip("the real-dice-byler dataset is not beside the repository (../shared/datasets); set ELEPHANTS_BLUFF_DICE_DATASET")
     return root
+
+
+@pytest.fixture(scope="session")
+def val_dice(real_dataset):
+    """Every real die of the shared sets' val splits, cut with a margin (``bench.eval_sets.real_val_dice``)."""
+    dice = real_val_dice(real_dataset.parent)
+    if len(dice) < 150:
+        pytest.skip("the shared sets' val dice are not all beside the repository")
+    return dice
 
 
 @pytest.fixture

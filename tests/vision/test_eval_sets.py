@@ -1,6 +1,6 @@
 """The evaluation sets the bench builds: the close-up set (``big``) in the shared layout, each die filling
-most of its frame, one die in a phone-sized photo (``mid``), and the far set (``far``), dice a few hundredths of
-a big frame's width, read by ``evaluate`` as any shared set."""
+most of its frame, one die in a phone-sized photo (``mid``), the far set (``far``), dice a few hundredths of
+a big frame's width, and a table of dice of mixed sizes (``many``), read by ``evaluate`` as any shared set."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import json
 import cv2
 import numpy as np
 
-from bench.eval_sets import (BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, LABELS_STAMP, MID_FILL, MID_FRAME, SET_NAMES, WHOLE_BOX,
-                             _corrections, big, far, mid, plain_die, up_to_date, val_crops, whole)
+from bench.eval_sets import (BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, LABELS_STAMP, MANY_APART, MANY_FRAME, MANY_PER_FRAME,
+                             MANY_SIDE, MID_FILL, MID_FRAME, SET_NAMES, WHOLE_BOX, _corrections, big, far, many, mid, plain_die, up_to_date,
+                             val_crops, whole)
 from vision.evaluate import yolo_labels, evaluate
 
 
@@ -72,6 +73,25 @@ def test_the_far_set_is_read_by_evaluate_and_plain_dice_there_are_never_read_wro
     report = evaluate(tmp_path, staged_reader, "test")
     assert report["dice"] == 6 and report["photos"] == 2
     assert report["silently_wrong"] == 0 and report["right"] >= 5, report  # plain white dice 20-40 px on grey: found at once
+
+
+def test_the_many_set_holds_every_die_once_several_to_a_frame_apart_and_of_mixed_sizes(tmp_path, staged_reader) -> None:
+    patches = _patches() * 10
+    assert many(tmp_path, patches) == 30
+    names = json.loads((tmp_path / "split.json").read_text())["test"]
+    width, height = MANY_FRAME
+    seen_all = []
+    for name in names:
+        assert cv2.imread(str(tmp_path / "images" / f"{name}.png")).shape == (height, width, 3)
+        dice = yolo_labels(tmp_path / "labels" / f"{name}.txt", width, height)
+        assert 1 <= len(dice) <= MANY_PER_FRAME[1]
+        for i, (seen, cx, cy, w, h) in enumerate(dice):
+            assert MANY_SIDE[0] - 1 <= w <= MANY_SIDE[1] + 1 and w / 2 <= cx <= width - w / 2 and h / 2 <= cy <= height - h / 2
+            assert all(max(abs(cx - ox), abs(cy - oy)) > MANY_APART * w for j, (_, ox, oy, _, _) in enumerate(dice) if j != i)
+            seen_all.append(seen)
+    assert sorted(seen_all) == sorted(v for v, _ in patches)  # each die once: none dropped for want of a place
+    report = evaluate(tmp_path, staged_reader, "test")
+    assert report["dice"] == 30 and report["silently_wrong"] == 0 and report["right"] >= 28, report  # plain dice, 60-140 px
 
 
 def test_sets_cut_before_a_label_correction_are_not_up_to_date_so_the_bench_cuts_them_again(tmp_path) -> None:

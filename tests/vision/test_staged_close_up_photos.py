@@ -9,16 +9,8 @@ import itertools
 
 import pytest
 
-from bench.eval_sets import big, one_a_frame, real_val_dice, val_crops, whole
+from bench.eval_sets import big, one_a_frame, val_crops, whole
 from vision.evaluate import evaluate, match_boxes
-
-
-@pytest.fixture(scope="module")
-def val_dice(real_dataset):
-    dice = real_val_dice(real_dataset.parent)
-    if len(dice) < 150:
-        pytest.skip("the shared sets' val dice are not all beside the repository")
-    return dice
 
 
 def test_real_val_dice_close_up_are_read_from_the_die_seen_whole(tmp_path, staged_reader, val_dice):
