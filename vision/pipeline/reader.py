@@ -149,6 +149,8 @@ class PipelineReader(ReaderOptions):
         closer = propose_closer(prepared, self.proposer, first)
         if closer is not None:  # the dice were small for the detector's first look: read its closer look
             near, near_kept = self._look(prepared, closer, "closer")
+            if near.status != OK and every_die_surer(reading, near, self.expected_dice):
+                return reading, kept, None  # bigger dice among the small ones, seen closer as their marks
             return (*self._or_around_marks(prepared, closer, near, near_kept), None)  # small to the detector: maybe a die's marks
         surer: Reading | None = None
         for step, net_side in enumerate(getattr(self.proposer.detector, "far_net_sides", (None,))):
@@ -401,6 +403,25 @@ def surer_at_count(found: Reading, reading: Reading, expected_dice: int) -> bool
     if not expected_dice or not len(found.dice) == len(reading.dice) == expected_dice:
         return False
     return _sure_count(found) > _sure_count(reading)
+
+
+def every_die_surer(first: Reading, closer: Reading, expected_dice: int) -> bool:
+    """Whether the first look, ``first``, holds every die the table plays with where the closer look (``closer``)
+    does not, and reads more of them sure: where small dice sent the detector closer, bigger dice beside them are
+    seen closer as their marks, a die split in two or its marks boxed alone and read unsure, or as another face.
+    (Holding as many dice, the closer look saw the same dice closer, the look small dice need.)
+
+    >>> from companion.core.reading import DieReading
+    >>> def r(*conf): return Reading(UNCERTAIN, tuple(DieReading(2, 5, c, (20 * i, 0, 9, 9)) for i, c in enumerate(conf)), sure_at=0.95)
+    >>> every_die_surer(r(.99, .99, .7), r(.99, .4, .4, .7), 3), every_die_surer(r(.99, .99), r(.99, .4, .7, .6), 3)
+    (True, False)
+    >>> every_die_surer(r(.99, .99, .7), r(.99, .4, .4), 3), every_die_surer(r(.99, .6, .7), r(.99, .99, .7, .1), 3)
+    (False, False)
+    >>> every_die_surer(r(.99, .99, .7), r(.99, .4, .4, .7), 0)  # not knowing how many
+    False
+    """
+    holds_all = bool(expected_dice) and len(first.dice) == expected_dice != len(closer.dice)
+    return holds_all and _sure_count(first) > _sure_count(closer)
 
 
 def whole_dice_inside(found: Reading, expected_dice: int) -> bool:
