@@ -291,7 +291,7 @@ def _apart(rng: np.random.Generator, width: int, height: int, side: int, boxes: 
 
 
 def _pasted(frame: np.ndarray, patch: np.ndarray, x0: int, y0: int, side: int, seen: int, interpolation: int | None = None
-            ) -> tuple[int, int, float, float, float]:
+            ) -> tuple[int, float, float, float, float]:
     """``patch`` scaled to ``side`` (``interpolation``; by default area when shrinking, cubic when enlarging) and
     blended into ``frame`` at (``x0``, ``y0``); its label (the die inside the patch's 12 % margin)."""
     if interpolation is None:
