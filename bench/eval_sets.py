@@ -148,6 +148,17 @@ def _blend(ground: np.ndarray, die: np.ndarray) -> np.ndarray:
     return (die * mask + ground * (1 - mask)).astype(np.uint8)
 
 
+def _pasted(frame: np.ndarray, patch: np.ndarray, x0: int, y0: int, side: int, seen: int, interpolation: int | None = None
+            ) -> tuple[int, float, float, float, float]:
+    """``patch`` scaled to ``side`` (``interpolation``; by default area when shrinking, cubic when enlarging) and
+    blended into ``frame`` at (``x0``, ``y0``); its label (the die inside the patch's 12 % margin)."""
+    if interpolation is None:
+        interpolation = cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_CUBIC
+    die = cv2.resize(patch, (side, side), interpolation=interpolation)
+    frame[y0:y0 + side, x0:x0 + side] = _blend(frame[y0:y0 + side, x0:x0 + side], die)
+    return seen, x0 + side / 2, y0 + side / 2, side / 1.12, side / 1.12
+
+
 def cup(root: Path, per_row: int, dice: list[tuple[int, np.ndarray]], seed: int = CUP_SEED, limit: int = 400) -> int:
     """Real dice pasted about half a 128-px frame wide, ``per_row`` in a row; returns the number of dice."""
     _new_set(root)
@@ -161,13 +172,10 @@ def cup(root: Path, per_row: int, dice: list[tuple[int, np.ndarray]], seed: int 
             seen, patch = dice[j]
             side = int(rng.uniform(0.42, 0.58) * 128)
             grey = cv2.cvtColor(cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
-            die = cv2.resize(grey, (side, side), interpolation=cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_LINEAR)
             cx = 64 + 128 * k + int(rng.integers(-12, 13))
             cy = 64 + int(rng.integers(-12, 13))
-            x0, y0 = cx - side // 2, cy - side // 2
-            frame[y0:y0 + side, x0:x0 + side] = _blend(frame[y0:y0 + side, x0:x0 + side], die)
-            inner = side / 1.12  # the patch holds the die with a 12 % margin
-            boxes.append((seen, x0 + side / 2, y0 + side / 2, inner, inner))
+            scaling = cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_LINEAR
+            boxes.append(_pasted(frame, grey, cx - side // 2, cy - side // 2, side, seen, scaling))
         _write(root, f"c{i // per_row:04d}", frame, boxes)
         count += per_row
     _as_test_split(root)
@@ -202,11 +210,8 @@ def one_a_frame(dice: list[tuple[int, np.ndarray]], frame: tuple[int, int], fill
     for seen, patch in dice:
         image = _cup_frame(rng, width, height)
         side = int(rng.uniform(*fill) * min(width, height))
-        die = cv2.resize(patch, (side, side), interpolation=cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_CUBIC)
         x0, y0 = int(rng.integers(0, width - side + 1)), int(rng.integers(0, height - side + 1))
-        image[y0:y0 + side, x0:x0 + side] = _blend(image[y0:y0 + side, x0:x0 + side], die)
-        inner = side / 1.12  # the patch holds the die with a 12 % margin
-        yield image, (seen, x0 + side / 2, y0 + side / 2, inner, inner)
+        yield image, _pasted(image, patch, x0, y0, side, seen)
 
 
 def _one_a_frame_set(root: Path, dice: list[tuple[int, np.ndarray]], frame: tuple[int, int], fill: tuple[float, float], seed: int,
@@ -288,17 +293,6 @@ def _apart(rng: np.random.Generator, width: int, height: int, side: int, boxes: 
         if all(max(abs(x0 + side / 2 - cx), abs(y0 + side / 2 - cy)) > apart * side for _, cx, cy, _, _ in boxes):
             return x0, y0
     return None
-
-
-def _pasted(frame: np.ndarray, patch: np.ndarray, x0: int, y0: int, side: int, seen: int, interpolation: int | None = None
-            ) -> tuple[int, float, float, float, float]:
-    """``patch`` scaled to ``side`` (``interpolation``; by default area when shrinking, cubic when enlarging) and
-    blended into ``frame`` at (``x0``, ``y0``); its label (the die inside the patch's 12 % margin)."""
-    if interpolation is None:
-        interpolation = cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_CUBIC
-    die = cv2.resize(patch, (side, side), interpolation=interpolation)
-    frame[y0:y0 + side, x0:x0 + side] = _blend(frame[y0:y0 + side, x0:x0 + side], die)
-    return seen, x0 + side / 2, y0 + side / 2, side / 1.12, side / 1.12
 
 
 def val_crops(shared: Path = SHARED, sets: tuple[str, ...] = WHOLE_SETS) -> list[tuple[int, np.ndarray]]:

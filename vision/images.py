@@ -159,14 +159,15 @@ def decode_image(data: bytes, name: str = "the image") -> np.ndarray:
     if not data:
         raise ImageError(f"{name} is empty (0 bytes).")
     size = header_size(data)
+    is_jpeg = data[:2] == b"\xff\xd8"
     flags = DECODE_FLAGS
     if size is not None:
         w, h = size
-        factor = jpeg_reduction(w, h) if data[:2] == b"\xff\xd8" else (1 if w * h <= MAX_PIXELS else None)
+        factor = jpeg_reduction(w, h) if is_jpeg else (1 if w * h <= MAX_PIXELS else None)
         if factor is None:
             raise ImageError(f"{name} is too large to read ({w}×{h} pixels; the limit is {MAX_PIXELS // 1_000_000} megapixels).")
         flags = JPEG_REDUCTIONS.get(factor, DECODE_FLAGS)
-    if data[:2] == b"\xff\xd8" and b"\xff\xd9" not in data[-1024:]:  # some cameras pad after the end marker
+    if is_jpeg and b"\xff\xd9" not in data[-1024:]:  # some cameras pad after the end marker
         raise ImageError(f"{name} is a truncated JPEG (the file ends before the image does).")
     try:
         img = cv2.imdecode(np.frombuffer(data, np.uint8), flags)

@@ -151,7 +151,8 @@ class PipelineReader(ReaderOptions):
             near, near_kept = self._look(prepared, closer, "closer")
             if near.status != OK and every_die_surer(reading, near, self.expected_dice):
                 return reading, kept, None  # bigger dice among the small ones, seen closer as their marks
-            return (*self._or_around_marks(prepared, closer, near, near_kept), None)  # small to the detector: maybe a die's marks
+            marks = self._around_marks_taking_over(prepared, closer, near)  # small to the detector: maybe a die's marks
+            return (*(marks or (near, near_kept)), None)
         surer: Reading | None = None
         for step, net_side in enumerate(getattr(self.proposer.detector, "far_net_sides", (None,))):
             look = "farther" if step == 0 else "farthest"
@@ -166,11 +167,6 @@ class PipelineReader(ReaderOptions):
                     surer = replace(far, extra={**far.extra, "look": f"{look}, surer"})
         marks = self._around_marks_taking_over(prepared, first, reading)
         return (*marks, None) if marks else (reading, kept, surer)
-
-    def _or_around_marks(self, prepared: Normalised, proposals: list[Proposal], reading: Reading, kept: list[Proposal]
-                         ) -> tuple[Reading, list[Proposal]]:
-        """``reading`` (of ``proposals``, ``kept`` its dice), or the die around their marks where it takes over."""
-        return self._around_marks_taking_over(prepared, proposals, reading) or (reading, kept)
 
     def _around_marks_taking_over(self, prepared: Normalised, proposals: list[Proposal], reading: Reading
                                   ) -> tuple[Reading, list[Proposal]] | None:
