@@ -30,3 +30,24 @@ def light(factor: float | tuple[float, float, float]) -> Change:
     clipped to 0-255."""
     scale = np.asarray(factor, np.float32)
     return lambda img: np.clip(img.astype(np.float32) * scale, 0, 255).astype(np.uint8)
+
+
+def tone(gamma: float) -> Change:
+    """Every level raised to the power ``gamma`` (on 0-1): a phone's tone curve, under 1 lifting the shadows (a
+    grey, washed-out photo), over 1 deepening them (dark marks and a dark table run together)."""
+    table = np.clip(np.round(255 * (np.arange(256) / 255.0) ** gamma), 0, 255).astype(np.uint8)
+    return lambda img: cv2.LUT(img, table)
+
+
+def haze(share: float) -> Change:
+    """Each pixel ``share`` of the way to mid-grey: a scratched or misted tray, a fogged lens, flat light; the
+    marks keep their place and lose their contrast."""
+    return lambda img: cv2.addWeighted(img, 1.0 - share, np.full_like(img, 128), share, 0.0)
+
+
+def sharpened(amount: float) -> Change:
+    """Unsharp masking at ``amount`` (1: the detail doubled), as phone cameras do before saving: bright halos
+    along every edge, the grain made coarser."""
+    def change(img: np.ndarray) -> np.ndarray:
+        return cv2.addWeighted(img, 1.0 + amount, cv2.GaussianBlur(img, (0, 0), 2.0), -amount, 0.0)
+    return change

@@ -25,7 +25,7 @@ import numpy as np
 from models.training import data
 from models.training.augment import smear
 from models.training.heldout import HERE, heldout_names
-from models.training.image_changes import grey, jpeg, light
+from models.training.image_changes import grey, haze, jpeg, light, sharpened, tone
 from models.training.tables import other_table
 from bench.reader import _match
 from vision.classifier import FaceClassifier
@@ -153,6 +153,53 @@ def _vignette(corner: float) -> Callable[[np.ndarray], np.ndarray]:
     return change
 
 
+def _glare(spots: int) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """A lamp's hot spots on a glossy table or tray: ``spots`` soft white blooms, each 5-15 % of the photo's long
+    side across, anywhere (over a die too), brightening by up to 200 levels at their centres."""
+    def change(img, labels, rng):
+        h, w = img.shape[:2]
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        light_added = np.zeros((h, w), np.float32)
+        for _ in range(spots):
+            cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.05, 0.15) * max(h, w)
+            light_added += 200.0 * np.exp(-((x - cx) ** 2 + (y - cy) ** 2) / (2 * r * r))
+        yield np.clip(img.astype(np.float32) + light_added[..., None], 0, 255).astype(np.uint8), labels, 0
+    return change
+
+
+def _shadow(darkness: float) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """A hard shadow (a hand, the cup, a lamp's edge) over one side of a straight line through the photo's centre
+    at a random angle: the light there ``darkness`` of the rest, its edge crossing dice."""
+    def change(img, labels, rng):
+        h, w = img.shape[:2]
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        a = rng.uniform(0, np.pi)
+        shade = np.where((x - w / 2) * np.cos(a) + (y - h / 2) * np.sin(a) > 0, darkness, 1.0).astype(np.float32)
+        yield np.clip(img.astype(np.float32) * shade[..., None], 0, 255).astype(np.uint8), labels, 0
+    return change
+
+
+def _quarter_turns(turns: int) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """The photo turned ``turns`` quarter turns clockwise (1 or 2): a phone held on its side or upside down, its
+    orientation tag lost. Each die's box turns with it."""
+    def change(img, labels, rng):
+        h, w = img.shape[:2]
+        if turns == 1:
+            yield cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE), [(v, h - cy, cx, bh, bw) for v, cx, cy, bw, bh in labels], 0
+        else:
+            yield cv2.rotate(img, cv2.ROTATE_180), [(v, w - cx, h - cy, bw, bh) for v, cx, cy, bw, bh in labels], 0
+    return change
+
+
+def _stretched(f: float) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """The photo ``f`` times wider than it was taken: a video frame shown at the wrong aspect, a photo resized
+    carelessly; each die as wide with it."""
+    def change(img, labels, rng):
+        h, w = img.shape[:2]
+        yield cv2.resize(img, (round(w * f), h), interpolation=cv2.INTER_LINEAR), [(v, cx * f, cy, bw * f, bh) for v, cx, cy, bw, bh in labels], 0
+    return change
+
+
 CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "as photographed": _pixels(lambda i: i),
     "noise 8": _noise(8),
@@ -177,6 +224,23 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "dark corners": _pixels(_vignette(0.35)),
     "in a 5 MP frame": _in_bigger_frame(2560, 1920),
     "in a 12 MP frame": _in_bigger_frame(4032, 3024),
+    "glare": _glare(3),
+    "hard shadow": _shadow(0.45),
+    "haze": _pixels(haze(0.5)),
+    "shadows lifted": _pixels(tone(0.5)),
+    "shadows deepened": _pixels(tone(2.0)),
+    "sharpened": _pixels(sharpened(1.0)),
+    "on its side": _quarter_turns(1),
+    "upside down": _quarter_turns(2),
+    "turned 45°": _turned(45.0),
+    "stretched 4:3": _stretched(4 / 3),
+    "green light": _pixels(light((0.8, 1.2, 0.8))),
+    "pink light": _pixels(light((1.3, 0.7, 1.3))),
+    "overexposed 2": _pixels(light(2.0)),
+    "dark 0.25": _pixels(light(0.25)),
+    "JPEG 10": _pixels(jpeg(10)),
+    "blur 2.5": _pixels(lambda i: cv2.GaussianBlur(i, (0, 0), 2.5)),
+    "noise 20": _noise(20),
 }
 
 

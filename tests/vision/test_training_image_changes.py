@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.training.image_changes import grey, jpeg, light
+from models.training.image_changes import grey, haze, jpeg, light, sharpened, tone
 
 
 def _image() -> np.ndarray:
@@ -16,7 +16,7 @@ def _image() -> np.ndarray:
 def test_every_change_keeps_the_images_shape_and_dtype_and_leaves_the_original_alone():
     img = _image()
     before = img.copy()
-    for change in (jpeg(30), grey, light(0.5), light(1.4), light((0.75, 0.95, 1.2))):
+    for change in (jpeg(30), grey, light(0.5), light(1.4), light((0.75, 0.95, 1.2)), tone(0.5), tone(2.0), haze(0.5), sharpened(1.0)):
         out = change(img)
         assert out.shape == img.shape and out.dtype == np.uint8
     np.testing.assert_array_equal(img, before)
@@ -39,3 +39,23 @@ def test_heavier_jpeg_loses_more_of_the_image():
     img = _image()
     error = {q: float(np.abs(jpeg(q)(img).astype(int) - img).mean()) for q in (95, 30, 10)}
     assert error[95] < error[30] < error[10]
+
+
+def test_a_tone_curve_keeps_black_and_white_and_lifts_or_deepens_the_middle():
+    img = np.array([[[0, 64, 255]]], np.uint8)
+    assert tone(0.5)(img)[0, 0].tolist() == [0, 128, 255]
+    assert tone(2.0)(img)[0, 0].tolist() == [0, 16, 255]
+
+
+def test_haze_draws_every_level_towards_mid_grey_and_halves_the_contrast():
+    img = np.array([[[0, 128, 255]]], np.uint8)
+    assert haze(0.5)(img)[0, 0].tolist() == [64, 128, 192]
+
+
+def test_sharpening_leaves_a_flat_image_alone_and_overshoots_at_an_edge():
+    flat = np.full((20, 20, 3), 90, np.uint8)
+    np.testing.assert_array_equal(sharpened(1.0)(flat), flat)
+    edge = flat.copy()
+    edge[:, 10:] = 160
+    out = sharpened(1.0)(edge)
+    assert int(out[10, 9, 0]) < 90 and int(out[10, 10, 0]) > 160  # the halo either side of the edge

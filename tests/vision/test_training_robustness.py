@@ -18,12 +18,20 @@ def test_every_change_gives_photo_sized_images_and_only_whole_dice_as_labels(cha
     assert shown
     scale = {"half the pixels": 0.5, "1.5x the pixels": 1.5}.get(change, 1.0)
     h0, w0 = img.shape[:2]
-    turned = (int(np.ceil(w0 * np.sin(np.pi / 6) + h0 * np.cos(np.pi / 6) - 1e-9)), int(np.ceil(w0 * np.cos(np.pi / 6) + h0 * np.sin(np.pi / 6) - 1e-9)))
+    def turned(degrees: float) -> tuple[int, int]:
+        c, s = np.cos(np.radians(degrees)), np.sin(np.radians(degrees))
+        return int(np.ceil(w0 * s + h0 * c - 1e-9)), int(np.ceil(w0 * c + h0 * s - 1e-9))
+
     for image, inside, cut in shown:
-        if change == "turned 30°":  # the canvas grows to hold the turned photo
-            assert abs(image.shape[0] - turned[0]) <= 1 and abs(image.shape[1] - turned[1]) <= 1
+        if change.startswith("turned "):  # the canvas grows to hold the turned photo
+            grown = turned(float(change.split()[1].rstrip("°")))
+            assert abs(image.shape[0] - grown[0]) <= 1 and abs(image.shape[1] - grown[1]) <= 1
         elif change.startswith("in a "):
             assert image.shape[:2] == {"in a 5 MP frame": (1920, 2560), "in a 12 MP frame": (3024, 4032)}[change]
+        elif change == "on its side":
+            assert image.shape[:2] == (w0, h0)
+        elif change == "stretched 4:3":
+            assert image.shape[:2] == (h0, round(w0 * 4 / 3))
         else:
             assert image.shape[:2] == (round(h0 * scale), round(w0 * scale))
         assert image.shape[2] == 3 and image.dtype == np.uint8
@@ -164,3 +172,25 @@ def test_a_photo_in_a_bigger_frame_keeps_its_dice_at_their_size_where_it_was_put
     for (v, cx, cy, bw, bh), (v2, cx2, cy2, bw2, bh2) in zip(labels, inside):
         assert v2 == v and (bw2, bh2) == (bw, bh) and _is_red(image[round(cy2), round(cx2)])
     assert abs(float(np.median(image[:50, :50])) - 120) <= 2  # the rest: the photo's own colour
+
+
+@pytest.mark.parametrize("change", ["on its side", "upside down", "stretched 4:3"])
+def test_a_photo_turned_a_quarter_or_half_turn_or_stretched_keeps_each_label_on_its_die(change):
+    img, labels = _red_dice()
+    (image, inside, cut), = CHANGES[change](img, labels, np.random.default_rng(0))
+    assert cut == 0 and [v for v, *_ in inside] == [1, 2, 3, 4]
+    for (_, _, _, bw, bh), (_, cx, cy, bw2, bh2) in zip(labels, inside):
+        assert _is_red(image[round(cy), round(cx)])
+        assert _is_red(image[round(cy - bh2 / 2 + 1), round(cx - bw2 / 2 + 1)]) and not _is_red(image[round(cy - bh2 / 2 - 2), round(cx)])
+    assert (image[..., 2] > 180).sum() == pytest.approx((img[..., 2] > 180).sum() * (4 / 3 if change == "stretched 4:3" else 1), rel=0.02)
+
+
+def test_glare_brightens_a_few_spots_and_a_hard_shadow_darkens_one_side_of_a_line():
+    img, labels = _red_dice()
+    img[:] = 100
+    (glared, inside, _), = CHANGES["glare"](img, labels, np.random.default_rng(0))
+    assert inside == labels and int(glared.max()) > 200 and int(glared.min()) == 100
+    assert 0.02 < float((glared > 150).mean()) < 0.6  # spots, not a brighter photo
+    (shaded, inside, _), = CHANGES["hard shadow"](img, labels, np.random.default_rng(0))
+    assert inside == labels and set(np.unique(shaded).tolist()) == {45, 100}
+    assert 0.3 < float((shaded == 45).mean()) < 0.7  # a line through the centre: about half in the shadow
