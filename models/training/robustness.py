@@ -180,14 +180,19 @@ def _shadow(darkness: float) -> Callable[[np.ndarray, list, np.random.Generator]
 
 
 def _quarter_turns(turns: int) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
-    """The photo turned ``turns`` quarter turns clockwise (1 or 2): a phone held on its side or upside down, its
+    """The photo turned ``turns`` quarter turns clockwise (1, 2 or 3): a phone held on its side or upside down, its
     orientation tag lost. Each die's box turns with it."""
+    if turns not in (1, 2, 3):
+        raise ValueError(f"a photo is turned 1, 2 or 3 quarter turns, not {turns}")
+
     def change(img, labels, rng):
         h, w = img.shape[:2]
         if turns == 1:
             yield cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE), [(v, h - cy, cx, bh, bw) for v, cx, cy, bw, bh in labels], 0
-        else:
+        elif turns == 2:
             yield cv2.rotate(img, cv2.ROTATE_180), [(v, w - cx, h - cy, bw, bh) for v, cx, cy, bw, bh in labels], 0
+        else:
+            yield cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE), [(v, cy, w - cx, bh, bw) for v, cx, cy, bw, bh in labels], 0
     return change
 
 

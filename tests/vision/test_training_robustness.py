@@ -174,10 +174,13 @@ def test_a_photo_in_a_bigger_frame_keeps_its_dice_at_their_size_where_it_was_put
     assert abs(float(np.median(image[:50, :50])) - 120) <= 2  # the rest: the photo's own colour
 
 
-@pytest.mark.parametrize("change", ["on its side", "upside down", "stretched 4:3"])
+@pytest.mark.parametrize("change", ["on its side", "upside down", "three quarter turns", "stretched 4:3"])
 def test_a_photo_turned_a_quarter_or_half_turn_or_stretched_keeps_each_label_on_its_die(change):
+    from models.training.robustness import _quarter_turns
+
     img, labels = _red_dice()
-    (image, inside, cut), = CHANGES[change](img, labels, np.random.default_rng(0))
+    turned_back = _quarter_turns(3) if change == "three quarter turns" else CHANGES[change]
+    (image, inside, cut), = turned_back(img, labels, np.random.default_rng(0))
     assert cut == 0 and [v for v, *_ in inside] == [1, 2, 3, 4]
     for (_, _, _, bw, bh), (_, cx, cy, bw2, bh2) in zip(labels, inside):
         assert _is_red(image[round(cy), round(cx)])
@@ -194,3 +197,10 @@ def test_glare_brightens_a_few_spots_and_a_hard_shadow_darkens_one_side_of_a_lin
     (shaded, inside, _), = CHANGES["hard shadow"](img, labels, np.random.default_rng(0))
     assert inside == labels and set(np.unique(shaded).tolist()) == {45, 100}
     assert 0.3 < float((shaded == 45).mean()) < 0.7  # a line through the centre: about half in the shadow
+
+
+def test_a_photo_is_turned_only_whole_quarter_turns():
+    from models.training.robustness import _quarter_turns
+
+    with pytest.raises(ValueError, match="1, 2 or 3 quarter turns"):
+        _quarter_turns(4)
