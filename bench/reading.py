@@ -138,13 +138,13 @@ def bench_crops(full: bool) -> dict[str, Any]:
     """``classify`` on the shared hand-sorted ``val`` crops cut as other people and cameras would cut them
     (``models.training.crop_robustness``: padded, tight, off centre, turned, small, big, JPEG, grey, dark): per change
     and in all, crops, right, silently wrong (sure and wrong) and flagged. The short form reads three changes."""
-    from models.training.crop_robustness import CHANGES, crops_of, measure, shared_crop_sets
+    from models.training.crop_robustness import BENCH_CHANGES, crops_of, measure, shared_crop_sets
 
     sets = shared_crop_sets()
     if not sets:
         return {"skipped": f"no shared crops beside the repository ({SHARED})"}
     crops = [c for root in sets for c in crops_of(root, ["val"])]
-    changes = list(CHANGES) if full else ["as cropped", "off centre 0.2", "16 px"]
+    changes = list(BENCH_CHANGES) if full else ["as cropped", "off centre 0.2", "16 px"]
     per_change = measure(load_reader(Settings.defaults(), threads=1), crops, changes)
     total = {k: sum(row[k] for row in per_change.values()) for k in ("crops", "right", "silently_wrong", "flagged")}
     total["silently_wrong_per_1000"] = round(1000 * total["silently_wrong"] / max(1, total["crops"]), 2)

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from companion.core.errors import ElephantsBluffError
-from models.training.image_changes import Change, grey, jpeg, light
+from models.training.image_changes import Change, grey, haze, jpeg, light, sharpened, tone
 from vision.evaluate import EvaluationError, crop_rows
 from vision.images import load_image
 from vision.dataset import shared_datasets
@@ -80,7 +80,22 @@ CHANGES: dict[str, Change] = {
     "JPEG 30": jpeg(30),
     "grey": grey,
     "dark 0.4": light(0.4),
+    # light and cameras, as the photo sweep's rows of the same names (models.training.robustness)
+    "shadows lifted": tone(0.5),
+    "shadows deepened": tone(2.0),
+    "haze": haze(0.5),
+    "sharpened": sharpened(1.0),
+    "green light": light((0.8, 1.2, 0.8)),
+    "pink light": light((1.3, 0.7, 1.3)),
+    "overexposed 2": light(2.0),
+    "JPEG 10": jpeg(10),
+    "on its side": lambda img: cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE),
+    "upside down": lambda img: cv2.rotate(img, cv2.ROTATE_180),
 }
+#: The changes the bench's crop figure sums over (``bench.reading.bench_crops``): the same thirteen in every bench
+#: run since that figure began, so runs compare; the light and camera changes after them are read by this command.
+BENCH_CHANGES: tuple[str, ...] = ("as cropped", "padded 0.25", "padded 0.5", "tight 0.1", "off centre 0.2", "turned 30",
+                                  "turned 45", "16 px", "24 px", "4x bigger", "JPEG 30", "grey", "dark 0.4")
 
 
 def shared_crop_sets() -> list[Path]:

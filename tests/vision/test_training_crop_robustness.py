@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from companion.app.settings import Settings
-from models.training.crop_robustness import CHANGES, crops_of, main, measure
+from models.training.crop_robustness import BENCH_CHANGES, CHANGES, crops_of, main, measure
 from vision.evaluate import EvaluationError
 from vision.reader import load_reader
 from vision.simtable import render_table
@@ -89,3 +89,9 @@ def test_the_bench_reads_the_shared_val_crops_changed_and_reports_silently_wrong
     assert val_crops > 0 and report["all"]["crops"] == 3 * val_crops
     assert report["all"]["silently_wrong_per_1000"] == round(1000 * report["all"]["silently_wrong"] / report["all"]["crops"], 2)
     assert any(path == "crops.all.silently_wrong_per_1000" for _, path, *_ in GOALS)
+
+
+def test_the_benchs_crop_figure_sums_the_thirteen_changes_it_always_has():
+    """The bench compares its crop figure with earlier runs', so the changes added later are the command's alone."""
+    assert len(BENCH_CHANGES) == 13 and set(BENCH_CHANGES) < set(CHANGES)
+    assert list(CHANGES)[:13] == list(BENCH_CHANGES)
