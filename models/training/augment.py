@@ -9,6 +9,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from models.training.image_changes import tone
+
 
 def specular(crop: np.ndarray, rng: np.random.Generator, size: float = 1.0) -> np.ndarray:
     """Glints of the lights on glossy plastic: 1-4 tiny saturated white dots or short streaks on the die
@@ -53,10 +55,11 @@ def sensor_noise(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(crop.astype(np.float32) + noise, 0, 255).astype(np.uint8)
 
 
-def distort(crop: np.ndarray, rng: np.random.Generator, glint_size: float = 1.0, motion_blur: float = 0.0) -> np.ndarray:
+def distort(crop: np.ndarray, rng: np.random.Generator, glint_size: float = 1.0, motion_blur: float = 0.0,
+            camera_tone: float = 0.0) -> np.ndarray:
     """One crop made to look like a small, tilted, soft real die: glints (``specular``, their dots scaled by
     ``glint_size``), perspective, lost resolution, blur, in ``motion_blur`` of the crops a shaken camera's smear
-    (``smear``), sensor noise, JPEG."""
+    (``smear``), in ``camera_tone`` of them a phone's tone curve and sharpening (``phone_tone``), sensor noise, JPEG."""
     n = crop.shape[0]
     out = crop
     if rng.random() < 0.5:  # glints of light first: the camera's blur and JPEG then soften them
@@ -74,12 +77,31 @@ def distort(crop: np.ndarray, rng: np.random.Generator, glint_size: float = 1.0,
         out = cv2.GaussianBlur(out, (0, 0), rng.uniform(0.4, 1.1))
     if motion_blur > 0 and rng.random() < motion_blur:  # drawn only when asked: the shipped stream stays as it was
         out = smear(out, rng.uniform(*SMEAR_SHARE) * n, rng.uniform(0, 180))
+    if camera_tone > 0 and rng.random() < camera_tone:  # drawn only when asked, as the smear
+        out = phone_tone(out, rng)
     if rng.random() < 0.2:
         out = sensor_noise(out, rng)
     if rng.random() < 0.25:
         ok, buf = cv2.imencode(".jpg", np.ascontiguousarray(out), [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
         if ok:
             out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def phone_tone(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The crop as a phone's processing leaves it: a tone curve (levels to a power 0.5-2, drawn evenly on its
+    logarithm: shadows lifted or deepened), and half the time unsharp masking (amount 0.5-1.5, 0.8-2 px), the
+    halos along a die's marks and edges that the robustness sweeps' "sharpened" rows show.
+
+    >>> crop = np.zeros((40, 40, 3), np.uint8); crop[:, 20:] = 200
+    >>> out = phone_tone(crop, np.random.default_rng(0))
+    >>> out.shape, out.dtype, int(out[0, 0, 0])  # black stays black under any curve
+    ((40, 40, 3), dtype('uint8'), 0)
+    """
+    out = tone(float(np.exp(rng.uniform(np.log(0.5), np.log(2.0)))))(crop)
+    if rng.random() < 0.5:
+        amount, sigma = rng.uniform(0.5, 1.5), rng.uniform(0.8, 2.0)
+        out = cv2.addWeighted(out, 1.0 + amount, cv2.GaussianBlur(out, (0, 0), sigma), -amount, 0.0)
     return out
 
 
@@ -145,12 +167,13 @@ GREY_SHARE = 0.15
 
 
 def augment(x: np.ndarray, rng: np.random.Generator, strong: bool = False, squashed: float = 0.0, inverted: float = 0.0,
-            glint_size: float = 1.0, motion_blur: float = 0.0) -> np.ndarray:
+            glint_size: float = 1.0, motion_blur: float = 0.0, camera_tone: float = 0.0) -> np.ndarray:
     """Per-batch: random 90° turns, flips, brightness/contrast and channel order (colour-blind to hue);
     with ``strong``, per crop also glints, perspective, resolution loss, blur, grain, JPEG (``distort``) and a colour cast;
     ``squashed``: this share of the crops narrowed along one axis first (``squash``); ``inverted``: this share
     turned to their negative first (``invert``); ``glint_size`` scales the glints' dots (``specular``);
-    ``motion_blur``: with ``strong``, this share of the crops smeared as by a shaken camera (``smear``)."""
+    ``motion_blur``: with ``strong``, this share of the crops smeared as by a shaken camera (``smear``);
+    ``camera_tone``: with ``strong``, this share given a phone's tone curve and sharpening (``phone_tone``)."""
     x = np.ascontiguousarray(x)
     if squashed > 0:
         picked = rng.random(len(x)) < squashed
@@ -163,7 +186,7 @@ def augment(x: np.ndarray, rng: np.random.Generator, strong: bool = False, squas
             x = x.copy()
             x[picked] = invert(x[picked])
     if strong:
-        x = np.array([distort(c, rng, glint_size, motion_blur) for c in x], np.uint8)
+        x = np.array([distort(c, rng, glint_size, motion_blur, camera_tone) for c in x], np.uint8)
     k = int(rng.integers(4))
     x = np.rot90(x, k, axes=(1, 2))
     if rng.random() < 0.5:

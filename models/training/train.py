@@ -224,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the glints' dots scaled by this (augment.specular): below 1, smaller than a dark die's small light pips")
     ap.add_argument("--motion-blur", type=float, default=0.0,
                     help="this share of the strongly augmented crops is smeared as by a shaken camera (augment.smear)")
+    ap.add_argument("--camera-tone", type=float, default=0.0,
+                    help="this share of the strongly augmented crops is given a phone's tone curve and sharpening (augment.phone_tone)")
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the data cache and the per-epoch checkpoints")
     ap.add_argument("--device", default="cpu", help="where the net trains: cpu, or cuda on a GPU machine (a recipe search; "
                     "the shipped model is made on the CPU; models/MODEL_CARD.md, 'A recipe search on a GPU machine')")
@@ -293,7 +295,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
@@ -365,7 +367,7 @@ _POOL_CROPS: np.ndarray | None = None
 def augment_options(args: argparse.Namespace) -> dict[str, Any]:
     """The augmentation a run asks for, as ``augment``'s keyword arguments."""
     return {"strong": args.strong_augment, "squashed": args.squash, "inverted": args.invert, "glint_size": args.glint_size,
-            "motion_blur": args.motion_blur}
+            "motion_blur": args.motion_blur, "camera_tone": args.camera_tone}
 
 
 def _augment_batch(job: tuple[np.ndarray, int, int, int, dict[str, Any]]) -> np.ndarray:

@@ -151,3 +151,16 @@ def test_augment_turns_only_the_share_asked_for_into_dark_dice_with_light_marks(
     dark_faces = face < corner
     assert 0.35 < dark_faces.mean() < 0.65
 
+
+
+def test_augment_gives_a_phones_tone_only_to_the_share_asked_for_and_leaves_the_recipe_without_it_unchanged():
+    from models.training.augment import phone_tone
+
+    dice = np.array([_square_die()] * 200)
+    plain = augment(dice, np.random.default_rng(8), strong=True)
+    assert (plain == augment(dice, np.random.default_rng(8), strong=True, camera_tone=0.0)).all()
+    toned = augment(dice, np.random.default_rng(8), strong=True, camera_tone=0.5)
+    assert not (toned == plain).all()
+    grey = np.full((CROP, CROP, 3), 128, np.uint8)
+    levels = {int(phone_tone(grey, np.random.default_rng(k))[CROP // 2, CROP // 2, 0]) for k in range(40)}
+    assert min(levels) < 100 and max(levels) > 160  # mid-grey lifted by some curves, deepened by others

@@ -18,7 +18,8 @@ from models.training.train import augmented_batches, run_key  # noqa: E402
 
 
 def _args(workers: int) -> argparse.Namespace:
-    return argparse.Namespace(augment_workers=workers, seed=3, strong_augment=True, squash=0.0, invert=0.0, glint_size=1.0, motion_blur=0.0)
+    return argparse.Namespace(augment_workers=workers, seed=3, strong_augment=True, squash=0.0, invert=0.0, glint_size=1.0, motion_blur=0.0,
+                              camera_tone=0.0)
 
 
 def _batches(workers: int, epoch: int = 0) -> list[np.ndarray]:
@@ -84,3 +85,9 @@ def test_no_motion_blur_keeps_a_runs_key_and_some_makes_a_new_one():
     before = argparse.Namespace(seed=3, epochs=5)
     assert run_key(argparse.Namespace(seed=3, epochs=5, motion_blur=0.0)) == run_key(before)
     assert run_key(argparse.Namespace(seed=3, epochs=5, motion_blur=0.3)) != run_key(before)
+
+
+def test_no_camera_tone_keeps_a_runs_key_and_some_makes_a_new_one():
+    before = argparse.Namespace(seed=3, epochs=5)
+    assert run_key(argparse.Namespace(seed=3, epochs=5, camera_tone=0.0)) == run_key(before)
+    assert run_key(argparse.Namespace(seed=3, epochs=5, camera_tone=0.3)) != run_key(before)
