@@ -9,7 +9,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from models.training.image_changes import tone
+from models.training.image_changes import sharpened, tone
 
 
 def specular(crop: np.ndarray, rng: np.random.Generator, size: float = 1.0) -> np.ndarray:
@@ -100,8 +100,7 @@ def phone_tone(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """
     out = tone(float(np.exp(rng.uniform(np.log(0.5), np.log(2.0)))))(crop)
     if rng.random() < 0.5:
-        amount, sigma = rng.uniform(0.5, 1.5), rng.uniform(0.8, 2.0)
-        out = cv2.addWeighted(out, 1.0 + amount, cv2.GaussianBlur(out, (0, 0), sigma), -amount, 0.0)
+        out = sharpened(rng.uniform(0.5, 1.5), rng.uniform(0.8, 2.0))(out)
     return out
 
 

@@ -45,9 +45,9 @@ def haze(share: float) -> Change:
     return lambda img: cv2.addWeighted(img, 1.0 - share, np.full_like(img, 128), share, 0.0)
 
 
-def sharpened(amount: float) -> Change:
-    """Unsharp masking at ``amount`` (1: the detail doubled), as phone cameras do before saving: bright halos
-    along every edge, the grain made coarser."""
+def sharpened(amount: float, sigma: float = 2.0) -> Change:
+    """Unsharp masking at ``amount`` (1: the detail doubled) over ``sigma`` px, as phone cameras do before saving:
+    bright halos along every edge, the grain made coarser."""
     def change(img: np.ndarray) -> np.ndarray:
-        return cv2.addWeighted(img, 1.0 + amount, cv2.GaussianBlur(img, (0, 0), 2.0), -amount, 0.0)
+        return cv2.addWeighted(img, 1.0 + amount, cv2.GaussianBlur(img, (0, 0), sigma), -amount, 0.0)
     return change
