@@ -82,7 +82,7 @@ def _read(args: argparse.Namespace) -> int:
 
 
 def _classify(args: argparse.Namespace) -> int:
-    from vision.images import load_image
+    from vision.images import CROP_MIN_SIDE, load_image
     from vision.pipeline.decide import sure_confidence
     from vision.reader import load_reader
 
@@ -90,7 +90,7 @@ def _classify(args: argparse.Namespace) -> int:
     failed = 0
     for name in args.files:
         try:
-            value, conf = reader.classify_crop(load_image(name))
+            value, conf = reader.classify_crop(load_image(name, CROP_MIN_SIDE))
         except ElephantsBluffError as exc:
             failed += 1
             _emit(args.json, {"file": name, "status": "error", "error": exc.message}, f"{name}: error: {exc.message}")

@@ -31,7 +31,7 @@ from companion.core.dice import FACES
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
 from vision.dataset import yolo_box
-from vision.images import IMAGE_SUFFIXES, frame_images, is_image_name, load_image, read_splits
+from vision.images import CROP_MIN_SIDE, IMAGE_SUFFIXES, frame_images, is_image_name, load_image, read_splits
 from vision.pipeline.decide import sure_confidence
 
 
@@ -370,7 +370,7 @@ def _evaluate_crops(root: Path, reader: Any, split: str | None) -> dict[str, Any
     sure_at = sure_confidence(reader.min_confidence)
     for file, truth in crop_rows(root, split):
         try:
-            image = load_image(crop_file(root, file))
+            image = load_image(crop_file(root, file), CROP_MIN_SIDE)
         except ElephantsBluffError as exc:
             tally.unreadable_files.append(exc.message)
             continue

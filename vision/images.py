@@ -24,6 +24,9 @@ MAX_PIXELS = 40_000_000
 JPEG_REDUCTIONS = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
 #: The smallest side a frame can have and still show a die.
 MIN_SIDE = 16
+#: The smallest side of a crop of one die that is still read: enlarged to ``MIN_SIDE`` (``enlarged_to``), a crop of
+#: 8-15 px reads mostly unsure and, sure, right (docs/READING.md, "Crops smaller than a frame"); under it, refused.
+CROP_MIN_SIDE = 8
 #: Colour, 16-bit kept (``check_frame`` brings it to 8), and turned upright as the file's EXIF orientation says:
 #: a phone photo is read, and its boxes given, as every viewer shows it (``IMREAD_UNCHANGED`` ignores that tag).
 DECODE_FLAGS = cv2.IMREAD_COLOR | cv2.IMREAD_ANYDEPTH
@@ -153,9 +156,10 @@ def jpeg_reduction(width: int, height: int) -> int | None:
     return next((f for f in JPEG_REDUCTIONS if -(-width // f) * -(-height // f) <= MAX_PIXELS), None)  # libjpeg rounds up
 
 
-def decode_image(data: bytes, name: str = "the image") -> np.ndarray:
+def decode_image(data: bytes, name: str = "the image", smallest: int = MIN_SIDE) -> np.ndarray:
     """Decode image bytes to a BGR uint8 frame, or raise ``ImageError`` saying why not. A JPEG over ``MAX_PIXELS`` is
-    decoded smaller (``jpeg_reduction``); any other image over it is refused from its header, before decoding."""
+    decoded smaller (``jpeg_reduction``); any other image over it is refused from its header, before decoding. Its
+    sides must be at least ``smallest`` (``CROP_MIN_SIDE`` for a crop of one die)."""
     if not data:
         raise ImageError(f"{name} is empty (0 bytes).")
     size = header_size(data)
@@ -179,11 +183,12 @@ def decode_image(data: bytes, name: str = "the image") -> np.ndarray:
         if data[4:8] == b"ftyp" and data[8:12] in HEIF_BRANDS:
             raise ImageError(f"{name} is a HEIC photo (an iPhone's), which OpenCV cannot read: save it as JPEG first.")
         raise ImageError(f"{name} is not an image OpenCV can read (JPEG, PNG, BMP, TIFF, WebP...).")
-    return check_frame(img, name)
+    return check_frame(img, name, smallest)
 
 
-def check_frame(img: object, name: str = "the frame") -> np.ndarray:
-    """A usable BGR uint8 frame from ``img`` (grey, BGRA and 16-bit are converted), or ``ImageError``."""
+def check_frame(img: object, name: str = "the frame", smallest: int = MIN_SIDE) -> np.ndarray:
+    """A usable BGR uint8 frame from ``img`` (grey, BGRA and 16-bit are converted), its sides at least ``smallest``,
+    or ``ImageError``."""
     if not isinstance(img, np.ndarray):
         raise ImageError(f"{name} is not an image array.")
     if img.ndim == 3 and img.shape[2] == 1:
@@ -193,8 +198,8 @@ def check_frame(img: object, name: str = "the frame") -> np.ndarray:
     h, w = img.shape[:2]
     if h * w > MAX_PIXELS:
         raise ImageError(f"{name} is too large to read ({w}×{h} pixels; the limit is {MAX_PIXELS // 1_000_000} megapixels).")
-    if h < MIN_SIDE or w < MIN_SIDE:
-        raise ImageError(f"{name} is too small to show a die ({w}×{h} pixels).")
+    if h < smallest or w < smallest:
+        raise ImageError(f"{name} is too small to show a die ({w}×{h} pixels; at least {smallest} on each side).")
     if img.dtype == np.uint16:
         img = (img >> 8).astype(np.uint8)
     elif img.dtype != np.uint8:
@@ -219,9 +224,23 @@ def _image_bytes(path: str | Path) -> bytes:
         raise ImageError(f"{path} cannot be read ({exc.strerror or exc}).") from None
 
 
-def load_image(path: str | Path) -> np.ndarray:
-    """Read an image file as a BGR frame; ``ImageError`` names the file and the problem."""
-    return decode_image(_image_bytes(path), str(path))
+def load_image(path: str | Path, smallest: int = MIN_SIDE) -> np.ndarray:
+    """Read an image file as a BGR frame, its sides at least ``smallest`` (``CROP_MIN_SIDE`` for a crop of one die);
+    ``ImageError`` names the file and the problem."""
+    return decode_image(_image_bytes(path), str(path), smallest)
+
+
+def enlarged_to(img: np.ndarray, side: int) -> np.ndarray:
+    """``img`` enlarged (bicubic) so that its short side is ``side``, where it is shorter; else ``img`` itself.
+
+    >>> enlarged_to(np.zeros((10, 12, 3), np.uint8), 16).shape, enlarged_to(np.zeros((20, 30, 3), np.uint8), 16).shape
+    ((16, 19, 3), (20, 30, 3))
+    """
+    h, w = img.shape[:2]
+    if min(h, w) >= side:
+        return img
+    k = side / min(h, w)
+    return cv2.resize(img, (max(side, round(w * k)), max(side, round(h * k))), interpolation=cv2.INTER_CUBIC)
 
 
 def load_image_with_scale(path: str | Path) -> tuple[np.ndarray, float]:

@@ -22,7 +22,7 @@ import numpy as np
 from companion.core.errors import ElephantsBluffError
 from models.training.image_changes import Change, grey, haze, jpeg, light, sharpened, tone
 from vision.evaluate import EvaluationError, crop_rows
-from vision.images import load_image
+from vision.images import CROP_MIN_SIDE, load_image
 from vision.dataset import shared_datasets
 from vision.pipeline.decide import sure_confidence
 
@@ -110,7 +110,7 @@ def crops_of(root: Path, splits: list[str]) -> list[tuple[str, np.ndarray, int]]
         raise EvaluationError("The test split is for evaluation only; read train or val.")
     if not (root / "crops.csv").is_file():
         raise EvaluationError(f"{root} has no crops.csv (file,value,split), so it holds no hand-sorted crops.")
-    return [(file, load_image(root / file), value) for split in splits for file, value in crop_rows(root, split)]
+    return [(file, load_image(root / file, CROP_MIN_SIDE), value) for split in splits for file, value in crop_rows(root, split)]
 
 
 def measure(reader: Any, crops: list[tuple[str, np.ndarray, int]], changes: list[str]) -> dict[str, dict[str, int]]:

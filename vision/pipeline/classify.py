@@ -28,7 +28,7 @@ import numpy as np
 
 from companion.core.protocols import Classifier, Proposal
 from vision.classifier import CROP, MARGIN, NOT_A_DIE, FaceClassifier, cut_crop
-from vision.images import check_frame
+from vision.images import CROP_MIN_SIDE, MIN_SIDE, check_frame, enlarged_to
 from vision.pipeline.crop import crops
 
 #: The second look's die sizes, as shares of the proposed side (a detector's side is an estimate);
@@ -133,7 +133,7 @@ def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:
     >>> 1 <= r.seen <= 6 and 0 <= r.confidence <= 1
     True
     """
-    img = check_frame(image, "the crop")
+    img = enlarged_to(check_frame(image, "the crop", CROP_MIN_SIDE), MIN_SIDE)  # a die of a few pixels is still read
     h, w = img.shape[:2]
     side = min(h, w)
     cut = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CROP_SPANS], np.uint8).reshape(-1, CROP, CROP, 3)

@@ -18,6 +18,7 @@ from companion.core.protocols import Proposal
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
+from vision.images import CROP_MIN_SIDE, MIN_SIDE, check_frame, enlarged_to
 from vision.pipeline.classify import classify, classify_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, sure_confidence
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
@@ -279,7 +280,9 @@ class PipelineReader(ReaderOptions):
         """The face value and confidence of one image holding one die: read first as a crop, the die roughly centred
         (45-100 % of its short side); where that is not sure, also as a photo of one die, which the detector finds
         wherever and however small it lies (a phone's picture of one die on a table: read as a crop, a die at a
-        quarter of the picture's side is mostly read wrong, though unsure). ``surer_answer`` keeps one of the two."""
+        quarter of the picture's side is mostly read wrong, though unsure). ``surer_answer`` keeps one of the two.
+        A crop of a few pixels (``CROP_MIN_SIDE`` or more) is enlarged to a frame's smallest side first."""
+        crop = enlarged_to(check_frame(crop, "the crop", CROP_MIN_SIDE), MIN_SIDE)
         face = classify_crop(self.classifier, crop)
         if face.confidence >= sure_confidence(self.min_confidence):
             return face.seen, face.confidence
