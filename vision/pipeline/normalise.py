@@ -43,7 +43,7 @@ def normalise(frame: object, tray_region: list[int] | None = None) -> Normalised
     """The frame ready for the detector, or why it cannot be read.
 
     >>> normalise(np.zeros((2, 2, 3), np.uint8)).words
-    'the frame is too small to show a die (2×2 pixels).'
+    'the frame is too small to show a die (2×2 pixels; at least 16 on each side).'
     >>> normalise(np.zeros((40, 40), np.float64)).words
     'the frame has float64 pixels; the reader needs 8-bit images.'
     >>> normalise(np.zeros((480, 640, 3), np.uint8)).code
