@@ -91,6 +91,9 @@ CHANGES: dict[str, Change] = {
     "JPEG 10": jpeg(10),
     "on its side": lambda img: cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE),
     "upside down": lambda img: cv2.rotate(img, cv2.ROTATE_180),
+    # a tray photographed from afar: crops under a frame's 16 px, read enlarged (vision.images.CROP_MIN_SIDE)
+    "12 px": _short_side(12),
+    "8 px": _short_side(8),
 }
 #: The changes the bench's crop figure sums over (``bench.reading.bench_crops``): the same thirteen in every bench
 #: run since that figure began, so runs compare; the light and camera changes after them are read by this command.

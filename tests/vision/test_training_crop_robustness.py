@@ -12,6 +12,7 @@ import pytest
 from companion.app.settings import Settings
 from models.training.crop_robustness import BENCH_CHANGES, CHANGES, crops_of, main, measure
 from vision.evaluate import EvaluationError
+from vision.images import CROP_MIN_SIDE
 from vision.reader import load_reader
 from vision.simtable import render_table
 
@@ -50,7 +51,7 @@ def test_each_change_gives_an_image_classify_accepts(tmp_path):
     image = np.full((60, 56, 3), 120, np.uint8)
     for name, change in CHANGES.items():
         out = change(image)
-        assert out.dtype == np.uint8 and out.ndim == 3 and min(out.shape[:2]) >= 16, name
+        assert out.dtype == np.uint8 and out.ndim == 3 and min(out.shape[:2]) >= CROP_MIN_SIDE, name
 
 
 def test_the_test_split_is_never_read(tmp_path):
