@@ -124,6 +124,12 @@ def _surest_pair(per_size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return pairs, pairs[pairs[:, :, 1:].max(axis=2).argmax(axis=0), np.arange(per_size.shape[1])]
 
 
+def readable_crop(image: object) -> np.ndarray:
+    """``image`` as a crop of one die is read: a usable BGR frame (``check_frame``) at least ``CROP_MIN_SIDE`` a side,
+    enlarged to a frame's ``MIN_SIDE`` where smaller (a die of a few pixels is still read); else ``ImageError``."""
+    return enlarged_to(check_frame(image, "the crop", CROP_MIN_SIDE), MIN_SIDE)
+
+
 def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:
     """The face of one image holding one die roughly centred (45-100 % of its short side): the die is read at
     the sizes ``CROP_SPANS`` in its eight turns, and the pair of neighbouring sizes whose sixteen looks read
@@ -133,7 +139,7 @@ def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:
     >>> 1 <= r.seen <= 6 and 0 <= r.confidence <= 1
     True
     """
-    img = enlarged_to(check_frame(image, "the crop", CROP_MIN_SIDE), MIN_SIDE)  # a die of a few pixels is still read
+    img = readable_crop(image)
     h, w = img.shape[:2]
     side = min(h, w)
     cut = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CROP_SPANS], np.uint8).reshape(-1, CROP, CROP, 3)

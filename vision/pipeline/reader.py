@@ -18,8 +18,7 @@ from companion.core.protocols import Proposal
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
-from vision.images import CROP_MIN_SIDE, MIN_SIDE, check_frame, enlarged_to
-from vision.pipeline.classify import classify, classify_crop
+from vision.pipeline.classify import classify, classify_crop, readable_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, sure_confidence
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
@@ -281,8 +280,8 @@ class PipelineReader(ReaderOptions):
         (45-100 % of its short side); where that is not sure, also as a photo of one die, which the detector finds
         wherever and however small it lies (a phone's picture of one die on a table: read as a crop, a die at a
         quarter of the picture's side is mostly read wrong, though unsure). ``surer_answer`` keeps one of the two.
-        A crop of a few pixels (``CROP_MIN_SIDE`` or more) is enlarged to a frame's smallest side first."""
-        crop = enlarged_to(check_frame(crop, "the crop", CROP_MIN_SIDE), MIN_SIDE)
+        A crop of a few pixels is enlarged first (``readable_crop``)."""
+        crop = readable_crop(crop)  # the photo look below reads the crop as enlarged too
         face = classify_crop(self.classifier, crop)
         if face.confidence >= sure_confidence(self.min_confidence):
             return face.seen, face.confidence
