@@ -216,6 +216,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=parse_repeats, default={},
                     help="SOURCE=N[,SOURCE=N]: show these sources' crops N times an epoch (augmented afresh each time), "
                          "e.g. set_rune55-tray=3; the data cache is shared with runs without it")
+    ap.add_argument("--leave-out", type=lambda t: tuple(filter(None, (v.strip() for v in t.split(",")))), default=(),
+                    help="SET[,SET]: train without any crop of these shared sets (e.g. real-dice-patterson): their train "
+                         "crops and the detector's crops of their frames, to see how the recipe reads dice it never saw "
+                         "(models/MODEL_CARD.md, 'Dice never seen'); the data cache is shared with runs without it")
     ap.add_argument("--squash", type=float, default=0.0,
                     help="this share of the training crops is narrowed along one axis turned any way (augment.squash)")
     ap.add_argument("--invert", type=float, default=0.0,
@@ -226,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="this share of the strongly augmented crops is smeared as by a shaken camera (augment.smear)")
     ap.add_argument("--camera-tone", type=float, default=0.0,
                     help="this share of the strongly augmented crops is given a phone's tone curve and sharpening (augment.phone_tone)")
+    ap.add_argument("--ema", type=float, default=0.0,
+                    help="keep a moving average of the weights, each step's weight 1 - EMA (e.g. 0.998), and export it "
+                         "instead of the last step's weights (0: the last step's, as the shipped recipe)")
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the data cache and the per-epoch checkpoints")
     ap.add_argument("--device", default="cpu", help="where the net trains: cpu, or cuda on a GPU machine (a recipe search; "
                     "the shipped model is made on the CPU; models/MODEL_CARD.md, 'A recipe search on a GPU machine')")
@@ -236,6 +243,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.augment_workers < 0:
         ap.error("--augment-workers is a number of processes: 0 (augment in this one) or more")
+    can_leave_out = sorted(set(real_sets.FRAME_SETS) | set(real_sets.CROP_SETS))
+    if set(args.leave_out) - set(can_leave_out):
+        ap.error(f"--leave-out names a set training cannot leave out: {', '.join(sorted(set(args.leave_out) - set(can_leave_out)))} "
+                 f"(it can: {', '.join(can_leave_out)}; Byler's photos make the base model)")
+    if args.leave_out and args.quick:
+        ap.error("--leave-out needs the whole run's data, not --quick's sample of frames")
+    if not 0 <= args.ema < 1:
+        ap.error("--ema is the average's decay per step: 0 (no average) or more, under 1 (e.g. 0.998)")
     try:
         device = torch.device(args.device)
     except RuntimeError:
@@ -251,6 +266,11 @@ def main(argv: list[str] | None = None) -> int:
     unknown = sorted(set(args.repeat) - set(sources))
     if unknown:
         ap.error(f"--repeat names no training source: {', '.join(unknown)} (there are: {', '.join(sources)})")
+    if args.leave_out:
+        spans = {name: real_sets.detector_crop_span(name, args.detector_model, args.detector_closer) for name in args.leave_out}
+        sets = without_sets(sets, args.leave_out, spans, max(1, args.detector_reps))
+        print(f"left out {', '.join(args.leave_out)}: the detector's crops of their frames at {spans} from the end", flush=True)
+        sources = [k for k in sources if k in sets]
     x = np.concatenate([sets[k][0] for k in sources for _ in range(args.repeat.get(k, 1))])
     y = np.concatenate([sets[k][1] for k in sources for _ in range(args.repeat.get(k, 1))])
     print(f"training on {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
@@ -268,6 +288,34 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the {args.members} nets together: val {accs}", flush=True)
     export(model, sets, args.out, args.all_photos)
     return 0
+
+
+def without_sets(sets: dict, names: tuple[str, ...], detector_spans: dict[str, tuple[int, int]], copies: int = 1) -> dict:
+    """``sets`` without any crop of the shared sets ``names`` (``real-dice-skovy``): their sources (``set_skovy``,
+    ``set_skovy-crops``) and, in each of the ``copies`` of ``set_detector`` (``--detector-reps``), the detector's
+    crops of their frames (``detector_spans[name]``: ``real_sets.detector_crop_span``). The val sets stay, to watch.
+
+    >>> import numpy as np
+    >>> sets = {"set_skovy": 1, "set_skovy-crops": 2, "set_rune55-tray": 3, "val_skovy": 4,
+    ...         "set_detector": (np.arange(10), np.arange(10) % 7)}
+    >>> out = without_sets(sets, ("real-dice-skovy",), {"real-dice-skovy": (2, 1)}, copies=2)
+    >>> sorted(out), out["set_detector"][0].tolist()
+    (['set_detector', 'set_rune55-tray', 'val_skovy'], [0, 1, 2, 4, 5, 6, 7, 9])
+    """
+    out = dict(sets)
+    for name in names:
+        short = name.removeprefix("real-dice-")
+        for k in [k for k in out if k == f"set_{short}" or k.startswith(f"set_{short}-")]:
+            del out[k]
+        first, last = detector_spans.get(name, (0, 0))
+        if "set_detector" in out and first > last:
+            x, y = out["set_detector"]
+            n = len(x) // copies
+            keep = np.ones(len(x), bool)
+            for c in range(copies):
+                keep[(c + 1) * n - first:(c + 1) * n - last] = False
+            out["set_detector"] = (x[keep], y[keep])
+    return out
 
 
 def parse_repeats(text: str) -> dict[str, int]:
@@ -295,7 +343,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
@@ -319,7 +367,11 @@ def cached_build(rng: np.random.Generator, args: argparse.Namespace) -> dict:
 
 def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.random.Generator, args: argparse.Namespace,
         label: str = "") -> nn.Module:
-    """Train one net on (x, y) with the recipe's optimiser, schedule and augmentation; print validation per epoch."""
+    """Train one net on (x, y) with the recipe's optimiser, schedule and augmentation; print validation per epoch.
+
+    With ``--ema`` the net returned is the moving average of its weights over the steps (batch-norm statistics
+    averaged too), not the last step's: the last step's weights carry the last batches' noise, which is much of
+    what makes one seed read a real set better or worse than another."""
     device = torch.device(args.device)
     model.to(device)  # before the optimiser and a resumed checkpoint, so that their state lies where the weights do
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
@@ -329,11 +381,15 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
     t = time.time()
     ckpt = args.work / f"checkpoint-{run_key(args)}-{label.strip().replace('/', 'of').replace(' ', '') or 'net'}.pt"
     start = 0
+    average = (torch.optim.swa_utils.AveragedModel(model, multi_avg_fn=torch.optim.swa_utils.get_ema_multi_avg_fn(args.ema),
+                                                   use_buffers=True) if args.ema else None)
     if args.resume and ckpt.exists():
         state = torch.load(ckpt, weights_only=False, map_location=device)
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         sched.load_state_dict(state["sched"])
+        if average is not None:
+            average.load_state_dict(state["average"])
         rng.bit_generator.state = state["rng"]
         torch.set_rng_state(state["torch_rng"].cpu())  # map_location moved it with the rest; the generator is the CPU's
         start = state["epoch"]
@@ -350,14 +406,16 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
             loss.backward()
             opt.step()
             sched.step()
+            if average is not None:
+                average.update_parameters(model)
             total += float(loss.detach()) * len(idx)
-        accs = validation_accuracy(model, sets)
+        accs = validation_accuracy(model if average is None else average.module, sets)
         print(f"{label}epoch {epoch + 1}: loss {total / len(x):.4f} val {accs} ({time.time() - t:.0f} s)", flush=True)
         args.work.mkdir(parents=True, exist_ok=True)
         torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "sched": sched.state_dict(), "epoch": epoch + 1,
-                    "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, ckpt.with_suffix(".tmp"))
+                    **({"average": average.state_dict()} if average is not None else {}), "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, ckpt.with_suffix(".tmp"))
         ckpt.with_suffix(".tmp").replace(ckpt)
-    return model
+    return model if average is None else average.module
 
 
 #: The crops the augmentation workers read: set before the pool forks, so each worker has them without a copy.
