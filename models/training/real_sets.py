@@ -415,3 +415,24 @@ def all_detector_crops(byler_fit: list[str], quick: bool = False, detector_model
         xs += a
         ys += b
     return np.array(xs, np.uint8).reshape(-1, CROP, CROP, 3), np.array(ys, np.int64)
+
+
+def detector_crop_span(set_name: str, detector_model: str = "", closer: bool = False) -> tuple[int, int]:
+    """Where the detector's crops of ``set_name``'s train frames lie in ``all_detector_crops``' crops, counted back
+    from the end: ``(first, last)``, the crops ``[n - first, n - last)`` of its ``n``. It cuts Byler's photos first
+    and then ``FRAME_SETS`` in order, so counting the frame sets' crops finds a set without Byler's (the detector
+    run again over the frame sets' train frames: a few minutes for rune55's). ``(0, 0)`` for a set without frames."""
+    from pathlib import Path
+
+    from vision.pipeline.propose import load_detector
+
+    proposer = load_detector("learned", Path(detector_model) if detector_model else None)
+    counts = [(name, sum(len(detector_crops(f, proposer, closer)[1]) for f in frames(name, "train", subset)))
+              for name, subs in FRAME_SETS.items() for subset in subs]
+    ends: list[int] = []
+    after = 0
+    for name, n in reversed(counts):
+        if name == set_name:
+            ends += [after, after + n]
+        after += n
+    return (max(ends), min(ends)) if ends else (0, 0)
