@@ -267,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         ap.error(f"--repeat names no training source: {', '.join(unknown)} (there are: {', '.join(sources)})")
     if args.leave_out:
-        spans = {name: real_sets.detector_crop_span(name, args.detector_model, args.detector_closer) for name in args.leave_out}
+        spans = ({name: real_sets.detector_crop_span(name, args.detector_model, args.detector_closer) for name in args.leave_out}
+                 if "set_detector" in sets else {})  # without --detector-reps there are no detector crops to find
         sets = without_sets(sets, args.leave_out, spans, max(1, args.detector_reps))
         print(f"left out {', '.join(args.leave_out)}: the detector's crops of their frames at {spans} from the end", flush=True)
         sources = [k for k in sources if k in sets]
