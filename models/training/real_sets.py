@@ -426,6 +426,8 @@ def detector_crop_span(set_name: str, detector_model: str = "", closer: bool = F
 
     from vision.pipeline.propose import load_detector
 
+    if set_name not in FRAME_SETS:
+        return (0, 0)
     proposer = load_detector("learned", Path(detector_model) if detector_model else None)
     counts = [(name, sum(len(detector_crops(f, proposer, closer)[1]) for f in frames(name, "train", subset)))
               for name, subs in FRAME_SETS.items() for subset in subs]
