@@ -71,3 +71,15 @@ def test_a_set_training_cannot_leave_out_is_refused_in_words_before_any_data_is_
         main(argv + ["--work", str(tmp_path)])
     assert words in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_a_run_that_leaves_no_set_out_keeps_its_keys_and_one_that_does_gets_its_own_checkpoint_not_its_own_data():
+    import argparse
+
+    from models.training.train import DATA_ARGS, run_key
+
+    before = argparse.Namespace(seed=3, epochs=5)
+    assert run_key(argparse.Namespace(seed=3, epochs=5, leave_out=())) == run_key(before)
+    left_out = argparse.Namespace(seed=3, epochs=5, leave_out=("real-dice-patterson",))
+    assert run_key(left_out) != run_key(before)
+    assert run_key(left_out, DATA_ARGS) == run_key(before, DATA_ARGS)  # the data cache is shared: the set is dropped after

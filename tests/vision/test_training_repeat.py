@@ -1,5 +1,4 @@
-"""``train --repeat SOURCE=N`` shows a training source N times an epoch, ``--leave-out SOURCE`` not at all; a bad value
-is refused in words.
+"""``train --repeat SOURCE=N`` shows a training source N times an epoch; a bad value is refused in words.
 
 These need PyTorch, the ``train`` extra (``make train`` installs it); without it they are skipped.
 """
@@ -40,13 +39,3 @@ def test_a_run_without_the_closer_look_crops_keeps_its_data_cache_and_checkpoint
     on = argparse.Namespace(seed=3, epochs=5, detector_reps=2, detector_closer=True)
     assert run_key(off) == run_key(before) and run_key(off, DATA_ARGS) == run_key(before, DATA_ARGS)
     assert run_key(on, DATA_ARGS) != run_key(before, DATA_ARGS)
-
-
-def test_a_run_that_leaves_no_source_out_keeps_its_checkpoint_key_and_one_that_does_gets_its_own():
-    from models.training.train import DATA_ARGS
-
-    before = argparse.Namespace(seed=3, epochs=5)
-    assert run_key(argparse.Namespace(seed=3, epochs=5, leave_out=())) == run_key(before)
-    left_out = argparse.Namespace(seed=3, epochs=5, leave_out=("real-dice-patterson",))
-    assert run_key(left_out) != run_key(before)
-    assert run_key(left_out, DATA_ARGS) == run_key(before, DATA_ARGS)  # the same data cache: a source is dropped after
