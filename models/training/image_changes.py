@@ -51,3 +51,8 @@ def sharpened(amount: float, sigma: float = 2.0) -> Change:
     def change(img: np.ndarray) -> np.ndarray:
         return cv2.addWeighted(img, 1.0 + amount, cv2.GaussianBlur(img, (0, 0), sigma), -amount, 0.0)
     return change
+
+
+def blurred(sigma: float) -> Change:
+    """A Gaussian blur of ``sigma`` px: a lens out of focus, a soft webcam."""
+    return lambda img: cv2.GaussianBlur(img, (0, 0), sigma)

@@ -25,7 +25,7 @@ import numpy as np
 from models.training import data
 from models.training.augment import smear
 from models.training.heldout import HERE, heldout_names
-from models.training.image_changes import grey, haze, jpeg, light, sharpened, tone
+from models.training.image_changes import blurred, grey, haze, jpeg, light, sharpened, tone
 from models.training.tables import other_table
 from bench.reader import _match
 from vision.classifier import FaceClassifier
@@ -213,7 +213,7 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "grey": _pixels(grey),
     "dark 0.5": _pixels(light(0.5)),
     "bright 1.4": _pixels(light(1.4)),
-    "blur 1.5": _pixels(lambda i: cv2.GaussianBlur(i, (0, 0), 1.5)),
+    "blur 1.5": _pixels(blurred(1.5)),
     "warm light": _pixels(light((0.75, 0.95, 1.2))),
     "other table": lambda img, labels, rng: iter([(other_table(img, labels, rng), labels, 0)]),
     "7 other tables": lambda img, labels, rng: ((other_table(img, labels, np.random.default_rng(k)), labels, 0) for k in range(7)),
@@ -244,7 +244,7 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "overexposed 2": _pixels(light(2.0)),
     "dark 0.25": _pixels(light(0.25)),
     "JPEG 10": _pixels(jpeg(10)),
-    "blur 2.5": _pixels(lambda i: cv2.GaussianBlur(i, (0, 0), 2.5)),
+    "blur 2.5": _pixels(blurred(2.5)),
     "noise 20": _noise(20),
 }
 

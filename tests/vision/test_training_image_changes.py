@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.training.image_changes import grey, haze, jpeg, light, sharpened, tone
+from models.training.image_changes import blurred, grey, haze, jpeg, light, sharpened, tone
 
 
 def _image() -> np.ndarray:
@@ -16,7 +16,8 @@ def _image() -> np.ndarray:
 def test_every_change_keeps_the_images_shape_and_dtype_and_leaves_the_original_alone():
     img = _image()
     before = img.copy()
-    for change in (jpeg(30), grey, light(0.5), light(1.4), light((0.75, 0.95, 1.2)), tone(0.5), tone(2.0), haze(0.5), sharpened(1.0)):
+    for change in (jpeg(30), grey, light(0.5), light(1.4), light((0.75, 0.95, 1.2)), tone(0.5), tone(2.0), haze(0.5), sharpened(1.0),
+                   blurred(1.5)):
         out = change(img)
         assert out.shape == img.shape and out.dtype == np.uint8
     np.testing.assert_array_equal(img, before)
@@ -59,3 +60,12 @@ def test_sharpening_leaves_a_flat_image_alone_and_overshoots_at_an_edge():
     edge[:, 10:] = 160
     out = sharpened(1.0)(edge)
     assert int(out[10, 9, 0]) < 90 and int(out[10, 10, 0]) > 160  # the halo either side of the edge
+
+
+def test_a_heavier_blur_softens_an_edge_more_and_leaves_a_flat_image_alone():
+    flat = np.full((32, 32, 3), 90, np.uint8)
+    assert np.array_equal(blurred(2.5)(flat), flat)
+    edge = np.zeros((32, 32, 3), np.uint8)
+    edge[:, 16:] = 200
+    steps = [int(np.abs(np.diff(blurred(s)(edge)[16, :, 0].astype(int))).max()) for s in (1.5, 2.5)]
+    assert 200 > steps[0] > steps[1]
