@@ -23,8 +23,35 @@ from models.training.detector import labels as L
 from vision.dataset import shared_datasets, yolo_box
 
 SETS = ("byler", "rune55-tray", "rune55-cup", "skovy")
+#: The shared folders a run can leave out (``train --leave-out``) and the frame sets each one is. Byler's photos
+#: are not among them: they make the face classifier's base model, so no reader could have never seen them.
+LEAVE_OUT = {"real-dice-rune55": ("rune55-tray", "rune55-cup"), "real-dice-skovy": ("skovy",)}
 #: Frames are kept at most this long side in memory (the sets' photos are 640 or 1280 px).
 KEEP_SIDE = 640
+
+
+def sets_without(folders: tuple[str, ...]) -> tuple[str, ...]:
+    """The frame sets (``SETS``) a run trains and picks its epoch on when it leaves out the shared ``folders``.
+
+    A folder it cannot leave out is refused in words, before any frame is read.
+
+    >>> sets_without(("real-dice-rune55",))
+    ('byler', 'skovy')
+    >>> sets_without(())
+    ('byler', 'rune55-tray', 'rune55-cup', 'skovy')
+    >>> sets_without(("real-dice-patterson",))
+    Traceback (most recent call last):
+    ...
+    ValueError: the detector cannot leave out real-dice-patterson: it has no whole frames, so the detector never trains on it (it can leave out: real-dice-rune55, real-dice-skovy)
+    """
+    can = ", ".join(LEAVE_OUT)
+    for folder in folders:
+        if folder not in LEAVE_OUT:
+            why = {"real-dice-byler": "its photos make the face classifier's base model",
+                   "real-dice-patterson": "it has no whole frames, so the detector never trains on it"}.get(folder, "no such set")
+            raise ValueError(f"the detector cannot leave out {folder}: {why} (it can leave out: {can})")
+    gone = {s for folder in folders for s in LEAVE_OUT[folder]}
+    return tuple(s for s in SETS if s not in gone)
 
 
 def datasets_root() -> Path:

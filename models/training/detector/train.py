@@ -47,12 +47,13 @@ def _render(seed_index: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     return synth.render(np.random.default_rng(seed_index), _CROPS, clusters=len(seed_index) == 3)
 
 
-def synth_cache(work: Path, seed: int, n: int, crops, workers: int, clusters: bool = False) -> dict[str, np.ndarray]:
+def synth_cache(work: Path, seed: int, n: int, crops, workers: int, clusters: bool = False, tag: str = "") -> dict[str, np.ndarray]:
     """``n`` rendered frames for seed ``seed`` (frame i from the generator seeded (seed, i)), cached.
 
     ``clusters``: frames of touching small dice (``synth.render(clusters=True)``), seeded (seed, i, 1).
+    ``tag`` names the real dice pasted in when they are not every set's (``--leave-out``), so the caches differ.
     """
-    path = work / (f"synth-clusters-{seed}-{n}.npz" if clusters else f"synth-{seed}-{n}.npz")
+    path = work / (f"synth-clusters-{seed}-{n}{tag}.npz" if clusters else f"synth-{seed}-{n}{tag}.npz")
     if not path.exists():
         t = time.time()
         with mp.get_context("fork").Pool(workers, _init, (crops,)) as pool:
@@ -152,6 +153,22 @@ def export_model(ckpt: dict, out_dir: Path, recipe: str) -> Path:
     return final
 
 
+def refuse_other_runs(args: argparse.Namespace, work: Path) -> None:
+    """Stop, in words and before any data is made, where the checkpoint a run would go on from left out other sets.
+
+    A resumed ``last.pt``, or an ``--init`` checkpoint, of a run with another ``--leave-out`` would mix dice the
+    run must never see into its weights.
+    """
+    theirs = {f"{work}/last.pt": work / "last.pt"} if args.resume and (work / "last.pt").exists() else {}
+    if args.init and args.init.endswith(".pt") and not theirs:
+        theirs[args.init] = Path(args.init)
+    for name, path in theirs.items():
+        left_out = tuple(torch.load(path, weights_only=False)["args"].get("leave_out", ()))
+        if left_out != args.leave_out:
+            sys.exit(f"{name} is from a run that left out {', '.join(left_out) or 'no set'}, not "
+                     f"{', '.join(args.leave_out) or 'no set'}: go on from a checkpoint of the same run, or give another --work")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", default="build/detector")
@@ -173,7 +190,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--export", default=None, help="folder to write the kept model to (models)")
     ap.add_argument("--export-only", action="store_true", help="export the kept checkpoint and stop")
     ap.add_argument("--export-epoch", type=int, default=None, help="with --export-only: that epoch's checkpoint instead of the kept one")
+    ap.add_argument("--leave-out", type=lambda t: tuple(filter(None, (v.strip() for v in t.split(",")))), default=(),
+                    help="SET[,SET]: train without any photo of these shared sets (real-dice-rune55, real-dice-skovy), "
+                         "nor pick the epoch on their val split, to see how the recipe finds dice it never saw "
+                         "(models/DETECTOR_CARD.md, 'Dice never seen'); the others share the real samples in proportion")
     args = ap.parse_args(argv)
+    try:
+        kept = real.sets_without(args.leave_out)
+    except ValueError as e:
+        ap.error(str(e))
     recipe = "python -m models.training.detector.train " + " ".join(argv if argv is not None else sys.argv[1:])
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -183,13 +208,15 @@ def main(argv: list[str] | None = None) -> None:
         print(export_model(ckpt, Path(args.export or "models"), ckpt.get("recipe", recipe)))
         return
 
+    refuse_other_runs(args, work)
     torch.manual_seed(args.seed)
-    reals = {k: real.frames(k, "train") for k in REAL_MIX}
+    reals = {k: real.frames(k, "train") for k in REAL_MIX if k in kept}
     crops = real.DieCrops.from_frames(list(reals.values()))
     print("real train frames:", {k: len(v) for k, v in reals.items()}, "die crops:", len(crops.crops), flush=True)
-    cache = synth_cache(work, args.seed, args.synth, crops, max(1, args.threads))
-    clusters = synth_cache(work, args.seed, args.clusters, crops, max(1, args.threads), clusters=True) if args.clusters else None
-    valsets = {k: real.frames(k, "val") for k in REAL_MIX}
+    tag = "".join(f"-without-{f.removeprefix('real-dice-')}" for f in sorted(args.leave_out))  # their dice are pasted in
+    cache = synth_cache(work, args.seed, args.synth, crops, max(1, args.threads), tag=tag)
+    clusters = synth_cache(work, args.seed, args.clusters, crops, max(1, args.threads), clusters=True, tag=tag) if args.clusters else None
+    valsets = {k: real.frames(k, "val") for k in REAL_MIX if k in kept}
     valsets["rendered"] = held_out_synth(args.seed, args.val_synth)
     if args.clusters:
         valsets["clusters"] = held_out_synth(args.seed, max(20, args.val_synth // 2), clusters=True)
@@ -201,11 +228,12 @@ def main(argv: list[str] | None = None) -> None:
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 100) * 0.5 * (1 + math.cos(math.pi * min(s, total) / total)))
     start, best = 0, {"f1": -1.0}
     frozen_norms = bool(args.init and args.init.endswith(".onnx"))
-    if args.init and not args.resume:
+    resuming = args.resume and (work / "last.pt").exists()
+    if args.init and not resuming:  # a resumed schedule has its own weights; --init starts it the first time only
         net.load_state_dict(from_onnx.load_onnx(Path(args.init), widths).state_dict() if frozen_norms
                             else torch.load(args.init, weights_only=False)["model"])
         print(f"weights from {args.init}" + (" (batch-norm statistics kept fixed)" if frozen_norms else ""), flush=True)
-    if args.resume and (work / "last.pt").exists():
+    if resuming:
         ck = torch.load(work / "last.pt", weights_only=False)
         net.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
