@@ -104,5 +104,5 @@ clean:
 .PHONY: train-detector
 train-detector: $(VENV)/.installed
 	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
-	$(PY) -m models.training.detector.train --work build/detector --epochs 14 --steps 60 --synth 8000 --val-synth 80
-	$(PY) -m models.training.detector.train --work build/detector/run2 --init build/detector/best.pt --epochs 16 --steps 100 --synth 8000 --val-synth 80 --export models
+	$(PY) -m models.training.detector.train --work build/detector --epochs 14 --steps 60 --synth 8000 --val-synth 80 --resume
+	$(PY) -m models.training.detector.train --work build/detector/run2 --init build/detector/best.pt --epochs 16 --steps 100 --synth 8000 --val-synth 80 --resume --export models
