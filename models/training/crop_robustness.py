@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from companion.core.errors import ElephantsBluffError
-from models.training.image_changes import Change, grey, haze, jpeg, light, sharpened, tone
+from models.training.image_changes import Change, blurred, grey, haze, jpeg, light, sharpened, tone
 from vision.evaluate import EvaluationError, crop_rows
 from vision.images import CROP_MIN_SIDE, load_image
 from vision.dataset import shared_datasets
@@ -55,6 +55,14 @@ def _turned(degrees: float) -> Change:
     def change(img: np.ndarray) -> np.ndarray:
         h, w = img.shape[:2]
         return cv2.warpAffine(img, cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0), (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return change
+
+
+def _out_of_focus(share: float) -> Change:
+    """A lens out of focus: a Gaussian blur of ``share`` of the crop's short side, so a big and a small crop of one
+    die lose the same detail (a blur in pixels, as the photo sweep's, is nothing to a die 300 px wide)."""
+    def change(img: np.ndarray) -> np.ndarray:
+        return blurred(share * min(img.shape[:2]))(img)
     return change
 
 
@@ -94,6 +102,9 @@ CHANGES: dict[str, Change] = {
     # a tray photographed from afar: crops under a frame's 16 px, read enlarged (vision.images.CROP_MIN_SIDE)
     "12 px": _short_side(12),
     "8 px": _short_side(8),
+    # a camera out of focus, however near the die
+    "out of focus 0.05": _out_of_focus(0.05),
+    "out of focus 0.1": _out_of_focus(0.1),
 }
 #: The changes the bench's crop figure sums over (``bench.reading.bench_crops``): the same thirteen in every bench
 #: run since that figure began, so runs compare; the light and camera changes after them are read by this command.

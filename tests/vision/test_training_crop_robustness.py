@@ -96,3 +96,13 @@ def test_the_benchs_crop_figure_sums_the_thirteen_changes_it_always_has():
     """The bench compares its crop figure with earlier runs', so the changes added later are the command's alone."""
     assert len(BENCH_CHANGES) == 13 and set(BENCH_CHANGES) < set(CHANGES)
     assert list(CHANGES)[:13] == list(BENCH_CHANGES)
+
+
+def test_out_of_focus_takes_the_same_share_of_detail_from_a_small_and_a_big_crop():
+    rng = np.random.default_rng(5)
+    small = rng.integers(0, 256, (40, 40, 3)).astype(np.uint8)
+    big = cv2.resize(small, (160, 160), interpolation=cv2.INTER_NEAREST)
+    change = CHANGES["out of focus 0.1"]
+    shrunk = cv2.resize(change(big), (40, 40), interpolation=cv2.INTER_AREA).astype(float)
+    assert np.abs(shrunk - change(small).astype(float)).mean() < 4  # the same blur, measured in dice
+    assert change(small).std() < small.std() / 3  # and it does take the detail away
