@@ -250,10 +250,10 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
 
 
 def measure(model: Path | None, names: list[str], changes: list[str], reader_kind: str = "learned",
-            root: Path | None = None) -> dict[str, dict[str, int]]:
+            root: Path | None = None, detector: Path | None = None) -> dict[str, dict[str, int]]:
     """Per change: dice, found, right, silently wrong and extra detections over the photos ``names`` of the
     dataset folder ``root`` (Byler's set when None)."""
-    reader = reader_with_model(model, reader_kind)
+    reader = reader_with_model(model, reader_kind, detector)
     if root is None:  # Byler's photos, with the train labels fixed by eye (``vision.dataset.photo``)
         byler = data.dataset_dir()
         photos = [photo(byler, name) for name in names]
@@ -287,12 +287,18 @@ def _any_photo(root: Path, name: str) -> tuple[np.ndarray, list]:
     return image, yolo_labels(root / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
 
 
-def reader_with_model(model: Path | None, kind: str):
+def reader_with_model(model: Path | None, kind: str, detector: Path | None = None):
     """The reader that reads as the camera sees (the labels are the faces photographed): the product's default
-    (``learned``, the staged reader) or the ``classic`` one, with ``model`` as its face classifier if given."""
+    (``learned``, the staged reader) or the ``classic`` one, with ``model`` as its face classifier if given, and the
+    staged reader with ``detector`` as its ONNX detector if given (a detector trained without the set read)."""
     if kind == "classic":
+        if detector is not None:
+            raise ValueError("the classic reader has no learned detector to replace")
         return DiceReader(FaceClassifier(model), camera_view="above")
-    staged = load_reader(Settings.defaults()).with_view("above")
+    settings = Settings.defaults()
+    if detector is not None:
+        settings = settings.with_overrides(reader__detector_model=str(detector))
+    staged = load_reader(settings).with_view("above")
     return staged if model is None else type(staged)(FaceClassifier(model), staged.proposer, **staged.options())
 
 
@@ -310,12 +316,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model", nargs="?", type=Path, help="an .onnx file (default: the shipped model)")
     ap.add_argument("--reader", choices=("learned", "classic"), default="learned", help="the staged reader (the default) or the classic one")
+    ap.add_argument("--detector", type=Path, help="with the staged reader: this .onnx detector instead of the shipped one "
+                    "(one trained with --leave-out, to read a set the whole reader never saw)")
     ap.add_argument("--only", action="append", choices=list(CHANGES), help="this change only (repeatable)")
     ap.add_argument("--set", type=Path, help="another folder in the shared layout (images/, labels/, split.json) instead of Byler's held-out photos")
     ap.add_argument("--split", default="val", help="with --set: the split read (default val; never test)")
     ap.add_argument("--subset", help="with --set: only the photos its subsets.json lists under this name (rune55: tray, cup)")
     ap.add_argument("--limit", type=int, help="with --set: at most this many photos, spread over the split")
     args = ap.parse_args(argv)
+    if args.detector is not None and args.reader == "classic":
+        ap.error("--detector replaces the staged reader's detector; the classic reader has none")
+    if args.detector is not None and not args.detector.is_file():
+        ap.error(f"there is no detector file at {args.detector}")
     cv2.setNumThreads(1)
     root, names = None, heldout_names(HERE / "validation.json")
     if args.set is not None:
@@ -329,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
             names = [n for n in names if n in set(subsets[args.subset])]
         if args.limit and len(names) > args.limit:
             names = [names[round(i * (len(names) - 1) / (args.limit - 1))] for i in range(args.limit)] if args.limit > 1 else names[:1]
-    for change, row in measure(args.model, names, args.only or list(CHANGES), args.reader, root).items():
+    for change, row in measure(args.model, names, args.only or list(CHANGES), args.reader, root, args.detector).items():
         print(f"{change:16s} dice {row['dice']:4d}  found {row['found']:4d}  right {row['right']:4d}  "
               f"silently wrong {row['silently_wrong']:2d}  extra {row['extra']:3d}  "
               f"wrong or missed flagged {flagged_share(row):.2f}", flush=True)

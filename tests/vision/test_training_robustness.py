@@ -75,6 +75,30 @@ def test_the_sweep_reads_with_the_products_staged_reader_by_default_and_the_clas
     assert isinstance(classic, DiceReader) and not isinstance(classic, PipelineReader)
 
 
+def test_the_sweep_reads_with_another_detector_when_given_one(tmp_path):
+    from models.training.robustness import reader_with_model
+    from vision.detector_learned import default_model_path
+
+    other = tmp_path / "dice-detector-left-out.onnx"
+    other.write_bytes(default_model_path().read_bytes())
+    assert reader_with_model(None, "learned", other).proposer.detector.path == other
+    assert reader_with_model(None, "learned").proposer.detector.path == default_model_path()
+    with pytest.raises(ValueError, match="classic reader has no learned detector"):
+        reader_with_model(None, "classic", other)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--detector", "{tmp}/nowhere.onnx"], "no detector file at"),
+    (["--reader", "classic", "--detector", "{tmp}/nowhere.onnx"], "classic reader has none"),
+])
+def test_the_command_refuses_a_detector_it_cannot_use_in_words(tmp_path, capsys, argv, words):
+    from models.training.robustness import main
+
+    with pytest.raises(SystemExit):
+        main([a.format(tmp=tmp_path) for a in argv])
+    assert words in capsys.readouterr().err
+
+
 def test_a_die_read_wrong_in_a_reading_that_says_ok_is_counted_silently_wrong(real_dataset, monkeypatch):
     """Every die read one face off, and every reading ok: each die is silently wrong (none found right)."""
     from dataclasses import replace as swap
@@ -95,7 +119,7 @@ def test_a_die_read_wrong_in_a_reading_that_says_ok_is_counted_silently_wrong(re
             dice = tuple(swap(d, top=d.top % 6 + 1, seen=d.seen % 6 + 1) for d in r.dice)
             return Reading("ok", dice, model_id=r.model_id)
 
-    monkeypatch.setattr(robustness, "reader_with_model", lambda model, kind: OneOff())
+    monkeypatch.setattr(robustness, "reader_with_model", lambda model, kind, detector=None: OneOff())
     name = heldout_names(HERE / "validation.json")[0]
     row = measure(None, [name], ["as photographed"])["as photographed"]
     assert row["right"] == 0 and row["silently_wrong"] == row["dice"] + row["extra"] > 0
