@@ -99,7 +99,7 @@ pi-check: $(VENV)/.runtime
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info
 
-# Retrains the dice detector (CPU, PyTorch from the local wheel; about an hour on 2 cores):
+# Retrains the dice detector (CPU, PyTorch from the local wheel; 15-20 minutes on 2 quiet cores, an hour on a busy machine):
 # a short first schedule, then a longer one from its best weights (models/DETECTOR_CARD.md).
 .PHONY: train-detector
 train-detector: $(VENV)/.installed
