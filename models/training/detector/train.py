@@ -7,7 +7,8 @@ reused; real photos (``real``, train splits) are zoomed and cut afresh for every
 ends with the validation splits (every real set's ``val``, and held-out rendered frames): the epoch
 with the best mean F1 over those sets is kept, with the score threshold that gave it. ``--resume``
 goes on from the last finished epoch. ``--export DIR`` writes the kept model as
-``DIR/dice-detector-<id>.onnx`` with its threshold inside.
+``DIR/dice-detector-<id>.onnx`` with its threshold inside. ``--leave-out real-dice-rune55`` (or ``-skovy``) trains
+without one shared set's photos, to read it with a reader that never saw it (``real.sets_without``).
 """
 
 from __future__ import annotations
@@ -193,7 +194,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--leave-out", type=lambda t: tuple(filter(None, (v.strip() for v in t.split(",")))), default=(),
                     help="SET[,SET]: train without any photo of these shared sets (real-dice-rune55, real-dice-skovy), "
                          "nor pick the epoch on their val split, to see how the recipe finds dice it never saw "
-                         "(models/DETECTOR_CARD.md, 'Dice never seen'); the others share the real samples in proportion")
+                         "(models/DETECTOR_CARD.md, 'dice never seen by the detector either'); the others share the real samples in proportion")
     args = ap.parse_args(argv)
     try:
         kept = real.sets_without(args.leave_out)
