@@ -18,19 +18,11 @@ sure: a crop cut inside a six shows its four corner marks, read as a sure four,
 so a face that differs from the proposed size's is ``overturned`` and the
 table confirms it (RULES.md R14). A proposal the detector itself is unsure of
 is read at its proposed size only.
-
-A die read sure at the first cut whose wider cut reads the same face, but not
-sure, is checked in its eight turns at the proposed size, both cuts: where
-their mean reads another face or falls under ``TURNED_BAR``, the die keeps its
-face with the turns' probability of it, never sure. A dark die with bright
-marks can read as one face at one turn and cut but not at the others. It is not
-sent to the full second look: that also flags right dice whose sixteen looks
-come to just under sure (docs/READING.md, "The first look's turned check").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -52,9 +44,6 @@ SURELY_NOT_A_DIE = 0.95
 #: The proposed size agrees with another size's face only when it favours that face by this much over any other
 #: (a near tie at the proposed size could fall either way on another machine's floats).
 AGREE_MARGIN = 0.05
-#: A die read sure at the first cut with the wider cut unsure stays sure only where its eight turns at the proposed
-#: size, both cuts averaged, read the same face at least this surely (docs/READING.md, "The first look's turned check").
-TURNED_BAR = 0.80
 #: An image given to ``classify_crop`` is cut at these shares of its short side (the die then fills that share
 #: over ``MARGIN`` of the cut: 1.3 for a die filling the image, 0.6 for one filling under half of it);
 #: neighbouring pairs are read together.
@@ -92,15 +81,7 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
     reads = [FaceRead.from_probabilities(p) for p in first]
     again = [i for i, r in enumerate(reads) if (r.confidence < relook_below or int(wider[i][1:].argmax()) + 1 != r.seen)
              and min(r.not_a_die, float(wider[i][NOT_A_DIE])) < SURELY_NOT_A_DIE]
-    if not isinstance(classifier, FaceClassifier):
-        return reads
-    relooked = set(again)
-    unsure_wider = [i for i, r in enumerate(reads) if i not in relooked and r.confidence >= relook_below > wider[i][1:].max()]
-    for i, p in zip(unsure_wider, turned_at_proposed_size(classifier, bgr, [proposals[i] for i in unsure_wider])):
-        face = reads[i].seen
-        if int(p[1:].argmax()) + 1 != face or p[face] < TURNED_BAR:
-            reads[i] = replace(reads[i], confidence=float(p[face]), runner_up=float(np.delete(p[1:], face - 1).max()))
-    if again:
+    if again and isinstance(classifier, FaceClassifier):
         sized = [i for i in again if not weak[i]]
         if sized:
             surest, as_proposed = surest_size(classifier, bgr, [proposals[i] for i in sized])
@@ -111,18 +92,6 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
             for i, p in zip(plain, classifier.probabilities_turned(crops(bgr, [proposals[i] for i in plain]))):
                 reads[i] = FaceRead.from_probabilities(p)
     return reads
-
-
-def turned_at_proposed_size(classifier: FaceClassifier, bgr: np.ndarray, proposals: list[Proposal]) -> np.ndarray:
-    """N×7 probabilities: per proposal, the mean over eight turns of the first look's two cuts (proposed, ``WIDER_LOOK``).
-
-    >>> turned_at_proposed_size(FaceClassifier(), np.full((120, 120, 3), 90, np.uint8), [Proposal(60, 60, 30, 0, 0.9)]).shape
-    (1, 7)
-    """
-    if not proposals:
-        return np.zeros((0, 7), np.float32)
-    p = classifier.probabilities_turned(np.concatenate([crops(bgr, proposals), crops(bgr, proposals, WIDER_LOOK)]))
-    return (p[:len(proposals)] + p[len(proposals):]) / 2
 
 
 def agrees(p: np.ndarray, face: int) -> bool:
