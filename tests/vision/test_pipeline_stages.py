@@ -241,6 +241,53 @@ def test_a_proposal_the_detector_is_unsure_of_is_read_at_its_own_size_only():
     assert searched != weak
 
 
+def _looks(face: int, p: float) -> np.ndarray:
+    """One look's probabilities (not a die, faces 1-6): ``face`` at ``p``, the rest spread over the other faces."""
+    out = np.full(7, (1 - p) / 5)
+    out[0], out[face] = 0.0, p
+    return out
+
+
+def _scripted(monkeypatch, first: np.ndarray, wider: np.ndarray, turned: np.ndarray):
+    """A real ``FaceClassifier`` whose first look gives ``first`` and ``wider`` and whose turns give ``turned`` for
+    each cut, and the list each call for turned crops appends their number to."""
+    from vision.classifier import FaceClassifier
+
+    classifier = FaceClassifier()
+    asked: list[int] = []
+    monkeypatch.setattr(classifier, "probabilities", lambda cut: np.array([first, wider]))
+    monkeypatch.setattr(classifier, "probabilities_turned", lambda cut: asked.append(len(cut)) or np.array([turned] * len(cut)))
+    return classifier, asked
+
+
+@pytest.mark.parametrize(
+    ("turned", "sure", "confidence"),
+    [(_looks(4, 0.54), False, 0.54), (_looks(3, 0.6), False, 0.08), (_looks(4, 0.9), True, 0.99)],
+    ids=["its turns read it unsure", "its turns read another face", "its turns agree"],
+)
+def test_a_die_sure_at_one_cut_but_not_cut_wider_is_sure_only_if_its_turns_agree(monkeypatch, turned, sure, confidence):
+    """A dark die with bright marks read as a sure three at one turn and cut, 0.54 over the wider cut's turns
+    (RULES.md R14: the table confirms it); the die keeps the first cut's face, offered to the table, with the turns'
+    belief in it."""
+    from vision.pipeline.classify import TURNED_BAR, classify
+    from vision.pipeline.decide import is_sure
+
+    assert _looks(4, 0.54)[4] < TURNED_BAR <= _looks(4, 0.9)[4]
+    classifier, asked = _scripted(monkeypatch, _looks(4, 0.99), _looks(4, 0.9), turned)
+    [read] = classify(classifier, np.full((120, 120, 3), 90, np.uint8), [Proposal(60, 60, 30, 0, 0.9)], relook_below=0.97)
+    assert asked == [1]  # the wider cut's eight turns, once
+    assert read.seen == 4 and read.confidence == pytest.approx(confidence)
+    assert is_sure(read.confidence, read.runner_up, 0.95) is sure
+
+
+def test_a_die_sure_at_both_first_cuts_is_not_turned(monkeypatch):
+    from vision.pipeline.classify import classify
+
+    classifier, asked = _scripted(monkeypatch, _looks(4, 0.99), _looks(4, 0.98), _looks(4, 0.5))
+    [read] = classify(classifier, np.full((120, 120, 3), 90, np.uint8), [Proposal(60, 60, 30, 0, 0.9)], relook_below=0.97)
+    assert asked == [] and (read.seen, read.confidence) == (4, pytest.approx(0.99))
+
+
 def test_a_proposal_both_first_cuts_call_surely_not_a_die_gets_no_second_look(monkeypatch):
     """Glare, the rim, an empty patch of tray: the first look's two cuts both say "not a die" at 0.95 or
     more, so it is dropped as it is, not turned and resized 48 times; an unsure real die still is."""

@@ -4,8 +4,9 @@ photo does: the robustness sweep's "on its side" and "upside down" changes (``mo
 A die's face counts the same whichever way the photo is turned, and the reader's second look averages a die's
 eight turns and mirrors; its first look is one cut at the proposed size and one wider. On rune55's cup photo
 ``00119_jpg.rf.2e6c…`` a dark translucent die with six glowing white marks reads as an unsure six as photographed,
-and, on its side, as a three in every one of its eight turns: sure at the first cut (0.99), unsure cut wider (0.90).
-``docs/READING.md`` ("Seventeen more changes") has the rule that would flag it and what it cost the table.
+and, on its side, as a three: sure at the first cut (0.99), unsure cut wider (0.90), 0.54 over the wider cut's
+eight turns, so the first look's turned check (``vision.pipeline.classify.TURNED_BAR``) leaves it to the table.
+``docs/READING.md`` ("The first look's turned check") has what the check costs elsewhere.
 """
 
 from __future__ import annotations
@@ -36,14 +37,7 @@ def _silently_wrong(change: str, photo) -> tuple[bool, list[int], list[int]]:
     return reading.status == "ok" and faces != labelled, faces, labelled
 
 
-@pytest.mark.parametrize("change", ["as photographed", "upside down"])
+@pytest.mark.parametrize("change", ["as photographed", "on its side", "upside down"])
 def test_the_dark_die_with_glowing_marks_is_never_read_sure_as_another_face(cup_photo, change):
     wrong, faces, labelled = _silently_wrong(change, cup_photo)
-    assert not wrong, (faces, labelled)
-
-
-@pytest.mark.xfail(strict=True, reason="known limit: on its side, the classifier reads the dark die's six glowing "
-                   "marks as a three in all eight turns, sure at the first cut (docs/READING.md, 'Seventeen more changes')")
-def test_on_its_side_the_dark_die_with_glowing_marks_is_not_read_sure_as_a_three(cup_photo):
-    wrong, faces, labelled = _silently_wrong("on its side", cup_photo)
     assert not wrong, (faces, labelled)

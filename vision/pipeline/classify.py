@@ -18,11 +18,19 @@ sure: a crop cut inside a six shows its four corner marks, read as a sure four,
 so a face that differs from the proposed size's is ``overturned`` and the
 table confirms it (RULES.md R14). A proposal the detector itself is unsure of
 is read at its proposed size only.
+
+A die read sure at the first cut whose wider cut reads the same face, but not
+sure, is checked in the wider cut's eight turns and mirrors: where their mean
+reads another face or falls under ``TURNED_BAR``, the die keeps its face with
+the turns' probability of it, never sure. A dark die with bright marks can read
+as one face at one turn and cut but not at the others. It is not sent to the
+full second look: that also flags right dice whose sixteen looks come to just
+under sure (docs/READING.md, "The first look's turned check").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -44,6 +52,9 @@ SURELY_NOT_A_DIE = 0.95
 #: The proposed size agrees with another size's face only when it favours that face by this much over any other
 #: (a near tie at the proposed size could fall either way on another machine's floats).
 AGREE_MARGIN = 0.05
+#: A die read sure at the first cut with the wider cut unsure stays sure only where the wider cut's eight turns read
+#: the same face at least this surely (docs/READING.md, "The first look's turned check").
+TURNED_BAR = 0.71
 #: An image given to ``classify_crop`` is cut at these shares of its short side (the die then fills that share
 #: over ``MARGIN`` of the cut: 1.3 for a die filling the image, 0.6 for one filling under half of it);
 #: neighbouring pairs are read together.
@@ -81,7 +92,15 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
     reads = [FaceRead.from_probabilities(p) for p in first]
     again = [i for i, r in enumerate(reads) if (r.confidence < relook_below or int(wider[i][1:].argmax()) + 1 != r.seen)
              and min(r.not_a_die, float(wider[i][NOT_A_DIE])) < SURELY_NOT_A_DIE]
-    if again and isinstance(classifier, FaceClassifier):
+    if not isinstance(classifier, FaceClassifier):
+        return reads
+    relooked = set(again)
+    unsure_wider = [i for i, r in enumerate(reads) if i not in relooked and r.confidence >= relook_below > wider[i][1:].max()]
+    if unsure_wider:
+        turned = classifier.probabilities_turned(crops(bgr, [proposals[i] for i in unsure_wider], WIDER_LOOK))
+        for i, p in zip(unsure_wider, turned):
+            reads[i] = checked_by_turns(reads[i], p)
+    if again:
         sized = [i for i in again if not weak[i]]
         if sized:
             surest, as_proposed = surest_size(classifier, bgr, [proposals[i] for i in sized])
@@ -92,6 +111,22 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
             for i, p in zip(plain, classifier.probabilities_turned(crops(bgr, [proposals[i] for i in plain]))):
                 reads[i] = FaceRead.from_probabilities(p)
     return reads
+
+
+def checked_by_turns(read: FaceRead, turned: np.ndarray) -> FaceRead:
+    """``read`` as it stands where the turned probabilities ``turned`` favour its face at ``TURNED_BAR`` or more;
+    else its face with their probability of it, so never sure (the face offered to the table is the first look's).
+
+    >>> first = FaceRead(3, 0.99, 0.01, 0.0)
+    >>> checked_by_turns(first, np.array([0, 0, 0, .9, .1, 0, 0])) is first
+    True
+    >>> checked_by_turns(first, np.array([0, 0, 0, .4, 0, 0, .6]))
+    FaceRead(seen=3, confidence=0.4, runner_up=0.6, not_a_die=0.0, overturned=False)
+    """
+    face = read.seen
+    if int(turned[1:].argmax()) + 1 == face and turned[face] >= TURNED_BAR:
+        return read
+    return replace(read, confidence=float(turned[face]), runner_up=float(np.delete(turned[1:], face - 1).max()))
 
 
 def agrees(p: np.ndarray, face: int) -> bool:
