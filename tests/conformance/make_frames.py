@@ -34,6 +34,11 @@ The kinds of frame:
 - ``cue-*``: rendered tables with a die leaning on the cup whose outline passes, so that only
   the leaning cue (``vision/leaning_cue.py``) doubts it: the cue's embedding and its line are
   read on both machines (seeds the cue was not fit on); ``make_frames.py --cue`` adds these alone;
+- ``turned-*``: rune55's photos where the first look's turned check (``classify.TURNED_BAR``) decides: its dark
+  die with glowing marks photographed on its side (turned a quarter clockwise here, saved as PNG so the bytes are the
+  turned pixels; the wider cut's turns read it 0.54), and the two ``val`` photos whose turned dice come nearest the
+  bar, one each side (0.695, 0.721), copied byte for byte. ``make_frames.py --turned`` adds these alone. Rune55 dataset by Roboflow user
+  rune-zkmvl (https://universe.roboflow.com/rune-zkmvl/rune55), CC BY 4.0;
 - ``margin-*``: hard renders (heavy blur, noise, dim light, a die leaning on the
   cup) chosen from a larger batch because the reader's least sure die on them
   is closest to where a die stops counting as sure: the frames where float
@@ -161,6 +166,32 @@ def far_frames(out: Path, manifest: dict) -> None:
         manifest[name] = {"kind": "far", "seed": seed, "seen": seen, "die_px": die_px, "frame": [width, height]}
 
 
+RUNE55_CREDIT = "Rune55 dataset by Roboflow user rune-zkmvl (https://universe.roboflow.com/rune-zkmvl/rune55), CC BY 4.0"
+#: rune55 photos for the turned check: (name in the set, split, quarter turns clockwise)
+TURNED_PHOTOS = (("00119_jpg.rf.2e6cdb7583bfade5f73d4577c22ad039", "val", 1),
+                 ("00199_jpg.rf.4422ca054093b303c7e5047741623cee", "val", 0),
+                 ("00056_jpg.rf.405dabb89f41206eb8a8ae0c29ac8127", "val", 0))
+
+
+def turned_frames(out: Path, manifest: dict) -> None:
+    """rune55 photos whose dice the first look's turned check decides (``TURNED_PHOTOS``)."""
+    folder = DATASETS / "real-dice-rune55"
+    for i, (stem, split, turns) in enumerate(TURNED_PHOTOS):
+        assert stem in json.loads((folder / "split.json").read_text(encoding="utf-8"))[split]
+        labels = (folder / "labels" / f"{stem}.txt").read_text(encoding="utf-8").split("\n")
+        if turns:
+            name = f"turned-{i:02d}-{split}-{stem[:5]}-on-its-side.png"
+            ok, data = cv2.imencode(".png", cv2.rotate(cv2.imread(str(folder / "images" / f"{stem}.jpg")), cv2.ROTATE_90_CLOCKWISE))
+            assert ok
+            (out / name).write_bytes(data.tobytes())
+        else:
+            name = f"turned-{i:02d}-{split}-{stem[:5]}.jpg"
+            shutil.copyfile(folder / "images" / f"{stem}.jpg", out / name)
+        manifest[name] = {"kind": "turned", "set": "real-dice-rune55", "split": split, "image": f"images/{stem}.jpg",
+                          "quarter_turns_clockwise": turns, "credit": RUNE55_CREDIT,
+                          "values_as_photographed": sorted(int(line.split()[0]) + 1 for line in labels if line.strip())}
+
+
 #: leaning frames the cue's fit holds out (``models.training.leaning_cue``: seeds 50,400-50,499) that the outline
 #: alone reads ok and the cue doubts
 CUE_SEEDS = (50400, 50407, 50423, 50428)
@@ -283,6 +314,11 @@ def main() -> int:
         cue_frames(OUT, manifest)
         _write_manifest(HERE / "frames.json", manifest)
         return 0
+    if "--turned" in sys.argv[1:]:  # added to the committed set, the other frames' bytes untouched
+        manifest = json.loads((HERE / "frames.json").read_text(encoding="utf-8"))
+        turned_frames(OUT, manifest)
+        _write_manifest(HERE / "frames.json", manifest)
+        return 0
     if "--far" in sys.argv[1:]:  # added to the committed set, the other frames' bytes untouched
         manifest = json.loads((HERE / "frames.json").read_text(encoding="utf-8"))
         far_frames(OUT, manifest)
@@ -299,6 +335,7 @@ def main() -> int:
     real_photos(OUT, manifest)
     far_frames(OUT, manifest)
     cue_frames(OUT, manifest)
+    turned_frames(OUT, manifest)
     margin_frames(OUT, manifest)
     _write_manifest(HERE / "frames.json", manifest)
     print(f"{len(manifest)} frames in {OUT.relative_to(REPO)}")

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,7 +94,7 @@ def test_the_conformance_set_has_at_least_30_frames_each_in_the_manifest():
     manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
     assert len(names) >= 30 and sorted(manifest) == names
     kinds = {entry["kind"] for entry in manifest.values()}
-    assert kinds == {"render", "photo", "far", "leaning", "near-margin"}
+    assert kinds == {"render", "photo", "far", "leaning", "turned", "near-margin"}
 
 
 def test_a_set_too_small_is_refused(tmp_path):
@@ -115,6 +116,25 @@ def test_no_conformance_photo_comes_from_bylers_test_split():
     assert used and not used & test_split
     for name, entry in photos.items():  # byte for byte the dataset's photo
         assert (FRAMES / name).read_bytes() == (DATASETS / entry["set"] / entry["image"]).read_bytes()
+
+
+def test_the_turned_check_frames_are_rune55_train_or_val_photos_as_photographed_or_turned_a_quarter():
+    """The frames where the first look's turned check decides: the dataset's bytes, or its pixels turned clockwise
+    once (saved losslessly), each carrying rune55's CC BY credit line."""
+    import cv2
+
+    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    turned = {name: e for name, e in manifest.items() if e["kind"] == "turned"}
+    assert turned and all(e["split"] in ("train", "val") and "CC BY 4.0" in e["credit"] for e in turned.values())
+    if not (DATASETS / "real-dice-rune55").is_dir():
+        pytest.skip("../shared/datasets is not beside this checkout")
+    for name, entry in turned.items():
+        source = DATASETS / entry["set"] / entry["image"]
+        if entry["quarter_turns_clockwise"] == 0:
+            assert (FRAMES / name).read_bytes() == source.read_bytes()
+        else:
+            expected = np.rot90(cv2.imread(str(source)), -entry["quarter_turns_clockwise"])
+            assert np.array_equal(cv2.imread(str(FRAMES / name)), expected)
 
 
 def test_the_calibrated_tray_group_is_read_with_its_own_settings_and_its_frames_never_clash():
