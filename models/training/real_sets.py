@@ -57,6 +57,15 @@ BYLER_REPS = 2
 CROP_SETS = {"real-dice-skovy": 16, "real-dice-patterson": 16}
 
 
+def set_names(text: str) -> tuple[str, ...]:
+    """A command's ``SET[,SET]`` (``--leave-out``) as a tuple of names, blanks and empty items dropped.
+
+    >>> set_names(" real-dice-rune55, real-dice-skovy,"), set_names("")
+    (('real-dice-rune55', 'real-dice-skovy'), ())
+    """
+    return tuple(filter(None, (name.strip() for name in text.split(","))))
+
+
 def shared_root() -> Path:
     """The ``shared/datasets`` folder (where ``real-dice-byler`` lies)."""
     root = byler_dir()

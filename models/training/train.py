@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=parse_repeats, default={},
                     help="SOURCE=N[,SOURCE=N]: show these sources' crops N times an epoch (augmented afresh each time), "
                          "e.g. set_rune55-tray=3; the data cache is shared with runs without it")
-    ap.add_argument("--leave-out", type=lambda t: tuple(filter(None, (v.strip() for v in t.split(",")))), default=(),
+    ap.add_argument("--leave-out", type=real_sets.set_names, default=(),
                     help="SET[,SET]: train without any crop of these shared sets (e.g. real-dice-patterson): their train "
                          "crops and the detector's crops of their frames, to see how the recipe reads dice it never saw "
                          "(models/MODEL_CARD.md, 'Dice never seen'); the data cache is shared with runs without it")

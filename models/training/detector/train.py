@@ -30,6 +30,7 @@ import torch
 from models.training.detector import from_onnx, real, samples, synth
 from models.training.detector.metrics import Tally
 from models.training.detector.net import DiceDetector, Exported, export, loss
+from models.training.real_sets import set_names
 from vision.detector_learned import NET_SIDE, decode, net_input
 
 #: The real sets' shares of the real samples (rune55's cup frames are many but redundant).
@@ -191,7 +192,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--export", default=None, help="folder to write the kept model to (models)")
     ap.add_argument("--export-only", action="store_true", help="export the kept checkpoint and stop")
     ap.add_argument("--export-epoch", type=int, default=None, help="with --export-only: that epoch's checkpoint instead of the kept one")
-    ap.add_argument("--leave-out", type=lambda t: tuple(filter(None, (v.strip() for v in t.split(",")))), default=(),
+    ap.add_argument("--leave-out", type=set_names, default=(),
                     help="SET[,SET]: train without any photo of these shared sets (real-dice-rune55, real-dice-skovy), "
                          "nor pick the epoch on their val split, to see how the recipe finds dice it never saw "
                          "(models/DETECTOR_CARD.md, 'dice never seen by the detector either'); the others share the real samples in proportion")
