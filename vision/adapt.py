@@ -142,9 +142,8 @@ class AdaptedClassifier(EmbeddingClassifier):
             raise HardwareError("The taught model does not fit the dice model's embedding; teach the dice again.", code="bad_model")
         self.model_id = head.model_id
 
-    def logits(self, crops: np.ndarray) -> np.ndarray:
-        z, emb = self.logits_and_embedding(crops)
-        return self.head.corrected(z, emb)
+    def corrected(self, logits: np.ndarray, embedding: np.ndarray) -> np.ndarray:
+        return self.head.corrected(logits, embedding)
 
     def probabilities_turned(self, crops: np.ndarray) -> np.ndarray:
         """The mean over the eight turns and mirrors, as the shipped classifier gives it, with the head's

@@ -179,7 +179,21 @@ class EmbeddingClassifier(FaceClassifier):
 
     def logits(self, crops: np.ndarray) -> np.ndarray:
         """N×7 logits, the head's correction included in a subclass."""
-        return self.logits_and_embedding(crops)[0]
+        return self.corrected(*self.logits_and_embedding(crops))
+
+    def corrected(self, logits: np.ndarray, embedding: np.ndarray) -> np.ndarray:
+        """The logits this classifier reads from the network's ``logits`` and ``embedding`` (here: as they are)."""
+        return logits
+
+    def probabilities_and_embedding(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``probabilities`` and the crops' embeddings from one network run (crops of CROP×CROP): the first look
+        keeps the embeddings, so the leaning cue does not embed the same cuts again (``vision.leaning_cue``)."""
+        z, emb = self.logits_and_embedding(crops)
+        if len(crops) == 0:
+            return np.zeros((0, 7), np.float32), emb
+        z = self.corrected(z, emb)
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True), emb
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         if len(crops) == 0:

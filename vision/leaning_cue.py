@@ -94,17 +94,32 @@ class LeaningCue:
         return [bool(s >= self.threshold - CUE_MARGIN) for s in self.scores(features)]
 
 
-def cue_features(embed: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bgr: np.ndarray, proposals: list[Proposal]) -> np.ndarray:
+def cue_features(embed: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bgr: np.ndarray, proposals: list[Proposal],
+                 known: list[np.ndarray | None] | None = None) -> np.ndarray:
     """What the cue reads of each proposed die (N × width): ``embed``'s embedding (a classifier's
     ``logits_and_embedding``) of its ``CUE_SPANS`` crops, side by side. The reader and the fit both take it from here,
     so the cue is fit on exactly what it reads. Every cut goes to the model in one batch: one session run a look
-    (a crop's embedding does not depend on the batch it is in)."""
+    (a crop's embedding does not depend on the batch it is in). ``known``, per proposal, the embeddings of its
+    first two spans' cuts side by side where the reader's first look made them already (None: embed them here)."""
     from vision.pipeline.crop import crops
 
     if not proposals:
         return np.zeros((0, 0), np.float32)
-    embedded = embed(np.concatenate([crops(bgr, proposals, span) for span in CUE_SPANS]))[1]
-    return np.concatenate(np.split(embedded, len(CUE_SPANS)), axis=1)
+    known = known if known is not None else [None] * len(proposals)
+    fresh = [i for i, k in enumerate(known) if k is None]
+    reused = [i for i, k in enumerate(known) if k is not None]
+    cut = [crops(bgr, [proposals[i] for i in fresh], span) for span in CUE_SPANS]
+    cut += [crops(bgr, [proposals[i] for i in reused], span) for span in CUE_SPANS[2:]]
+    embedded = embed(np.concatenate(cut))[1]
+    rows: list[np.ndarray] = [np.zeros(0, np.float32)] * len(proposals)
+    split = len(fresh) * len(CUE_SPANS)
+    if fresh:
+        for i, row in zip(fresh, np.concatenate(np.split(embedded[:split], len(CUE_SPANS)), axis=1)):
+            rows[i] = row
+    if reused:
+        for i, row in zip(reused, np.concatenate(np.split(embedded[split:], len(CUE_SPANS) - 2), axis=1)):
+            rows[i] = np.concatenate([known[i], row])
+    return np.stack(rows)
 
 
 def shipped_cue_path() -> Path:

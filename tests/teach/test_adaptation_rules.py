@@ -106,7 +106,11 @@ def test_a_die_the_taught_model_reads_otherwise_than_the_shipped_one_is_read_its
     bias[3] = 40.0
     head = Head(shipped.model_id, np.zeros(d, np.float32), np.ones(d, np.float32), np.zeros((d, 7), np.float32), bias, always)
     assert shipped.probabilities_turned(crop)[0].argmax() == 5
-    p = AdaptedClassifier(head).probabilities_turned(crop)[0]
+    taught = AdaptedClassifier(head)
+    first, _ = taught.probabilities_and_embedding(crop)  # the reader's first look, which keeps the embedding
+    np.testing.assert_array_equal(first, taught.probabilities(crop))
+    assert first[0].argmax() == 3
+    p = taught.probabilities_turned(crop)[0]
     assert p.argmax() == 3
     runner_up = np.sort(p[1:])[-2]
     assert not is_sure(float(p[3]), float(runner_up), 0.5)

@@ -96,6 +96,37 @@ def test_the_cues_cuts_read_in_one_batch_give_each_die_its_features_read_alone(r
     assert cue_features(embed, frame, []).shape[0] == 0
 
 
+def test_the_cue_takes_the_first_looks_embeddings_of_its_first_two_cuts_and_reads_the_same_features(reader):
+    """The first look cuts each die at its proposed size and ``WIDER_LOOK`` wider, the cue's first two spans: the cue
+    takes those embeddings from the first look's reading (``FaceRead.first_cuts``) and embeds only the cut 1.5 times
+    the die, with the same features to the bit, for dice given them and dice not (the second in the list not)."""
+    from companion.core.protocols import Proposal
+    from vision.pipeline.classify import WIDER_LOOK, first_look
+
+    assert CUE_SPANS[:2] == (1.0, WIDER_LOOK)
+    frame, placed, _ = _leaning_frame(50400)
+    proposals = [Proposal(p.cx, p.cy, p.side, 0.0, 0.9) for p in placed]
+    reads, _ = first_look(reader.classifier, frame, proposals)
+    known = [r.first_cuts for r in reads]
+    assert all(k is not None for k in known)
+    known[1] = None
+    embed = reader.classifier.logits_and_embedding
+    np.testing.assert_array_equal(cue_features(embed, frame, proposals, known), cue_features(embed, frame, proposals))
+
+
+def test_the_first_look_reads_the_same_with_the_embeddings_as_without(reader):
+    """``probabilities_and_embedding`` (one network run for the face and the cue's embedding) reads each crop exactly
+    as ``probabilities`` does: the first look's faces are what they were."""
+    from companion.core.protocols import Proposal
+    from vision.pipeline.crop import crops
+
+    frame, placed, _ = _leaning_frame(50400)
+    cut = crops(frame, [Proposal(p.cx, p.cy, p.side, 0.0, 0.9) for p in placed])
+    p, emb = reader.classifier.probabilities_and_embedding(cut)
+    np.testing.assert_array_equal(p, reader.classifier.probabilities(cut))
+    np.testing.assert_array_equal(emb, reader.classifier.logits_and_embedding(cut)[1])
+
+
 def test_a_reader_shows_each_looks_dice_to_its_observer_and_reads_the_same(reader):
     """``on_dice`` (how the cue's fit collects its data) sees every look's kept dice, follows the reader's copies,
     and changes nothing in the reading."""

@@ -30,7 +30,7 @@ under sure (docs/READING.md, "The first look's turned check").
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -71,6 +71,9 @@ class FaceRead:
     not_a_die: float
     #: read at another size than the proposed one as another face than at the proposed size: never sure
     overturned: bool = False
+    #: the first look's embeddings of the die's two cuts (proposed, ``WIDER_LOOK``) side by side, where the classifier
+    #: gives embeddings: the leaning cue embeds those same cuts, so it takes them from here (``vision.leaning_cue``)
+    first_cuts: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_probabilities(cls, p: np.ndarray, overturned: bool = False) -> "FaceRead":
@@ -87,9 +90,7 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
     if not proposals:
         return []
     weak = weak or [False] * len(proposals)
-    both = classifier.probabilities(np.concatenate([crops(bgr, proposals), crops(bgr, proposals, WIDER_LOOK)]))
-    first, wider = both[:len(proposals)], both[len(proposals):]
-    reads = [FaceRead.from_probabilities(p) for p in first]
+    reads, wider = first_look(classifier, bgr, proposals)
     again = [i for i, r in enumerate(reads) if (r.confidence < relook_below or int(wider[i][1:].argmax()) + 1 != r.seen)
              and min(r.not_a_die, float(wider[i][NOT_A_DIE])) < SURELY_NOT_A_DIE]
     if not isinstance(classifier, FaceClassifier):
@@ -105,12 +106,33 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
         if sized:
             surest, as_proposed = surest_size(classifier, bgr, [proposals[i] for i in sized])
             for i, p, q in zip(sized, surest, as_proposed):
-                reads[i] = FaceRead.from_probabilities(p, overturned=not agrees(q, int(p[1:].argmax()) + 1))
+                reads[i] = replace(FaceRead.from_probabilities(p, overturned=not agrees(q, int(p[1:].argmax()) + 1)),
+                                   first_cuts=reads[i].first_cuts)
         plain = [i for i in again if weak[i]]
         if plain:
             for i, p in zip(plain, classifier.probabilities_turned(crops(bgr, [proposals[i] for i in plain]))):
-                reads[i] = FaceRead.from_probabilities(p)
+                reads[i] = replace(FaceRead.from_probabilities(p), first_cuts=reads[i].first_cuts)
     return reads
+
+
+def first_look(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal]) -> tuple[list[FaceRead], np.ndarray]:
+    """Each proposal read once at its proposed size (a ``FaceRead``, with its two cuts' embeddings where the
+    classifier gives them), and the N×7 probabilities of the cut ``WIDER_LOOK`` wider; both cuts in one batch.
+
+    >>> reads, wider = first_look(FaceClassifier(), np.full((120, 120, 3), 90, np.uint8), [Proposal(60, 60, 30, 0, 0.9)])
+    >>> len(reads), wider.shape, reads[0].first_cuts is None
+    (1, (1, 7), True)
+    """
+    n = len(proposals)
+    cut = np.concatenate([crops(bgr, proposals), crops(bgr, proposals, WIDER_LOOK)])
+    with_embedding = getattr(classifier, "probabilities_and_embedding", None)
+    if with_embedding is None:
+        both = classifier.probabilities(cut)
+        return [FaceRead.from_probabilities(p) for p in both[:n]], both[n:]
+    both, embedded = with_embedding(cut)
+    reads = [replace(FaceRead.from_probabilities(p), first_cuts=np.concatenate([embedded[i], embedded[n + i]]))
+             for i, p in enumerate(both[:n])]
+    return reads, both[n:]
 
 
 def checked_by_turns(read: FaceRead, turned: np.ndarray) -> FaceRead:

@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 
 from companion.core.protocols import Proposal
-from vision.leaning_cue import LeaningCue, cue_features
-from vision.pipeline.classify import FaceRead
+from vision.leaning_cue import CUE_SPANS, LeaningCue, cue_features
+from vision.pipeline.classify import WIDER_LOOK, FaceRead
 from vision.pipeline.shape import footprint, joined_excess
 
 #: A crop whose "not a die" probability is above this is not a die.
@@ -112,7 +112,8 @@ def flag_leaning_by_look(dice: list[Die], bgr: np.ndarray, classifier: object, c
     if cue is None or embed is None or not todo:
         return dice
     out = list(dice)
-    for i, leaning in zip(todo, cue.leaning(cue_features(embed, bgr, [dice[i].proposal for i in todo]))):
+    known = [dice[i].face.first_cuts for i in todo] if CUE_SPANS[:2] == (1.0, WIDER_LOOK) else None
+    for i, leaning in zip(todo, cue.leaning(cue_features(embed, bgr, [dice[i].proposal for i in todo], known))):
         if leaning:
             out[i] = Die(out[i].proposal, out[i].face, out[i].doubts + ("leaning",))
     return out
