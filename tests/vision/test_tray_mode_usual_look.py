@@ -73,8 +73,10 @@ def test_in_tray_mode_proposals_where_the_tray_looks_as_it_did_are_not_read(stag
     frame, placed, empty = tables[7]
     reader = staged_reader.with_die_side(placed[0].side).with_empty_tray(empty)
     batches = []
-    real = type(staged_reader.classifier).probabilities
-    monkeypatch.setattr(type(staged_reader.classifier), "probabilities", lambda self, crops: (batches.append(len(crops)), real(self, crops))[1])
+    kind = type(staged_reader.classifier)
+    for read in ("probabilities", "probabilities_and_embedding"):  # the first look reads with the embedding
+        real = getattr(kind, read)
+        monkeypatch.setattr(kind, read, lambda self, crops, real=real: (batches.append(len(crops)), real(self, crops))[1])
     reading = reader.read(frame)
     assert reading.status == "ok" and sorted(d.seen for d in reading.dice) == [2, 4, 6]
     assert reading.extra["candidates"] == 6 and reading.extra["rejected"] == 3
