@@ -202,6 +202,4 @@ class EmbeddingClassifier(FaceClassifier):
             import cv2
 
             crops = np.array([cv2.resize(np.ascontiguousarray(c), (CROP, CROP), interpolation=cv2.INTER_AREA) for c in crops], np.uint8)
-        z = self.logits(crops)
-        e = np.exp(z - z.max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
+        return self.probabilities_and_embedding(crops)[0]

@@ -106,20 +106,13 @@ def cue_features(embed: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], b
     if not proposals:
         return np.zeros((0, 0), np.float32)
     known = known if known is not None else [None] * len(proposals)
-    fresh = [i for i, k in enumerate(known) if k is None]
-    reused = [i for i, k in enumerate(known) if k is not None]
-    cut = [crops(bgr, [proposals[i] for i in fresh], span) for span in CUE_SPANS]
-    cut += [crops(bgr, [proposals[i] for i in reused], span) for span in CUE_SPANS[2:]]
+    fresh = [p for p, k in zip(proposals, known) if k is None]
+    cut = [crops(bgr, fresh, span) for span in CUE_SPANS[:2]] + [crops(bgr, proposals, span) for span in CUE_SPANS[2:]]
     embedded = embed(np.concatenate(cut))[1]
-    rows: list[np.ndarray] = [np.zeros(0, np.float32)] * len(proposals)
-    split = len(fresh) * len(CUE_SPANS)
-    if fresh:
-        for i, row in zip(fresh, np.concatenate(np.split(embedded[:split], len(CUE_SPANS)), axis=1)):
-            rows[i] = row
-    if reused:
-        for i, row in zip(reused, np.concatenate(np.split(embedded[split:], len(CUE_SPANS) - 2), axis=1)):
-            rows[i] = np.concatenate([known[i], row])
-    return np.stack(rows)
+    first_two, farther = embedded[:2 * len(fresh)], embedded[2 * len(fresh):]
+    embedded_here = iter(np.concatenate(np.split(first_two, 2), axis=1))
+    firsts = np.stack([next(embedded_here) if k is None else k for k in known])
+    return np.concatenate([firsts, *np.split(farther, len(CUE_SPANS) - 2)], axis=1)
 
 
 def shipped_cue_path() -> Path:

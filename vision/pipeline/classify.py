@@ -76,10 +76,10 @@ class FaceRead:
     first_cuts: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def from_probabilities(cls, p: np.ndarray, overturned: bool = False) -> "FaceRead":
+    def from_probabilities(cls, p: np.ndarray, overturned: bool = False, first_cuts: np.ndarray | None = None) -> "FaceRead":
         faces = p[1:]
         order = np.argsort(-faces, kind="stable")
-        return cls(int(order[0]) + 1, float(faces[order[0]]), float(faces[order[1]]), float(p[NOT_A_DIE]), overturned)
+        return cls(int(order[0]) + 1, float(faces[order[0]]), float(faces[order[1]]), float(p[NOT_A_DIE]), overturned, first_cuts)
 
 
 def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal], relook_below: float,
@@ -106,12 +106,11 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
         if sized:
             surest, as_proposed = surest_size(classifier, bgr, [proposals[i] for i in sized])
             for i, p, q in zip(sized, surest, as_proposed):
-                reads[i] = replace(FaceRead.from_probabilities(p, overturned=not agrees(q, int(p[1:].argmax()) + 1)),
-                                   first_cuts=reads[i].first_cuts)
+                reads[i] = FaceRead.from_probabilities(p, not agrees(q, int(p[1:].argmax()) + 1), reads[i].first_cuts)
         plain = [i for i in again if weak[i]]
         if plain:
             for i, p in zip(plain, classifier.probabilities_turned(crops(bgr, [proposals[i] for i in plain]))):
-                reads[i] = replace(FaceRead.from_probabilities(p), first_cuts=reads[i].first_cuts)
+                reads[i] = FaceRead.from_probabilities(p, first_cuts=reads[i].first_cuts)
     return reads
 
 
@@ -130,8 +129,7 @@ def first_look(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal
         both = classifier.probabilities(cut)
         return [FaceRead.from_probabilities(p) for p in both[:n]], both[n:]
     both, embedded = with_embedding(cut)
-    reads = [replace(FaceRead.from_probabilities(p), first_cuts=np.concatenate([embedded[i], embedded[n + i]]))
-             for i, p in enumerate(both[:n])]
+    reads = [FaceRead.from_probabilities(p, first_cuts=np.concatenate([embedded[i], embedded[n + i]])) for i, p in enumerate(both[:n])]
     return reads, both[n:]
 
 
