@@ -53,6 +53,11 @@ class DieStyle:
     #: of its rim and is shadowed on the near side, so a glossy pip shows a bright crescent. Off for the
     #: simulated table (the game's elephants are printed); the training data turns it on for some pips.
     drilled: bool = False
+    #: The body: "plain" (one colour, the game's dice and every die drawn before), "swirl" (streaks of
+    #: ``body_colour`` through it, as marbled dice) or "translucent" (a see-through body lit unevenly, the marks of
+    #: the faces behind showing faintly through it, as casino dice).
+    body: str = "plain"
+    body_colour: tuple[int, int, int] = (0, 0, 0)
 
     @staticmethod
     def game(rng: np.random.Generator) -> "DieStyle":
@@ -155,8 +160,7 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
     ``mirrored`` draws the marks as seen through the acrylic from below (the
     elephants face the other way; the count is the same).
     """
-    face = np.empty((size, size, 3), np.float32)
-    face[:] = style.face
+    face = _body(size, style, rng)
     half = size / 2.0
     spread = half * 0.92
     if style.marks == "pip":
@@ -191,6 +195,36 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
     g = rng.uniform(-0.12, 0.12, 2)
     shade = shade * (1.0 + g[0] * (xx / size - 0.5) + g[1] * (yy / size - 0.5))
     return face * shade[..., None]
+
+
+def _body(size: int, style: DieStyle, rng: np.random.Generator) -> np.ndarray:
+    """The face's body before its marks, ``size``×``size`` BGR float32: one colour for a plain body (no random
+    draw, so plain dice are drawn as they always were); swirled or translucent as ``style.body`` says."""
+    face = np.empty((size, size, 3), np.float32)
+    face[:] = style.face
+    if style.body == "plain":
+        return face
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
+    warp = cv2.resize(rng.normal(0, 1, (4, 4)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
+    if style.body == "swirl":  # streaks of the second colour, bent by a smooth random field
+        turn = rng.uniform(0, np.pi)
+        streaks = np.sin(rng.uniform(5, 14) * (xx * np.cos(turn) + yy * np.sin(turn)) + rng.uniform(1.5, 4) * warp)
+        mix = np.clip((streaks - rng.uniform(-0.3, 0.6)) * rng.uniform(1.5, 4), 0, 1)[..., None] * rng.uniform(0.45, 0.95)
+        return np.clip(face * (1 - mix) + np.float32(style.body_colour) * mix, 0, 255)
+    if style.body != "translucent":
+        raise ValueError(f"a die's body is plain, swirl or translucent, not {style.body!r}")
+    # Light through the body: brighter where it comes through, darker where the body is thick.
+    glow = 1.0 + rng.uniform(0.15, 0.45) * warp / max(1e-6, float(np.abs(warp).max()))
+    face = face * glow[..., None]
+    # The marks of another face seen through the body: shifted, blurred, faint.
+    behind = np.zeros((size, size), np.float32)
+    shift = rng.uniform(-0.25, 0.25, 2) * size
+    radius = size * 0.085 * style.mark_scale * rng.uniform(0.8, 1.1)
+    for x, y in PIP_LAYOUT[int(rng.integers(1, 7))]:
+        cx, cy = size / 2 + x * size * 0.39 + shift[0], size / 2 + y * size * 0.39 + shift[1]
+        cv2.circle(behind, (int(cx * 16), int(cy * 16)), max(16, int(radius * 16)), 1.0, -1, cv2.LINE_AA, 4)
+    behind = cv2.GaussianBlur(behind, (0, 0), max(0.5, size * rng.uniform(0.01, 0.04)))[..., None] * rng.uniform(0.2, 0.5)
+    return np.clip(face * (1 - behind) + np.float32(style.mark) * behind, 0, 255)
 
 
 def _drilled(face: np.ndarray, centres: list[tuple[float, float]], radius: float, rng: np.random.Generator) -> np.ndarray:

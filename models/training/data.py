@@ -11,6 +11,7 @@ model card and ``bench``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -148,9 +149,36 @@ def paste_side_face(frame: np.ndarray, die: PlacedDie, style: DieStyle, rng: np.
 DRILLED_SHARE = 0.0
 
 
-def synth_face_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+#: Bodies of swirled dice (BGR) and the streaks through them: dark, deep and pale bodies, streaks that contrast.
+SWIRL_BODIES = [(30, 30, 30), (120, 40, 20), (40, 40, 150), (40, 110, 40), (110, 40, 100), (220, 225, 230), (60, 60, 60)]
+SWIRL_STREAKS = [(40, 40, 200), (235, 235, 235), (40, 170, 230), (200, 120, 40), (150, 150, 150), (20, 20, 20)]
+#: Bodies of translucent dice (BGR): casino reds and blues, green, purple, amber, smoke.
+TRANSLUCENT_BODIES = [(40, 40, 190), (150, 70, 20), (60, 140, 40), (120, 40, 110), (40, 140, 220), (80, 80, 80)]
+
+
+def other_body_style(rng: np.random.Generator) -> DieStyle:
+    """A swirled or a translucent die (``DieStyle.body``), half of each: light or coloured marks on a body whose
+    own pattern (streaks, the marks of the faces behind) a classifier must learn to look past."""
+    c = lambda a: tuple(int(x) for x in np.clip(a, 0, 255))  # noqa: E731
+    kind = "pip" if rng.random() < 0.8 else "elephant"
+    if rng.random() < 0.5:
+        face = np.array(SWIRL_BODIES[rng.integers(len(SWIRL_BODIES))], float) + rng.normal(0, 12, 3)
+        streak = np.array(SWIRL_STREAKS[rng.integers(len(SWIRL_STREAKS))], float) + rng.normal(0, 12, 3)
+        luma = np.array([0.114, 0.587, 0.299])
+        mark = np.array((235, 235, 235) if float(face @ luma) < 128 else (25, 25, 25), float)
+        if rng.random() < 0.3 and abs(float((streak - face) @ luma)) > 90:  # marks in the streaks' colour, where they still show
+            mark = streak
+        return DieStyle(c(face), c(mark), kind, float(rng.uniform(0.8, 1.4)), body="swirl", body_colour=c(streak))  # type: ignore[arg-type]
+    face = np.array(TRANSLUCENT_BODIES[rng.integers(len(TRANSLUCENT_BODIES))], float) + rng.normal(0, 12, 3)
+    mark = np.array((240, 240, 240), float) + rng.normal(0, 8, 3)
+    return DieStyle(c(face), c(mark), kind, float(rng.uniform(0.9, 1.5)), body="translucent")  # type: ignore[arg-type]
+
+
+def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.random.Generator], DieStyle] | None = None
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """Single dice on plain or busy backgrounds, sometimes with a neighbour or a side face showing,
-    many styles (a share of them dark with coloured marks), cut jittered."""
+    many styles (a share of them dark with coloured marks), cut jittered; or each die's style drawn by
+    ``style_of`` (``other_body_style``)."""
     xs, ys = [], []
     for _ in range(n):
         side = rng.uniform(24, 80)
@@ -158,8 +186,11 @@ def synth_face_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.n
         bg = np.empty((size, size, 3), np.float32)
         bg[:] = rng.uniform(30, 220, 3)
         bg += cv2.resize(rng.normal(0, 12, (4, 4, 3)).astype(np.float32), (size, size))
-        r = rng.random()
-        style = DieStyle.game(rng) if r < 0.4 else dark_coloured_style(rng) if r < 0.55 else DieStyle.random(rng)
+        if style_of is not None:
+            style = style_of(rng)
+        else:
+            r = rng.random()
+            style = DieStyle.game(rng) if r < 0.4 else dark_coloured_style(rng) if r < 0.55 else DieStyle.random(rng)
         if DRILLED_SHARE and style.marks == "pip" and rng.random() < DRILLED_SHARE:
             style = replace(style, drilled=True)
         value = int(rng.integers(1, 7))

@@ -37,8 +37,12 @@ from vision.classifier import CROP, file_model_id, prepare
 MODELS = Path(__file__).resolve().parents[1]
 #: Where a run keeps its data cache and per-epoch checkpoints (gitignored): ``--resume`` picks up from there.
 WORK = MODELS.parent / "build" / "classifier"
-#: The sources a run trains on; ``--real-sets`` adds every shared set's train crops (``real_sets.train_crops``).
-BASE_SOURCES = ("real", "faces", "frames")
+#: The sources a run trains on; ``--real-sets`` adds every shared set's train crops (``real_sets.train_crops``),
+#: ``--other-bodies`` the swirled and translucent dice (``data.other_body_style``).
+BASE_SOURCES = ("real", "faces", "frames", "other_bodies")
+#: The other bodies' crops are drawn from their own random stream (the seed and this), after the data cache: the
+#: cache, and every other source in it, stay the same with or without them.
+OTHER_BODIES_STREAM = 26
 
 
 class FaceNet(nn.Module):
@@ -230,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="this share of the strongly augmented crops is smeared as by a shaken camera (augment.smear)")
     ap.add_argument("--camera-tone", type=float, default=0.0,
                     help="this share of the strongly augmented crops is given a phone's tone curve and sharpening (augment.phone_tone)")
+    ap.add_argument("--other-bodies", type=int, default=0,
+                    help="also train on this many synthetic crops of swirled and translucent dice (data.other_body_style), "
+                         "drawn after the data cache from their own random stream, so the cache is shared with runs without them")
     ap.add_argument("--ema", type=float, default=0.0,
                     help="keep a moving average of the weights, each step's weight 1 - EMA (e.g. 0.998), and export it "
                          "instead of the last step's weights (0: the last step's, as the shipped recipe)")
@@ -249,6 +256,8 @@ def main(argv: list[str] | None = None) -> int:
                  f"(it can: {', '.join(can_leave_out)}; Byler's photos make the base model)")
     if args.leave_out and args.quick:
         ap.error("--leave-out needs the whole run's data, not --quick's sample of frames")
+    if args.other_bodies < 0:
+        ap.error("--other-bodies is a number of crops: 0 (none) or more")
     if not 0 <= args.ema < 1:
         ap.error("--ema is the average's decay per step: 0 (no average) or more, under 1 (e.g. 0.998)")
     try:
@@ -262,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     sets = cached_build(rng, args)
+    if args.other_bodies:
+        sets["other_bodies"] = data.synth_face_crops(args.other_bodies, np.random.default_rng([args.seed, OTHER_BODIES_STREAM]), data.other_body_style)
     sources = [k for k in sets if k in BASE_SOURCES or k.startswith("set_")]
     unknown = sorted(set(args.repeat) - set(sources))
     if unknown:
@@ -344,7 +355,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", "other_bodies") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
