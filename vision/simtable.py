@@ -7,7 +7,8 @@ One renderer serves two masters, so that what the reader is trained on and what
   tray by default, or from above), with the cup's footprint, dice anywhere
   inside or outside it, touching dice, shading, glare, blur, noise and JPEG loss;
 * ``face_texture`` draws one die face (pink elephants on a light face, or round
-  pips, in any colours), which the training code also cuts into crops;
+  pips, in any colours, on a plain, swirled or translucent body), which the
+  training code also cuts into crops;
 * ``LOOKS`` names kinds of dice other than the game's (``DieLook``: a pink body with
   elephants seen from the front, unusual colours, small marks) that the shipped
   model never learned: ``render_table(..., look=LOOKS[name])`` draws three of them,
