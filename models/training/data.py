@@ -157,7 +157,7 @@ TRANSLUCENT_BODIES = [(40, 40, 190), (150, 70, 20), (60, 140, 40), (120, 40, 110
 
 
 def other_body_style(rng: np.random.Generator) -> DieStyle:
-    """A swirled or a translucent die (``DieStyle.body``), half of each: light or coloured marks on a body whose
+    """A swirled or a translucent die (``DieStyle.body``), half of each: light, dark or coloured marks on a body whose
     own pattern (streaks, the marks of the faces behind) a classifier must learn to look past."""
     c = lambda a: tuple(int(x) for x in np.clip(a, 0, 255))  # noqa: E731
     kind = "pip" if rng.random() < 0.8 else "elephant"
