@@ -37,6 +37,15 @@ PIP_LAYOUT: dict[int, tuple[tuple[float, float], ...]] = {
     6: ((-0.5, -0.55), (0.5, -0.55), (-0.5, 0.0), (0.5, 0.0), (-0.5, 0.55), (0.5, 0.55)),
 }
 
+#: A BGR colour's brightness, with the weights of OpenCV's grey conversion.
+LUMA = np.array([0.114, 0.587, 0.299])
+
+
+def bgr(values) -> tuple[int, int, int]:
+    """A colour drawn as floats, clipped to 0-255 in whole levels."""
+    return tuple(int(x) for x in np.clip(values, 0, 255))  # type: ignore[return-value]
+
+
 #: The boxed game's dice: light faces with pink elephants.
 GAME_FACE = (232, 240, 246)  # BGR, an ivory white
 GAME_MARK = (170, 90, 235)  # BGR, the elephants' pink
@@ -73,15 +82,14 @@ class DieStyle:
         faces = [(240, 240, 240), (215, 235, 245), (40, 40, 200), (60, 160, 40), (170, 80, 30), (30, 30, 30),
                  (30, 200, 230), (60, 150, 200), (120, 40, 90), (200, 200, 200), (90, 90, 90), (140, 30, 30)]
         face = np.array(faces[rng.integers(len(faces))], float) + rng.normal(0, 15, 3)
-        lum = face @ np.array([0.114, 0.587, 0.299])
+        lum = face @ LUMA
         if lum > 140:
             marks = [(20, 20, 20), GAME_MARK, (203, 150, 255), (40, 40, 190), (150, 60, 20), (60, 60, 60)]
         else:
             marks = [(245, 245, 245), (230, 230, 230), (60, 220, 240), (40, 200, 255), (200, 170, 255)]
         mark = np.array(marks[rng.integers(len(marks))], float) + rng.normal(0, 12, 3)
         kind = "elephant" if rng.random() < 0.5 else "pip"
-        c = lambda a: tuple(int(x) for x in np.clip(a, 0, 255))  # noqa: E731
-        return DieStyle(c(face), c(mark), kind, float(rng.uniform(0.75, 1.2)))  # type: ignore[arg-type]
+        return DieStyle(bgr(face), bgr(mark), kind, float(rng.uniform(0.75, 1.2)))
 
 
 def _draw_elephant(img: np.ndarray, cx: float, cy: float, r: float, colour: tuple[int, int, int], facing: int) -> None:
@@ -162,10 +170,8 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
     elephants face the other way; the count is the same).
     """
     face = _body(size, style, rng)
-    half = size / 2.0
-    spread = half * 0.92
     if style.marks == "pip":
-        radius = size * 0.085 * style.mark_scale
+        radius = _pip_radius(size, style)
     else:
         radius = size * (0.12 if value <= 3 else 0.1) * style.mark_scale
     layout = PIP_LAYOUT[value]
@@ -175,7 +181,7 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
     canvas = np.ascontiguousarray(face.astype(np.uint8))
     centres = []
     for x, y in layout:
-        cx, cy = half + x * spread * 0.85, half + y * spread * 0.85
+        cx, cy = _mark_centre(size, x, y)
         cx += rng.normal(0, size * 0.008)
         cy += rng.normal(0, size * 0.008)
         centres.append((cx, cy))
@@ -196,6 +202,18 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
     g = rng.uniform(-0.12, 0.12, 2)
     shade = shade * (1.0 + g[0] * (xx / size - 0.5) + g[1] * (yy / size - 0.5))
     return face * shade[..., None]
+
+
+def _mark_centre(size: int, x: float, y: float) -> tuple[float, float]:
+    """Where the mark at ``PIP_LAYOUT``'s (x, y) lies on a face ``size`` pixels wide."""
+    half = size / 2.0
+    spread = half * 0.92
+    return half + x * spread * 0.85, half + y * spread * 0.85
+
+
+def _pip_radius(size: int, style: DieStyle) -> float:
+    """A round pip's radius on a face ``size`` pixels wide."""
+    return size * 0.085 * style.mark_scale
 
 
 def _body(size: int, style: DieStyle, rng: np.random.Generator) -> np.ndarray:
@@ -220,9 +238,9 @@ def _body(size: int, style: DieStyle, rng: np.random.Generator) -> np.ndarray:
     # The marks of another face seen through the body: shifted, blurred, faint.
     behind = np.zeros((size, size), np.float32)
     shift = rng.uniform(-0.25, 0.25, 2) * size
-    radius = size * 0.085 * style.mark_scale * rng.uniform(0.8, 1.1)
+    radius = _pip_radius(size, style) * rng.uniform(0.8, 1.1)
     for x, y in PIP_LAYOUT[int(rng.integers(1, 7))]:
-        cx, cy = size / 2 + x * size * 0.39 + shift[0], size / 2 + y * size * 0.39 + shift[1]
+        cx, cy = np.add(_mark_centre(size, x, y), shift)
         cv2.circle(behind, (int(cx * 16), int(cy * 16)), max(16, int(radius * 16)), 1.0, -1, cv2.LINE_AA, 4)
     behind = cv2.GaussianBlur(behind, (0, 0), max(0.5, size * rng.uniform(0.01, 0.04)))[..., None] * rng.uniform(0.2, 0.5)
     return np.clip(face * (1 - behind) + np.float32(style.mark) * behind, 0, 255)

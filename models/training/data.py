@@ -23,7 +23,7 @@ from vision.classifier import CROP, cut_crop
 from vision.dataset import dataset_dir as shared_dataset_dir
 from vision.dataset import photo
 from vision.finder import find_dice
-from vision.simtable import DieStyle, PlacedDie, face_texture, finish, paste_die, render_table
+from vision.simtable import LUMA, DieStyle, PlacedDie, bgr, face_texture, finish, paste_die, render_table
 
 def dataset_dir() -> Path:
     root = shared_dataset_dir()
@@ -111,13 +111,12 @@ COLOURED_MARKS = [(40, 40, 200), (70, 60, 225), (200, 100, 40), (60, 170, 60), (
 
 def dark_coloured_style(rng: np.random.Generator) -> DieStyle:
     """A dark die with red, blue, green or gold marks (little contrast in brightness, some in hue)."""
-    c = lambda a: tuple(int(x) for x in np.clip(a, 0, 255))  # noqa: E731
     face = np.array(DARK_FACES[rng.integers(len(DARK_FACES))], float) + rng.normal(0, 10, 3)
     mark = np.array(COLOURED_MARKS[rng.integers(len(COLOURED_MARKS))], float) * rng.uniform(0.7, 1.1) + rng.normal(0, 10, 3)
     kind = "pip" if rng.random() < 0.75 else "elephant"
     # Marks up to 1.5× the usual size: the held-out dark dice with red pips that are read wrong have
     # big pips filling most of the face (a 4 read as 6), bigger than any 1.25× mark drawn before.
-    return DieStyle(c(face), c(mark), kind, float(rng.uniform(0.8, 1.5)))  # type: ignore[arg-type]
+    return DieStyle(bgr(face), bgr(mark), kind, float(rng.uniform(0.8, 1.5)))
 
 
 def paste_side_face(frame: np.ndarray, die: PlacedDie, style: DieStyle, rng: np.random.Generator) -> None:
@@ -159,19 +158,17 @@ TRANSLUCENT_BODIES = [(40, 40, 190), (150, 70, 20), (60, 140, 40), (120, 40, 110
 def other_body_style(rng: np.random.Generator) -> DieStyle:
     """A swirled or a translucent die (``DieStyle.body``), half of each: light, dark or coloured marks on a body whose
     own pattern (streaks, the marks of the faces behind) a classifier must learn to look past."""
-    c = lambda a: tuple(int(x) for x in np.clip(a, 0, 255))  # noqa: E731
     kind = "pip" if rng.random() < 0.8 else "elephant"
     if rng.random() < 0.5:
         face = np.array(SWIRL_BODIES[rng.integers(len(SWIRL_BODIES))], float) + rng.normal(0, 12, 3)
         streak = np.array(SWIRL_STREAKS[rng.integers(len(SWIRL_STREAKS))], float) + rng.normal(0, 12, 3)
-        luma = np.array([0.114, 0.587, 0.299])
-        mark = np.array((235, 235, 235) if float(face @ luma) < 128 else (25, 25, 25), float)
-        if rng.random() < 0.3 and abs(float((streak - face) @ luma)) > 90:  # marks in the streaks' colour, where they still show
+        mark = np.array((235, 235, 235) if float(face @ LUMA) < 128 else (25, 25, 25), float)
+        if rng.random() < 0.3 and abs(float((streak - face) @ LUMA)) > 90:  # marks in the streaks' colour, where they still show
             mark = streak
-        return DieStyle(c(face), c(mark), kind, float(rng.uniform(0.8, 1.4)), body="swirl", body_colour=c(streak))  # type: ignore[arg-type]
+        return DieStyle(bgr(face), bgr(mark), kind, float(rng.uniform(0.8, 1.4)), body="swirl", body_colour=bgr(streak))
     face = np.array(TRANSLUCENT_BODIES[rng.integers(len(TRANSLUCENT_BODIES))], float) + rng.normal(0, 12, 3)
     mark = np.array((240, 240, 240), float) + rng.normal(0, 8, 3)
-    return DieStyle(c(face), c(mark), kind, float(rng.uniform(0.9, 1.5)), body="translucent")  # type: ignore[arg-type]
+    return DieStyle(bgr(face), bgr(mark), kind, float(rng.uniform(0.9, 1.5)), body="translucent")
 
 
 def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.random.Generator], DieStyle] | None = None

@@ -12,9 +12,7 @@ import numpy as np
 import pytest
 
 from models.training.data import other_body_style, synth_face_crops
-from vision.simtable import DieStyle, _body, face_texture
-
-LUMA = np.array([0.114, 0.587, 0.299])
+from vision.simtable import LUMA, DieStyle, _body, face_texture
 
 
 def test_a_plain_body_is_one_colour_and_draws_no_random_number():
