@@ -26,14 +26,10 @@ import numpy as np
 
 from models.training.detector import labels as L
 from vision.detector_learned import NET_SIDE
-from vision.simtable import DieStyle, PlacedDie, _background, face_texture, finish, layout_dice
+from vision.simtable import LUMA, DieStyle, PlacedDie, _background, bgr, face_texture, finish, layout_dice
 
 DARK_FACES = [(25, 25, 25), (60, 60, 60), (40, 20, 15), (20, 40, 15), (70, 25, 20), (20, 25, 70)]
 COLOURED_MARKS = [(40, 40, 210), (200, 90, 30), (40, 170, 40), (40, 190, 230), (200, 60, 200)]
-
-
-def _c(a) -> tuple[int, int, int]:
-    return tuple(int(x) for x in np.clip(a, 0, 255))  # type: ignore[return-value]
 
 
 def die_style(rng: np.random.Generator) -> DieStyle:
@@ -47,14 +43,14 @@ def die_style(rng: np.random.Generator) -> DieStyle:
     elif r < 0.7:
         face = np.array(DARK_FACES[rng.integers(len(DARK_FACES))], float) + rng.normal(0, 10, 3)
         mark = np.array(COLOURED_MARKS[rng.integers(len(COLOURED_MARKS))], float) * rng.uniform(0.7, 1.1)
-        style = DieStyle(_c(face), _c(mark), "pip", float(rng.uniform(0.8, 1.5)))
+        style = DieStyle(bgr(face), bgr(mark), "pip", float(rng.uniform(0.8, 1.5)))
     elif r < 0.88:
         face = rng.uniform(200, 250) * rng.uniform(0.93, 1.05, 3)
-        style = DieStyle(_c(face), _c(rng.uniform(0, 60, 3)), "pip", float(rng.uniform(0.8, 1.4)))
+        style = DieStyle(bgr(face), bgr(rng.uniform(0, 60, 3)), "pip", float(rng.uniform(0.8, 1.4)))
     else:
         face = rng.uniform(60, 200, 3)
         mark = 255 - face + rng.normal(0, 30, 3)
-        style = DieStyle(_c(face), _c(mark), "pip" if rng.random() < 0.7 else "elephant", float(rng.uniform(0.7, 1.3)))
+        style = DieStyle(bgr(face), bgr(mark), "pip" if rng.random() < 0.7 else "elephant", float(rng.uniform(0.7, 1.3)))
     if style.marks == "pip" and rng.random() < 0.3:
         style = DieStyle(style.face, style.mark, "pip", style.mark_scale, drilled=True)
     return style
@@ -315,7 +311,7 @@ def _place(rng: np.random.Generator, n: int, w: int, h: int, side: float, cup,
 
 def _grey(frame_bgr: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A camera's grey: random channel weights (a grey sensor, an IR-cut-less one, a colour one converted)."""
-    wts = rng.dirichlet((2, 4, 3)) if rng.random() < 0.6 else np.array([0.114, 0.587, 0.299])
+    wts = rng.dirichlet((2, 4, 3)) if rng.random() < 0.6 else LUMA
     g = frame_bgr.astype(np.float32) @ wts.astype(np.float32)
     return np.clip(g, 0, 255).astype(np.uint8)
 
@@ -417,7 +413,7 @@ def _cups(rng: np.random.Generator, crops) -> tuple[np.ndarray, list[list[float]
         top = 0.64 if n == 1 else 0.4
         side = size * rng.uniform(0.3, top)
         positions = _place(rng, n, size, size, side, None)
-        style = die_style(rng) if rng.random() < 0.5 else DieStyle(_c(rng.uniform(200, 250) * np.ones(3)), _c(rng.uniform(0, 70) * np.ones(3)), "pip", float(rng.uniform(0.8, 1.3)))
+        style = die_style(rng) if rng.random() < 0.5 else DieStyle(bgr(rng.uniform(200, 250) * np.ones(3)), bgr(rng.uniform(0, 70) * np.ones(3)), "pip", float(rng.uniform(0.8, 1.3)))
         for cx, cy, angle in positions:
             if crops is not None and rng.random() < 0.4:
                 r = crops.paste(f, rng, cx, cy, side)
