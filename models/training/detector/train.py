@@ -155,20 +155,23 @@ def export_model(ckpt: dict, out_dir: Path, recipe: str) -> Path:
     return final
 
 
-def refuse_other_runs(args: argparse.Namespace, work: Path) -> None:
+def refuse_other_runs(args: argparse.Namespace, work: Path) -> tuple[dict | None, dict | None]:
     """Stop, in words and before any data is made, where the checkpoint a run would go on from left out other sets.
 
     A resumed ``last.pt``, or an ``--init`` checkpoint, of a run with another ``--leave-out`` would mix dice the
-    run must never see into its weights.
+    run must never see into its weights. Returns the checkpoints read for it, so the run reads each file once: the
+    ``last.pt`` a resumed run goes on from and the ``--init`` checkpoint a new schedule starts from (None where not
+    used, or where ``--init`` is a shipped ``.onnx`` file, which ``from_onnx`` folds back).
     """
-    theirs = {f"{work}/last.pt": work / "last.pt"} if args.resume and (work / "last.pt").exists() else {}
-    if args.init and args.init.endswith(".pt") and not theirs:
-        theirs[args.init] = Path(args.init)
-    for name, path in theirs.items():
-        left_out = tuple(torch.load(path, weights_only=False)["args"].get("leave_out", ()))
+    resumed = torch.load(work / "last.pt", weights_only=False) if args.resume and (work / "last.pt").exists() else None
+    started = torch.load(Path(args.init), weights_only=False) if resumed is None and args.init and not args.init.endswith(".onnx") else None
+    theirs = {name: ckpt for name, ckpt in ((f"{work}/last.pt", resumed), (args.init, started)) if ckpt is not None}
+    for name, ckpt in theirs.items():
+        left_out = tuple(ckpt.get("args", {}).get("leave_out", ()))
         if left_out != args.leave_out:
             sys.exit(f"{name} is from a run that left out {', '.join(left_out) or 'no set'}, not "
                      f"{', '.join(args.leave_out) or 'no set'}: go on from a checkpoint of the same run, or give another --work")
+    return resumed, started
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -210,7 +213,7 @@ def main(argv: list[str] | None = None) -> None:
         print(export_model(ckpt, Path(args.export or "models"), ckpt.get("recipe", recipe)))
         return
 
-    refuse_other_runs(args, work)
+    resumed, started = refuse_other_runs(args, work)
     torch.manual_seed(args.seed)
     reals = {k: real.frames(k, "train") for k in REAL_MIX if k in kept}
     crops = real.DieCrops.from_frames(list(reals.values()))
@@ -230,13 +233,12 @@ def main(argv: list[str] | None = None) -> None:
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 100) * 0.5 * (1 + math.cos(math.pi * min(s, total) / total)))
     start, best = 0, {"f1": -1.0}
     frozen_norms = bool(args.init and args.init.endswith(".onnx"))
-    resuming = args.resume and (work / "last.pt").exists()
-    if args.init and not resuming:  # a resumed schedule has its own weights; --init starts it the first time only
+    if args.init and resumed is None:  # a resumed schedule has its own weights; --init starts it the first time only
         net.load_state_dict(from_onnx.load_onnx(Path(args.init), widths).state_dict() if frozen_norms
-                            else torch.load(args.init, weights_only=False)["model"])
+                            else started["model"])
         print(f"weights from {args.init}" + (" (batch-norm statistics kept fixed)" if frozen_norms else ""), flush=True)
-    if resuming:
-        ck = torch.load(work / "last.pt", weights_only=False)
+    if resumed is not None:
+        ck = resumed
         net.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
         sched.load_state_dict(ck["sched"])
