@@ -36,6 +36,9 @@ from companion.core.settings import Settings
 from vision.classic_reader import DiceReader
 from vision.reader import load_reader
 
+#: Why ``--reader classic`` cannot take ``--detector``: said in these words by the command and by ``reader_with_model``.
+CLASSIC_HAS_NO_DETECTOR = "the classic reader has no learned detector to replace"
+
 Shown = Iterator[tuple[np.ndarray, list, int]]  # (image, the labels of the dice wholly in it, how many more it cuts)
 
 
@@ -293,7 +296,7 @@ def reader_with_model(model: Path | None, kind: str, detector: Path | None = Non
     staged reader with ``detector`` as its ONNX detector if given (a detector trained without the set read)."""
     if kind == "classic":
         if detector is not None:
-            raise ValueError("the classic reader has no learned detector to replace")
+            raise ValueError(CLASSIC_HAS_NO_DETECTOR)
         return DiceReader(FaceClassifier(model), camera_view="above")
     settings = Settings.defaults()
     if detector is not None:
@@ -325,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, help="with --set: at most this many photos, spread over the split")
     args = ap.parse_args(argv)
     if args.detector is not None and args.reader == "classic":
-        ap.error("--detector replaces the staged reader's detector; the classic reader has none")
+        ap.error(f"--detector replaces the staged reader's detector, and {CLASSIC_HAS_NO_DETECTOR}")
     if args.detector is not None and not args.detector.is_file():
         ap.error(f"there is no detector file at {args.detector}")
     cv2.setNumThreads(1)

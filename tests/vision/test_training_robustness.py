@@ -89,7 +89,7 @@ def test_the_sweep_reads_with_another_detector_when_given_one(tmp_path):
 
 @pytest.mark.parametrize("argv, words", [
     (["--detector", "{tmp}/nowhere.onnx"], "no detector file at"),
-    (["--reader", "classic", "--detector", "{tmp}/nowhere.onnx"], "classic reader has none"),
+    (["--reader", "classic", "--detector", "{tmp}/nowhere.onnx"], "classic reader has no learned detector to replace"),
 ])
 def test_the_command_refuses_a_detector_it_cannot_use_in_words(tmp_path, capsys, argv, words):
     from models.training.robustness import main
