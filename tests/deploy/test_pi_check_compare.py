@@ -7,32 +7,20 @@ that its manifest names every frame.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.deploy.scripts import ROOT, load_script
+
 FRAMES = ROOT / "tests" / "conformance" / "frames"
 MANIFEST = ROOT / "tests" / "conformance" / "frames.json"
 DATASETS = ROOT.parent / "shared" / "datasets"
 
 
-def _load(name: str, path: Path):
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(path.parent))
-
-
-pi_check = _load("pi_check_under_test", ROOT / "deploy" / "pi" / "pi_check.py")
+pi_check = load_script("pi_check_under_test", ROOT / "deploy" / "pi" / "pi_check.py")
 
 
 def lines(*readings: dict) -> str:

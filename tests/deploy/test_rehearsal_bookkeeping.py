@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import fcntl
-import importlib.util
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.deploy.scripts import ROOT, load_script
 
-
-def _load(name: str, path: Path):
-    sys.path.insert(0, str(path.parent))
-    try:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(path.parent))
-
-
-rehearsal = _load("rehearsal_under_test", ROOT / "deploy" / "pi" / "rehearsal.py")
+rehearsal = load_script("rehearsal_under_test", ROOT / "deploy" / "pi" / "rehearsal.py")
 
 
 @pytest.fixture
