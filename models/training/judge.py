@@ -1,0 +1,120 @@
+"""Judge candidate face models (or detectors) against the shipped pair, end to end, on every set a choice may read.
+
+Run with ``python -m models.training.judge CANDIDATE.onnx [MORE.onnx ...] [--detector DETECTOR.onnx] [--only SET ...]
+[--json]``. Each model reads, through the product's staged reader and ``elephants-bluff evaluate``'s counts, every
+shared ``val`` split and every set ``python -m bench.eval_sets`` builds (the pasted cup sets, close up, in a
+phone-sized photo, far off, many, the val crops read whole, the renderer's test frames), the shipped model first.
+Per set and model: dice right, silently wrong (the failure a model must not add) and right without a doubt (the
+dice the table need not confirm); then the pasted sets' sum, which every shipping rule in ``models/MODEL_CARD.md``
+has named, and ``worse``: the sets where a candidate reads fewer dice right, or more silently wrong, than the
+shipped model. A shipping rule is written before its run ends; this prints the lines such a rule names.
+
+Byler's ``test`` split is not among the sets: it is read once, for the card, after a choice (``make bench``), and
+never to make one. One run of a recipe is not a measurement (its seeds spread by about five of rune55's 665 val
+dice): judge several seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from bench.eval_sets import main as build_eval_sets
+from bench.eval_sets import up_to_date
+from bench.reading import EVAL_SETS, SETS
+from companion.core.settings import Settings
+from vision.evaluate import evaluate
+from vision.reader import load_reader
+
+#: The sets a choice may read: every set the bench reads but Byler's test split.
+JUDGED = [(name, folder, split, crops) for name, folder, split, crops in SETS if split != "test"]
+#: The real val dice pasted into built frames: the sum every shipping rule has named.
+PASTED = ("cup_one", "cup_three", "big", "far")
+COUNTS = ("dice", "right", "silently_wrong", "right_without_doubt")
+
+
+def reader_of(model: Path | None, detector: Path | None = None) -> Any:
+    """The product's reader with ``model`` as its face classifier and ``detector`` as its learned detector (the
+    shipped ones where None), as ``evaluate --instance`` reads with a ``[reader] model`` in the instance's config."""
+    overrides: dict[str, str] = {}
+    if model is not None:
+        overrides["reader__model"] = str(model)
+    if detector is not None:
+        overrides["reader__detector_model"] = str(detector)
+    return load_reader(Settings.defaults().with_overrides(**overrides))
+
+
+def judge(reader: Any, sets: list[tuple[str, Path, str | None, bool]]) -> dict[str, Any]:
+    """``evaluate``'s counts for each set, and the pasted sets' sum (when all four were read)."""
+    out: dict[str, Any] = {"model": reader.model_id}
+    for name, folder, split, crops in sets:
+        report = evaluate(folder, reader, split, crops=crops)
+        out[name] = {k: report[k] for k in COUNTS}
+    if all(name in out for name in PASTED):
+        out["pasted"] = {k: sum(out[name][k] for name in PASTED) for k in COUNTS}
+    return out
+
+
+def worse(candidate: dict[str, Any], shipped: dict[str, Any]) -> list[str]:
+    """The sets (and the pasted sum) where ``candidate`` reads fewer dice right or more silently wrong.
+
+    >>> a = {"rune55_val": {"right": 609, "silently_wrong": 0}, "mid": {"right": 175, "silently_wrong": 0}}
+    >>> worse({"rune55_val": {"right": 606, "silently_wrong": 0}, "mid": {"right": 176, "silently_wrong": 1}}, a)
+    ['rune55_val: 606 right against 609', 'mid: 1 silently wrong against 0']
+    """
+    lines = []
+    for name, base in shipped.items():
+        if not isinstance(base, dict) or name not in candidate:
+            continue
+        got = candidate[name]
+        if got["right"] < base["right"]:
+            lines.append(f"{name}: {got['right']} right against {base['right']}")
+        if got["silently_wrong"] > base["silently_wrong"]:
+            lines.append(f"{name}: {got['silently_wrong']} silently wrong against {base['silently_wrong']}")
+    return lines
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    """One line a set: each model's right (silently wrong) [right without a doubt] of the set's dice."""
+    names = [name for name, *_ in JUDGED if name in results[0]] + (["pasted"] if "pasted" in results[0] else [])
+    lines = [f"{'set':20s} {'dice':>5s}  " + "  ".join(f"{r['model']:>24s}" for r in results)]
+    for name in names:
+        cells = [f"{r[name]['right']} ({r[name]['silently_wrong']}) [{r[name]['right_without_doubt']}]" for r in results]
+        lines.append(f"{name:20s} {results[0][name]['dice']:>5d}  " + "  ".join(f"{c:>24s}" for c in cells))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("models", nargs="+", type=Path, help="candidate face models (.onnx); the shipped model is read first")
+    ap.add_argument("--detector", type=Path, help="read the candidates with this learned detector (.onnx) instead of the shipped one")
+    ap.add_argument("--only", action="append", choices=[name for name, *_ in JUDGED], help="this set only (repeatable)")
+    ap.add_argument("--json", action="store_true", help="one JSON object: each model's counts per set, and what is worse")
+    args = ap.parse_args(argv)
+    for path in [*args.models, *([args.detector] if args.detector else [])]:
+        if not path.is_file():
+            ap.error(f"there is no model file at {path}")
+    sets = [s for s in JUDGED if not args.only or s[0] in args.only]
+    missing = [str(folder) for _, folder, *_ in sets if not folder.is_relative_to(EVAL_SETS) and not folder.is_dir()]
+    if missing:
+        ap.error(f"the shared datasets are not where the project looks for them: {', '.join(missing)}")
+    if any(folder.is_relative_to(EVAL_SETS) for _, folder, *_ in sets) and not up_to_date(EVAL_SETS):
+        build_eval_sets([str(EVAL_SETS)])  # the built sets, made from the shared val dice as the bench makes them
+    cv2.setNumThreads(1)
+    results = [judge(reader_of(None), sets)] + [judge(reader_of(m, args.detector), sets) for m in args.models]
+    verdicts = {r["model"]: worse(r, results[0]) for r in results[1:]}
+    if args.json:
+        print(json.dumps({"results": results, "worse": verdicts}, indent=1))
+        return 0
+    print(table(results))
+    for model, lines in verdicts.items():
+        print(f"{model}: " + ("; ".join(lines) if lines else "no set worse than the shipped model"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
