@@ -65,10 +65,16 @@ bench: $(VENV)/.installed
 # kept base model fine-tuned on every shared real set's train split and the learned detector's own crops
 # (models/MODEL_CARD.md, "How the shipped model is made"; seed 3, about 13 minutes on 2 cores). Writes to
 # build/classifier/candidate, never over the shipped model; data cache and per-epoch checkpoints in
-# build/classifier/ (--resume picks up a stopped run).
+# build/classifier/ (--resume picks up a stopped run). Judge the candidate beside the shipped model on every
+# val and built set (never Byler's test split) before shipping it: make judge (about a minute and a half a model).
 train: $(VENV)/.installed
 	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --resume --out build/classifier/candidate
+
+# The candidates in build/classifier/candidate read end to end beside the shipped model (models/training/judge.py).
+judge: $(VENV)/.installed
+	$(PY) -m models.training.judge build/classifier/candidate/dice-faces-*.onnx
+.PHONY: judge
 
 # The leaning cue on the shipped classifier's embedding (rendered frames, seeded, numpy only; about twelve minutes,
 # 6 GB): writes models/leaning-cue.npz. Retrain it after the classifier (docs/READING.md, "The leaning cue").
