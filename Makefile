@@ -66,7 +66,7 @@ bench: $(VENV)/.installed
 # (models/MODEL_CARD.md, "How the shipped model is made"; seed 3, about 13 minutes on 2 cores). Writes to
 # build/classifier/candidate, never over the shipped model; data cache and per-epoch checkpoints in
 # build/classifier/ (--resume picks up a stopped run). Judge the candidate beside the shipped model on every
-# val and built set (never Byler's test split) before shipping it: make judge (about a minute and a half a model).
+# val and built set (never Byler's test split) before shipping it: make judge (about 45 s a model, the shipped one included).
 train: $(VENV)/.installed
 	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --resume --out build/classifier/candidate
