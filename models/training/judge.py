@@ -106,6 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         build_eval_sets([str(EVAL_SETS)])  # the built sets, made from the shared val dice as the bench makes them
     cv2.setNumThreads(1)
     results = [judge(reader_of(None), sets)] + [judge(reader_of(m, args.detector), sets) for m in args.models]
+    if args.detector is not None:  # a candidate detector read with the shipped classifier must not look like the shipped pair
+        for r in results[1:]:
+            r["model"] += f" with {args.detector.stem}"
     verdicts = {r["model"]: worse(r, results[0]) for r in results[1:]}
     if args.json:
         print(json.dumps({"results": results, "worse": verdicts}, indent=1))

@@ -44,3 +44,11 @@ def test_a_candidate_that_reads_fewer_dice_right_is_named_worse(real_dataset, ca
     shipped_right, base_right = int(rows["patterson_val_crops"][2]), int(rows["patterson_val_crops"][5])
     assert base_right < shipped_right
     assert f"dice-faces-5bbb6f704193: patterson_val_crops: {base_right} right against {shipped_right}" in out
+
+
+def test_a_candidate_detector_is_named_beside_its_classifier(real_dataset, capsys):
+    detector = next(Path("models").glob("dice-detector-*.onnx"))
+    main([str(SHIPPED), "--detector", str(detector), "--only", "skovy_val_crops", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["results"][1]["model"] == f"{SHIPPED.stem} with {detector.stem}"
+    assert report["results"][0]["model"] == SHIPPED.stem
