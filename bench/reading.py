@@ -52,11 +52,12 @@ SETS = [
 KEYS = ("dice", "right", "accuracy", "silently_wrong", "flagged", "extra", "photos", "photos_all_right", "right_without_doubt")
 
 
-def accuracy(reader: Any, full: bool) -> dict[str, Any]:
-    if not up_to_date(EVAL_SETS):
+def accuracy(reader: Any, full: bool, sets: list[tuple[str, Path, str | None, bool]] = SETS) -> dict[str, Any]:
+    """``evaluate``'s counts for each of ``sets`` (every set by default), the built ones made first where needed."""
+    if any(folder.is_relative_to(EVAL_SETS) for _, folder, *_ in sets) and not up_to_date(EVAL_SETS):
         build_eval_sets([str(EVAL_SETS)])
     out: dict[str, Any] = {}
-    for name, folder, split, crops in SETS:
+    for name, folder, split, crops in sets:
         if not folder.is_dir():
             out[name] = f"skipped: {folder} is not there"
             continue

@@ -23,11 +23,8 @@ from typing import Any
 
 import cv2
 
-from bench.eval_sets import main as build_eval_sets
-from bench.eval_sets import up_to_date
-from bench.reading import EVAL_SETS, SETS
+from bench.reading import EVAL_SETS, SETS, accuracy
 from companion.core.settings import Settings
-from vision.evaluate import evaluate
 from vision.reader import load_reader
 
 #: The sets a choice may read: every set the bench reads but Byler's test split.
@@ -49,11 +46,9 @@ def reader_of(model: Path | None, detector: Path | None = None) -> Any:
 
 
 def judge(reader: Any, sets: list[tuple[str, Path, str | None, bool]]) -> dict[str, Any]:
-    """``evaluate``'s counts for each set, and the pasted sets' sum (when all four were read)."""
+    """The bench's counts for each set (``bench.reading.accuracy``), and the pasted sets' sum (when all four were read)."""
     out: dict[str, Any] = {"model": reader.model_id}
-    for name, folder, split, crops in sets:
-        report = evaluate(folder, reader, split, crops=crops)
-        out[name] = {k: report[k] for k in COUNTS}
+    out.update({name: {k: counts[k] for k in COUNTS} for name, counts in accuracy(reader, False, sets).items()})
     if all(name in out for name in PASTED):
         out["pasted"] = {k: sum(out[name][k] for name in PASTED) for k in COUNTS}
     return out
@@ -102,8 +97,6 @@ def main(argv: list[str] | None = None) -> int:
     missing = [str(folder) for _, folder, *_ in sets if not folder.is_relative_to(EVAL_SETS) and not folder.is_dir()]
     if missing:
         ap.error(f"the shared datasets are not where the project looks for them: {', '.join(missing)}")
-    if any(folder.is_relative_to(EVAL_SETS) for _, folder, *_ in sets) and not up_to_date(EVAL_SETS):
-        build_eval_sets([str(EVAL_SETS)])  # the built sets, made from the shared val dice as the bench makes them
     cv2.setNumThreads(1)
     results = [judge(reader_of(None), sets)] + [judge(reader_of(m, args.detector), sets) for m in args.models]
     if args.detector is not None:  # a candidate detector read with the shipped classifier must not look like the shipped pair

@@ -23,10 +23,9 @@ import cv2
 import numpy as np
 
 from bench.reader import label_crop
-from companion.core.settings import Settings
 from models.training import data, real_sets
+from models.training.judge import reader_of
 from vision.pipeline.decide import sure_confidence
-from vision.reader import load_reader
 
 #: Size bins (px) for rune55's tray dice.
 SIZE_BINS = (0, 30, 40, 50, 60, 1000)
@@ -60,8 +59,7 @@ SETS = ("byler-heldout", "rune55:tray", "rune55:cup", "skovy", "skovy-crops", "p
 
 
 def measure(model: Path | None) -> dict:
-    settings = Settings.defaults().with_overrides(**({"reader.model": str(model)} if model else {}))
-    reader = load_reader(settings)
+    reader = reader_of(model)
     sure_at = sure_confidence(reader.min_confidence)
     report: dict = {"model": reader.model_id}
     for which in SETS:
