@@ -78,6 +78,16 @@ FINEST_NET_SIDE = 1536
 ZOOM_REACH = 1.5
 #: ... and is worth it only when it enlarges the frame by at least this factor.
 ZOOM_MIN_GAIN = 1.25
+#: The closer look is taken in these passes (``join_passes``): as it is, and turned half a turn (a die looks the
+#: same either way, but its centre falls elsewhere on the network's 4-px cells and the padding lies on the other
+#: side). The small dice it is for get a score, centre, side and angle less bound to one grid: in rune55's tray
+#: photos more of them are read sure (docs/READING.md, "The closer look seen twice"). Only there: a tray frame's
+#: first look stays one run of the network.
+CLOSER_PASSES = (None, cv2.ROTATE_180)
+#: Two passes' proposals near one centre are the same die only where their sides agree to within this factor: a
+#: die's side varies less than this between passes, while a die and one of its own marks (a pass that saw the
+#: die, another that saw a mark) differ by two or more, and a box between them is neither.
+JOIN_SIDES = 1.5
 DEFAULT_THRESHOLD = 0.3
 
 
@@ -141,6 +151,54 @@ def decode(heat: np.ndarray, peaks: np.ndarray, geo: np.ndarray, threshold: floa
             if len(kept) == limit:
                 break
     return [(float(cx[i]), float(cy[i]), float(side[i]), float(angle[i]), float(scores[i])) for i in kept]
+
+
+def join_passes(passes: list[list[tuple[float, float, float, float, float]]], threshold: float,
+                limit: int = MAX_PROPOSALS) -> list[tuple[float, float, float, float, float]]:
+    """The proposals of several passes over the same picture (``decode``'s (cx, cy, side, angle, score), in the
+    same pixels), joined by centre and side (``JOIN_SIDES``): one die per place, its score the mean over every
+    pass (a pass that did not propose it counts zero), its centre, side (geometrically) and angle (on the 4θ
+    circle, where a square's turn is defined) the means of the passes that did, weighted by their scores. Kept
+    where the mean score reaches ``threshold``; best first, at most ``limit``, no two nearer than ``SAME_DIE`` of
+    the larger side.
+
+    >>> join_passes([[(10, 10, 8, 1, 0.8)], [(11, 10, 8, 89, 0.6)]], 0.3)  # doctest: +ELLIPSIS
+    [(10.4..., 10.0, 8.0..., 0.1..., 0.7)]
+    >>> join_passes([[(10, 10, 8, 0, 0.5)], []], 0.3)  # seen by one pass of two: a mean of 0.25
+    []
+    """
+    found = sorted(((p, i) for i, ps in enumerate(passes) for p in ps), key=lambda t: (-t[0][4], t[0][1], t[0][0], t[1]))
+    places: list[dict[int, tuple[float, float, float, float, float]]] = []
+    for p, i in found:  # each die seeded by its best pass, joined by the other passes' nearest within reach
+        for place in places:
+            seed = next(iter(place.values()))
+            if (i not in place and math.hypot(p[0] - seed[0], p[1] - seed[1]) < SAME_DIE * max(p[2], seed[2])
+                    and max(p[2], seed[2]) <= JOIN_SIDES * min(p[2], seed[2])):
+                place[i] = p
+                break
+        else:
+            places.append({i: p})
+    joined = []
+    for place in places:
+        ms = list(place.values())
+        weight = sum(m[4] for m in ms)
+        score = weight / len(passes)
+        if score < threshold:
+            continue
+        cx = sum(m[0] * m[4] for m in ms) / weight
+        cy = sum(m[1] * m[4] for m in ms) / weight
+        side = math.exp(sum(math.log(m[2]) * m[4] for m in ms) / weight)
+        c4 = sum(math.cos(math.radians(4 * m[3])) * m[4] for m in ms)
+        s4 = sum(math.sin(math.radians(4 * m[3])) * m[4] for m in ms)
+        joined.append((cx, cy, side, (math.degrees(math.atan2(s4, c4)) / 4.0) % 90.0, score))
+    joined.sort(key=lambda p: (-p[4], p[1], p[0]))
+    kept: list[tuple[float, float, float, float, float]] = []
+    for p in joined:
+        if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= SAME_DIE * max(p[2], q[2]) for q in kept):
+            kept.append(p)
+            if len(kept) == limit:
+                break
+    return kept
 
 
 def _known_size(die_side_px: float | None) -> bool:
@@ -250,7 +308,7 @@ class LearnedDetector:
         zoom = min(HINT_NET_SIDE / side, HINT_MAX_INPUT / max(x1 - x0, y1 - y0))
         if zoom < ZOOM_MIN_GAIN * scale or min(x1 - x0, y1 - y0) < MIN_FRAME:
             return None
-        inside = self._look(grey[y0:y1, x0:x1], zoom, (x0, y0))
+        inside = self._look(grey[y0:y1, x0:x1], zoom, (x0, y0), CLOSER_PASSES)
         outside = [p for p in first if not (x0 <= p.cx < x1 and y0 <= p.cy < y1)]
         return sorted(inside + outside, key=lambda p: -p.score)
 
@@ -276,19 +334,34 @@ class LearnedDetector:
             return None
         return self._look(grey, scale)
 
-    def _look(self, grey: np.ndarray, scale: float, origin: tuple[int, int] = (0, 0)) -> list[Proposal]:
-        """The network's proposals for ``grey`` seen at ``scale``, in ``grey``'s pixels shifted by ``origin``."""
+    def _look(self, grey: np.ndarray, scale: float, origin: tuple[int, int] = (0, 0),
+              passes: tuple[int | None, ...] = (None,)) -> list[Proposal]:
+        """The network's proposals for ``grey`` seen at ``scale``, in ``grey``'s pixels shifted by ``origin``: one
+        run, or one per pass (``None`` as it is, ``cv2.ROTATE_180`` turned half a turn) joined by ``join_passes``."""
         h, w = grey.shape
         nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
         if min(nw, nh) < 2:
             return []
         interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
         small = cv2.resize(grey, (nw, nh), interpolation=interp)
+        found = [self._pass(small, turn) for turn in passes]
         sx, sy = w / nw, h / nh
-        heat, peaks, geo = self.session.run(None, {self.input_name: net_input(small)})
         ox, oy = origin
         return [Proposal(cx * sx + ox, cy * sy + oy, side * (sx + sy) / 2, angle, score)
-                for cx, cy, side, angle, score in decode(heat, peaks, geo, self.score_threshold) if cx < nw and cy < nh]
+                for cx, cy, side, angle, score in (found[0] if len(found) == 1 else join_passes(found, self.score_threshold))]
+
+    def _pass(self, small: np.ndarray, turn: int | None) -> list[tuple[float, float, float, float, float]]:
+        """One run of the network on ``small`` (at network scale), turned by ``turn`` first (None or
+        ``cv2.ROTATE_180``): ``decode``'s proposals inside the picture, in ``small``'s own pixels."""
+        nh, nw = small.shape
+        picture = small if turn is None else cv2.rotate(small, turn)
+        heat, peaks, geo = self.session.run(None, {self.input_name: net_input(picture)})
+        found = [p for p in decode(heat, peaks, geo, self.score_threshold) if p[0] < nw and p[1] < nh]
+        if turn is None:
+            return found
+        if turn != cv2.ROTATE_180:
+            raise ValueError("a pass is the picture as it is or turned half a turn")
+        return [(nw - cx, nh - cy, side, angle, score) for cx, cy, side, angle, score in found]  # a square's angle is the same half a turn on
 
     def propose_farther(self, grey: np.ndarray, first: list[Proposal], net_side: int = FAR_NET_SIDE) -> list[Proposal] | None:
         """A look from farther (the long side at ``net_side`` pixels) where ``first`` (``propose``'s answer

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from companion.core.errors import HardwareError
-from vision.detector_learned import (SAME_DIE, STRIDE, LearnedDetector, Proposal, decode, default_model_path, net_input)
+from vision.detector_learned import (SAME_DIE, STRIDE, LearnedDetector, Proposal, decode, default_model_path, join_passes, net_input)
 from vision.simtable import from_farther, render_table
 
 
@@ -244,3 +244,52 @@ def test_the_finer_look_is_no_look_at_a_frame_the_first_look_already_enlarges(de
     tiny = np.full((100, 120), 128, np.uint8)  # the first look enlarges it to 256 px: past the finer look's 2x
     assert FINE_NET_SIDE / 120 > 2 and detector.propose_finer(tiny) is None
     assert detector.propose_finer(np.zeros((3, 3), np.uint8)) is None
+
+
+def test_passes_that_both_see_a_die_join_into_one_proposal_at_their_mean_score():
+    (die,) = join_passes([[(10.0, 10.0, 8.0, 1.0, 0.8)], [(11.0, 10.0, 8.0, 89.0, 0.6)]], 0.3)
+    cx, cy, side, angle, score = die
+    assert score == pytest.approx(0.7) and side == pytest.approx(8.0)
+    assert cx == pytest.approx((10 * 0.8 + 11 * 0.6) / 1.4) and cy == pytest.approx(10.0)
+    assert min(angle, 90 - angle) < 1.0  # 1° and 89° are a square turned a degree either way, not 45°
+
+
+def test_a_die_only_one_pass_saw_counts_zero_in_the_other():
+    assert join_passes([[(10.0, 10.0, 8.0, 0.0, 0.5)], []], 0.3) == []  # a mean of 0.25
+    assert len(join_passes([[(10.0, 10.0, 8.0, 0.0, 0.7)], []], 0.3)) == 1  # 0.35
+
+
+def test_joined_passes_keep_dice_apart_and_the_best_first():
+    a = [(10.0, 10.0, 8.0, 0.0, 0.9), (40.0, 10.0, 8.0, 0.0, 0.5)]
+    b = [(41.0, 11.0, 8.0, 0.0, 0.7), (10.5, 10.0, 8.0, 0.0, 0.8)]
+    joined = join_passes([a, b], 0.3)
+    assert [round(p[4], 2) for p in joined] == [0.85, 0.6]
+    assert join_passes([a, b], 0.3, limit=1) == joined[:1]
+
+
+def test_the_half_turned_pass_answers_in_the_pictures_own_pixels(detector):
+    grey, dice = _frames()[0]
+    small = cv2.resize(grey, (256, 192), interpolation=cv2.INTER_AREA)
+    plain, turned = detector._pass(small, None), detector._pass(small, cv2.ROTATE_180)
+    assert len(turned) >= 3
+    for cx, cy, side, _, _ in turned[:3]:  # each die the turned picture sees lies where the picture as it is sees one
+        assert min(math.hypot(cx - p[0], cy - p[1]) for p in plain) < 0.3 * side
+    with pytest.raises(ValueError):
+        detector._pass(small, cv2.ROTATE_90_CLOCKWISE)
+
+
+def test_the_closer_look_is_taken_as_it_is_and_half_turned(detector, monkeypatch):
+    grey, dice = _frames()[0]
+    turns = []
+    real_pass = detector._pass
+    monkeypatch.setattr(detector, "_pass", lambda small, turn: turns.append(turn) or real_pass(small, turn))
+    first = detector.propose(grey)
+    assert turns == [None]
+    assert _dice_found(detector.propose_closer(grey, first), dice) == 3
+    assert turns == [None, None, cv2.ROTATE_180]
+
+
+def test_a_die_and_a_mark_at_its_centre_are_not_joined_into_a_box_between_them():
+    die, mark = (20.0, 20.0, 24.0, 0.0, 0.9), (20.5, 20.0, 8.0, 0.0, 0.9)
+    assert join_passes([[die], [mark]], 0.3) == [pytest.approx((20.0, 20.0, 24.0, 0.0, 0.45))]  # the die; its mark too near to keep
+    assert join_passes([[die], [(21.0, 20.0, 20.0, 0.0, 0.9)]], 0.3)[0][2] == pytest.approx((24 * 20) ** 0.5)

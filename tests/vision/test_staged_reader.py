@@ -196,7 +196,6 @@ def test_a_die_filling_a_small_photo_whose_marks_the_closer_look_finds_is_read_a
 
 
 @pytest.mark.parametrize("crop,value", [
-    ("real-dice-skovy/crops/WIN_20221211_13_09_23_Pro-die-0.jpg", 2),
     ("real-dice-patterson/crops/DJI_20241005233338_0161_D_detection_1.jpg", 3),
     ("real-dice-patterson/crops/DJI_20241005233804_0189_D_detection_1.jpg", 2),
     ("real-dice-patterson/crops/DJI_20241005233821_0191_D_detection_1.jpg", 3),
@@ -221,6 +220,7 @@ def test_a_two_or_three_turned_so_its_marks_lie_in_a_line_is_read_as_the_die_aro
 
 @pytest.mark.parametrize("crop,value", [
     ("real-dice-skovy/crops/WIN_20221211_13_11_15_Pro-die-0.jpg", 6),
+    ("real-dice-skovy/crops/WIN_20221211_13_09_23_Pro-die-0.jpg", 2),  # a two turned, whose closer look sees one mark
     ("real-dice-patterson/crops/DJI_20241005233427_0166_D_detection_2.jpg", 1),
     ("real-dice-patterson/crops/DJI_20241005233738_0188_D_detection_1.jpg", 1),
 ])
