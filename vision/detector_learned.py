@@ -169,7 +169,7 @@ def join_passes(passes: list[list[tuple[float, float, float, float, float]]], th
     """
     found = sorted(((p, i) for i, ps in enumerate(passes) for p in ps), key=lambda t: (-t[0][4], t[0][1], t[0][0], t[1]))
     places: list[dict[int, tuple[float, float, float, float, float]]] = []
-    for p, i in found:  # each die seeded by its best pass, joined by the other passes' nearest within reach
+    for p, i in found:  # each die seeded by its best pass; another pass's proposal joins the first place within reach
         for place in places:
             seed = next(iter(place.values()))
             if (i not in place and math.hypot(p[0] - seed[0], p[1] - seed[1]) < SAME_DIE * max(p[2], seed[2])
