@@ -22,6 +22,7 @@ import hashlib
 import math
 from importlib import resources
 from pathlib import Path
+from typing import Sequence
 
 import cv2
 import numpy as np
@@ -144,13 +145,20 @@ def decode(heat: np.ndarray, peaks: np.ndarray, geo: np.ndarray, threshold: floa
     angle = (np.degrees(np.arctan2(g[2], g[1])) / 4.0) % 90.0
     cx = (xs + 0.5 + np.clip(g[3], -1.5, 1.5)) * STRIDE
     cy = (ys + 0.5 + np.clip(g[4], -1.5, 1.5)) * STRIDE
+    kept = _apart(cx, cy, side, limit)
+    return [(float(cx[i]), float(cy[i]), float(side[i]), float(angle[i]), float(scores[i])) for i in kept]
+
+
+def _apart(cx: Sequence[float], cy: Sequence[float], side: Sequence[float], limit: int) -> list[int]:
+    """The indices of the places (centres and sides, best first) kept in order, each only where no place kept
+    before it lies nearer than ``SAME_DIE`` of the larger side (dice cannot overlap); at most ``limit``."""
     kept: list[int] = []
-    for i in range(len(scores)):
+    for i in range(len(cx)):
         if all(math.hypot(cx[i] - cx[j], cy[i] - cy[j]) >= SAME_DIE * max(side[i], side[j]) for j in kept):
             kept.append(i)
             if len(kept) == limit:
                 break
-    return [(float(cx[i]), float(cy[i]), float(side[i]), float(angle[i]), float(scores[i])) for i in kept]
+    return kept
 
 
 def join_passes(passes: list[list[tuple[float, float, float, float, float]]], threshold: float,
@@ -192,13 +200,8 @@ def join_passes(passes: list[list[tuple[float, float, float, float, float]]], th
         s4 = sum(math.sin(math.radians(4 * m[3])) * m[4] for m in ms)
         joined.append((cx, cy, side, (math.degrees(math.atan2(s4, c4)) / 4.0) % 90.0, score))
     joined.sort(key=lambda p: (-p[4], p[1], p[0]))
-    kept: list[tuple[float, float, float, float, float]] = []
-    for p in joined:
-        if all(math.hypot(p[0] - q[0], p[1] - q[1]) >= SAME_DIE * max(p[2], q[2]) for q in kept):
-            kept.append(p)
-            if len(kept) == limit:
-                break
-    return kept
+    cx, cy, side, _, _ = zip(*joined) if joined else ((),) * 5
+    return [joined[i] for i in _apart(cx, cy, side, limit)]
 
 
 def _known_size(die_side_px: float | None) -> bool:
