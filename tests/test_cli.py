@@ -102,3 +102,22 @@ def test_output_into_a_pipe_closed_early_ends_quietly(tmp_path):
     assert proc.wait(timeout=120) == 141
     assert b"no-such-photo-0000" in first
     assert "Traceback" not in stderr and "BrokenPipeError" not in stderr, stderr
+
+
+def test_the_reader_commands_read_the_instance_serve_wrote(tmp_path):
+    """``serve --init`` writes every setting (the table PIN, the buttons' pins, teaching): ``read`` and ``classify``
+    with that instance take its reader settings and accept the rest, as after ``make run`` in a checkout."""
+    import cv2
+    import numpy as np
+
+    from companion.app.settings import init_config
+    from vision.simtable import render_table
+
+    init_config(tmp_path)
+    frame, _ = render_table([2, 4, 6], np.random.default_rng(1), view="above")
+    cv2.imwrite(str(tmp_path / "tray.png"), frame)
+    for command in ("read", "classify"):
+        done = subprocess.run([sys.executable, "-m", "companion.app.cli", command, "--instance", str(tmp_path), str(tmp_path / "tray.png")],
+                              capture_output=True, text=True, cwd=ROOT, timeout=300)
+        assert done.returncode == 0 and "is not a known setting" not in done.stderr, done.stderr
+        assert "tray.png" in done.stdout

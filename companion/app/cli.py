@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--repair", action="store_true")
     doctor.set_defaults(func=_doctor)
 
+    import companion.app.settings  # noqa: F401 - registers every setting an instance's config.toml may hold, for each command that reads one
     from companion.app import checks
     from vision import commands as vision_commands
 
