@@ -16,8 +16,12 @@ sixteen looks, so one lucky crop cannot pass the threshold alone. Another size
 may settle a face the proposed size leaves open, but never overturn it for
 sure: a crop cut inside a six shows its four corner marks, read as a sure four,
 so a face that differs from the proposed size's is ``overturned`` and the
-table confirms it (RULES.md R14). A proposal the detector itself is unsure of
-is read at its proposed size only.
+table confirms it (RULES.md R14). A one is never settled by a size tighter than
+the proposed one: a tight square hides a face's corner marks, so a three, a five
+or a dark die's two whose second mark is dim shows one mark there, surely. A one
+read surest tighter is read again from the proposed and wider sizes
+(``one_seen_wide``). A proposal the detector itself is unsure of is read at its
+proposed size only.
 
 A die read sure at the first cut whose wider cut reads the same face, but not
 sure, is checked in the wider cut's eight turns and mirrors: where their mean
@@ -55,6 +59,9 @@ AGREE_MARGIN = 0.05
 #: A die read sure at the first cut with the wider cut unsure stays sure only where the wider cut's eight turns read
 #: the same face at least this surely (docs/READING.md, "The first look's turned check").
 TURNED_BAR = 0.71
+#: A one read surest at a size tighter than the proposed one, whose proposed and wider sizes favour another face at
+#: least this much, is read as that face; under it the one stays, never sure (docs/READING.md, "A one seen tight").
+OTHER_FACE_OVER_ONE = 0.35
 #: An image given to ``classify_crop`` is cut at these shares of its short side (the die then fills that share
 #: over ``MARGIN`` of the cut: 1.3 for a die filling the image, 0.6 for one filling under half of it);
 #: neighbouring pairs are read together.
@@ -169,7 +176,38 @@ def surest_size(classifier: FaceClassifier, bgr: np.ndarray, proposals: list[Pro
     """
     cut = np.concatenate([crops(bgr, proposals, span) for span in RELOOK_SPANS])
     pairs, surest = _surest_pair(classifier.probabilities_turned(cut).reshape(len(RELOOK_SPANS), len(proposals), -1))
-    return surest, pairs[RELOOK_SPANS.index(1.0)]
+    return one_seen_wide(pairs, surest, RELOOK_SPANS.index(1.0))
+
+
+def one_seen_wide(pairs: np.ndarray, surest: np.ndarray, at: int) -> tuple[np.ndarray, np.ndarray]:
+    """From ``_surest_pair``'s pairs ((S-1)×N×7, sizes in order, pair ``at`` the proposed size and the next) and its
+    surest pair per die: the pair each die's face is read from, and the pair that face must agree with to be sure
+    (``agrees``; the proposed size's, as a rule).
+
+    A one whose surest pair is tighter than the proposed size is read from the proposed and wider pairs instead:
+    their surest, where it also reads a one (then its confidence counts) or another face at ``OTHER_FACE_OVER_ONE`` or
+    more (then that face, agreeing or not with the proposed size as any other); else the one stays, checked against
+    the wider pairs, which favour another face, so it is never sure.
+
+    >>> tight, proposed, wider = [0, .98, .01, 0, 0, 0, 0], [0, .5, .05, .4, 0, 0, .05], [0, .3, 0, .6, 0, 0, .1]
+    >>> read, check = one_seen_wide(np.array([[tight], [proposed], [wider]]), np.array([tight]), 1)
+    >>> int(read[0][1:].argmax()) + 1, float(read[0][3]), agrees(check[0], 3)
+    (3, 0.6, False)
+    >>> faint = [0, .2, .25, .3, 0, 0, .25]
+    >>> read, check = one_seen_wide(np.array([[tight], [faint], [faint]]), np.array([tight]), 1)
+    >>> int(read[0][1:].argmax()) + 1, agrees(check[0], 1)
+    (1, False)
+    """
+    read, check = surest.copy(), pairs[at].copy()
+    tighter = pairs[:at, :, 1:].max(axis=2).max(axis=0) if at else np.zeros(surest.shape[0])
+    for i in np.flatnonzero((surest[:, 1:].argmax(axis=1) == 0) & (tighter >= pairs[at:, :, 1:].max(axis=2).max(axis=0))):
+        wide = pairs[at:, i]
+        best = wide[wide[:, 1:].max(axis=1).argmax()]
+        if int(best[1:].argmax()) == 0 or best[1:].max() >= OTHER_FACE_OVER_ONE:
+            read[i] = best
+        else:
+            check[i] = best
+    return read, check
 
 
 def _surest_pair(per_size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
