@@ -5,7 +5,8 @@ whose second mark is dim shows one bright mark. rune55's cup photo ``00113_jpg.r
 at the photo's edge; set in a phone's 12 MP frame (the robustness sweep's "in a 12 MP frame"), the joined closer
 look boxed it small and the second look's tightest sizes read it as a one at 0.98, which the proposed size
 (0.91, a one) was taken to agree with: ok, and wrong. Read from the proposed size and wider, it is a one at 0.91,
-never sure. As photographed, three such dark twos in rune55's val photos are now read as twos (flagged).
+never sure (the reading then keeps a smaller box of the same die, doubted as leaning: uncertain either way). As
+photographed, three such dark twos in rune55's val photos are now read as twos (flagged).
 """
 
 from __future__ import annotations
