@@ -199,14 +199,12 @@ def one_seen_wide(pairs: np.ndarray, surest: np.ndarray, at: int) -> tuple[np.nd
     (1, False)
     """
     read, check = surest.copy(), pairs[at].copy()
-    tighter = pairs[:at, :, 1:].max(axis=2).max(axis=0) if at else np.zeros(surest.shape[0])
-    for i in np.flatnonzero((surest[:, 1:].argmax(axis=1) == 0) & (tighter >= pairs[at:, :, 1:].max(axis=2).max(axis=0))):
-        wide = pairs[at:, i]
-        best = wide[wide[:, 1:].max(axis=1).argmax()]
-        if int(best[1:].argmax()) == 0 or best[1:].max() >= OTHER_FACE_OVER_ONE:
-            read[i] = best
+    wide = _surest_of(pairs[at:])[1]
+    for i in np.flatnonzero((surest[:, 1:].argmax(axis=1) == 0) & (_surest_of(pairs)[0] < at)):
+        if int(wide[i, 1:].argmax()) == 0 or wide[i, 1:].max() >= OTHER_FACE_OVER_ONE:
+            read[i] = wide[i]
         else:
-            check[i] = best
+            check[i] = wide[i]
     return read, check
 
 
@@ -214,7 +212,13 @@ def _surest_pair(per_size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """From S×N×7 probabilities (S sizes in order, N dice): the (S-1)×N×7 means of neighbouring sizes, and the
     N×7 pair that reads surest for each die."""
     pairs = (per_size[:-1] + per_size[1:]) / 2
-    return pairs, pairs[pairs[:, :, 1:].max(axis=2).argmax(axis=0), np.arange(per_size.shape[1])]
+    return pairs, _surest_of(pairs)[1]
+
+
+def _surest_of(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Of P×N×7 pairs: per die, the index of the pair whose best face is surest (the first on a tie) and that pair."""
+    index = pairs[:, :, 1:].max(axis=2).argmax(axis=0)
+    return index, pairs[index, np.arange(pairs.shape[1])]
 
 
 def readable_crop(image: object) -> np.ndarray:
