@@ -89,6 +89,10 @@ CLOSER_PASSES = (None, cv2.ROTATE_180)
 #: die's side varies less than this between passes, while a die and one of its own marks (a pass that saw the
 #: die, another that saw a mark) differ by two or more, and a box between them is neither.
 JOIN_SIDES = 1.5
+#: ``propose_inside``: the look inside a square is zoomed so that a die this share of the square's side lands at
+#: ``HINT_NET_SIDE`` network pixels (a die far off, read whole as a one's mark, is a tenth to a third of the square
+#: the classifier cut around that "one").
+INSIDE_SHARE = 0.15
 DEFAULT_THRESHOLD = 0.3
 
 
@@ -314,6 +318,26 @@ class LearnedDetector:
         inside = self._look(grey[y0:y1, x0:x1], zoom, (x0, y0), CLOSER_PASSES)
         outside = [p for p in first if not (x0 <= p.cx < x1 and y0 <= p.cy < y1)]
         return sorted(inside + outside, key=lambda p: -p.score)
+
+    def propose_inside(self, grey: np.ndarray, square: Proposal) -> list[Proposal] | None:
+        """A look inside ``square`` (in ``grey``'s pixels, upright), zoomed so that a die ``INSIDE_SHARE`` of its side
+        lands near ``HINT_NET_SIDE`` network pixels: a small die far off, inside a square the classifier read as a die
+        showing one, was that one's mark. Its proposals, best first; None when the square holds too few pixels.
+
+        >>> LearnedDetector().propose_inside(np.full((200, 200), 128, np.uint8), Proposal(100, 100, 120, 0, 0.9))
+        []
+        """
+        grey = to_grey(grey)
+        if grey is None:
+            return None
+        h, w = grey.shape
+        half = square.side / 2
+        x0, y0 = max(0, int(square.cx - half)), max(0, int(square.cy - half))
+        x1, y1 = min(w, int(math.ceil(square.cx + half))), min(h, int(math.ceil(square.cy + half)))
+        if min(x1 - x0, y1 - y0) < MIN_FRAME:
+            return None
+        zoom = min(HINT_NET_SIDE / (INSIDE_SHARE * square.side), HINT_MAX_INPUT / max(x1 - x0, y1 - y0))
+        return self._look(grey[y0:y1, x0:x1], zoom, (x0, y0))
 
     def propose_finer(self, grey: np.ndarray, net_side: int = FINE_NET_SIDE) -> list[Proposal] | None:
         """A finer look at the whole of ``grey``, its long side at ``net_side`` network pixels, for dice a few

@@ -23,6 +23,12 @@ read surest tighter is read again from the proposed and wider sizes
 (``one_seen_wide``). A proposal the detector itself is unsure of is read at its
 proposed size only.
 
+A square far larger than a die makes up a one as surely: the whole die is its
+mark. The reader looks inside a die read sure as a one with no other die beside
+it to compare sizes with (the detector's ``propose_inside``) and reads the dice
+it finds there (``read_inside``); one that reads another face makes the one that
+face, never sure (``one_holding_a_die``).
+
 A die read sure at the first cut whose wider cut reads the same face, but not
 sure, is checked in the wider cut's eight turns and mirrors: where their mean
 reads another face or falls under ``TURNED_BAR``, the die keeps its face with
@@ -62,6 +68,12 @@ TURNED_BAR = 0.71
 #: A one read surest at a size tighter than the proposed one, whose proposed and wider sizes favour another face at
 #: least this much, is read as that face; under it the one stays, never sure (docs/READING.md, "A one seen tight").
 OTHER_FACE_OVER_ONE = 0.35
+#: A die seen inside a square read as a one (``one_holding_a_die``) is a die, not the one's mark or a patch of the table,
+#: where the classifier gives "not a die" less than this ...
+INSIDE_A_DIE = 0.5
+#: ... and reads its face, not a one, at least this surely (inside a real one, marks and specks read another face at
+#: up to 0.6; docs/READING.md, "A one holding a die").
+INSIDE_FACE = 0.7
 #: An image given to ``classify_crop`` is cut at these shares of its short side (the die then fills that share
 #: over ``MARGIN`` of the cut: 1.3 for a die filling the image, 0.6 for one filling under half of it);
 #: neighbouring pairs are read together.
@@ -206,6 +218,41 @@ def one_seen_wide(pairs: np.ndarray, surest: np.ndarray, at: int) -> tuple[np.nd
         else:
             check[i] = wide[i]
     return read, check
+
+
+def read_inside(classifier: Classifier, bgr: np.ndarray, inside: list[Proposal], relook_below: float) -> list[FaceRead]:
+    """The reads of the dice seen inside a square read as a one (``propose.propose_inside``, surest first) that may
+    show another face: each is read once (``first_look``: a one's marks and the specks around it are many, and
+    a full read of each would cost a read of a frame of three dice), and those read as a die showing another face
+    are read as any proposal (``classify``), in the same order.
+
+    >>> read_inside(FaceClassifier(), np.full((120, 120, 3), 90, np.uint8), [Proposal(60, 60, 30, 0, 0.9)], 0.97)
+    []
+    """
+    if not inside:
+        return []
+    first, _ = first_look(classifier, bgr, inside)
+    maybe = [p for p, r in zip(inside, first) if r.seen != 1 and r.not_a_die < INSIDE_A_DIE]
+    return classify(classifier, bgr, maybe, relook_below) if maybe else []
+
+
+def one_holding_a_die(one: FaceRead, inside: list[FaceRead]) -> FaceRead:
+    """``one``, the read of a square as a die showing one, given the reads of the dice the detector sees inside that
+    square (``propose.propose_inside``, surest first): where one of them reads a die (``INSIDE_A_DIE``) showing
+    another face (``INSIDE_FACE``), the square's one was that die seen from afar, its mark: that die's face,
+    ``overturned`` (never sure; the table confirms, RULES.md R14). A one's own mark, seen inside, reads as a one or as
+    no die, and a speck as nothing sure: ``one`` stands.
+
+    >>> one = FaceRead(1, 0.98, 0.01, 0.0)
+    >>> one_holding_a_die(one, [FaceRead(1, 0.6, 0.2, 0.3), FaceRead(4, 0.99, 0.0, 0.0)])
+    FaceRead(seen=4, confidence=0.99, runner_up=0.0, not_a_die=0.0, overturned=True)
+    >>> one_holding_a_die(one, [FaceRead(1, 0.9, 0.05, 0.0), FaceRead(3, 0.6, 0.2, 0.1), FaceRead(3, 0.9, 0.0, 0.6)]) is one
+    True
+    """
+    for read in inside:
+        if read.seen != 1 and read.confidence >= INSIDE_FACE and read.not_a_die < INSIDE_A_DIE:
+            return replace(read, overturned=True, first_cuts=one.first_cuts)
+    return one
 
 
 def _surest_pair(per_size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

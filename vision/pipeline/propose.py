@@ -18,6 +18,8 @@ import numpy as np
 
 from companion.core.errors import SettingsError
 from companion.core.protocols import Detector, Proposal
+from vision.classifier import MARGIN
+from vision.images import MIN_SIDE
 from vision.pipeline.normalise import Normalised, colour_contrast
 
 #: Proposals this far below the detector's score threshold are still returned, marked borderline.
@@ -48,6 +50,9 @@ MARKS_MIDDLE = 0.2
 MARKS_DIE_FITS = 1.15
 #: ``centred_die``: a die filling the frame, as a person's crop holds it, fills about this share of its short side.
 CENTRED_SHARE = 0.85
+#: ``propose_inside``: a die seen inside a square read as a one is at most this share of the square's side (a one's
+#: mark or a die far off, not the square itself again).
+INSIDE_MOST = 0.5
 
 
 @dataclass(frozen=True)
@@ -234,6 +239,22 @@ def centred_die(frame: Normalised) -> Proposal:
     """
     h, w = frame.grey.shape[:2]
     return Proposal(w / 2, h / 2, CENTRED_SHARE * min(h, w), 0.0, 1.0)
+
+
+def propose_inside(frame: Normalised, proposer: Proposer, square: Proposal) -> list[Proposal]:
+    """The dice a detector that can look inside a square (``propose_inside``) sees in ``square`` (a die read as a one)
+    and the margin the classifier's crop shows around it: at most ``INSIDE_MOST`` of its side, at least ``MIN_SIDE``
+    pixels (a smaller one shows no face to read) and above the detector's own threshold, surest first; [] from a
+    detector that cannot. A small die far off in a plain square (a big frame around a small photo, a table around a
+    die) is read whole as a one's mark; looked at inside, it is a die.
+
+    >>> frame = Normalised(np.zeros((100, 100, 3), np.uint8), np.full((100, 100), 90, np.uint8), (0, 0))
+    >>> propose_inside(frame, Proposer(object(), 0.3), Proposal(50, 50, 60, 0, 0.9))
+    []
+    """
+    region = replace(square, side=square.side * MARGIN)
+    found = _other_look(frame, proposer, "propose_inside", region) or []
+    return [p for p in found if MIN_SIDE <= p.side <= INSIDE_MOST * square.side and not proposer.borderline(p)]
 
 
 def propose_finer(frame: Normalised, proposer: Proposer, net_side: int | None = None) -> list[Proposal] | None:

@@ -18,10 +18,10 @@ from companion.core.protocols import Proposal
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
-from vision.pipeline.classify import classify, classify_crop, readable_crop
+from vision.pipeline.classify import classify, classify_crop, one_holding_a_die, read_inside, readable_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, sure_confidence
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
-from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, same_places
+from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
 from vision.leaning_cue import LeaningCue
 from vision.pipeline.reconcile import Die, flag_leaning, flag_leaning_by_look, reconcile, shows_a_change, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
@@ -132,7 +132,10 @@ class PipelineReader(ReaderOptions):
         if not is_sure(face.confidence, face.runner_up, self.min_confidence):
             return None
         whole = centred_die(prepared)
-        return self._decided(prepared, [whole], [Die(whole, face, ())], "whole photo")
+        die = self._alone_holding_a_die(prepared, Die(whole, face, ()))
+        if die.face.overturned:
+            return None  # a die far off in a big photo, read whole as a one's mark
+        return self._decided(prepared, [whole], [die], "whole photo")
 
     def _grey_looks(self, prepared: Normalised, first: list[Proposal] | None = None
                     ) -> tuple[Reading, list[Proposal], Reading | None]:
@@ -247,12 +250,26 @@ class PipelineReader(ReaderOptions):
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
                          tray_change=changes, weak=weak)
+        if len(dice) == 1 and not self.die_side_px:  # told the die's size, every square is a die's: none holds a die far off
+            dice = [self._alone_holding_a_die(prepared, dice[0])]
         dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
         if self.camera_view == "below":
             dice = flag_leaning_by_look(dice, prepared.bgr, self.classifier, self.leaning_cue)
         if self.on_dice is not None:
             self.on_dice(prepared, dice)
         return dice
+
+    def _alone_holding_a_die(self, prepared: Normalised, die: Die) -> Die:
+        """``die``, where it is read sure as a one and its square holds a smaller die the detector sees inside it
+        (``propose_inside``) reading another face, with that die's face, never sure (``one_holding_a_die``): a small
+        die far off in a plain square (a frame around a small photo, a table around a die) reads whole as a one's
+        mark, as surely as a one. Asked of a die with no other beside it (among two or more, a square far larger
+        than the others is doubted already, ``reconcile``) and only of sure ones: it costs a detector run."""
+        sure = sure_confidence(self.min_confidence)
+        if die.face.seen != 1 or die.face.confidence < sure:
+            return die
+        inside = read_inside(self.classifier, prepared.bgr, propose_inside(prepared, self.proposer, die.proposal), sure)
+        return replace(die, face=one_holding_a_die(die.face, inside))
 
     def _tray_look(self, prepared: Normalised, found: list[Proposal]) -> list[Proposal]:
         """Dice the empty tray's photo shows outside ``found`` that the classifier reads sure (``pipeline.tray``)."""
