@@ -22,7 +22,11 @@ The kinds of frame:
   (``bench.eval_sets.big``), whose big marks the detector takes for dice from every distance,
   and a crop read whole (byte for byte): read with ``read --instance closeup``, so the die
   around its marks (``propose.around_marks``) and its check against the frame's centre are
-  read on both machines. ``make_frames.py --closeup`` remakes this folder alone;
+  read on both machines; and ``closeup/frames/closeup-inside-*``: two ``mid`` built-set photos (real val dice,
+  ``bench.eval_sets.mid``) changed as the robustness sweep changes them, where a lone die is read as a one whose
+  square holds the die reading another face, so the look inside (``classify.one_holding_a_die``) and its bar are
+  read on both machines (the second's die is rune55's, CC BY 4.0: ``RUNE55_CREDIT``).
+  ``make_frames.py --closeup`` remakes this folder alone;
 - ``bigframe/``: ``bigframe/config.toml`` (five dice expected) and ``bigframe/frames/bigframe-*``: real photos of
   five dice at their own scale in a phone's 12-megapixel frame, where the dice are 1-2 % of the frame's width: read
   with ``read --instance bigframe``, so the finest look (``FINEST_NET_SIDE``) runs on both machines.
@@ -243,8 +247,15 @@ def tray_frames(folder: Path) -> None:
     print(f"{len(manifest)} tray frames in {folder.relative_to(REPO)}")
 
 
+#: ``mid`` photos changed as the robustness sweep changes them (photo, change, which of its frames, the die's set):
+#: a patterson four three times farther, inside a 272-px square read as a one; a rune55 six on another table,
+#: whose whole photo reads as a one.
+CLOSEUP_INSIDE = (("m0141", "3x farther", 0, "real-dice-patterson"), ("m0064", "7 other tables", 1, "real-dice-rune55"))
+
+
 def closeup_frames(folder: Path) -> None:
-    """Real casino dice close up, each alone in a 480-px frame, read with one die expected."""
+    """Real casino dice close up, each alone in a 480-px frame, and real dice far off inside a square read as a one
+    (``CLOSEUP_INSIDE``), read with one die expected."""
     import csv
 
     from bench.eval_sets import big  # the close-up set's own paste: the same frames the bench reads
@@ -263,6 +274,19 @@ def closeup_frames(folder: Path) -> None:
             name = f"closeup-{i:02d}.jpg"
             _save(folder / "frames" / name, cv2.imread(str(Path(tmp) / "images" / f"b{i:04d}.png")))
             manifest[name] = {"kind": "closeup", "set": "real-dice-patterson", "crop": rows[i]["file"], "seen": int(rows[i]["value"])}
+    with tempfile.TemporaryDirectory() as tmp:
+        from bench.eval_sets import mid, real_val_dice
+        from models.training.robustness import CHANGES, _any_photo
+
+        mid(Path(tmp), real_val_dice())
+        for photo, change, which, source in CLOSEUP_INSIDE:
+            img, labels = _any_photo(Path(tmp), photo)
+            frame, inside, _ = list(CHANGES[change](img, labels, np.random.default_rng(int(photo[1:]))))[which]
+            name = f"closeup-inside-{photo}.jpg"
+            _save(folder / "frames" / name, frame)
+            manifest[name] = {"kind": "closeup-inside", "set": source, "split": "val", "photo": photo, "change": change,
+                              "which": which, "seen": int(inside[0][0]),
+                              **({"credit": RUNE55_CREDIT} if source == "real-dice-rune55" else {})}
     for crop in CLOSEUP_WHOLE:
         name = "closeup-whole-" + Path(crop).name
         shutil.copy2(root / crop, folder / "frames" / name)
