@@ -222,7 +222,7 @@ def one_seen_wide(pairs: np.ndarray, surest: np.ndarray, at: int) -> tuple[np.nd
 
 def read_inside(classifier: Classifier, bgr: np.ndarray, inside: list[Proposal], relook_below: float) -> list[FaceRead]:
     """The reads of the dice seen inside a square read as a one (``propose.propose_inside``, surest first) that may
-    show another face: each is read once (``first_look``: a one's marks and the specks around it are many, and
+    show another face: each is read once at its proposed size (a one's marks and the specks around it are many, and
     a full read of each would cost a read of a frame of three dice), and those read as a die showing another face
     are read as any proposal (``classify``), in the same order.
 
@@ -231,8 +231,8 @@ def read_inside(classifier: Classifier, bgr: np.ndarray, inside: list[Proposal],
     """
     if not inside:
         return []
-    first, _ = first_look(classifier, bgr, inside)
-    maybe = [p for p, r in zip(inside, first) if r.seen != 1 and r.not_a_die < INSIDE_A_DIE]
+    once = [FaceRead.from_probabilities(p) for p in classifier.probabilities(crops(bgr, inside))]
+    maybe = [p for p, r in zip(inside, once) if r.seen != 1 and r.not_a_die < INSIDE_A_DIE]
     return classify(classifier, bgr, maybe, relook_below) if maybe else []
 
 
