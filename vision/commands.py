@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--instance", type=Path, default=Path("instance"))
     p.set_defaults(func=_classify)
 
-    p = sub.add_parser("evaluate", help="how well the reader reads a folder of labelled photos (shared/datasets layout) or crops (crops.csv)")
+    p = sub.add_parser("evaluate", help="how well the reader reads a folder of labelled photos (shared/datasets layout, or an export's split folders) or crops (crops.csv)")
     p.add_argument("folder", type=Path, metavar="DIR")
     p.add_argument("--split", help="read only this split (split.json, or the split column of crops.csv)")
     p.add_argument("--json", action="store_true", help="one JSON object with every count")

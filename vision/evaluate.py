@@ -3,7 +3,9 @@
 A folder is either whole frames in the ``shared/datasets`` layout
 (``images/NAME.jpg``, ``labels/NAME.txt`` in YOLO format with face value =
 class + 1, an optional ``split.json``; or a folder per split as YOLO trainers
-write them, ``images/val/NAME.jpg`` beside ``labels/val/NAME.txt``) or crops
+write them, ``images/val/NAME.jpg`` beside ``labels/val/NAME.txt``, or as
+Roboflow exports them, ``valid/images/`` beside ``valid/labels/``, its classes
+named in a ``data.yaml``: ``vision.photo_sets``) or crops
 with a ``crops.csv`` of ``file,value[,split]`` (or sorted by hand into a folder
 per face, ``3/NAME.jpg``, optionally under a folder per split). A label is always the face visible in the image, so
 the reader reads as the camera sees (``with_view("above")``) and faces are
@@ -32,6 +34,7 @@ from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
 from vision.dataset import yolo_box
 from vision.images import CROP_MIN_SIDE, IMAGE_SUFFIXES, frame_images, is_image_name, load_image, read_splits
+from vision.photo_sets import set_class_faces, split_folder_name, split_folders
 from vision.pipeline.decide import sure_confidence
 
 
@@ -112,7 +115,7 @@ def evaluate(root: Path, reader: Any, split: str | None = None, crops: bool = Fa
     root = Path(root)
     if not root.is_dir():
         raise EvaluationError(f"{root} is not a folder of dice photos.")
-    has_frames = (root / "images").is_dir() and (root / "labels").is_dir()
+    has_frames = ((root / "images").is_dir() and (root / "labels").is_dir()) or bool(split_folders(root))
     if has_crops(root) and (crops or not has_frames):
         return _evaluate_crops(root, reader, split)
     if crops:
@@ -159,16 +162,20 @@ def frame_names(root: Path, split: str | None, files: dict[str, Path] | None = N
             raise EvaluationError(f"{root / 'images'} holds no photos ({', '.join(IMAGE_SUFFIXES)}), nor a folder of them per split"
                                   + (": its HEIC photos (an iPhone's) must first be saved as JPEG, which OpenCV reads." if heic else "."))
         return list(files)
-    if (root / "images" / split).is_dir():
-        return [name for name in files if name.startswith(f"{split}/")]
     folders = sorted(p.name for p in (root / "images").iterdir() if p.is_dir()) if (root / "images").is_dir() else []
+    folder = split_folder_name(folders, split)
+    if folder is not None:
+        return [name for name in files if name.startswith(f"{folder}/")]
     raise EvaluationError(f"{root} has no split.json and no folder images/{split}/, so it has no split called {split!r}"
                           + (f" (its images/ has the folders: {', '.join(folders)})" if folders else "; leave out --split to read every photo") + ".")
 
 
-def yolo_labels(path: Path, width: int, height: int) -> list[tuple[int, float, float, float, float]]:
+def yolo_labels(path: Path, width: int, height: int, classes: tuple[list[str], list[int | None]] | None = None
+                ) -> list[tuple[int, float, float, float, float]]:
     """(face, cx, cy, w, h) in pixels of each line of a YOLO label file (``vision.dataset.yolo_box``: a box, or a
-    polygon or turned box taken as the box around it), or ``EvaluationError`` naming the line that is neither."""
+    polygon or turned box taken as the box around it), or ``EvaluationError`` naming the line that is neither. A
+    class is its face minus one, or where the set names its classes (``classes``: the names and the face each
+    names, ``vision.photo_sets.set_class_faces``) the face its name names."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
@@ -181,10 +188,21 @@ def yolo_labels(path: Path, width: int, height: int) -> list[tuple[int, float, f
             c, x, y, w, h = yolo_box(line)
         except (ValueError, IndexError):
             raise EvaluationError(f"{path} line {n} is not a YOLO label (class cx cy w h).") from None
-        if not 0 <= c <= 5:
-            raise EvaluationError(f"{path} line {n}: class {c} is not a face (classes 0-5 are faces 1-6).")
-        out.append((c + 1, x * width, y * height, w * width, h * height))
+        out.append((_face_of_class(path, n, c, classes), x * width, y * height, w * width, h * height))
     return out
+
+
+def _face_of_class(path: Path, line: int, c: int, classes: tuple[list[str], list[int | None]] | None) -> int:
+    if classes is None:
+        if not 0 <= c <= 5:
+            raise EvaluationError(f"{path} line {line}: class {c} is not a face (classes 0-5 are faces 1-6).")
+        return c + 1
+    names, faces = classes
+    if not 0 <= c < len(faces):
+        raise EvaluationError(f"{path} line {line}: class {c} is not among the {len(faces)} classes its data.yaml names.")
+    if faces[c] is None:
+        raise EvaluationError(f"{path} line {line}: class {c} is {names[c]!r} in its data.yaml, not a face.")
+    return faces[c]
 
 
 def image_of(root: Path, name: str) -> Path | None:
@@ -202,21 +220,41 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
     dice read. A photo without its image or label file, or whose image cannot be opened, is skipped with a
     sentence in ``unreadable``."""
     seen_reader = reader.with_view("above")
-    files = frame_images(root / "images")
-    for name in frame_names(root, split, files):
-        path = files.get(name)
-        label_path = root / "labels" / f"{name}.txt"
-        if path is None or not label_path.is_file():
-            unreadable.append(f"{name}: no image or no label file")
-            continue
-        try:
-            frame = load_image(path)
-        except ElephantsBluffError as exc:
-            unreadable.append(exc.message)
-            continue
-        labels = yolo_labels(label_path, frame.shape[1], frame.shape[0])
-        reading = reader_for(seen_reader, len(labels)).read(frame)
-        yield PhotoRead(name, frame, labels, reading, match_boxes([d.box for d in reading.dice], labels))
+    try:
+        classes = set_class_faces(root)
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from None
+    for folder, prefix, inner_split in photo_folders(root, split):
+        files = frame_images(folder / "images")
+        for name in frame_names(folder, inner_split, files):
+            path = files.get(name)
+            label_path = folder / "labels" / f"{name}.txt"
+            if path is None or not label_path.is_file():
+                unreadable.append(f"{prefix}{name}: no image or no label file")
+                continue
+            try:
+                frame = load_image(path)
+            except ElephantsBluffError as exc:
+                unreadable.append(exc.message)
+                continue
+            labels = yolo_labels(label_path, frame.shape[1], frame.shape[0], classes)
+            reading = reader_for(seen_reader, len(labels)).read(frame)
+            yield PhotoRead(prefix + name, frame, labels, reading, match_boxes([d.box for d in reading.dice], labels))
+
+
+def photo_folders(root: Path, split: str | None) -> list[tuple[Path, str, str | None]]:
+    """Where the photos of ``split`` (every photo where None) lie: per folder in the ``shared/datasets`` layout, the
+    folder, the prefix its photos' names take, and the split to read inside it. ``root`` itself where it holds
+    ``images/`` and ``labels/``; else its split folders (``vision.photo_sets.split_folders``), that split's alone."""
+    if (root / "images").is_dir() and (root / "labels").is_dir():
+        return [(root, "", split)]
+    folders = split_folders(root)
+    if split is None:
+        return [(folder, f"{name}/", None) for name, folder in folders.items()]
+    name = split_folder_name(list(folders), split)
+    if name is None:
+        raise EvaluationError(f"{root} has no folder for the split {split!r} (it has: {', '.join(folders)}).")
+    return [(folders[name], f"{name}/", None)]
 
 
 def _evaluate_frames(root: Path, reader: Any, split: str | None) -> dict[str, Any]:

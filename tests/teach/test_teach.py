@@ -298,6 +298,36 @@ def test_a_set_with_a_folder_per_split_is_taught_its_train_folder_and_holds_back
     assert len(examples.train) == 6 and len(examples.held_back) == 3 and not examples.warnings
 
 
+def test_an_exported_set_is_taught_its_train_folder_holds_back_valid_and_reads_the_faces_its_classes_name(tmp_path):
+    """train/images/, valid/images/, test/images/ each beside its labels/ (as Roboflow exports a set), the classes
+    named in data.yaml in the export's sorted order: ``valid`` is held back, ``test`` never read, and each crop
+    carries the face its class names, not class + 1."""
+    from vision.adapt import TeachError
+    from vision.classifier import FaceClassifier
+    from companion.app.teach.service import folder_examples
+
+    root = tmp_path / "export"
+    names = ["five", "four", "one", "six", "three", "two"]  # sorted: class 0 is a five
+    rng = np.random.default_rng(13)
+    for i, split in enumerate(["train", "train", "valid", "test"]):
+        (root / split / "images").mkdir(parents=True, exist_ok=True)
+        (root / split / "labels").mkdir(parents=True, exist_ok=True)
+        frame, placed = render_table([2, 5, 6], rng, width=480, height=360, view="above", touching=0.0)
+        cv2.imwrite(str(root / split / "images" / f"p{i}.jpg"), frame)
+        (root / split / "labels" / f"p{i}.txt").write_text("".join(
+            f"{names.index(['one', 'two', 'three', 'four', 'five', 'six'][d.seen - 1])} {d.cx / 480:.5f} {d.cy / 360:.5f} "
+            f"{d.side / 480:.5f} {d.side / 360:.5f}\n" for d in placed))
+    (root / "data.yaml").write_text(f"train: ../train/images\nval: ../valid/images\nnc: 6\nnames: {names}\n")
+    examples = folder_examples(root)
+    assert len(examples.train) == 6 and len(examples.held_back) == 3 and not examples.warnings
+    assert sorted(v for _, v in examples.train) == [2, 2, 5, 5, 6, 6]
+    values, _ = FaceClassifier().classify(np.array([c for c, _ in examples.train + examples.held_back]))
+    assert list(values) == [v for _, v in examples.train + examples.held_back]  # each crop shows its die
+    (root / "data.yaml").write_text("names: ['dice']\n")
+    with pytest.raises(TeachError, match=r"data.yaml: its class names \('dice'\) do not name the faces"):
+        folder_examples(root)
+
+
 def test_photos_labelled_with_turned_boxes_are_taught_a_crop_of_each_die(tmp_path):
     """An OBB or segment label (``class x1 y1 x2 y2 ...``) is the box around its corners, as ``evaluate`` reads it."""
     from vision.classifier import FaceClassifier

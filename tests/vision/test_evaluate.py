@@ -231,6 +231,82 @@ def test_a_set_with_a_folder_per_split_is_read_whole_or_split_by_split(tmp_path,
         evaluate(tmp_path, reader, "test")
 
 
+def _as_an_export(root: Path, splits: dict[str, list[str]], yaml: str | None = None) -> None:
+    """The set rewritten as Roboflow and Ultralytics export one: SPLIT/images/ beside SPLIT/labels/, no split.json."""
+    for split, names in splits.items():
+        for kind, suffix in (("images", ".png"), ("labels", ".txt")):
+            (root / split / kind).mkdir(parents=True)
+            for name in names:
+                (root / kind / f"{name}{suffix}").rename(root / split / kind / f"{name}{suffix}")
+    for kind in ("images", "labels"):
+        (root / kind).rmdir()
+    (root / "split.json").unlink()
+    if yaml is not None:
+        (root / "data.yaml").write_text(yaml)
+
+
+def test_a_set_exported_with_images_and_labels_in_each_split_folder_is_read_whole_or_split_by_split(tmp_path, reader):
+    write_frames(tmp_path / "plain", [[2, 5, 6], [1, 3, 4], [6, 6, 2]])
+    whole = evaluate(tmp_path / "plain", reader)
+    write_frames(tmp_path / "export", [[2, 5, 6], [1, 3, 4], [6, 6, 2]])
+    _as_an_export(tmp_path / "export", {"train": ["p0", "p1"], "valid": ["p2"]},
+                  "train: ../train/images\nval: ../valid/images\nnc: 6\nnames: ['1', '2', '3', '4', '5', '6']\n")
+    every = evaluate(tmp_path / "export", reader)
+    assert every["photos"] == 3 and every["dice"] == 9 and not every["unreadable_files"]
+    for key in ("right", "silently_wrong", "flagged", "confusion"):
+        assert every[key] == whole[key], key
+    val = evaluate(tmp_path / "export", reader, "val")  # an export's "valid" is the val split
+    assert val["photos"] == 1 and val["dice"] == 3 and val["split"] == "val"
+    assert all(miss["photo"].startswith("valid/") for miss in val["misses"])
+    with pytest.raises(EvaluationError, match=r"has no folder for the split 'test' \(it has: train, valid\)"):
+        evaluate(tmp_path / "export", reader, "test")
+
+
+def test_a_folder_per_split_called_valid_inside_images_is_the_val_split(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
+    _as_folders_per_split(tmp_path, {"train": ["p0"], "valid": ["p1"]})
+    assert evaluate(tmp_path, reader, "val")["photos"] == 1
+
+
+def _relabelled(root: Path, faces_of_class: list[int]) -> None:
+    """Every label's class rewritten so that class ``k`` is the face ``faces_of_class[k]``."""
+    class_of_face = {face: k for k, face in enumerate(faces_of_class)}
+    for path in (root / "labels").glob("*.txt"):
+        lines = [line.split() for line in path.read_text().splitlines() if line.strip()]
+        path.write_text("".join(f"{class_of_face[int(c) + 1]} {' '.join(rest)}\n" for c, *rest in lines))
+
+
+def test_classes_named_in_a_data_yaml_are_read_as_the_faces_they_name(tmp_path, reader):
+    """An export sorts its class names: with ``five, four, one, six, three, two`` class 0 is a five. Read as
+    class + 1 the same dice would be counted against the wrong faces, without a word."""
+    write_frames(tmp_path / "plain", [[2, 5, 6], [1, 3, 4]])
+    plain = evaluate(tmp_path / "plain", reader)
+    root = tmp_path / "named"
+    write_frames(root, [[2, 5, 6], [1, 3, 4]])
+    _relabelled(root, [5, 4, 1, 6, 3, 2])
+    (root / "data.yaml").write_text("nc: 6\nnames:\n  - five\n  - four\n  - one\n  - six\n  - three\n  - two\n")
+    named = evaluate(root, reader)
+    for key in ("dice", "right", "silently_wrong", "flagged", "per_value", "confusion"):
+        assert named[key] == plain[key], key
+    (root / "data.yaml").unlink()  # the same labels without their names: counted against other faces
+    assert evaluate(root, reader)["right"] < plain["right"]
+
+
+@pytest.mark.parametrize(("yaml", "label", "words"), [
+    ("names: ['dice']\n", "0 0.5 0.5 0.1 0.1\n", r"data.yaml: its class names \('dice'\) do not name the faces 1 to 6"),
+    ("names: [one, two, three, four, five, six, unknown]\n", "6 0.5 0.5 0.1 0.1\n", r"line 1: class 6 is 'unknown' in its data.yaml, not a face"),
+    ("names: [six, five, four, three, two, one]\n", "7 0.5 0.5 0.1 0.1\n", r"line 1: class 7 is not among the 6 classes its data.yaml names"),
+    ("names: [one, two, three, four, five, six]\n", "7 0.5 0.5 0.1 0.1\n", r"line 1: class 7 is not a face \(classes 0-5 are faces 1-6\)"),
+    ("names: one two\n", "0 0.5 0.5 0.1 0.1\n", r"data.yaml: its names are neither a list nor one name per line"),
+], ids=["a detector's one class", "a class naming no face", "a class past the names", "past the faces in order", "names unreadable"])
+def test_a_data_yaml_whose_names_are_not_the_faces_is_refused_in_words(tmp_path, reader, yaml, label, words):
+    write_frames(tmp_path, [[3, 3, 3]])
+    (tmp_path / "labels" / "p0.txt").write_text(label)
+    (tmp_path / "data.yaml").write_text(yaml)
+    with pytest.raises(EvaluationError, match=words):
+        evaluate(tmp_path, reader)
+
+
 def test_a_folder_of_photos_without_any_photo_is_refused_in_words(tmp_path, reader):
     (tmp_path / "images").mkdir()
     (tmp_path / "labels").mkdir()

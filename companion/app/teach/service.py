@@ -62,7 +62,8 @@ def folder_examples(root: Path) -> Examples:
     """Labelled crops or photos of ``root`` (``shared/datasets`` layout); its ``val`` split, or one in five, held back.
     The folder is read as ``evaluate`` reads it (``crop_listing``: a crops.csv, or a folder per face; ``frame_images``: a
     folder per split, as YOLO trainers write them, is that split)."""
-    from vision.evaluate import EvaluationError, crop_file, crop_listing, has_crops
+    from vision.evaluate import EvaluationError, crop_file, crop_listing, has_crops, photo_folders
+    from vision.photo_sets import set_class_faces, split_called
 
     root = Path(root)
     if not root.is_dir():
@@ -97,21 +98,28 @@ def folder_examples(root: Path) -> Examples:
             back = split == "val" if has_val else _held_back(row[0])
             (held if back else train).append((image, value))
         return Examples(train, held, warnings)
-    if (root / "images").is_dir() and (root / "labels").is_dir():
-        files = frame_images(root / "images")
-        splits: dict[str, str] = {name: name.split("/")[0] for name in files if "/" in name}
-        if (root / "split.json").is_file():
-            try:
-                listed = read_splits(root / "split.json")
-            except ValueError as exc:
-                raise TeachError(str(exc)) from None
-            splits.update({name: split for split, names in listed.items() for name in names})
-        has_val = "val" in splits.values()
-        for name, path in files.items():
-            split = splits.get(name, "")
+    if photo_folders(root, None):
+        try:
+            classes = set_class_faces(root)
+        except ValueError as exc:
+            raise TeachError(str(exc)) from None
+        photos: list[tuple[str, Path, Path, str]] = []  # name, image, label file, split
+        for folder, prefix, _ in photo_folders(root, None):
+            files = frame_images(folder / "images")
+            splits: dict[str, str] = {name: split_called(name.split("/")[0]) for name in files if "/" in name}
+            if prefix:
+                splits = dict.fromkeys(files, split_called(prefix.rstrip("/")))
+            elif (root / "split.json").is_file():
+                try:
+                    listed = read_splits(root / "split.json")
+                except ValueError as exc:
+                    raise TeachError(str(exc)) from None
+                splits.update({name: split for split, names in listed.items() for name in names})
+            photos += [(prefix + name, path, folder / "labels" / f"{name}.txt", splits.get(name, "")) for name, path in files.items()]
+        has_val = any(split == "val" for *_, split in photos)
+        for name, path, label, split in photos:
             if split == "test":
                 continue
-            label = root / "labels" / f"{name}.txt"
             try:
                 frame = load_image(path)
             except ImageError as exc:
@@ -129,10 +137,11 @@ def folder_examples(root: Path) -> Examples:
                     if line.strip():
                         warnings.append(f"{label.name}: {line.strip()[:40]!r} is not a YOLO label; skipped")
                     continue
-                if not 0 <= c <= 5:
+                face = (c + 1 if 0 <= c <= 5 else None) if classes is None else (classes[1][c] if 0 <= c < len(classes[1]) else None)
+                if face is None:
                     continue
                 crop = cut_crop(frame, x * w, y * h, max(2.0, min(bw * w, bh * h)))
-                (held if back else train).append((crop, c + 1))
+                (held if back else train).append((crop, face))
         return Examples(train, held, warnings)
     raise TeachError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv or folders of crops "
                      "named for their face, 1/ to 6/ (crops).")
