@@ -9,6 +9,7 @@ labels found wrong by eye corrected (``LABEL_FIXES``).
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -82,10 +83,15 @@ def yolo_box(line: str) -> tuple[int, float, float, float, float]:
     (2, 0.5, 0.25, 0.1, 0.2)
     >>> [round(v, 3) for v in yolo_box("0 0.4 0.2 0.6 0.2 0.6 0.4 0.4 0.4")]
     [0, 0.5, 0.3, 0.2, 0.2]
+    >>> yolo_box("2.0 0.5 0.25 0.1 0.2")  # a class a spreadsheet or pandas wrote as a float
+    (2, 0.5, 0.25, 0.1, 0.2)
     """
     parts = line.split()
-    c = int(parts[0])
+    c = float(parts[0])
     numbers = [float(v) for v in parts[1:]]
+    if not c.is_integer() or not all(math.isfinite(v) for v in numbers):
+        raise ValueError("the class is not a whole number, or a number is not finite")
+    c = int(c)
     if len(numbers) in (4, 5):
         x, y, w, h = numbers[:4]
         return c, x, y, w, h

@@ -403,6 +403,8 @@ def test_labels_drawn_as_turned_boxes_or_polygons_are_read_as_the_box_around_the
 
 @pytest.mark.parametrize("content, words", [
     (b"2 0.5 0.5 0.1 0.1 0.2 0.3 0.4\n", r"p0.txt line 1 is not a YOLO label"),  # seven numbers: no box, no pairs
+    (b"2.5 0.5 0.5 0.1 0.1\n", r"p0.txt line 1 is not a YOLO label"),  # a class between two classes
+    (b"2 0.5 nan 0.1 0.1\n", r"p0.txt line 1 is not a YOLO label"),  # a box nowhere
     (b"\xff\xfe2\x00 \x000\x00.\x005\x00", r"p0.txt is not a text file of YOLO labels"),
 ])
 def test_a_label_file_neither_boxes_nor_polygons_is_refused_in_words(tmp_path, reader, content, words):
@@ -410,6 +412,17 @@ def test_a_label_file_neither_boxes_nor_polygons_is_refused_in_words(tmp_path, r
     (tmp_path / "labels" / "p0.txt").write_bytes(content)
     with pytest.raises(EvaluationError, match=words):
         evaluate(tmp_path, reader)
+
+
+def test_classes_written_as_whole_floats_are_read_as_their_classes(tmp_path, reader):
+    """A label file a spreadsheet or pandas wrote (``2.0 0.5 ...``) counts the same dice as one written ``2 0.5 ...``."""
+    write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
+    as_written = evaluate(tmp_path, reader)
+    for path in (tmp_path / "labels").glob("*.txt"):
+        path.write_text("".join(f"{float(c)} {' '.join(rest)}\n" for c, *rest in (line.split() for line in path.read_text().splitlines())))
+    as_floats = evaluate(tmp_path, reader)
+    for key in ("dice", "right", "silently_wrong", "flagged", "confusion"):
+        assert as_floats[key] == as_written[key], key
 
 
 def test_an_unreadable_image_is_reported_and_the_rest_read(tmp_path, reader):
