@@ -199,9 +199,9 @@ def _face_of_class(path: Path, line: int, c: int, classes: tuple[list[str], list
         return c + 1
     names, faces = classes
     if not 0 <= c < len(faces):
-        raise EvaluationError(f"{path} line {line}: class {c} is not among the {len(faces)} classes its data.yaml names.")
+        raise EvaluationError(f"{path} line {line}: class {c} is not among the {len(faces)} classes the set names.")
     if faces[c] is None:
-        raise EvaluationError(f"{path} line {line}: class {c} is {names[c]!r} in its data.yaml, not a face.")
+        raise EvaluationError(f"{path} line {line}: class {c} is named {names[c]!r}, not a face.")
     return faces[c]
 
 

@@ -6,8 +6,9 @@ Photos with YOLO labels come in three layouts, all read alike: the ``shared/data
 Roboflow and Ultralytics export a set (``train/``, ``valid/``, ``test/``, beside a ``data.yaml``). Exports call the
 validation split ``valid``, so ``val`` finds it (``split_folder``).
 
-A label's class is its face minus one, unless the set's ``data.yaml`` names its classes otherwise: an export sorts
-its class names, so ``['five', 'four', 'one', ...]`` makes class 0 a five. Read with the wrong faces a set gives a
+A label's class is its face minus one, unless the set names its classes otherwise (an export's ``data.yaml``,
+LabelImg's ``classes.txt``: ``NAME_FILES``): an export sorts its class names, so ``['five', 'four', 'one', ...]``
+makes class 0 a five. Read with the wrong faces a set gives a
 wrong figure without a word, so names that do not name the six faces are refused in words (``class_faces``).
 """
 
@@ -147,15 +148,31 @@ def class_faces(names: list[str]) -> list[int | None] | None:
     return None if faces[:6] == [1, 2, 3, 4, 5, 6] and len(faces) == 6 else faces
 
 
+#: Where a set names its classes, first found first: an export's ``data.yaml``; LabelImg's ``classes.txt`` (in
+#: ``labels/`` or beside it) and darknet's ``obj.names``, one name per line.
+NAME_FILES = ("data.yaml", "data.yml", "labels/classes.txt", "classes.txt", "obj.names")
+
+
 def set_class_faces(root: Path) -> tuple[list[str], list[int | None]] | None:
-    """The class names of the set at ``root`` (its ``data.yaml``) and the face each names, or None where the set
-    has no ``data.yaml``, names no classes there, or names them as its layout counts them (class + 1).
-    ``ValueError`` with a sentence naming the file where its names cannot be read or are not the faces."""
-    path = root / "data.yaml"
-    if not path.is_file():
+    """The class names of the set at ``root`` (the first of its ``NAME_FILES``) and the face each names, or None
+    where the set has none of those files, names no classes there, or names them as its layout counts them
+    (class + 1). ``ValueError`` with a sentence naming the file where its names cannot be read or are not the faces.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "classes.txt").write_text("six\\nfive\\nfour\\nthree\\ntwo\\none\\n")
+    ...     set_class_faces(Path(d))[1]
+    [6, 5, 4, 3, 2, 1]
+    """
+    path = next((root / name for name in NAME_FILES if (root / name).is_file()), None)
+    if path is None:
         return None
     try:
-        names = data_yaml_names(path.read_text(encoding="utf-8-sig"))
+        text = path.read_text(encoding="utf-8-sig")
+        if path.suffix in (".yaml", ".yml"):
+            names = data_yaml_names(text)
+        else:
+            names = [line.strip() for line in text.splitlines() if line.strip()] or None
         faces = class_faces(names) if names is not None else None
     except UnicodeDecodeError:
         raise ValueError(f"{path} is not a text file.") from None

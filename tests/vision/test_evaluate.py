@@ -292,10 +292,22 @@ def test_classes_named_in_a_data_yaml_are_read_as_the_faces_they_name(tmp_path, 
     assert evaluate(root, reader)["right"] < plain["right"]
 
 
+def test_classes_named_in_labelimgs_classes_txt_are_read_as_the_faces_they_name(tmp_path, reader):
+    write_frames(tmp_path / "plain", [[2, 5, 6], [1, 3, 4]])
+    plain = evaluate(tmp_path / "plain", reader)
+    root = tmp_path / "labelimg"
+    write_frames(root, [[2, 5, 6], [1, 3, 4]])
+    _relabelled(root, [6, 5, 4, 3, 2, 1])
+    (root / "labels" / "classes.txt").write_text("6\n5\n4\n3\n2\n1\n")
+    named = evaluate(root, reader)
+    for key in ("dice", "right", "silently_wrong", "flagged", "confusion"):
+        assert named[key] == plain[key], key
+
+
 @pytest.mark.parametrize(("yaml", "label", "words"), [
     ("names: ['dice']\n", "0 0.5 0.5 0.1 0.1\n", r"data.yaml: its class names \('dice'\) do not name the faces 1 to 6"),
-    ("names: [one, two, three, four, five, six, unknown]\n", "6 0.5 0.5 0.1 0.1\n", r"line 1: class 6 is 'unknown' in its data.yaml, not a face"),
-    ("names: [six, five, four, three, two, one]\n", "7 0.5 0.5 0.1 0.1\n", r"line 1: class 7 is not among the 6 classes its data.yaml names"),
+    ("names: [one, two, three, four, five, six, unknown]\n", "6 0.5 0.5 0.1 0.1\n", r"line 1: class 6 is named 'unknown', not a face"),
+    ("names: [six, five, four, three, two, one]\n", "7 0.5 0.5 0.1 0.1\n", r"line 1: class 7 is not among the 6 classes the set names"),
     ("names: [one, two, three, four, five, six]\n", "7 0.5 0.5 0.1 0.1\n", r"line 1: class 7 is not a face \(classes 0-5 are faces 1-6\)"),
     ("names: one two\n", "0 0.5 0.5 0.1 0.1\n", r"data.yaml: its names are neither a list nor one name per line"),
 ], ids=["a detector's one class", "a class naming no face", "a class past the names", "past the faces in order", "names unreadable"])
