@@ -34,7 +34,7 @@ from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
 from vision.dataset import yolo_box
 from vision.images import CROP_MIN_SIDE, IMAGE_SUFFIXES, frame_images, is_image_name, load_image, read_splits
-from vision.photo_sets import set_class_faces, split_folder_name, split_folders
+from vision.photo_sets import face_of_class, set_class_faces, split_folder_name, split_folders
 from vision.pipeline.decide import sure_confidence
 
 
@@ -193,16 +193,16 @@ def yolo_labels(path: Path, width: int, height: int, classes: tuple[list[str], l
 
 
 def _face_of_class(path: Path, line: int, c: int, classes: tuple[list[str], list[int | None]] | None) -> int:
+    """``face_of_class``, or ``EvaluationError`` naming the file and line where the class stands for no face."""
+    face = face_of_class(c, classes)
+    if face is not None:
+        return face
     if classes is None:
-        if not 0 <= c <= 5:
-            raise EvaluationError(f"{path} line {line}: class {c} is not a face (classes 0-5 are faces 1-6).")
-        return c + 1
-    names, faces = classes
-    if not 0 <= c < len(faces):
-        raise EvaluationError(f"{path} line {line}: class {c} is not among the {len(faces)} classes the set names.")
-    if faces[c] is None:
-        raise EvaluationError(f"{path} line {line}: class {c} is named {names[c]!r}, not a face.")
-    return faces[c]
+        raise EvaluationError(f"{path} line {line}: class {c} is not a face (classes 0-5 are faces 1-6).")
+    names = classes[0]
+    if not 0 <= c < len(names):
+        raise EvaluationError(f"{path} line {line}: class {c} is not among the {len(names)} classes the set names.")
+    raise EvaluationError(f"{path} line {line}: class {c} is named {names[c]!r}, not a face.")
 
 
 def image_of(root: Path, name: str) -> Path | None:

@@ -148,6 +148,19 @@ def class_faces(names: list[str]) -> list[int | None] | None:
     return None if faces[:6] == [1, 2, 3, 4, 5, 6] and len(faces) == 6 else faces
 
 
+def face_of_class(c: int, classes: tuple[list[str], list[int | None]] | None) -> int | None:
+    """The face a label's class ``c`` stands for: ``c + 1`` for a set that names no classes (``set_class_faces``
+    None), else the face its name names; None where it stands for none.
+
+    >>> face_of_class(2, None), face_of_class(6, None), face_of_class(0, (["five", "x"], [5, None])), face_of_class(1, (["five", "x"], [5, None]))
+    (3, None, 5, None)
+    """
+    if classes is None:
+        return c + 1 if 0 <= c <= 5 else None
+    faces = classes[1]
+    return faces[c] if 0 <= c < len(faces) else None
+
+
 #: Where a set names its classes, first found first: an export's ``data.yaml``; LabelImg's ``classes.txt`` (in
 #: ``labels/`` or beside it) and darknet's ``obj.names``, one name per line.
 NAME_FILES = ("data.yaml", "data.yml", "labels/classes.txt", "classes.txt", "obj.names")

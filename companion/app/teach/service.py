@@ -61,9 +61,10 @@ def owner_examples(instance: Path, settings: Any) -> Examples:
 def folder_examples(root: Path) -> Examples:
     """Labelled crops or photos of ``root`` (``shared/datasets`` layout); its ``val`` split, or one in five, held back.
     The folder is read as ``evaluate`` reads it (``crop_listing``: a crops.csv, or a folder per face; ``frame_images``: a
-    folder per split, as YOLO trainers write them, is that split)."""
+    folder per split, as YOLO trainers write them, is that split; ``photo_folders``: an export's split folders, its
+    ``valid`` the ``val`` split), each label as the face its class names (``vision.photo_sets``)."""
     from vision.evaluate import EvaluationError, crop_file, crop_listing, has_crops, photo_folders
-    from vision.photo_sets import set_class_faces, split_called
+    from vision.photo_sets import face_of_class, set_class_faces, split_called
 
     root = Path(root)
     if not root.is_dir():
@@ -137,7 +138,7 @@ def folder_examples(root: Path) -> Examples:
                     if line.strip():
                         warnings.append(f"{label.name}: {line.strip()[:40]!r} is not a YOLO label; skipped")
                     continue
-                face = (c + 1 if 0 <= c <= 5 else None) if classes is None else (classes[1][c] if 0 <= c < len(classes[1]) else None)
+                face = face_of_class(c, classes)
                 if face is None:
                     continue
                 crop = cut_crop(frame, x * w, y * h, max(2.0, min(bw * w, bh * h)))
