@@ -34,7 +34,7 @@ from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
 from vision.dataset import yolo_box
 from vision.images import CROP_MIN_SIDE, IMAGE_SUFFIXES, frame_images, is_image_name, load_image, read_splits
-from vision.photo_sets import face_of_class, set_class_faces, split_folder_name, split_folders
+from vision.photo_sets import face_named, face_of_class, set_class_faces, split_called, split_folder_name, split_folders
 from vision.pipeline.decide import sure_confidence
 
 
@@ -325,7 +325,9 @@ def crops_table(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
 def face_folders_table(root: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """The crops of a set sorted by hand into a folder per face (``3/a.jpg``, in ``root`` or ``root/crops``, and under
     a folder per split, ``val/3/a.jpg``), as ``crops_table`` gives a ``crops.csv``'s header and rows (numbered from 1;
-    the split column only where there are split folders). No rows where there is no such folder.
+    the split column only where there are split folders). A folder is a face's where its name names one
+    (``vision.photo_sets.face_named``: ``3``, ``three``, ``dice-3``, as a classification export names its classes),
+    and an export's ``valid`` folder is the ``val`` split. No rows where there is no such folder.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
@@ -335,18 +337,17 @@ def face_folders_table(root: Path) -> tuple[list[str], list[tuple[int, list[str]
     ...     face_folders_table(Path(d))
     (['file', 'value', 'split'], [(1, ['crops/train/6/b.PNG', '6', 'train']), (2, ['crops/val/3/a.jpg', '3', 'val'])])
     """
-    faces = {str(v) for v in FACES}
     found: list[list[str]] = []
     for base in (root, root / "crops"):
         if not base.is_dir():
             continue
         folders = sorted(p for p in base.iterdir() if p.is_dir())
-        groups = [(base, None)] + [(p, p.name) for p in folders if p.name not in faces and p != root / "crops"]
+        groups = [(base, None)] + [(p, split_called(p.name)) for p in folders if face_named(p.name) is None and p != root / "crops"]
         for parent, split in groups:
-            for face in sorted(faces):
-                if (parent / face).is_dir():
-                    found += [[path.relative_to(root).as_posix(), face] + ([split] if split else [])
-                              for path in sorted((parent / face).iterdir()) if is_image_name(path) and path.is_file()]
+            named = sorted((face_named(p.name), p.name) for p in parent.iterdir() if p.is_dir() and face_named(p.name) is not None)
+            for face, folder in named:
+                found += [[path.relative_to(root).as_posix(), str(face)] + ([split] if split else [])
+                          for path in sorted((parent / folder).iterdir()) if is_image_name(path) and path.is_file()]
     if any(len(row) == 3 for row in found):
         return ["file", "value", "split"], list(enumerate((row + [""] * (3 - len(row)) for row in found), 1))
     return ["file", "value"], list(enumerate(found, 1))
@@ -384,7 +385,9 @@ def crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
         try:
             value = int(row[1])
         except (ValueError, IndexError):
-            raise EvaluationError(f"{source} line {n}: the value must be a face from 1 to 6.") from None
+            value = face_named(row[1]) if len(row) > 1 else None  # "three", "dice-3": a face in words
+            if value is None:
+                raise EvaluationError(f"{source} line {n}: the value must be a face from 1 to 6.") from None
         if value not in FACES:
             raise EvaluationError(f"{source} line {n}: {value} is not a face from 1 to 6.")
         yield row[0].strip(), value

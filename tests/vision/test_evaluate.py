@@ -437,6 +437,28 @@ def test_classes_written_as_whole_floats_are_read_as_their_classes(tmp_path, rea
         assert as_floats[key] == as_written[key], key
 
 
+def test_crops_whose_faces_are_named_in_words_are_read_as_those_faces(tmp_path, reader):
+    """A classification export names its class folders as its classes were named (``three``, ``dice-3``), its
+    validation folder ``valid``; a crops.csv may name the face in words: the same crops, the same counts."""
+    frame, placed = render_table([3, 5, 1], np.random.default_rng(4), width=480, height=360, view="above", touching=0.0, glare=0, leaning=0.0)
+    crops = [frame[int(d.cy - d.side * 0.7):int(d.cy + d.side * 0.7), int(d.cx - d.side * 0.7):int(d.cx + d.side * 0.7)] for d in placed]
+    names = {3: "three", 5: "dice-5", 1: "One"}
+    for split in ("train", "valid"):
+        for d, image in zip(placed, crops):
+            (tmp_path / "export" / split / names[d.seen]).mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(tmp_path / "export" / split / names[d.seen] / f"d{d.seen}.png"), image)
+    every = evaluate(tmp_path / "export", reader)
+    assert every["kind"] == "crops" and every["dice"] == 6 and sorted(v for v in every["per_value"] if every["per_value"][v]["dice"]) == ["1", "3", "5"]
+    val = evaluate(tmp_path / "export", reader, "val")
+    assert val["dice"] == 3
+    (tmp_path / "listed").mkdir()
+    for d, image in zip(placed, crops):
+        cv2.imwrite(str(tmp_path / "listed" / f"d{d.seen}.png"), image)
+    (tmp_path / "listed" / "crops.csv").write_text("file,value\n" + "".join(f"d{d.seen}.png,{names[d.seen]}\n" for d in placed))
+    listed = evaluate(tmp_path / "listed", reader)
+    assert listed["dice"] == 3 and listed["confusion"] == val["confusion"]
+
+
 def test_an_unreadable_image_is_reported_and_the_rest_read(tmp_path, reader):
     write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
     (tmp_path / "images" / "p1.png").write_bytes(b"not a picture")

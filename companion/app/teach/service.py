@@ -64,7 +64,7 @@ def folder_examples(root: Path) -> Examples:
     folder per split, as YOLO trainers write them, is that split; ``photo_folders``: an export's split folders, its
     ``valid`` the ``val`` split), each label as the face its class names (``vision.photo_sets``)."""
     from vision.evaluate import EvaluationError, crop_file, crop_listing, has_crops, photo_folders
-    from vision.photo_sets import face_of_class, set_class_faces, split_called
+    from vision.photo_sets import face_named, face_of_class, set_class_faces, split_called
 
     root = Path(root)
     if not root.is_dir():
@@ -87,7 +87,7 @@ def folder_examples(root: Path) -> Examples:
             try:
                 value = int(row[1])
             except ValueError:
-                value = 0
+                value = face_named(row[1]) or 0  # "three", "dice-3": a face in words
             if value not in range(1, 7):
                 warnings.append(f"crops.csv line {n}: {row[1]!r} is not a face from 1 to 6; skipped")
                 continue
