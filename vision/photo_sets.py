@@ -21,6 +21,9 @@ from pathlib import Path
 SPLIT_SYNONYMS = (("val", "valid", "validation"),)
 #: A face named in words.
 FACE_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+#: The only other words a face's name may hold (``dice-3``, ``3 pips``, ``face_three``): a name with any other word
+#: (``session 1``, ``run 3``) names something else.
+DICE_WORDS = frozenset({"dice", "die", "face", "faces", "pip", "pips", "dot", "dots", "side", "value", "class", "label"})
 #: Names that number the classes from 0 (``'0'`` to ``'5'``) say what the layout's own rule says: class + 1.
 COUNTED_FROM_ZERO = ["0", "1", "2", "3", "4", "5"]
 
@@ -108,15 +111,19 @@ def data_yaml_names(text: str) -> list[str] | None:
 
 
 def face_named(name: str) -> int | None:
-    """The face a class name names: one number from 1 to 6 (``'3'``, ``'dice-3'``, ``'3 pips'``) or one word (``'three'``,
-    ``'Three'``), else None (``'dice'``, ``'d6'``, ``'0'``).
+    """The face a class or folder name names: one number from 1 to 6 (``'3'``, ``'dice-3'``, ``'3 pips'``) or one
+    word (``'three'``, ``'Three'``), with no other words than ``DICE_WORDS``; else None (``'dice'``, ``'d6'``, ``'0'``,
+    ``'session 1'``).
 
-    >>> [face_named(n) for n in ("3", "dice-3", "Three", "six pips", "dice", "d6", "0", "1 2")]
-    [3, 3, 3, 6, None, None, None, None]
+    >>> [face_named(n) for n in ("3", "dice-3", "Three", "six pips", "dice", "d6", "0", "1 2", "session 1")]
+    [3, 3, 3, 6, None, None, None, None, None]
     """
     text = name.strip().lower()
     numbers = re.findall(r"(?<![a-z])\d+", text)
-    words = [w for w in re.findall(r"[a-z]+", text) if w in FACE_WORDS]
+    every_word = re.findall(r"[a-z]+", text)
+    if any(w not in FACE_WORDS and w not in DICE_WORDS and not re.search(rf"{w}\d", text) for w in every_word):
+        return None  # another word: the name of something else
+    words = [w for w in every_word if w in FACE_WORDS]
     if len(numbers) == 1 and not words and re.search(r"[a-z]\d", text) is None:
         return int(numbers[0]) if 1 <= int(numbers[0]) <= 6 else None
     if not numbers and len(words) == 1:

@@ -459,6 +459,16 @@ def test_crops_whose_faces_are_named_in_words_are_read_as_those_faces(tmp_path, 
     assert listed["dice"] == 3 and listed["confusion"] == val["confusion"]
 
 
+def test_folders_named_for_something_else_than_a_face_are_not_taken_for_faces(tmp_path, reader):
+    """``session 1/`` and ``run 3/`` name photo sessions, not faces: such a folder is refused as before, not read as
+    crops of ones and threes."""
+    for folder in ("session 1", "run 3"):
+        (tmp_path / folder).mkdir()
+        cv2.imwrite(str(tmp_path / folder / "a.png"), np.full((64, 64, 3), 200, np.uint8))
+    with pytest.raises(EvaluationError, match="holds neither images/ with labels/"):
+        evaluate(tmp_path, reader)
+
+
 def test_an_unreadable_image_is_reported_and_the_rest_read(tmp_path, reader):
     write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
     (tmp_path / "images" / "p1.png").write_bytes(b"not a picture")

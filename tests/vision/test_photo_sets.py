@@ -45,6 +45,7 @@ def test_a_data_yaml_without_names_gives_none_and_unreadable_names_are_refused()
 @pytest.mark.parametrize(("name", "face"), [
     ("1", 1), ("6", 6), ("dice-3", 3), ("3 pips", 3), ("Five", 5), ("six_dots", 6), ("face 4", 4),
     ("0", None), ("7", None), ("dice", None), ("d6", None), ("d6-2", None), ("1 2", None), ("one two", None), ("12", None),
+    ("session 1", None), ("run3", None), ("train", None), ("images", None),
 ])
 def test_a_class_name_names_a_face_only_without_doubt(name, face):
     assert face_named(name) == face
