@@ -125,16 +125,12 @@ class PipelineReader(ReaderOptions):
         else None. A die filling a small photo, its marks a few pixels, is often seen by every look as its marks. It
         outranks a look from farther that read the die surer (``surer_at_count``), which is still unsure where the
         die lies. Never for the tray's camera (a tray region, the view from below): it never holds a die filling
-        its frame. A whole photo read as a one does not outrank a look whose surest die reads another face
-        (``surest_reads_another_face``): a small die far off in a big photo is a one's mark to a crop of the whole
-        photo, and the looks saw it as the die it is (a one filling the photo shows them its mark, read as a one)."""
+        its frame."""
         if self.expected_dice != 1 or self.camera_view != "above" or self.tray_region or any(_sure(reading, d) for d in reading.dice):
             return None
         face = classify_crop(self.classifier, prepared.bgr)
         if not is_sure(face.confidence, face.runner_up, self.min_confidence):
             return None
-        if face.seen == 1 and surest_reads_another_face(reading):
-            return None  # a small die read whole as a one's mark, which a look saw as the die it is
         whole = centred_die(prepared)
         die = self._alone_holding_a_die(prepared, Die(whole, face, ()))
         if die.face.overturned:
@@ -482,17 +478,6 @@ def _a_mark_of(p: Proposal, die: DieReading, offset: tuple[int, int] = (0, 0)) -
     x, y, w, h = die.box
     cx, cy = p.cx + offset[0], p.cy + offset[1]
     return p.side < MARK_SHARE * min(w, h) and abs(cx - x - w / 2) <= w / 2 and abs(cy - y - h / 2) <= h / 2
-
-
-def surest_reads_another_face(reading: Reading) -> bool:
-    """Whether the die ``reading`` reads surest shows another face than one.
-
-    >>> from companion.core.reading import DieReading
-    >>> def r(*dice): return Reading(UNCERTAIN, tuple(DieReading(s, 7 - s, c, (0, 0, 9, 9)) for s, c in dice))
-    >>> surest_reads_another_face(r((5, 0.43))), surest_reads_another_face(r((1, 0.3), (3, 0.2))), surest_reads_another_face(r())
-    (True, False, False)
-    """
-    return bool(reading.dice) and max(reading.dice, key=lambda d: d.confidence).seen != 1
 
 
 def _sure(reading: Reading, die: DieReading) -> bool:
