@@ -115,7 +115,7 @@ def evaluate(root: Path, reader: Any, split: str | None = None, crops: bool = Fa
     root = Path(root)
     if not root.is_dir():
         raise EvaluationError(f"{root} is not a folder of dice photos.")
-    has_frames = ((root / "images").is_dir() and (root / "labels").is_dir()) or bool(split_folders(root))
+    has_frames = bool(photo_folders(root, None))
     if has_crops(root) and (crops or not has_frames):
         return _evaluate_crops(root, reader, split)
     if crops:
@@ -344,7 +344,7 @@ def face_folders_table(root: Path) -> tuple[list[str], list[tuple[int, list[str]
         folders = sorted(p for p in base.iterdir() if p.is_dir())
         groups = [(base, None)] + [(p, split_called(p.name)) for p in folders if face_named(p.name) is None and p != root / "crops"]
         for parent, split in groups:
-            named = sorted((face_named(p.name), p.name) for p in parent.iterdir() if p.is_dir() and face_named(p.name) is not None)
+            named = sorted((face, p.name) for p in parent.iterdir() if p.is_dir() and (face := face_named(p.name)) is not None)
             for face, folder in named:
                 found += [[path.relative_to(root).as_posix(), str(face)] + ([split] if split else [])
                           for path in sorted((parent / folder).iterdir()) if is_image_name(path) and path.is_file()]

@@ -99,13 +99,14 @@ def folder_examples(root: Path) -> Examples:
             back = split == "val" if has_val else _held_back(row[0])
             (held if back else train).append((image, value))
         return Examples(train, held, warnings)
-    if photo_folders(root, None):
+    folders = photo_folders(root, None)
+    if folders:
         try:
             classes = set_class_faces(root)
         except ValueError as exc:
             raise TeachError(str(exc)) from None
         photos: list[tuple[str, Path, Path, str]] = []  # name, image, label file, split
-        for folder, prefix, _ in photo_folders(root, None):
+        for folder, prefix, _ in folders:
             files = frame_images(folder / "images")
             splits: dict[str, str] = {name: split_called(name.split("/")[0]) for name in files if "/" in name}
             if prefix:
