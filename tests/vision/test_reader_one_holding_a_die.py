@@ -5,7 +5,9 @@ A die far off in a plain square reads whole as a one's mark, as surely as a one:
 times its side, the photo set in a phone's 12 MP frame and three times farther away, and a five and a six read so
 by the whole photo read as a person's crop (on another table, where no look read the die sure). The detector,
 looking inside the square (``propose_inside``), sees the die; read, it shows its own face, so the square's one was
-its mark: offered as that face, never sure (RULES.md R14).
+its mark: offered as that face, never sure (RULES.md R14). A whole photo read as a one also gives way to a look
+whose surest die, small inside the whole photo's square, reads another face (``a_small_die_reads_another_face``): the
+look saw the die as the die it is.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 from models.training.robustness import CHANGES, _any_photo, reader_with_model
 from vision.evaluate import reader_for
 from vision.pipeline.classify import INSIDE_A_DIE, INSIDE_FACE, FaceRead, one_holding_a_die
+from vision.pipeline import reader as reader_module
 from vision.pipeline.reader import PipelineReader
 
 #: ``mid`` photos and the sweep's changes that read them as a sure one (name, change, which of its frames)
@@ -23,6 +26,10 @@ FAR_FOUR = ("m0141", "in a 12 MP frame", 0)
 FARTHER_FOUR = ("m0141", "3x farther", 0)
 FIVE_ON_ANOTHER_TABLE = ("m0020", "7 other tables", 0)
 SIX_ON_ANOTHER_TABLE = ("m0064", "7 other tables", 1)
+THREE_TURNED = ("m0098", "turned 30°", 0)
+ONE_ON_ANOTHER_TABLE = ("m0010", "other table", 0)
+#: a one of the one-die cup set (half a 128-px frame) zoomed in: a look reads its mark, 23 px, as a four
+CUP_ONE_ZOOMED = ("c0053", "zoomed 2x", 0)
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +40,17 @@ def mid_set(tmp_path_factory):
         pytest.skip("the shared real dice sets are not beside the repository (../shared/datasets)")
     root = tmp_path_factory.mktemp("mid")
     mid(root, real_val_dice())
+    return root
+
+
+@pytest.fixture(scope="module")
+def cup_set(tmp_path_factory):
+    from bench.eval_sets import SHARED, cup, real_val_dice
+
+    if not (SHARED / "real-dice-skovy" / "crops.csv").is_file():
+        pytest.skip("the shared real dice sets are not beside the repository (../shared/datasets)")
+    root = tmp_path_factory.mktemp("cup")
+    cup(root, 1, real_val_dice())
     return root
 
 
@@ -58,12 +76,48 @@ def test_a_four_far_off_in_a_square_read_as_a_one_is_offered_as_a_four_never_sur
 
 @pytest.mark.parametrize("case,value", [(FIVE_ON_ANOTHER_TABLE, 5), (SIX_ON_ANOTHER_TABLE, 6)])
 def test_a_whole_photo_read_as_a_one_around_a_die_reading_another_face_is_not_taken(mid_set, monkeypatch, case, value):
+    """Either check alone keeps it: the die seen inside the whole photo's square, and the look whose die reads
+    another face (``a_small_die_reads_another_face``)."""
     reading, labelled = _read(mid_set, *case)
     assert labelled == [value] and reading.extra["look"] != "whole photo"
     assert reading.status == "uncertain" and [d.seen for d in reading.dice] == [value]  # the look that found the die
+    with monkeypatch.context() as m:
+        m.setattr(PipelineReader, "_alone_holding_a_die", _not_looking_inside)
+        assert _read(mid_set, *case)[0].extra["look"] != "whole photo"
+    with monkeypatch.context() as m:
+        m.setattr(reader_module, "a_small_die_reads_another_face", lambda reading, square: False)
+        assert _read(mid_set, *case)[0].extra["look"] != "whole photo"
     monkeypatch.setattr(PipelineReader, "_alone_holding_a_die", _not_looking_inside)
+    monkeypatch.setattr(reader_module, "a_small_die_reads_another_face", lambda reading, square: False)
     without, _ = _read(mid_set, *case)
     assert without.extra["look"] == "whole photo" and without.status == "ok" and [d.seen for d in without.dice] == [1]
+
+
+def test_a_whole_photo_read_as_a_one_gives_way_to_a_look_that_read_the_die_as_another_face(mid_set, monkeypatch):
+    """A three turned 30 degrees on the table: the first look reads the die a three (unsure), the whole photo read as
+    a crop a sure one (the die its mark), and the die seen inside that square reads under the bar: the look's three
+    is offered, never sure."""
+    reading, labelled = _read(mid_set, *THREE_TURNED)
+    assert labelled == [3] and reading.status == "uncertain" and [d.seen for d in reading.dice] == [3]
+    monkeypatch.setattr(reader_module, "a_small_die_reads_another_face", lambda reading, square: False)
+    without, _ = _read(mid_set, *THREE_TURNED)
+    assert without.extra["look"] == "whole photo" and without.status == "ok" and [d.seen for d in without.dice] == [1]
+
+
+def test_a_whole_photo_read_as_a_one_stays_where_the_look_read_a_one_too(mid_set):
+    """A one on another table: the look reads it a one, unsure; the whole photo a sure one, which is taken."""
+    reading, labelled = _read(mid_set, *ONE_ON_ANOTHER_TABLE)
+    assert labelled == [1] and reading.extra["look"] == "whole photo" and reading.status == "ok" and [d.seen for d in reading.dice] == [1]
+
+
+def test_a_whole_photo_read_as_a_one_stays_where_the_look_read_a_mark_of_a_few_pixels_as_another_face(cup_set, monkeypatch):
+    """A one zoomed in, half its frame: the look's surest die is its mark (23 px) read as a four, too small to outrank
+    the whole photo's sure one (``FACE_OVER_WHOLE_MIN_SIDE``); without that floor the one goes to the table."""
+    reading, labelled = _read(cup_set, *CUP_ONE_ZOOMED)
+    assert labelled == [1] and reading.extra["look"] == "whole photo" and reading.status == "ok" and [d.seen for d in reading.dice] == [1]
+    monkeypatch.setattr(reader_module, "FACE_OVER_WHOLE_MIN_SIDE", 16)
+    without, _ = _read(cup_set, *CUP_ONE_ZOOMED)
+    assert without.status == "uncertain" and without.extra["look"] != "whole photo"
 
 
 ONE = FaceRead(1, 0.98, 0.01, 0.0)

@@ -21,7 +21,7 @@ from vision.classifier import FaceClassifier
 from vision.pipeline.classify import classify, classify_crop, one_holding_a_die, read_inside, readable_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, sure_confidence
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
-from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
+from vision.pipeline.propose import INSIDE_MOST, Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
 from vision.leaning_cue import LeaningCue
 from vision.pipeline.reconcile import Die, flag_leaning, flag_leaning_by_look, reconcile, shows_a_change, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
@@ -30,6 +30,9 @@ from vision.reader_options import ReaderOptions
 
 #: A proposal of the finer look under this share of the side of a die read sure, lying on that die, is one of its marks.
 MARK_SHARE = 0.6
+#: ``a_small_die_reads_another_face``: a look's die of fewer pixels than this shows marks of a few pixels (a one's own
+#: mark, a grain of the table), too few to outrank the whole photo's sure one; a die far off in a big photo is bigger.
+FACE_OVER_WHOLE_MIN_SIDE = 48
 
 
 class PipelineReader(ReaderOptions):
@@ -125,13 +128,18 @@ class PipelineReader(ReaderOptions):
         else None. A die filling a small photo, its marks a few pixels, is often seen by every look as its marks. It
         outranks a look from farther that read the die surer (``surer_at_count``), which is still unsure where the
         die lies. Never for the tray's camera (a tray region, the view from below): it never holds a die filling
-        its frame."""
+        its frame. A whole photo read as a one does not outrank a look whose surest die, small inside the whole
+        square as a die inside a one is (``a_small_die_reads_another_face``), reads another face: a small die far
+        off in a big photo is a one's mark to a crop of the whole photo, and the look saw it as the die it is. A die
+        filling the photo is left to the whole photo: a look can read a side face or a logo inside it."""
         if self.expected_dice != 1 or self.camera_view != "above" or self.tray_region or any(_sure(reading, d) for d in reading.dice):
             return None
         face = classify_crop(self.classifier, prepared.bgr)
         if not is_sure(face.confidence, face.runner_up, self.min_confidence):
             return None
         whole = centred_die(prepared)
+        if face.seen == 1 and a_small_die_reads_another_face(reading, whole):
+            return None  # a small die read whole as a one's mark, which a look saw as the die it is
         die = self._alone_holding_a_die(prepared, Die(whole, face, ()))
         if die.face.overturned:
             return None  # a die far off in a big photo, read whole as a one's mark
@@ -478,6 +486,27 @@ def _a_mark_of(p: Proposal, die: DieReading, offset: tuple[int, int] = (0, 0)) -
     x, y, w, h = die.box
     cx, cy = p.cx + offset[0], p.cy + offset[1]
     return p.side < MARK_SHARE * min(w, h) and abs(cx - x - w / 2) <= w / 2 and abs(cy - y - h / 2) <= h / 2
+
+
+def a_small_die_reads_another_face(reading: Reading, square: Proposal) -> bool:
+    """Whether the die ``reading`` reads surest shows another face than one and is small inside ``square`` (a whole
+    photo read as a one), at most ``INSIDE_MOST`` of its side as a die seen inside a one is (``propose_inside``), and
+    at least ``FACE_OVER_WHOLE_MIN_SIDE`` pixels.
+
+    >>> from companion.core.reading import DieReading
+    >>> def r(*dice): return Reading(UNCERTAIN, tuple(DieReading(s, 7 - s, c, (0, 0, w, w)) for s, c, w in dice))
+    >>> square = Proposal(100, 100, 170, 0.0, 1.0)
+    >>> a_small_die_reads_another_face(r((5, 0.43, 60)), square), a_small_die_reads_another_face(r((5, 0.43, 150)), square)
+    (True, False)
+    >>> a_small_die_reads_another_face(r((5, 0.43, 20)), square)
+    False
+    >>> a_small_die_reads_another_face(r((1, 0.3, 60), (3, 0.2, 60)), square), a_small_die_reads_another_face(r(), square)
+    (False, False)
+    """
+    if not reading.dice:
+        return False
+    surest = max(reading.dice, key=lambda d: d.confidence)
+    return surest.seen != 1 and FACE_OVER_WHOLE_MIN_SIDE <= max(surest.box[2:]) <= INSIDE_MOST * square.side
 
 
 def _sure(reading: Reading, die: DieReading) -> bool:
