@@ -131,7 +131,8 @@ class PipelineReader(ReaderOptions):
         its frame. A whole photo read as a one does not outrank a look whose surest die, small inside the whole
         square as a die inside a one is (``a_small_die_reads_another_face``), reads another face: a small die far
         off in a big photo is a one's mark to a crop of the whole photo, and the look saw it as the die it is. A die
-        filling the photo is left to the whole photo: a look can read a side face or a logo inside it."""
+        filling the photo is left to the whole photo (a look can read a side face or a logo inside it), and so is a
+        "die" of a few pixels (the one's own mark, a grain of the table)."""
         if self.expected_dice != 1 or self.camera_view != "above" or self.tray_region or any(_sure(reading, d) for d in reading.dice):
             return None
         face = classify_crop(self.classifier, prepared.bgr)
