@@ -68,6 +68,10 @@ class DieStyle:
     #: the faces behind showing faintly through it, as casino dice).
     body: str = "plain"
     body_colour: tuple[int, int, int] = (0, 0, 0)
+    #: One mark of each face of two or more drawn this share of the way from the marks' colour to the face's (a mark
+    #: worn, filled with dirt or lit less than the others): 0, every mark whole, as the simulated table draws them.
+    #: Training turns it on for some dice so that a face with one dim mark is not read, surely, as one mark fewer.
+    faint_mark: float = 0.0
 
     @staticmethod
     def game(rng: np.random.Generator) -> "DieStyle":
@@ -179,18 +183,20 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
         layout = tuple((y, x) for x, y in layout)
     facing = -1 if mirrored else 1
     canvas = np.ascontiguousarray(face.astype(np.uint8))
+    faint = int(rng.integers(len(layout))) if style.faint_mark and len(layout) > 1 else -1  # no draw when off
     centres = []
-    for x, y in layout:
+    for i, (x, y) in enumerate(layout):
         cx, cy = _mark_centre(size, x, y)
         cx += rng.normal(0, size * 0.008)
         cy += rng.normal(0, size * 0.008)
         centres.append((cx, cy))
+        colour = _faded(style.mark, style.face, style.faint_mark) if i == faint else style.mark
         if style.marks == "pip":
-            cv2.circle(canvas, (int(cx * 16), int(cy * 16)), max(1, int(radius * 16)), style.mark, -1, cv2.LINE_AA, 4)
+            cv2.circle(canvas, (int(cx * 16), int(cy * 16)), max(1, int(radius * 16)), colour, -1, cv2.LINE_AA, 4)
         elif style.marks == "head":
-            _draw_elephant_head(canvas, cx, cy, radius, style.mark, mirrored)
+            _draw_elephant_head(canvas, cx, cy, radius, colour, mirrored)
         else:
-            _draw_elephant(canvas, cx, cy, radius, style.mark, facing)
+            _draw_elephant(canvas, cx, cy, radius, colour, facing)
     face = canvas.astype(np.float32)
     if style.marks == "pip" and style.drilled:
         face = _drilled(face, centres, radius, rng)
@@ -202,6 +208,15 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
     g = rng.uniform(-0.12, 0.12, 2)
     shade = shade * (1.0 + g[0] * (xx / size - 0.5) + g[1] * (yy / size - 0.5))
     return face * shade[..., None]
+
+
+def _faded(mark: tuple[int, int, int], face: tuple[int, int, int], share: float) -> tuple[int, int, int]:
+    """The mark's colour moved ``share`` of the way to the face's.
+
+    >>> _faded((200, 100, 0), (0, 100, 200), 0.25)
+    (150, 100, 50)
+    """
+    return tuple(int(round(m + share * (f - m))) for m, f in zip(mark, face))  # type: ignore[return-value]
 
 
 def _mark_centre(size: int, x: float, y: float) -> tuple[float, float]:

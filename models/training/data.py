@@ -171,6 +171,20 @@ def other_body_style(rng: np.random.Generator) -> DieStyle:
     return DieStyle(bgr(face), bgr(mark), kind, float(rng.uniform(0.9, 1.5)), body="translucent")
 
 
+#: How far a faint mark is moved from the marks' colour to the face's (``DieStyle.faint_mark``): it keeps 20-60 % of its
+#: contrast, dim beside the others but a mark a person still counts.
+FAINT_MARK_RANGE = (0.4, 0.8)
+
+
+def faint_mark_style(rng: np.random.Generator) -> DieStyle:
+    """A die drawn as ``synth_face_crops`` draws one, light or dark, with one mark of its face faint
+    (``FAINT_MARK_RANGE``); half of them dark dice with light or coloured marks, where a dim mark has least
+    contrast to lose."""
+    r = rng.random()
+    style = DieStyle.game(rng) if r < 0.2 else dark_coloured_style(rng) if r < 0.5 else DieStyle.random(rng)
+    return replace(style, faint_mark=float(rng.uniform(*FAINT_MARK_RANGE)))
+
+
 def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.random.Generator], DieStyle] | None = None
                      ) -> tuple[np.ndarray, np.ndarray]:
     """Single dice on plain or busy backgrounds, sometimes with a neighbour or a side face showing,

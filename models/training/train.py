@@ -39,10 +39,12 @@ MODELS = Path(__file__).resolve().parents[1]
 WORK = MODELS.parent / "build" / "classifier"
 #: The sources a run trains on; ``--real-sets`` adds every shared set's train crops (``real_sets.train_crops``),
 #: ``--other-bodies`` the swirled and translucent dice (``data.other_body_style``).
-BASE_SOURCES = ("real", "faces", "frames", "other_bodies")
+BASE_SOURCES = ("real", "faces", "frames", "other_bodies", "faint_marks")
 #: The other bodies' crops are drawn from their own random stream (the seed and this), after the data cache: the
 #: cache, and every other source in it, stay the same with or without them.
 OTHER_BODIES_STREAM = 26
+#: The random stream of ``--faint-marks``' crops, apart from the data cache's like ``OTHER_BODIES_STREAM``.
+FAINT_MARKS_STREAM = 27
 
 
 class FaceNet(nn.Module):
@@ -237,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--other-bodies", type=int, default=0,
                     help="also train on this many synthetic crops of swirled and translucent dice (data.other_body_style), "
                          "drawn after the data cache from their own random stream, so the cache is shared with runs without them")
+    ap.add_argument("--faint-marks", type=int, default=0,
+                    help="also train on this many synthetic crops of dice with one mark faint (data.faint_mark_style), labelled "
+                         "with every mark; drawn after the data cache from their own random stream, as --other-bodies")
     ap.add_argument("--ema", type=float, default=0.0,
                     help="keep a moving average of the weights, each step's weight 1 - EMA (e.g. 0.998), and export it "
                          "instead of the last step's weights (0: the last step's, as the shipped recipe)")
@@ -258,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--leave-out needs the whole run's data, not --quick's sample of frames")
     if args.other_bodies < 0:
         ap.error("--other-bodies is a number of crops: 0 (none) or more")
+    if args.faint_marks < 0:
+        ap.error("--faint-marks is a number of crops: 0 (none) or more")
     if not 0 <= args.ema < 1:
         ap.error("--ema is the average's decay per step: 0 (no average) or more, under 1 (e.g. 0.998)")
     try:
@@ -273,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     sets = cached_build(rng, args)
     if args.other_bodies:
         sets["other_bodies"] = data.synth_face_crops(args.other_bodies, np.random.default_rng([args.seed, OTHER_BODIES_STREAM]), data.other_body_style)
+    if args.faint_marks:
+        sets["faint_marks"] = data.synth_face_crops(args.faint_marks, np.random.default_rng([args.seed, FAINT_MARKS_STREAM]), data.faint_mark_style)
     sources = [k for k in sets if k in BASE_SOURCES or k.startswith("set_")]
     unknown = sorted(set(args.repeat) - set(sources))
     if unknown:
@@ -355,7 +364,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", "other_bodies") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", "other_bodies", "faint_marks") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
