@@ -15,6 +15,7 @@ wrong figure without a word, so names that do not name the six faces are refused
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 #: The folder names a split may go by: an export's ``valid`` is the ``val`` split.
@@ -205,18 +206,27 @@ def _uncommented(text: str) -> str:
     """``text`` (one line) without a YAML comment: a ``#`` after a space, outside quotes."""
     quote, i = "", 0
     while i < len(text):
-        ch = text[i]
-        if quote:
-            if _escaped_quote(text, i, quote):
-                i += 2
-                continue
-            quote = "" if ch == quote else quote
-        elif ch in "'\"" and (i == 0 or text[i - 1] in " \t[{,:-"):  # a quote opens a scalar only at its start
-            quote = ch
-        elif ch == "#" and (i == 0 or text[i - 1].isspace()):
+        step = _quoted_step(text, i, quote, lambda: i == 0 or text[i - 1] in " \t[{,:-")  # a quote opens a scalar at its start
+        if step:
+            quote, i = step[0], i + step[1]
+            continue
+        if text[i] == "#" and (i == 0 or text[i - 1].isspace()):
             return text[:i]
         i += 1
     return text
+
+
+def _quoted_step(text: str, i: int, quote: str, opens: Callable[[], bool]) -> tuple[str, int] | None:
+    """The one quote machine of the scanners below: where ``text[i]`` lies inside a ``quote``-quoted scalar, or is a
+    quote that ``opens()`` one, the quote after it and how many characters it takes (an escaped pair is two); None
+    where it lies outside quotes, for the scanner to read.
+
+    >>> _quoted_step("'a''b'", 2, "'", lambda: False), _quoted_step("a#", 1, "", lambda: True)
+    (("'", 2), None)
+    """
+    if quote:
+        return (quote, 2) if _escaped_quote(text, i, quote) else ("" if text[i] == quote else quote, 1)
+    return (text[i], 1) if text[i] in "'\"" and opens() else None
 
 
 def _escaped_quote(text: str, i: int, quote: str) -> bool:
@@ -234,46 +244,40 @@ def _flow_inside(text: str) -> str:
     """The inside of the flow collection ``text`` opens with (``[`` or ``{``), up to its closing bracket, its comments
     left out; ``ValueError`` where it never closes."""
     close = "]" if text[0] == "[" else "}"
-    out, quote, i = [], "", 1
+    out: list[str] = []
+    quote, i = "", 1
     while i < len(text):
-        ch = text[i]
-        if quote:
-            if _escaped_quote(text, i, quote):
-                out.append(text[i:i + 2])
-                i += 2
-                continue
-            quote = "" if ch == quote else quote
-        elif ch in "'\"" and _at_a_start("".join(out).rsplit(",", 1)[-1]):
-            quote = ch
-        elif ch == "#" and text[i - 1].isspace():
+        step = _quoted_step(text, i, quote, lambda: _at_a_start("".join(out).rsplit(",", 1)[-1]))
+        if step:
+            out.append(text[i:i + step[1]])
+            quote, i = step[0], i + step[1]
+            continue
+        if text[i] == "#" and text[i - 1].isspace():
             end = text.find("\n", i)
             i = len(text) if end < 0 else end
             continue
-        elif ch == close:
+        if text[i] == close:
             return "".join(out)
-        out.append(ch)
+        out.append(text[i])
         i += 1
     raise ValueError("its names list is never closed")
 
 
 def _flow_items(inner: str) -> list[str]:
     """The comma-separated items of a YAML flow list's inside, commas in quotes kept."""
-    items, quote, current, i = [], "", "", 0
+    items: list[str] = []
+    quote, current, i = "", "", 0
     while i < len(inner):
-        ch = inner[i]
-        if quote:
-            if _escaped_quote(inner, i, quote):
-                current += inner[i:i + 2]
-                i += 2
-                continue
-            quote = "" if ch == quote else quote
-        elif ch in "'\"" and _at_a_start(current):
-            quote = ch
-        elif ch == ",":
-            items.append(current)
-            current, i = "", i + 1
+        step = _quoted_step(inner, i, quote, lambda: _at_a_start(current))
+        if step:
+            current += inner[i:i + step[1]]
+            quote, i = step[0], i + step[1]
             continue
-        current += ch
+        if inner[i] == ",":
+            items.append(current)
+            current = ""
+        else:
+            current += inner[i]
         i += 1
     items.append(current)
     return [item.strip() for item in items if item.strip()]
