@@ -32,6 +32,7 @@ from vision.classifier import FaceClassifier
 from vision.dataset import photo
 from vision.evaluate import frame_names, image_of, reader_for, yolo_labels
 from vision.images import load_image
+from companion.core.reading import DieReading, Reading
 from companion.core.settings import Settings
 from vision.classic_reader import DiceReader
 from vision.reader import load_reader
@@ -255,7 +256,9 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
 def measure(model: Path | None, names: list[str], changes: list[str], reader_kind: str = "learned",
             root: Path | None = None, detector: Path | None = None) -> dict[str, dict[str, int]]:
     """Per change: dice, found, right, silently wrong and extra detections over the photos ``names`` of the
-    dataset folder ``root`` (Byler's set when None)."""
+    dataset folder ``root`` (Byler's set when None); and the readings, and those acted on whose verdict is wrong
+    (``wrong_verdict``): a die counts silently wrong where its reading's box misses the label even if every face is
+    right, while the table scores the faces alone."""
     reader = reader_with_model(model, reader_kind, detector)
     if root is None:  # Byler's photos, with the train labels fixed by eye (``vision.dataset.photo``)
         byler = data.dataset_dir()
@@ -264,7 +267,7 @@ def measure(model: Path | None, names: list[str], changes: list[str], reader_kin
         photos = [_any_photo(root, name) for name in names]
     out = {}
     for change in changes:
-        row = dict.fromkeys(("dice", "found", "right", "silently_wrong", "extra"), 0)
+        row = dict.fromkeys(("dice", "found", "right", "silently_wrong", "extra", "readings", "wrong_verdicts"), 0)
         for k, (img, labels) in enumerate(photos):
             for image, inside, cut in CHANGES[change](img, labels, np.random.default_rng(k)):
                 reading = reader_for(reader, len(inside) + cut).read(image)
@@ -275,6 +278,8 @@ def measure(model: Path | None, names: list[str], changes: list[str], reader_kin
                 extra = max(0, len(reading.dice) - sum(j is not None for j in matched) - cut)
                 row["extra"] += extra
                 row["silently_wrong"] += extra * acted_on
+                row["readings"] += 1
+                row["wrong_verdicts"] += acted_on and wrong_verdict(reading, inside, cut, matched)
                 for (value, *_), j in zip(inside, matched):
                     right = j is not None and reading.dice[j].top == value
                     row["found"] += j is not None
@@ -282,6 +287,24 @@ def measure(model: Path | None, names: list[str], changes: list[str], reader_kin
                     row["silently_wrong"] += (not right) and acted_on
         out[change] = row
     return out
+
+
+def wrong_verdict(reading: Reading, inside: list, cut: int, matched: list[int | None]) -> bool:
+    """Whether ``reading`` gives the table other faces than the photo's ``inside`` dice show: its faces, in any
+    order, are not theirs. Where the photo cuts dice at its edge (``cut``), whose faces no label gives, each die
+    inside must be read right where its label is, and no die but the cut ones may be added.
+
+    >>> die = lambda top, box: DieReading(top, top, 0.99, box)
+    >>> ones = Reading("ok", (die(1, (0, 0, 10, 10)), die(3, (50, 50, 10, 10))))
+    >>> wrong_verdict(ones, [(3, 0, 0, 8, 8), (1, 90, 90, 8, 8)], 0, [None, None])  # boxes elsewhere, faces right
+    False
+    >>> wrong_verdict(ones, [(3, 0, 0, 8, 8), (2, 90, 90, 8, 8)], 0, [None, None])
+    True
+    """
+    if not cut:
+        return sorted(d.top for d in reading.dice) != sorted(label[0] for label in inside)
+    right = all(j is not None and reading.dice[j].top == label[0] for label, j in zip(inside, matched))
+    return not right or len(reading.dice) > len(inside) + cut
 
 
 def _any_photo(root: Path, name: str) -> tuple[np.ndarray, list]:
@@ -347,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
     for change, row in measure(args.model, names, args.only or list(CHANGES), args.reader, root, args.detector).items():
         print(f"{change:16s} dice {row['dice']:4d}  found {row['found']:4d}  right {row['right']:4d}  "
               f"silently wrong {row['silently_wrong']:2d}  extra {row['extra']:3d}  "
+              f"wrong verdicts {row['wrong_verdicts']:2d} of {row['readings']:4d} readings  "
               f"wrong or missed flagged {flagged_share(row):.2f}", flush=True)
     return 0
 

@@ -228,3 +228,36 @@ def test_a_photo_is_turned_only_whole_quarter_turns():
 
     with pytest.raises(ValueError, match="1, 2 or 3 quarter turns"):
         _quarter_turns(4)
+
+
+def test_a_reading_with_every_face_right_but_a_box_off_its_die_is_no_wrong_verdict(real_dataset, monkeypatch):
+    """The table scores faces: a reader whose boxes all lie elsewhere, faces right, leaves its dice silently wrong by
+    the labels' boxes and its verdicts right; one face off makes every reading acted on a wrong verdict."""
+    from dataclasses import replace as swap
+
+    import models.training.robustness as robustness
+    from companion.core.reading import Reading
+
+    real = robustness.reader_with_model(None, "learned")
+    name = heldout_names(HERE / "validation.json")[0]
+    _, labels = photo(real_dataset, name)
+
+    class Told:
+        expected_dice = 0
+
+        def __init__(self, face_off: int) -> None:
+            self.face_off = face_off
+
+        def with_expected(self, n):
+            return self
+
+        def read(self, image):
+            faces = [(v - 1 + self.face_off) % 6 + 1 for v, *_ in labels]
+            dice = tuple(swap(real.with_expected(1).read(image).dice[0], seen=f, top=f, box=(0, 0, 4, 4)) for f in faces)
+            return Reading("ok", dice, model_id="told")
+
+    for face_off, wrong in ((0, 0), (1, 1)):
+        monkeypatch.setattr(robustness, "reader_with_model", lambda model, kind, detector=None, f=face_off: Told(f))
+        row = measure(None, [name], ["as photographed"])["as photographed"]
+        assert row["readings"] == 1 and row["wrong_verdicts"] == wrong
+        assert row["silently_wrong"] == 2 * row["dice"]  # each die missed at its box, and each found one extra
