@@ -5,7 +5,8 @@ A die far off in a plain square reads whole as a one's mark, as surely as a one:
 times its side, the photo set in a phone's 12 MP frame and three times farther away, and a five and a six read so
 by the whole photo read as a person's crop (on another table, where no look read the die sure). The detector,
 looking inside the square (``propose_inside``), sees the die; read, it shows its own face, so the square's one was
-its mark: offered as that face, never sure (RULES.md R14). A whole photo read as a one also gives way to a look
+its mark: offered as that face, never sure (RULES.md R14). Where the die it sees there reads no face surely (boxed
+from as far as the square, at twice its side), it looks inside that die once more. A whole photo read as a one also gives way to a look
 whose surest die, small inside the whole photo's square, reads another face (``a_small_die_reads_another_face``): the
 look saw the die as the die it is.
 """
@@ -24,6 +25,9 @@ from vision.pipeline.reader import PipelineReader
 #: ``mid`` photos and the sweep's changes that read them as a sure one (name, change, which of its frames)
 FAR_FOUR = ("m0141", "in a 12 MP frame", 0)
 FARTHER_FOUR = ("m0141", "3x farther", 0)
+#: a six whose photo sits in a 12 MP frame: the first look reads the photo's square (1,429 px) as a sure one, and the
+#: detector, looking inside, boxes the 163-px die at twice its side, where it reads no face surely
+SIX_SEEN_FROM_AFAR = ("m0095", "in a 12 MP frame", 0)
 FIVE_ON_ANOTHER_TABLE = ("m0020", "7 other tables", 0)
 SIX_ON_ANOTHER_TABLE = ("m0064", "7 other tables", 1)
 THREE_TURNED = ("m0098", "turned 30°", 0)
@@ -71,6 +75,15 @@ def test_a_four_far_off_in_a_square_read_as_a_one_is_offered_as_a_four_never_sur
     assert reading.status == "uncertain"
     monkeypatch.setattr(PipelineReader, "_alone_holding_a_die", _not_looking_inside)
     without, _ = _read(mid_set, *case)
+    assert without.status == "ok" and [d.seen for d in without.dice] == [1]  # what the sweep found
+
+
+def test_a_die_inside_a_one_read_unsure_from_afar_is_looked_at_once_more_and_offered_as_its_face(mid_set, monkeypatch):
+    reading, labelled = _read(mid_set, *SIX_SEEN_FROM_AFAR)
+    assert [d.seen for d in reading.dice] == labelled == [6]
+    assert reading.status == "uncertain"
+    monkeypatch.setattr(reader_module, "a_die_seen_from_afar", lambda inside: None)
+    without, _ = _read(mid_set, *SIX_SEEN_FROM_AFAR)
     assert without.status == "ok" and [d.seen for d in without.dice] == [1]  # what the sweep found
 
 

@@ -27,7 +27,8 @@ A square far larger than a die makes up a one as surely: the whole die is its
 mark. The reader looks inside a die read sure as a one with no other die beside
 it to compare sizes with (the detector's ``propose_inside``) and reads the dice
 it finds there (``read_inside``); one that reads another face makes the one that
-face, never sure (``one_holding_a_die``).
+face, never sure (``one_holding_a_die``). A die found there reading no face surely
+was boxed from afar, loosely, and is looked inside once more (``a_die_seen_from_afar``).
 
 A die read sure at the first cut whose wider cut reads the same face, but not
 sure, is checked in the wider cut's eight turns and mirrors: where their mean
@@ -220,20 +221,39 @@ def one_seen_wide(pairs: np.ndarray, surest: np.ndarray, at: int) -> tuple[np.nd
     return read, check
 
 
-def read_inside(classifier: Classifier, bgr: np.ndarray, inside: list[Proposal], relook_below: float) -> list[FaceRead]:
-    """The reads of the dice seen inside a square read as a one (``propose.propose_inside``, surest first) that may
-    show another face: each is read once at its proposed size (a one's marks and the specks around it are many, and
-    a full read of each would cost a read of a frame of three dice), and those read as a die showing another face
-    are read as any proposal (``classify``), in the same order.
+def read_inside(classifier: Classifier, bgr: np.ndarray, inside: list[Proposal], relook_below: float
+                ) -> tuple[list[Proposal], list[FaceRead]]:
+    """The dice seen inside a square read as a one (``propose.propose_inside``, surest first) that may show another
+    face, and their reads: each is read once at its proposed size (a one's marks and the specks around it are many,
+    and a full read of each would cost a read of a frame of three dice), and those read as a die showing another
+    face are read as any proposal (``classify``), in the same order.
 
     >>> read_inside(FaceClassifier(), np.full((120, 120, 3), 90, np.uint8), [Proposal(60, 60, 30, 0, 0.9)], 0.97)
-    []
+    ([], [])
     """
     if not inside:
-        return []
+        return [], []
     once = [FaceRead.from_probabilities(p) for p in classifier.probabilities(crops(bgr, inside))]
     maybe = [p for p, r in zip(inside, once) if r.seen != 1 and r.not_a_die < INSIDE_A_DIE]
-    return classify(classifier, bgr, maybe, relook_below) if maybe else []
+    return (maybe, classify(classifier, bgr, maybe, relook_below)) if maybe else ([], [])
+
+
+def a_die_seen_from_afar(inside: list[FaceRead]) -> int | None:
+    """Which of the reads of the dice seen inside a square read as a one (``read_inside``, surest first) is a die
+    (``INSIDE_A_DIE``) whose face is read neither a one nor surely another (under ``INSIDE_FACE``), where
+    ``one_holding_a_die`` found none read surely: the first such, or None. Inside a big square the detector sees a
+    small die from as far as it saw the square, and its box may be twice the die: looked at inside once more, its
+    face shows.
+
+    >>> a_die_seen_from_afar([FaceRead(1, 0.6, 0.2, 0.1), FaceRead(3, 0.3, 0.2, 0.03)])
+    1
+    >>> a_die_seen_from_afar([FaceRead(3, 0.3, 0.2, 0.6)]) is None  # more likely no die
+    True
+    """
+    for i, read in enumerate(inside):
+        if read.seen != 1 and read.confidence < INSIDE_FACE and read.not_a_die < INSIDE_A_DIE:
+            return i
+    return None
 
 
 def one_holding_a_die(one: FaceRead, inside: list[FaceRead]) -> FaceRead:

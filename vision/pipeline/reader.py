@@ -18,7 +18,7 @@ from companion.core.protocols import Proposal
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
-from vision.pipeline.classify import classify, classify_crop, one_holding_a_die, read_inside, readable_crop
+from vision.pipeline.classify import a_die_seen_from_afar, classify, classify_crop, one_holding_a_die, read_inside, readable_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, sure_confidence
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import INSIDE_MOST, Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
@@ -273,12 +273,19 @@ class PipelineReader(ReaderOptions):
         (``propose_inside``) reading another face, with that die's face, never sure (``one_holding_a_die``): a small
         die far off in a plain square (a frame around a small photo, a table around a die) reads whole as a one's
         mark, as surely as a one. Asked of a die with no other beside it (among two or more, a square far larger
-        than the others is doubted already, ``reconcile``) and only of sure ones: it costs a detector run."""
+        than the others is doubted already, ``reconcile``) and only of sure ones: it costs a detector run. Where a
+        die seen inside reads no face surely (``a_die_seen_from_afar``), the detector looks inside that die once more:
+        a die far smaller than the square is seen from as far as the square was, its box loose."""
         sure = sure_confidence(self.min_confidence)
         if die.face.seen != 1 or die.face.confidence < sure:
             return die
-        inside = read_inside(self.classifier, prepared.bgr, propose_inside(prepared, self.proposer, die.proposal), sure)
-        return replace(die, face=one_holding_a_die(die.face, inside))
+        found, inside = read_inside(self.classifier, prepared.bgr, propose_inside(prepared, self.proposer, die.proposal), sure)
+        face = one_holding_a_die(die.face, inside)
+        afar = a_die_seen_from_afar(inside) if face is die.face else None
+        if afar is not None:
+            _, closer = read_inside(self.classifier, prepared.bgr, propose_inside(prepared, self.proposer, found[afar]), sure)
+            face = one_holding_a_die(die.face, closer)
+        return replace(die, face=face)
 
     def _tray_look(self, prepared: Normalised, found: list[Proposal]) -> list[Proposal]:
         """Dice the empty tray's photo shows outside ``found`` that the classifier reads sure (``pipeline.tray``)."""
