@@ -32,7 +32,7 @@ from vision.classifier import FaceClassifier
 from vision.dataset import photo
 from vision.evaluate import frame_names, image_of, reader_for, yolo_labels
 from vision.images import load_image
-from companion.core.reading import DieReading, Reading
+from companion.core.reading import Reading
 from companion.core.settings import Settings
 from vision.classic_reader import DiceReader
 from vision.reader import load_reader
@@ -294,6 +294,7 @@ def wrong_verdict(reading: Reading, inside: list, cut: int, matched: list[int | 
     order, are not theirs. Where the photo cuts dice at its edge (``cut``), whose faces no label gives, each die
     inside must be read right where its label is, and no die but the cut ones may be added.
 
+    >>> from companion.core.reading import DieReading
     >>> die = lambda top, box: DieReading(top, top, 0.99, box)
     >>> ones = Reading("ok", (die(1, (0, 0, 10, 10)), die(3, (50, 50, 10, 10))))
     >>> wrong_verdict(ones, [(3, 0, 0, 8, 8), (1, 90, 90, 8, 8)], 0, [None, None])  # boxes elsewhere, faces right
