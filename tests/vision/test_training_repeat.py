@@ -41,41 +41,23 @@ def test_a_run_without_the_closer_look_crops_keeps_its_data_cache_and_checkpoint
     assert run_key(on, DATA_ARGS) != run_key(before, DATA_ARGS)
 
 
-def test_a_run_without_other_bodies_keeps_its_data_cache_and_checkpoint_keys():
-    """``--other-bodies 0``: ``make train``'s recipe finds the checkpoints it made before the option; the data cache
-    is shared with runs that add the other bodies (they are drawn after it, from their own stream)."""
+@pytest.mark.parametrize("option", ["other_bodies", "faint_marks"])
+def test_a_run_without_drawn_extras_keeps_its_data_cache_and_checkpoint_keys(option):
+    """``--other-bodies 0`` or ``--faint-marks 0``: ``make train``'s recipe finds the checkpoints it made before the
+    option; the data cache is shared with runs that add them (they are drawn after it, from their own stream)."""
     from models.training.train import DATA_ARGS
 
     before = argparse.Namespace(seed=3, epochs=5, detector_reps=2)
-    off = argparse.Namespace(seed=3, epochs=5, detector_reps=2, other_bodies=0)
-    on = argparse.Namespace(seed=3, epochs=5, detector_reps=2, other_bodies=3000)
+    off = argparse.Namespace(seed=3, epochs=5, detector_reps=2, **{option: 0})
+    on = argparse.Namespace(seed=3, epochs=5, detector_reps=2, **{option: 3000})
     assert run_key(off) == run_key(before) and run_key(on) != run_key(before)
     assert run_key(on, DATA_ARGS) == run_key(before, DATA_ARGS)
 
 
-def test_a_negative_count_of_other_bodies_is_refused_in_words(capsys):
+@pytest.mark.parametrize("flag", ["--other-bodies", "--faint-marks"])
+def test_a_negative_count_of_drawn_extras_is_refused_in_words(capsys, flag):
     from models.training.train import main
 
     with pytest.raises(SystemExit):
-        main(["--other-bodies", "-5", "--quick"])
-    assert "--other-bodies is a number of crops" in capsys.readouterr().err
-
-
-def test_a_run_without_faint_marks_keeps_its_data_cache_and_checkpoint_keys():
-    """``--faint-marks 0``: ``make train``'s recipe finds the checkpoints it made before the option; runs with them
-    share its data cache (they are drawn after it, from their own stream)."""
-    from models.training.train import DATA_ARGS
-
-    before = argparse.Namespace(seed=3, epochs=5, detector_reps=2)
-    off = argparse.Namespace(seed=3, epochs=5, detector_reps=2, faint_marks=0)
-    on = argparse.Namespace(seed=3, epochs=5, detector_reps=2, faint_marks=3000)
-    assert run_key(off) == run_key(before) and run_key(on) != run_key(before)
-    assert run_key(on, DATA_ARGS) == run_key(before, DATA_ARGS)
-
-
-def test_a_negative_count_of_faint_marks_is_refused_in_words(capsys):
-    from models.training.train import main
-
-    with pytest.raises(SystemExit):
-        main(["--faint-marks", "-5", "--quick"])
-    assert "--faint-marks is a number of crops" in capsys.readouterr().err
+        main([flag, "-5", "--quick"])
+    assert f"{flag} is a number of crops" in capsys.readouterr().err
