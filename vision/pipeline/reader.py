@@ -18,7 +18,7 @@ from companion.core.protocols import Proposal
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
-from vision.pipeline.classify import a_die_seen_from_afar, classify, classify_crop, one_holding_a_die, read_inside, readable_crop
+from vision.pipeline.classify import FaceRead, a_die_seen_from_afar, classify, classify_crop, one_holding_a_die, read_inside, readable_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, sure_confidence
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import INSIDE_MOST, Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
@@ -279,13 +279,17 @@ class PipelineReader(ReaderOptions):
         sure = sure_confidence(self.min_confidence)
         if die.face.seen != 1 or die.face.confidence < sure:
             return die
-        found, inside = read_inside(self.classifier, prepared.bgr, propose_inside(prepared, self.proposer, die.proposal), sure)
+        found, inside = self._read_inside(prepared, die.proposal, sure)
         face = one_holding_a_die(die.face, inside)
         afar = a_die_seen_from_afar(inside) if face is die.face else None
         if afar is not None:
-            _, closer = read_inside(self.classifier, prepared.bgr, propose_inside(prepared, self.proposer, found[afar]), sure)
+            _, closer = self._read_inside(prepared, found[afar], sure)
             face = one_holding_a_die(die.face, closer)
         return replace(die, face=face)
+
+    def _read_inside(self, prepared: Normalised, square: Proposal, sure: float) -> tuple[list[Proposal], list[FaceRead]]:
+        """The dice the detector sees inside ``square`` that may show another face than one, and their reads."""
+        return read_inside(self.classifier, prepared.bgr, propose_inside(prepared, self.proposer, square), sure)
 
     def _tray_look(self, prepared: Normalised, found: list[Proposal]) -> list[Proposal]:
         """Dice the empty tray's photo shows outside ``found`` that the classifier reads sure (``pipeline.tray``)."""
