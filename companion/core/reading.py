@@ -14,9 +14,10 @@ OK = "ok"
 UNCERTAIN = "uncertain"
 
 #: Why a reading is uncertain, as codes the page translates (``reason_<code>`` in every language):
-#: ``count`` {found, expected}, ``cut_off``, ``leaning``, ``low_confidence`` {n, lowest}, ``dark``, ``blank``.
+#: ``count`` {found, expected}, ``cut_off``, ``leaning``, ``low_confidence`` {n, lowest}, ``dark``, ``blank``,
+#: ``size`` {seen_px, calibrated_px} (the dice look another size than calibrated).
 #: Any other trouble (an unusable image) keeps only the English ``reason``.
-REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank")
+REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank", "size")
 
 
 @dataclass(frozen=True)

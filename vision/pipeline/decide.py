@@ -9,11 +9,13 @@ reading near a knife edge goes to the table (RULES.md R14) on both.
 
 from __future__ import annotations
 
+import statistics
+from dataclasses import replace
 from typing import Any, Sequence
 
 from companion.core.dice import opposite_face
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
-from vision.pipeline.reconcile import Die
+from vision.pipeline.reconcile import SIZE_TOLERANCE, Die
 
 #: A die is sure only this far above ``reader.min_confidence``.
 CONFIDENCE_MARGIN = 0.02
@@ -68,6 +70,36 @@ def decide(dice: Sequence[Die], *, expected: int, min_confidence: float, camera_
     return Reading(OK, tuple(out), model_id=model_id, extra=extra or {}, sure_at=min_confidence)
 
 
+def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: float, expected: int) -> Reading | None:
+    """Where tray mode's reading at the calibrated size, ``short``, found fewer than the ``expected`` dice and the look
+    that knew no size, ``unprompted``, found them all, about one size among themselves and more than
+    ``SIZE_TOLERANCE`` off ``die_side_px``: that reading, never ok, with the reason ``size`` (the dice's side and the
+    calibrated one, in pixels). Dice of another size than ``calibrate`` measured (other dice, a camera moved) are
+    not seen at the calibrated size; the table then confirms the dice boxed where they are, each read sure offered
+    as read, and is told to measure the die again. Else None.
+
+    >>> def r(status, *sides): return Reading(status, tuple(DieReading(2, 5, 0.99, (0, 0, s, s)) for s in sides), sure_at=0.95)
+    >>> off_the_calibrated_size(r(OK, 180, 170, 176), r(UNCERTAIN), 110, 3).reasons
+    ({'code': 'size', 'seen_px': 176, 'calibrated_px': 110},)
+    >>> off_the_calibrated_size(r(OK, 120, 118, 121), r(UNCERTAIN), 110, 3) is None  # the calibrated size: no news
+    True
+    >>> off_the_calibrated_size(r(UNCERTAIN, 180, 60, 176), r(UNCERTAIN), 110, 3) is None  # not one size
+    True
+    >>> off_the_calibrated_size(r(OK, 180, 170), r(UNCERTAIN), 110, 3) is None  # not every die
+    True
+    """
+    found = unprompted.dice
+    if len(found) != expected or len(short.dice) >= expected or not die_side_px:
+        return None
+    sides = [max(d.box[2:]) for d in found]
+    seen = statistics.median(sides)
+    if any(abs(s / seen - 1) > SIZE_TOLERANCE for s in sides) or abs(seen / die_side_px - 1) <= SIZE_TOLERANCE:
+        return None
+    code = {"code": "size", "seen_px": int(round(seen)), "calibrated_px": int(round(die_side_px))}
+    codes = (*(c for c in unprompted.reasons if c["code"] != "count"), code)
+    return replace(unprompted, status=UNCERTAIN, reasons=codes, reason="; ".join(reason_in_words(c) for c in codes))
+
+
 def reason_in_words(code: dict[str, Any]) -> str:
     """A reason code (``companion.core.reading.REASON_CODES``) as the English the logs and the command line show.
 
@@ -81,4 +113,7 @@ def reason_in_words(code: dict[str, Any]) -> str:
         return f"low confidence on {code['n']} {'die' if code['n'] == 1 else 'dice'} (lowest {code['lowest']:.2f})"
     if kind in ("dark", "blank"):
         return f"the frame is {kind}: no dice can be seen (lights off or the camera covered?)"
+    if kind == "size":
+        how = "bigger" if code["seen_px"] > code["calibrated_px"] else "smaller"
+        return f"the dice look {how} than calibrated ({code['seen_px']} px, not {code['calibrated_px']}): measure the die again (calibrate --dice)"
     return {"cut_off": "a die is cut off by the frame's edge", "leaning": "a die looks leaning or misshapen (not flat on the tray?)"}[kind]

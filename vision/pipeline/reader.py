@@ -19,7 +19,7 @@ from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import FaceClassifier
 from vision.pipeline.classify import FaceRead, a_die_seen_from_afar, classify, classify_crop, one_holding_a_die, read_inside, readable_crop
-from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, sure_confidence
+from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, off_the_calibrated_size, sure_confidence
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import INSIDE_MOST, Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
 from vision.leaning_cue import LeaningCue
@@ -102,7 +102,8 @@ class PipelineReader(ReaderOptions):
             second = self._reading(prepared, at_die_size(places, self.die_side_px), look="unprompted")
             if second.status == OK:  # the same places read again at the calibrated size, with every check
                 return second
-        return reading
+        # dice of another size than calibrated: found only unprompted, offered there to confirm, never ok
+        return off_the_calibrated_size(unsized, reading, self.die_side_px, self.expected_dice) or reading
 
     def _unsized(self, prepared: Normalised, first: list[Proposal] | None = None
                  ) -> tuple[Reading, list[Proposal], Reading | None]:
