@@ -109,3 +109,45 @@ def test_the_stored_size_reads_the_same_table_with_every_other_setting_kept(tmp_
     reading = reader.read(later)
     assert reading.status == "ok", reading.reason
     assert sorted(reading.tops()) == [2, 4, 6]
+
+
+#: rune55's val photos of real dice in a cup (two, four and two dice, 140-275 px): read ok knowing no size
+REAL_PHOTOS = ("00050_jpg.rf.001cd93d0fe7823890ae29a05f7d0763", "00053_jpg.rf.5c51d5483f7180b13fb01cea808033b6",
+               "00054_jpg.rf.80eb45e30c1bafeb761f3bf3aa4931e2")
+
+
+@pytest.mark.parametrize("name", REAL_PHOTOS)
+def test_real_dice_are_measured_by_their_outline_not_by_their_marks(staged_reader, name):
+    """The classic finder boxes the marks of real dice of other looks (16-27 px on these photos); the dice's own
+    outlines are their size (the labelled boxes also hold the side faces a slanted photo shows)."""
+    from vision.calibrate import measure_die_side
+    from vision.dataset import shared_datasets
+    from vision.evaluate import image_of, yolo_labels
+    from vision.images import load_image
+
+    root = shared_datasets() / "real-dice-rune55"
+    image = image_of(root, name) if root.is_dir() else None
+    if image is None:
+        pytest.skip("the shared real dice sets are not beside the repository (../shared/datasets)")
+    frame = load_image(image)
+    labels = yolo_labels(root / "labels" / f"{name}.txt", frame.shape[1], frame.shape[0])
+    side, problems = measure_die_side(frame, staged_reader.with_view("above").with_expected(len(labels)))
+    assert side is not None, problems
+    assert 0.6 <= side / float(np.median([max(w, h) for *_, w, h in labels])) <= 1.1
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_after_the_empty_tray_is_calibrated_the_dice_are_measured_against_it(tmp_path, capsys, seed):
+    """``calibrate`` on the empty tray keeps its photo; ``calibrate --dice`` then cuts each die's outline as what
+    differs from it (the room, the tray and the glare are the same), the way tray mode judges a die's outline."""
+    from vision.simtable import render_calibrated_table
+
+    frame, placed, empty = render_calibrated_table([2, 4, 6], np.random.default_rng(seed), view="below", touching=0.0, glare=0)
+    _camera_on(tmp_path, empty)
+    assert main(["calibrate", "--instance", str(tmp_path)]) == 0
+    settings = Settings.load(tmp_path / "config.toml")
+    assert settings["camera.empty_tray"] and load_reader(settings).empty_tray is not None
+    cv2.imwrite(str(tmp_path / "tray.png"), frame)  # the same camera, now with the dice on the tray
+    assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 0, capsys.readouterr().out
+    side = Settings.load(tmp_path / "config.toml")["reader.die_side_px"]
+    assert abs(side / placed[0].side - 1) <= 0.08

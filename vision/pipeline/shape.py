@@ -59,6 +59,8 @@ JOINED_EXCESS = 1.085
 #: them (a leaning die's side face reaches under one side out of its square): each is judged by its own outline
 #: (``footprint``), and the frame-wide outline is not cut.
 JOIN_REACH = 2.5
+#: ``outline_side`` cuts the patch this many sides around the box's centre: a box a third too small still holds the die.
+MEASURE_REACH = 1.5
 #: Gaps under this many pixels in the die's outline (its marks, a glint) are closed before the blob is taken.
 CLOSE_PX = 5
 
@@ -99,25 +101,12 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
     >>> footprint(grey, Proposal(100, 100, 40, 0, 0.9)).leaning
     True
     """
-    h, w = grey.shape[:2]
-    half = int(REACH * p.side)
-    cx, cy = int(round(p.cx)), int(round(p.cy))
-    x0, y0, x1, y1 = max(0, cx - half), max(0, cy - half), min(w, cx + half + 1), min(h, cy + half + 1)
-    if x1 - x0 < 8 or y1 - y0 < 8 or not (x0 <= cx < x1 and y0 <= cy < y1):
+    cut = _outline(grey, p, empty, REACH)
+    if cut is None:
         return None
-    patch = grey[y0:y1, x0:x1].astype(np.int16)
+    labels, blob, x0, y0 = cut
+    x1, y1 = x0 + labels.shape[1], y0 + labels.shape[0]
     against_empty = empty is not None and empty.shape == grey.shape
-    if against_empty:
-        mask = _differs_from_empty(grey[y0:y1, x0:x1], empty[y0:y1, x0:x1])
-    else:
-        border = np.concatenate([patch[0], patch[-1], patch[:, 0], patch[:, -1]])
-        diff = np.abs(patch - int(np.median(border))).astype(np.uint8)
-        _, mask = cv2.threshold(diff, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((CLOSE_PX, CLOSE_PX), np.uint8))
-    _, labels = cv2.connectedComponents(mask)
-    blob = _blob_under_centre(labels, cx - x0, cy - y0, max(1, int(CENTRE_SHARE * p.side)))
-    if blob == 0:
-        return None
     for o in others:
         ox, oy = int(round(o.cx)) - x0, int(round(o.cy)) - y0
         if 0 <= ox < labels.shape[1] and 0 <= oy < labels.shape[0] and labels[oy, ox] == blob:
@@ -131,6 +120,57 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
     near = [o for o in others if _may_reach((x0, y0, x1, y1), o, TOUCH_REACH)]
     clean = against_empty and not any(_outside(points.reshape(-1, 2), o, x0, y0, TOUCH_REACH) < 1.0 for o in near)
     return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side), _outside(points.reshape(-1, 2), p, x0, y0), clean)
+
+
+def outline_side(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None) -> float | None:
+    """The side of the die under ``p`` from its outline (the square root of its tightest rotated box's area), cut as
+    ``footprint`` cuts it but within ``MEASURE_REACH`` sides of the centre, so a box a third off the die's size
+    still holds all of it; None where no outline is told or it reaches the patch's edge (joined to something).
+    ``calibrate --dice`` measures the dice so: the detector's box is some tenths off either way.
+
+    >>> grey = np.full((200, 200), 60, np.uint8)
+    >>> grey[80:120, 80:120] = 220  # a flat die, 40 px, boxed a quarter too small
+    >>> round(outline_side(grey, Proposal(100, 100, 30, 0, 0.9)))
+    40
+    >>> grey[:, 100:] = 220  # the die joined to a bright half of the frame
+    >>> outline_side(grey, Proposal(100, 100, 30, 0, 0.9)) is None
+    True
+    """
+    cut = _outline(grey, p, empty, MEASURE_REACH)
+    if cut is None:
+        return None
+    labels, blob, _, _ = cut
+    pixels = (labels == blob).astype(np.uint8)
+    ys, xs = np.nonzero(pixels)
+    if xs.min() == 0 or ys.min() == 0 or xs.max() == pixels.shape[1] - 1 or ys.max() == pixels.shape[0] - 1:
+        return None
+    outline, _ = cv2.findContours(pixels, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    (_, _), (a, b), _ = cv2.minAreaRect(np.concatenate(outline))
+    return math.sqrt((a + 1) * (b + 1)) if min(a, b) >= 1 else None  # the box runs through the edge pixels' centres
+
+
+def _outline(grey: np.ndarray, p: Proposal, empty: np.ndarray | None, reach: float
+             ) -> tuple[np.ndarray, int, int, int] | None:
+    """The patch ``reach`` sides around ``p`` cut into blobs (what differs from the empty tray where it is given,
+    else Otsu's cut on the difference from the patch's own border), and the blob under the die's centre: the labels,
+    that blob's label, and the patch's corner (x0, y0). None where the patch is too small or no blob is there."""
+    h, w = grey.shape[:2]
+    half = int(reach * p.side)
+    cx, cy = int(round(p.cx)), int(round(p.cy))
+    x0, y0, x1, y1 = max(0, cx - half), max(0, cy - half), min(w, cx + half + 1), min(h, cy + half + 1)
+    if x1 - x0 < 8 or y1 - y0 < 8 or not (x0 <= cx < x1 and y0 <= cy < y1):
+        return None
+    if empty is not None and empty.shape == grey.shape:
+        mask = _differs_from_empty(grey[y0:y1, x0:x1], empty[y0:y1, x0:x1])
+    else:
+        patch = grey[y0:y1, x0:x1].astype(np.int16)
+        border = np.concatenate([patch[0], patch[-1], patch[:, 0], patch[:, -1]])
+        diff = np.abs(patch - int(np.median(border))).astype(np.uint8)
+        _, mask = cv2.threshold(diff, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((CLOSE_PX, CLOSE_PX), np.uint8))
+    _, labels = cv2.connectedComponents(mask)
+    blob = _blob_under_centre(labels, cx - x0, cy - y0, max(1, int(CENTRE_SHARE * p.side)))
+    return (labels, blob, x0, y0) if blob else None
 
 
 def joined_excess(grey: np.ndarray, empty: np.ndarray, dice: list[Proposal], die_side: float) -> list[bool]:
