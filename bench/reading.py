@@ -129,7 +129,47 @@ def _table(reader: Any, full: bool) -> dict[str, Any]:
         figures = {k: table[k] for k in ("frames", "ok_and_right", "uncertain", "ok_but_wrong")}
         figures["ok_share"] = round(table["ok_and_right"] / table["frames"], 4)
         out[name] = figures
-    return {**out, "synthetic_leaning": synthetic_leaning(reader, 100 if full else 20, tray_mode=True)}
+    return {**out, "synthetic_leaning": synthetic_leaning(reader, 100 if full else 20, tray_mode=True),
+            "real_dice_calibrated": real_dice_calibrated(reader)}
+
+
+#: The built sets of one real die a photo that ``real_dice_calibrated`` calibrates and reads in tray mode.
+CALIBRATED_SETS = ("cup_one", "mid", "big")
+
+
+def real_dice_calibrated(reader: Any, sets: tuple[str, ...] = CALIBRATED_SETS) -> dict[str, Any]:
+    """Tray mode on real dice: each photo of the built one-die sets measured as ``calibrate --dice`` measures a
+    table (``vision.calibrate.measure_die_side``) and read told that size. Per set and in all: photos, those it
+    could calibrate (``calibrated``), their dice, right, the readings ok, and dice read ok and wrong."""
+    from vision.calibrate import measure_die_side
+    from vision.evaluate import frame_names, image_of, match_boxes, reader_for, yolo_labels
+    from vision.images import load_image
+
+    folders = {name: folder for name, folder, *_ in SETS}
+    seen = reader.with_view("above")
+    out: dict[str, Any] = {}
+    for name in sets:
+        counts = dict.fromkeys(("photos", "calibrated", "dice", "right", "ok", "silently_wrong"), 0)
+        for photo in frame_names(folders[name], None):
+            frame = load_image(image_of(folders[name], photo))
+            labels = yolo_labels(folders[name] / "labels" / f"{photo}.txt", frame.shape[1], frame.shape[0])
+            told = reader_for(seen, len(labels))
+            counts["photos"] += 1
+            side, _ = measure_die_side(frame, told)
+            if side is None:
+                continue
+            reading = told.with_die_side(side).read(frame)
+            found = match_boxes([d.box for d in reading.dice], labels)
+            counts["calibrated"] += 1
+            counts["ok"] += reading.status == "ok"
+            for (truth, *_), j in zip(labels, found):
+                right = j is not None and reading.dice[j].seen == truth
+                counts["dice"] += 1
+                counts["right"] += right
+                counts["silently_wrong"] += reading.status == "ok" and not right
+        out[name] = counts
+    out["all"] = {k: sum(out[name][k] for name in sets) for k in out[sets[0]]}
+    return out
 
 
 BENCHES["reading"] = bench_reading

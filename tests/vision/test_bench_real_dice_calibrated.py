@@ -1,0 +1,31 @@
+"""The reading bench calibrates each photo of a one-die set as ``calibrate --dice`` would and reads it in tray mode."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+import bench.reading
+from bench.reading import real_dice_calibrated
+from vision.simtable import render_table
+
+
+def _one_die_set(root, faces) -> None:
+    """A folder in the shared layout (``images/``, ``labels/``): one rendered die a photo, seen from above."""
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    for i, face in enumerate(faces):
+        frame, placed = render_table([face], np.random.default_rng(i), view="above", width=640, height=480, die_side=90.0, glare=0)
+        die = placed[0]
+        cv2.imwrite(str(root / "images" / f"d{i}.png"), frame)
+        (root / "labels" / f"d{i}.txt").write_text(f"{face - 1} {die.cx / 640} {die.cy / 480} {die.side / 640} {die.side / 480}\n")
+
+
+def test_each_photo_is_calibrated_on_itself_and_read_at_that_size(staged_reader, tmp_path, monkeypatch):
+    _one_die_set(tmp_path / "one", [2, 5, 6])
+    monkeypatch.setattr(bench.reading, "SETS", [("one", tmp_path / "one", None, False)])
+    out = real_dice_calibrated(staged_reader, ("one",))
+    counts = out["one"]
+    assert counts["photos"] == 3 and counts["calibrated"] == counts["dice"] == 3
+    assert counts["right"] == 3 and counts["silently_wrong"] == 0
+    assert out["all"] == counts
