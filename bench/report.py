@@ -136,7 +136,7 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Staged reader: simulated table in tray mode, read ok with a wrong value",
      "reading.learned.synthetic_table_calibrated.ok_but_wrong", "0", lambda v: v == 0),
     ("Staged reader: real dice, each photo calibrated by calibrate --dice's measure, then read in tray mode: dice right",
-     "reading.learned.real_dice_calibrated.all.right", "(higher is better; of .calibrated photos)", lambda v: True),
+     "reading.learned.real_dice_calibrated.all.right", "(higher is better; of the photos calibrated)", lambda v: True),
     ("Staged reader: the same, read ok with a wrong value", "reading.learned.real_dice_calibrated.all.silently_wrong", "0", lambda v: v == 0),
     ("Staged reader: frames with a die leaning on the cup, tray mode: uncertain", "reading.learned.synthetic_leaning.tray_mode.uncertain_share", "1.0", lambda v: v == 1.0),
     ("Staged reader: frames with a die leaning on the cup (R14): uncertain", "reading.learned.synthetic_leaning.uncertain_share", "1.0", lambda v: v == 1.0),
