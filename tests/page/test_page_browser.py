@@ -191,6 +191,32 @@ def test_uncertain_reading_is_confirmed_by_tapping_the_dice(server: Server, new_
     assert challenge["dice"] == [6, 4, 2] and challenge["source"] == "table"
 
 
+
+def test_dice_of_another_size_than_calibrated_go_to_the_table_boxed_and_it_is_told_to_measure_again(own_server: Any, new_context: Any) -> None:
+    """R14 in tray mode: ``calibrate --dice`` stored 30 px, the simulated table's dice are twice that (other dice, a
+    camera moved). The Bluff goes to the table with the three dice boxed where they lie, and the page says why."""
+    from companion.app.settings import write_config
+
+    write_config(own_server.instance, {"reader.die_side_px": 30})
+    server = own_server.start()
+    game = server.new_game(["Dee", "Eve"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page)
+    turn(page, "Eve")
+    server.set_dice([6, 4, 2])
+    page.click("#bluff")
+    expect(page.locator("#act-confirm")).to_be_visible()
+    state = server.api("GET", f"/api/games/{game['id']}").json()
+    reading = server.api("GET", f"/api/challenges/{state['last_challenge']}").json()["reading"]
+    assert reading["status"] == "uncertain" and len(reading["dice"]) == 3
+    size = [r for r in reading["reasons"] if r["code"] == "size"]
+    assert size and size[0]["calibrated_px"] == 30 and size[0]["seen_px"] > 45, reading["reasons"]
+    expect(page.locator("#confirm-reason")).to_have_text(_reasons_in_english(reading))
+    expect(page.locator("#confirm-reason")).to_contain_text("measure the die again in Camera set-up")
+    expect(page.locator("#confirm-pickers .confirm-card .crop:not(.crop-none)")).to_have_count(3)  # each die's own crop
+
 def _reasons_in_english(reading: dict[str, Any]) -> str:
     """What the page should say for a reading's reason codes, from the English catalog (its plural forms)."""
     from companion.app.web import i18n
