@@ -42,6 +42,25 @@ def val_dice(real_dataset):
     return dice
 
 
+@pytest.fixture(scope="session")
+def rune55_photo():
+    """``rune55_photo(name)``: one of rune55's photos (BGR) and its labels in pixels, as ``evaluate`` reads them."""
+    from vision.dataset import shared_datasets
+    from vision.evaluate import image_of, yolo_labels
+    from vision.images import load_image
+
+    root = shared_datasets() / "real-dice-rune55"
+
+    def photo(name: str):
+        image = image_of(root, name) if root.is_dir() else None
+        if image is None:
+            pytest.skip("the shared real dice sets are not beside the repository (../shared/datasets)")
+        frame = load_image(image)
+        return frame, yolo_labels(root / "labels" / f"{name}.txt", frame.shape[1], frame.shape[0])
+
+    return photo
+
+
 @pytest.fixture
 def work_sides(monkeypatch):
     """The working sides of every find the reader makes."""

@@ -117,20 +117,12 @@ REAL_PHOTOS = ("00050_jpg.rf.001cd93d0fe7823890ae29a05f7d0763", "00053_jpg.rf.5c
 
 
 @pytest.mark.parametrize("name", REAL_PHOTOS)
-def test_real_dice_are_measured_by_their_outline_not_by_their_marks(staged_reader, name):
+def test_real_dice_are_measured_by_their_outline_not_by_their_marks(staged_reader, rune55_photo, name):
     """The classic finder boxes the marks of real dice of other looks (16-27 px on these photos); the dice's own
     outlines are their size (the labelled boxes also hold the side faces a slanted photo shows)."""
     from vision.calibrate import measure_die_side
-    from vision.dataset import shared_datasets
-    from vision.evaluate import image_of, yolo_labels
-    from vision.images import load_image
 
-    root = shared_datasets() / "real-dice-rune55"
-    image = image_of(root, name) if root.is_dir() else None
-    if image is None:
-        pytest.skip("the shared real dice sets are not beside the repository (../shared/datasets)")
-    frame = load_image(image)
-    labels = yolo_labels(root / "labels" / f"{name}.txt", frame.shape[1], frame.shape[0])
+    frame, labels = rune55_photo(name)
     side, problems = measure_die_side(frame, staged_reader.with_view("above").with_expected(len(labels)))
     assert side is not None, problems
     assert 0.6 <= side / float(np.median([max(w, h) for *_, w, h in labels])) <= 1.1

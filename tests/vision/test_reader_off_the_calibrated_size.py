@@ -11,16 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.reader import _match
 from companion.core.reading import OK, UNCERTAIN
-from vision.dataset import shared_datasets
-from vision.evaluate import image_of, yolo_labels
-from vision.images import load_image
+from vision.evaluate import match_boxes
 from vision.pipeline.decide import reason_in_words
 from vision.simtable import render_calibrated_table
 
 #: a real val photo of rune55's (two dice, a four and a five, about 178 px) that the reader knowing no size reads ok
-REAL = ("real-dice-rune55", "00054_jpg.rf.80eb45e30c1bafeb761f3bf3aa4931e2")
+REAL = "00054_jpg.rf.80eb45e30c1bafeb761f3bf3aa4931e2"
 
 
 def _table(seed: int):
@@ -48,7 +45,7 @@ def test_dice_of_another_size_than_calibrated_are_boxed_where_they_lie_never_ok(
         assert abs(code["seen_px"] / side - 1) < 0.3  # the dice's own size, not the calibrated one
         assert not any(c["code"] == "count" for c in reading.reasons)
         labels = [(p.seen, p.cx, p.cy, p.side, p.side) for p in placed]
-        found = _match([d.box for d in reading.dice], labels)
+        found = match_boxes([d.box for d in reading.dice], labels)
         assert all(j is not None for j in found)
         assert [reading.dice[j].seen for j in found] == [p.seen for p in placed]
 
@@ -70,13 +67,8 @@ def test_the_reason_says_which_way_the_dice_differ_and_what_to_do():
 
 
 @pytest.mark.parametrize("told", [0.5, 2.0])
-def test_a_real_photo_told_another_die_size_offers_its_dice_at_their_own_size(staged_reader, told):
-    folder, name = shared_datasets() / REAL[0], REAL[1]
-    image = image_of(folder, name) if folder.is_dir() else None
-    if image is None:
-        pytest.skip("the shared real dice sets are not beside the repository (../shared/datasets)")
-    frame = load_image(image)
-    labels = yolo_labels(folder / "labels" / f"{name}.txt", frame.shape[1], frame.shape[0])
+def test_a_real_photo_told_another_die_size_offers_its_dice_at_their_own_size(staged_reader, rune55_photo, told):
+    frame, labels = rune55_photo(REAL)
     seen = staged_reader.with_view("above").with_expected(len(labels))
     alone = seen.read(frame)
     assert alone.status == OK
@@ -84,5 +76,5 @@ def test_a_real_photo_told_another_die_size_offers_its_dice_at_their_own_size(st
     reading = seen.with_die_side(side * told).read(frame)
     assert reading.status == UNCERTAIN
     assert abs(_size_code(reading)["seen_px"] - side) <= 2
-    found = _match([d.box for d in reading.dice], labels)
+    found = match_boxes([d.box for d in reading.dice], labels)
     assert [reading.dice[j].seen for j in found] == [v for v, *_ in labels]
