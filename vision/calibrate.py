@@ -155,8 +155,8 @@ def die_sides(grey: np.ndarray, boxes: list[tuple[int, int, int, int]], empty: n
     ``OUTLINE_SHARE`` of the reader's box and its inverse: the box is some tenths off either way (a one with a big
     mark is boxed at about 0.6 of the die), a mark alone is smaller and an outline joined to glare bigger. Each way
     misses some dice (a face as grey as the tray leaves only its marks to the first; the second boxes the marks of
-    real dice of other looks), so the way that measures every die with the sides agreeing best is kept; where
-    neither measures every die, each die's biggest measure, or its box's side.
+    real dice of other looks), so the way that measures every die with the sides agreeing best is kept (on a tie,
+    as for one die, the outline); where neither measures every die, each die's biggest measure, or its box's side.
 
     >>> grey = np.full((200, 300), 60, np.uint8); grey[80:120, 80:120] = 220; grey[80:120, 180:220] = 220  # 40 px
     >>> [round(s) for s in die_sides(grey, [(83, 83, 34, 34), (183, 83, 34, 34)])]
