@@ -30,6 +30,9 @@ from vision.reader_options import ReaderOptions
 
 #: A proposal of the finer look under this share of the side of a die read sure, lying on that die, is one of its marks.
 MARK_SHARE = 0.6
+#: Tray mode's last look where nothing else was sure: the dice at these shares of the calibrated size (a die's face
+#: a tenth off the measured one: a calibration taken at another spot of the tray, dice of a slightly other make).
+NEAR_SIZES = (0.9, 1.1)
 #: ``a_small_die_reads_another_face``: a look's die of fewer pixels than this shows marks of a few pixels (a one's own
 #: mark, a grain of the table), too few to outrank the whole photo's sure one; a die far off in a big photo is bigger.
 FACE_OVER_WHOLE_MIN_SIDE = 48
@@ -103,7 +106,20 @@ class PipelineReader(ReaderOptions):
             if second.status == OK:  # the same places read again at the calibrated size, with every check
                 return second
         # dice of another size than calibrated: found only unprompted, offered there to confirm, never ok
-        return off_the_calibrated_size(unsized, reading, self.die_side_px, self.expected_dice) or reading
+        return off_the_calibrated_size(unsized, reading, self.die_side_px, self.expected_dice) or self._near_the_size(prepared, reading) or reading
+
+    def _near_the_size(self, prepared: Normalised, reading: Reading) -> Reading | None:
+        """Where tray mode's ``reading`` at the calibrated size doubts only how sure its faces are (every die found, none
+        leaning or cut off), the look at ``NEAR_SIZES`` times that size: the first reading sure there with every
+        check; else None. A die judged leaning or missing at the calibrated size is never looked at again so."""
+        if any(code["code"] != "low_confidence" for code in reading.reasons):
+            return None
+        for share in NEAR_SIZES:
+            near = self._but(die_side_px=self.die_side_px * share)
+            reading = near._reading(prepared, at_die_size(propose(prepared, near.proposer, near.die_side_px), near.die_side_px), "near size")
+            if reading.status == OK:
+                return reading
+        return None
 
     def _unsized(self, prepared: Normalised, first: list[Proposal] | None = None
                  ) -> tuple[Reading, list[Proposal], Reading | None]:
