@@ -160,14 +160,7 @@ def test_whole_game_played_by_clicks_to_a_loser(server: Server, new_context: Any
 
 def test_uncertain_reading_is_confirmed_by_tapping_the_dice(server: Server, new_context: Any) -> None:
     """R14: with only two dice under the camera the reading is not sure; the table taps three faces."""
-    game = server.new_game(["Dee", "Eve"], starter=0)
-    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
-    page = new_context()
-    page.goto(server.url + "/")
-    unlock(page)
-    turn(page, "Eve")
-    server.set_dice([6, 4])  # a die missing from the frame
-    page.click("#bluff")
+    game, page = _eve_calls_bluff_on_nine(server, new_context, [6, 4])  # a die missing from the frame
     expect(page.locator("#turn-name")).not_to_have_text("Eve's turn")  # the Bluff was taken
     state = server.api("GET", f"/api/games/{game['id']}").json()
     if state["phase"] != "confirm":
@@ -199,14 +192,7 @@ def test_dice_of_another_size_than_calibrated_go_to_the_table_boxed_and_it_is_to
 
     write_config(own_server.instance, {"reader.die_side_px": 30})
     server = own_server.start()
-    game = server.new_game(["Dee", "Eve"], starter=0)
-    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
-    page = new_context()
-    page.goto(server.url + "/")
-    unlock(page)
-    turn(page, "Eve")
-    server.set_dice([6, 4, 2])
-    page.click("#bluff")
+    game, page = _eve_calls_bluff_on_nine(server, new_context, [6, 4, 2])
     expect(page.locator("#act-confirm")).to_be_visible()
     state = server.api("GET", f"/api/games/{game['id']}").json()
     reading = server.api("GET", f"/api/challenges/{state['last_challenge']}").json()["reading"]
@@ -216,6 +202,20 @@ def test_dice_of_another_size_than_calibrated_go_to_the_table_boxed_and_it_is_to
     expect(page.locator("#confirm-reason")).to_have_text(_reasons_in_english(reading))
     expect(page.locator("#confirm-reason")).to_contain_text("measure the die again in Camera set-up")
     expect(page.locator("#confirm-pickers .confirm-card .crop:not(.crop-none)")).to_have_count(3)  # each die's own crop
+
+
+def _eve_calls_bluff_on_nine(server: Server, new_context: Any, dice: list[int]) -> tuple[dict[str, Any], Any]:
+    """Dee claims 9 in a new game of Dee and Eve; the camera is shown ``dice`` and Eve calls Bluff on the page.
+    The game and the page."""
+    game = server.new_game(["Dee", "Eve"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page)
+    turn(page, "Eve")
+    server.set_dice(dice)
+    page.click("#bluff")
+    return game, page
 
 def _reasons_in_english(reading: dict[str, Any]) -> str:
     """What the page should say for a reading's reason codes, from the English catalog (its plural forms)."""
