@@ -116,9 +116,9 @@ class PipelineReader(ReaderOptions):
             return None
         for share in NEAR_SIZES:
             near = self._but(die_side_px=self.die_side_px * share)
-            reading = near._reading(prepared, at_die_size(propose(prepared, near.proposer, near.die_side_px), near.die_side_px), "near size")
-            if reading.status == OK:
-                return reading
+            looked = near._reading(prepared, at_die_size(propose(prepared, near.proposer, near.die_side_px), near.die_side_px), "near size")
+            if looked.status == OK:
+                return looked
         return None
 
     def _unsized(self, prepared: Normalised, first: list[Proposal] | None = None
