@@ -242,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--faint-marks", type=int, default=0,
                     help="also train on this many synthetic crops of dice with one mark faint (data.faint_mark_style), labelled "
                          "with every mark; drawn after the data cache from their own random stream, as --other-bodies")
+    ap.add_argument("--hard-repeat", type=int, default=0,
+                    help="with --init: show the training crops that model reads with their own face under HARD_BELOW "
+                         "this many more times an epoch (hard examples; augmented afresh each time)")
     ap.add_argument("--ema", type=float, default=0.0,
                     help="keep a moving average of the weights, each step's weight 1 - EMA (e.g. 0.998), and export it "
                          "instead of the last step's weights (0: the last step's, as the shipped recipe)")
@@ -265,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--other-bodies is a number of crops: 0 (none) or more")
     if args.faint_marks < 0:
         ap.error("--faint-marks is a number of crops: 0 (none) or more")
+    if args.hard_repeat < 0 or (args.hard_repeat and not args.init):
+        ap.error("--hard-repeat is a number of extra showings (0 or more) of the crops the --init model reads badly: it needs --init")
     if not 0 <= args.ema < 1:
         ap.error("--ema is the average's decay per step: 0 (no average) or more, under 1 (e.g. 0.998)")
     try:
@@ -294,6 +299,11 @@ def main(argv: list[str] | None = None) -> int:
         sources = [k for k in sources if k in sets]
     x = np.concatenate([sets[k][0] for k in sources for _ in range(args.repeat.get(k, 1))])
     y = np.concatenate([sets[k][1] for k in sources for _ in range(args.repeat.get(k, 1))])
+    if args.hard_repeat:
+        hard = hard_examples(args.init, x, y)
+        x = np.concatenate([x] + [x[hard]] * args.hard_repeat)
+        y = np.concatenate([y] + [y[hard]] * args.hard_repeat)
+        print(f"{int(hard.sum())} hard crops (read under {HARD_BELOW} by {args.init.name}) shown {args.hard_repeat} more times", flush=True)
     print(f"training on {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
     members = []
     for k in range(args.members):
@@ -309,6 +319,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the {args.members} nets together: val {accs}", flush=True)
     export(model, sets, args.out, args.all_photos)
     return 0
+
+
+#: ``--hard-repeat``: a crop is hard where the starting model gives its own face less than this probability.
+HARD_BELOW = 0.5
+
+
+def hard_examples(model_file: Path, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Which of the crops ``x`` (faces ``y``) the exported classifier ``model_file`` reads with their own face under
+    ``HARD_BELOW``: the wrong and the nearly wrong, as it reads them in use (onnxruntime, no augmentation)."""
+    from vision.classifier import FaceClassifier
+
+    classifier = FaceClassifier(str(model_file))
+    p = np.concatenate([classifier.probabilities(x[i:i + 1024]) for i in range(0, len(x), 1024)]) if len(x) else np.zeros((0, 7))
+    return p[np.arange(len(y)), y] < HARD_BELOW
 
 
 def without_sets(sets: dict, names: tuple[str, ...], detector_spans: dict[str, tuple[int, int]], copies: int = 1) -> dict:
@@ -364,7 +388,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", "other_bodies", "faint_marks") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", "other_bodies", "faint_marks", "hard_repeat") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers

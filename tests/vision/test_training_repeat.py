@@ -41,7 +41,7 @@ def test_a_run_without_the_closer_look_crops_keeps_its_data_cache_and_checkpoint
     assert run_key(on, DATA_ARGS) != run_key(before, DATA_ARGS)
 
 
-@pytest.mark.parametrize("option", ["other_bodies", "faint_marks"])
+@pytest.mark.parametrize("option", ["other_bodies", "faint_marks", "hard_repeat"])
 def test_a_run_without_drawn_extras_keeps_its_data_cache_and_checkpoint_keys(option):
     """``--other-bodies 0`` or ``--faint-marks 0``: ``make train``'s recipe finds the checkpoints it made before the
     option; the data cache is shared with runs that add them (they are drawn after it, from their own stream)."""
@@ -61,3 +61,32 @@ def test_a_negative_count_of_drawn_extras_is_refused_in_words(capsys, flag):
     with pytest.raises(SystemExit):
         main([flag, "-5", "--quick"])
     assert f"{flag} is a number of crops" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["--hard-repeat", "2"], ["--hard-repeat", "-1", "--init", "models/dice-faces-b86d9ba9d319.onnx"]])
+def test_hard_examples_without_a_starting_model_or_a_count_are_refused_in_words(capsys, argv):
+    """The hard crops are the ones the ``--init`` model reads badly: without it there is nothing to ask."""
+    from models.training.train import main
+
+    with pytest.raises(SystemExit):
+        main(argv + ["--quick"])
+    assert "--hard-repeat is a number of extra showings" in capsys.readouterr().err
+
+
+def test_hard_examples_are_the_crops_the_model_reads_with_their_own_face_under_half():
+    """Drawn dice the shipped model reads surely are not hard under their own face, and are hard labelled with the
+    face it thinks least likely: the model is asked as it reads in use, not as the training net is."""
+    import numpy as np
+
+    from models.training import data
+    from models.training.train import hard_examples
+    from vision.classifier import FaceClassifier
+
+    classifier = FaceClassifier()
+    crops, faces = data.synth_face_crops(40, np.random.default_rng(5))
+    read = classifier.probabilities(crops)
+    sure = read[np.arange(len(faces)), faces] > 0.9
+    assert sure.sum() >= 20
+    crops, faces, read = crops[sure], faces[sure], read[sure]
+    assert not hard_examples(classifier.path, crops, faces).any()
+    assert hard_examples(classifier.path, crops, read.argmin(axis=1)).all()
