@@ -2,7 +2,8 @@
 
 Run with ``python -m models.training.robustness [MODEL.onnx] [--reader learned|classic] [--only CHANGE ...]``
 (default: the shipped model in the default staged reader, every change); ``--set DIR [--split val]
-[--subset NAME] [--limit N]`` reads another shared set's photos the same way (never its ``test`` split). The
+[--subset NAME] [--limit N]`` reads another shared set's photos the same way (never its ``test`` split);
+``--calibrated`` reads them in tray mode, each photo calibrated once as photographed. The
 reader is judged on other real photos than these (other dice, cameras, light),
 so a change to the detector, the reader or the model is checked here as well as
 on the photos as they are. Each photo is read told how many dice it holds, as
@@ -39,6 +40,8 @@ from vision.reader import load_reader
 
 #: Why ``--reader classic`` cannot take ``--detector``: said in these words by the command and by ``reader_with_model``.
 CLASSIC_HAS_NO_DETECTOR = "the classic reader has no learned detector to replace"
+#: Why ``--reader classic`` cannot take ``--calibrated``: tray mode (the calibrated size as a prior) is the staged reader's.
+CLASSIC_HAS_NO_TRAY_MODE = "--calibrated reads in tray mode, which only the staged reader has (not the classic one)"
 
 Shown = Iterator[tuple[np.ndarray, list, int]]  # (image, the labels of the dice wholly in it, how many more it cuts)
 
@@ -254,23 +257,37 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
 
 
 def measure(model: Path | None, names: list[str], changes: list[str], reader_kind: str = "learned",
-            root: Path | None = None, detector: Path | None = None) -> dict[str, dict[str, int]]:
+            root: Path | None = None, detector: Path | None = None, calibrated: bool = False) -> dict[str, dict[str, int]]:
     """Per change: dice, found, right, silently wrong and extra detections over the photos ``names`` of the
     dataset folder ``root`` (Byler's set when None); and the readings, and those acted on whose verdict is wrong
     (``wrong_verdict``): a die counts silently wrong where its reading's box misses the label even if every face is
-    right, while the table scores the faces alone."""
+    right, while the table scores the faces alone.
+
+    ``calibrated`` (the staged reader): tray mode, as the product reads. Each photo is measured once as
+    photographed, as ``calibrate --dice`` measures a table (``vision.calibrate.measure_die_side``), and every
+    change of it is read told that side: the evening's light, camera and table change after the calibration, and
+    a camera moved nearer or farther makes the dice another size than calibrated. A photo it cannot measure is left
+    out of every row (counted in each as ``not_calibrated``)."""
     reader = reader_with_model(model, reader_kind, detector)
+    if calibrated and reader_kind == "classic":
+        raise ValueError(CLASSIC_HAS_NO_TRAY_MODE)
     if root is None:  # Byler's photos, with the train labels fixed by eye (``vision.dataset.photo``)
         byler = data.dataset_dir()
         photos = [photo(byler, name) for name in names]
     else:
         photos = [_any_photo(root, name) for name in names]
+    sides = [_calibrated_side(reader, img, labels) for img, labels in photos] if calibrated else [None] * len(photos)
     out = {}
     for change in changes:
         row = dict.fromkeys(("dice", "found", "right", "silently_wrong", "extra", "readings", "wrong_verdicts"), 0)
-        for k, (img, labels) in enumerate(photos):
+        if calibrated:
+            row["not_calibrated"] = sides.count(None)
+        for k, ((img, labels), side) in enumerate(zip(photos, sides)):
+            if calibrated and side is None:
+                continue
+            told = reader if side is None else reader.with_die_side(side)
             for image, inside, cut in CHANGES[change](img, labels, np.random.default_rng(k)):
-                reading = reader_for(reader, len(inside) + cut).read(image)
+                reading = reader_for(told, len(inside) + cut).read(image)
                 acted_on = reading.status == "ok"
                 matched = _match([d.box for d in reading.dice], inside)
                 row["dice"] += len(inside)
@@ -287,6 +304,14 @@ def measure(model: Path | None, names: list[str], changes: list[str], reader_kin
                     row["silently_wrong"] += (not right) and acted_on
         out[change] = row
     return out
+
+
+def _calibrated_side(reader, img: np.ndarray, labels: list) -> float | None:
+    """The die side ``calibrate --dice`` would store for the photo ``img`` of ``len(labels)`` dice, or None."""
+    from vision.calibrate import measure_die_side
+
+    side, _ = measure_die_side(img, reader_for(reader, len(labels)))
+    return side
 
 
 def wrong_verdict(reading: Reading, inside: list, cut: int, matched: list[int | None]) -> bool:
@@ -350,7 +375,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--split", default="val", help="with --set: the split read (default val; never test)")
     ap.add_argument("--subset", help="with --set: only the photos its subsets.json lists under this name (rune55: tray, cup)")
     ap.add_argument("--limit", type=int, help="with --set: at most this many photos, spread over the split")
+    ap.add_argument("--calibrated", action="store_true", help="tray mode: each photo measured once as photographed "
+                    "(as calibrate --dice measures), every change read told that die side")
     args = ap.parse_args(argv)
+    if args.calibrated and args.reader == "classic":
+        ap.error(CLASSIC_HAS_NO_TRAY_MODE)
     if args.detector is not None and args.reader == "classic":
         ap.error(f"--detector replaces the staged reader's detector, and {CLASSIC_HAS_NO_DETECTOR}")
     if args.detector is not None and not args.detector.is_file():
@@ -368,11 +397,12 @@ def main(argv: list[str] | None = None) -> int:
             names = [n for n in names if n in set(subsets[args.subset])]
         if args.limit and len(names) > args.limit:
             names = [names[round(i * (len(names) - 1) / (args.limit - 1))] for i in range(args.limit)] if args.limit > 1 else names[:1]
-    for change, row in measure(args.model, names, args.only or list(CHANGES), args.reader, root, args.detector).items():
+    for change, row in measure(args.model, names, args.only or list(CHANGES), args.reader, root, args.detector, args.calibrated).items():
         print(f"{change:16s} dice {row['dice']:4d}  found {row['found']:4d}  right {row['right']:4d}  "
               f"silently wrong {row['silently_wrong']:2d}  extra {row['extra']:3d}  "
               f"wrong verdicts {row['wrong_verdicts']:2d} of {row['readings']:4d} readings  "
-              f"wrong or missed flagged {flagged_share(row):.2f}", flush=True)
+              f"wrong or missed flagged {flagged_share(row):.2f}"
+              + (f"  photos not calibrated {row['not_calibrated']}" if "not_calibrated" in row else ""), flush=True)
     return 0
 
 
