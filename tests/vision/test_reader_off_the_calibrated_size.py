@@ -78,3 +78,26 @@ def test_a_real_photo_told_another_die_size_offers_its_dice_at_their_own_size(st
     assert abs(_size_code(reading)["seen_px"] - side) <= 2
     found = match_boxes([d.box for d in reading.dice], labels)
     assert [reading.dice[j].seen for j in found] == [v for v, *_ in labels]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_dice_seen_unprompted_at_another_size_are_never_read_again_at_the_calibrated_size(staged_reader, monkeypatch, seed):
+    """Dice half the calibrated size cut at that size hold the tray around them: a three read as a sure five
+    (a real photo twice as far off). The unprompted look's places are read again told the size only where the die
+    it saw there can be one of the calibrated dice (``Proposal.of_die_size``)."""
+    import vision.pipeline.reader as pipeline_reader
+
+    frame, placed, _ = _table(seed)
+    reader = staged_reader.with_die_side(placed[0].side * 2)
+    again = []
+    read_at = pipeline_reader.PipelineReader._reading
+
+    def spy(self, prepared, proposals, look="first"):
+        if look == "unprompted":
+            again.extend(proposals)
+        return read_at(self, prepared, proposals, look)
+
+    monkeypatch.setattr(pipeline_reader.PipelineReader, "_reading", spy)
+    reading = reader.read(frame)
+    assert again == []
+    assert reading.status == UNCERTAIN and _size_code(reading)["calibrated_px"] == round(placed[0].side * 2)

@@ -102,7 +102,7 @@ class PipelineReader(ReaderOptions):
         # told the size, the detector looked for dice of that size; where did it see dice unprompted (and closer)?
         unsized, places, _ = self._but(die_side_px=0)._unsized(prepared, first)
         if unsized.status == OK and not same_places(places, proposals):
-            second = self._reading(prepared, at_die_size(places, self.die_side_px), look="unprompted")
+            second = self._reading(prepared, of_die_size(places, self.die_side_px), look="unprompted")
             if second.status == OK:  # the same places read again at the calibrated size, with every check
                 return second
         # dice of another size than calibrated: found only unprompted, offered there to confirm, never ok
