@@ -44,3 +44,22 @@ def test_a_doubt_other_than_confidence_is_never_looked_at_near_the_size(staged_r
 
     monkeypatch.setattr(pipeline_reader, "propose", no_look)
     assert reader._near_the_size(normalise(frame, reader.tray_region), doubted) is None
+
+
+@pytest.mark.parametrize("seed", [11, 17])
+def test_the_near_look_firms_up_the_faces_the_calibrated_size_leaned_to_and_never_changes_them(staged_reader, seed):
+    """Told the faces it read unsure were others, the same table's sure near look is not taken: a die twice the
+    calibrated size is cut inside its face at either size, and a tenth more can show one mark of a two."""
+    frame, placed, _ = _table(seed)
+    reader = staged_reader.with_die_side(placed[0].side)
+    prepared = normalise(frame, reader.tray_region)
+    faces = sorted(p.seen for p in placed)
+
+    def unsure(seen):
+        return Reading(UNCERTAIN, tuple(DieReading(s, 7 - s, 0.8, (0, 0, 60, 60)) for s in seen),
+                       reasons=({"code": "low_confidence", "n": len(seen), "lowest": 0.8},))
+
+    leaned = reader._near_the_size(prepared, unsure(faces))
+    assert leaned is not None and leaned.status == OK and sorted(d.seen for d in leaned.dice) == faces
+    other = [faces[0] % 6 + 1, *faces[1:]]
+    assert reader._near_the_size(prepared, unsure(other)) is None

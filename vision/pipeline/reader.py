@@ -111,13 +111,16 @@ class PipelineReader(ReaderOptions):
     def _near_the_size(self, prepared: Normalised, reading: Reading) -> Reading | None:
         """Where tray mode's ``reading`` at the calibrated size doubts only how sure its faces are (every die found, none
         leaning or cut off), the look at ``NEAR_SIZES`` times that size: the first reading sure there with every
-        check; else None. A die judged leaning or missing at the calibrated size is never looked at again so."""
+        check, where it reads the faces the calibrated size leaned to; else None. A die judged leaning or missing at the
+        calibrated size is never looked at again so. The near look firms up faces, never changes them: a die twice the
+        calibrated size (a camera moved closer) is cut inside its face at either size, and a tenth more can show one
+        mark of a two where the calibrated size still saw both."""
         if any(code["code"] != "low_confidence" for code in reading.reasons):
             return None
         for share in NEAR_SIZES:
             near = self._but(die_side_px=self.die_side_px * share)
             looked = near._reading(prepared, at_die_size(propose(prepared, near.proposer, near.die_side_px), near.die_side_px), "near size")
-            if looked.status == OK:
+            if looked.status == OK and sorted(d.seen for d in looked.dice) == sorted(d.seen for d in reading.dice):
                 return looked
         return None
 
