@@ -99,7 +99,9 @@ class PipelineReader(ReaderOptions):
                 reading = self._reading(prepared, proposals + found, look="tray")
         if reading.status == OK:
             return reading
-        # told the size, the detector looked for dice of that size; where did it see dice unprompted (and closer)?
+        # told the size, the detector looked for dice of that size; where did it see dice unprompted (and closer)? Those
+        # that can be of the calibrated size are read again at it; a die of another size cut at it shows a part of its
+        # face or the tray around it
         unsized, places, _ = self._but(die_side_px=0)._unsized(prepared, first)
         if unsized.status == OK and not same_places(places, proposals):
             second = self._reading(prepared, of_die_size(places, self.die_side_px), look="unprompted")
