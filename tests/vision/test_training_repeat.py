@@ -43,8 +43,8 @@ def test_a_run_without_the_closer_look_crops_keeps_its_data_cache_and_checkpoint
 
 @pytest.mark.parametrize("option", ["other_bodies", "faint_marks", "hard_repeat"])
 def test_a_run_without_drawn_extras_keeps_its_data_cache_and_checkpoint_keys(option):
-    """``--other-bodies 0`` or ``--faint-marks 0``: ``make train``'s recipe finds the checkpoints it made before the
-    option; the data cache is shared with runs that add them (they are drawn after it, from their own stream)."""
+    """``--other-bodies 0``, ``--faint-marks 0`` or ``--hard-repeat 0``: ``make train``'s recipe finds the checkpoints
+    it made before the option; the data cache is shared with runs that add them (drawn or chosen after it)."""
     from models.training.train import DATA_ARGS
 
     before = argparse.Namespace(seed=3, epochs=5, detector_reps=2)
