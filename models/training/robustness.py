@@ -2,7 +2,8 @@
 
 Run with ``python -m models.training.robustness [MODEL.onnx] [--reader learned|classic] [--only CHANGE ...]``
 (default: the shipped model in the default staged reader, every change); ``--set DIR [--split val]
-[--subset NAME] [--limit N]`` reads another shared set's photos the same way (never its ``test`` split);
+[--subset NAME] [--limit N]`` reads another shared set's photos the same way (never its ``test`` split; the sets
+``bench.eval_sets`` builds, whose one split is called ``test``, with ``--split test``);
 ``--calibrated`` reads them in tray mode, each photo calibrated once as photographed. The
 reader is judged on other real photos than these (other dice, cameras, light),
 so a change to the detector, the reader or the model is checked here as well as
@@ -30,7 +31,7 @@ from models.training.image_changes import blurred, grey, haze, jpeg, light, shar
 from models.training.tables import other_table
 from bench.reader import _match
 from vision.classifier import FaceClassifier
-from vision.dataset import photo
+from vision.dataset import photo, shared_datasets
 from vision.evaluate import frame_names, image_of, reader_for, yolo_labels
 from vision.images import load_image
 from companion.core.reading import Reading
@@ -306,6 +307,14 @@ def measure(model: Path | None, names: list[str], changes: list[str], reader_kin
     return out
 
 
+def is_shared_set(folder: Path) -> bool:
+    """Whether ``folder`` is one of the shared labelled sets (in ``shared_datasets()``, or named ``real-dice-*``), whose
+    ``test`` split is for evaluation only. The sets ``bench.eval_sets`` builds from val dice call their one split
+    ``test`` too; those the sweep reads with ``--split test``."""
+    folder = Path(folder).resolve()
+    return folder.name.startswith("real-dice-") or folder.is_relative_to(Path(shared_datasets()).resolve())
+
+
 def _calibrated_side(reader, img: np.ndarray, labels: list) -> float | None:
     """The die side ``calibrate --dice`` would store for the photo ``img`` of ``len(labels)`` dice, or None."""
     from vision.calibrate import measure_die_side
@@ -372,7 +381,8 @@ def main(argv: list[str] | None = None) -> int:
                     "(one trained with --leave-out, to read a set the whole reader never saw)")
     ap.add_argument("--only", action="append", choices=list(CHANGES), help="this change only (repeatable)")
     ap.add_argument("--set", type=Path, help="another folder in the shared layout (images/, labels/, split.json) instead of Byler's held-out photos")
-    ap.add_argument("--split", default="val", help="with --set: the split read (default val; never test)")
+    ap.add_argument("--split", default="val", help="with --set: the split read (default val; never a shared set's test; "
+                    "test for the sets bench.eval_sets builds)")
     ap.add_argument("--subset", help="with --set: only the photos its subsets.json lists under this name (rune55: tray, cup)")
     ap.add_argument("--limit", type=int, help="with --set: at most this many photos, spread over the split")
     ap.add_argument("--calibrated", action="store_true", help="tray mode: each photo measured once as photographed "
@@ -387,8 +397,8 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     root, names = None, heldout_names(HERE / "validation.json")
     if args.set is not None:
-        if args.split == "test":
-            ap.error("the test split is for evaluation only; read train or val")
+        if args.split == "test" and is_shared_set(args.set):
+            ap.error("the test split of a shared set is for evaluation only; read train or val")
         root, names = args.set, frame_names(args.set, args.split)
         if args.subset:
             subsets = json.loads((args.set / "subsets.json").read_text(encoding="utf-8"))

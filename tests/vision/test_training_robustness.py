@@ -316,3 +316,26 @@ def test_the_classic_reader_has_no_tray_mode_to_sweep_and_says_so(capsys):
     with pytest.raises(SystemExit):
         main(["--reader", "classic", "--calibrated"])
     assert "only the staged reader has" in capsys.readouterr().err
+
+
+def test_the_sweep_reads_a_built_sets_one_split_called_test_and_refuses_a_shared_sets_test_split(tmp_path, capsys):
+    """``bench.eval_sets`` calls its sets' one split ``test`` (they are made of val dice); a shared set's ``test`` split
+    is for evaluation only, wherever the sets lie."""
+    from models.training.robustness import main
+    from vision.simtable import render_table
+
+    frame, placed = render_table([2, 4, 6], np.random.default_rng(3), view="above")
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "t0.png"), frame)
+    h, w = frame.shape[:2]
+    (tmp_path / "labels" / "t0.txt").write_text(
+        "".join(f"{p.seen - 1} {p.cx / w} {p.cy / h} {p.side / w} {p.side / h}\n" for p in placed))
+    (tmp_path / "split.json").write_text('{"test": ["t0"]}')
+    assert main(["--set", str(tmp_path), "--split", "test", "--only", "as photographed"]) == 0
+    assert "dice    3" in capsys.readouterr().out
+    shared = tmp_path / "real-dice-someone"
+    shared.mkdir()
+    with pytest.raises(SystemExit):
+        main(["--set", str(shared), "--split", "test"])
+    assert "test split of a shared set is for evaluation only" in capsys.readouterr().err
