@@ -1,10 +1,13 @@
 """Measure the shipped model and write the figures part of ``models/MODEL_CARD.md``.
 
-Run after training: ``python -m models.training.card``. It evaluates on a fresh
+Run after training: ``python -m models.training.card``. It reads every set the
+bench reads as ``elephants-bluff evaluate`` reads it (each shared ``val`` split,
+Byler's ``test`` split, the sets ``bench.eval_sets`` builds), evaluates on a fresh
 synthetic test set (seeds never used in training), on the real ``test`` split
 (crops and whole frames, via the bench's own functions) and lists the ``train``
 labels the model confidently disagrees with (possible label noise, to check by
-eye). It needs no torch.
+eye). It needs no torch. The card only reports: no choice is made from these
+figures (``models.training.judge`` reads the sets a choice may read).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import numpy as np
 from companion.core.settings import Settings
 from models.training import data
 from bench import reader as bench
+from bench.reading import SETS, accuracy
 from vision.classifier import cut_crop
 from vision.dataset import photo
 from vision.reader import load_reader
@@ -44,6 +48,38 @@ def synthetic_crops(reader, n: int = 1200) -> dict:
     pred = (p[:, 1:].argmax(1) + 1).tolist()
     conf = p[np.arange(len(p)), np.array(pred)]
     return bench._scores(y.tolist(), pred, (conf < reader.min_confidence).tolist())
+
+
+#: What each of the bench's sets is, in the card's words.
+SET_NAMES = {
+    "rune55_val": "rune55 `val` (cup and tray photos)",
+    "skovy_val": "skovy `val` (webcam frames)",
+    "skovy_val_crops": "skovy `val` crops",
+    "patterson_val_crops": "patterson `val` crops",
+    "byler_test": "Byler `test` (read for the card, never for a choice)",
+    "rendered": "rendered test frames",
+    "cup_one": "real `val` dice pasted into cup frames, one",
+    "cup_three": "the same, three in a row",
+    "big": "the same, close up",
+    "mid": "the same, in a phone-sized photo",
+    "far": "the same, far off",
+    "many": "the same, many to a frame",
+    "crops_whole": "real `val` crops read as whole frames",
+}
+
+
+def every_set(reader, sets: list[tuple[str, Path, str | None, bool]] = SETS) -> list[str]:
+    """One table line a set: ``evaluate``'s counts, as the bench and ``judge`` read them; a set not there says so."""
+    lines = ["| set | dice | right | silently wrong | flagged | right without a doubt | photos all right |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for name, counts in accuracy(reader, False, sets).items():
+        if isinstance(counts, str):
+            lines.append(f"| {SET_NAMES.get(name, name)} | {counts} | | | | | |")
+            continue
+        lines.append(f"| {SET_NAMES.get(name, name)} | {counts['dice']} | {counts['right']} ({counts['accuracy']:.2%}) | "
+                     f"{counts['silently_wrong']} | {counts['flagged']} | {counts['right_without_doubt']} | "
+                     f"{counts['photos_all_right']} of {counts['photos']} |")
+    return lines
 
 
 def label_noise(reader) -> list[str]:
@@ -76,6 +112,7 @@ def picture(reader, path: Path = Path(__file__).resolve().parents[2] / "docs" / 
 def main() -> int:
     reader = load_reader(Settings.defaults())
     picture(reader)
+    sets = every_set(reader)
     test = bench.test_split(data.dataset_dir())
     crops = bench.real_crops(reader, test)
     frames = bench.real_frames(reader, test)
@@ -83,6 +120,9 @@ def main() -> int:
     table = bench.synthetic(reader, 1)
     noise = label_noise(reader)
     out = [MARK_START, "", f"Model id: `{reader.model_id}` ({reader.classifier.path.stat().st_size} bytes); `reader.min_confidence` = {reader.min_confidence}.", ""]
+    out += ["### Every set, read as `elephants-bluff evaluate` reads it (the staged reader, whole frames as seen)", "",
+            "Right counts the face read, sure or not; flagged dice are wrong or missed dice the reading doubts (the table "
+            "confirms them, R14); silently wrong dice are read sure and wrong.", "", *sets, ""]
     out += ["### Synthetic test set (1,200 fresh rendered crops, seed never used in training)", "",
             f"Per die: {synth['accuracy']:.2%}. Per value: {_per_value(synth)}.", "", _matrix(synth["confusion_rows_true_cols_pred0to6"]), ""]
     out += ["### Synthetic table (216 ordered outcomes, one rendered layout each, whole frames)", "",
