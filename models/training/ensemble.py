@@ -8,7 +8,7 @@ still ends in the layer that teaching an owner's dice fits its head on (``vision
 that holds what every member saw.
 
 Why: the same recipe trained from another seed reads the hard real sets as differently as another recipe does
-(rune55 val 604 against 609 dice for two runs of one recipe, models/MODEL_CARD.md), so one run's mistakes are
+(rune55 val 604 against 609 dice for two runs of one recipe, docs/classifier-log.md), so one run's mistakes are
 partly its own. Averaged, the members are surer where they agree and less sure where they do not, which is the
 reader's margin: a die the nets disagree on goes to the table (RULES.md R14) instead of one net's lucky guess.
 """

@@ -8,7 +8,7 @@ checkpoints stay in ``DIR/work`` and the same command resumes them. ``DIR/summar
 last epoch (its training val crops), whether it finished, and its model file.
 
 One run is not a measurement: two runs of one recipe that differ only in float rounding read rune55 val 609
-and 604 (models/MODEL_CARD.md, "A recipe search on a GPU machine"), so compare recipes over several seeds.
+and 604 (docs/classifier-log.md, "A recipe search on a GPU machine"), so compare recipes over several seeds.
 On a GPU machine (16 cores) four runs of three workers each keep it busy at about 8.5 s an epoch; here, on
 two cores, one run at a time is what fits.
 """

@@ -71,7 +71,7 @@ class Ensemble(nn.Module):
     Nets trained from different starts make partly different mistakes, so their
     mean is surer where they agree and less sure where they do not. Two small
     nets in the time of the shipped wide one read fewer held-out dice right
-    (models/MODEL_CARD.md, "Two small nets"): worth trying again only with a
+    (docs/classifier-log.md, "Two small nets"): worth trying again only with a
     bigger speed budget. Its output is the log of the mean
     probability, so the runtime's softmax (``FaceClassifier.probabilities``)
     gives back that mean and reads the file as it reads one net's logits.
@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strong-augment", action="store_true",
                     help="also glints, perspective, resolution loss, blur, JPEG and colour casts per crop")
     ap.add_argument("--all-photos", action="store_true",
-                    help="also train on the 20 held-out photos: the final fit of a recipe chosen on them (models/MODEL_CARD.md)")
+                    help="also train on the 20 held-out photos: the final fit of a recipe chosen on them (docs/classifier-log.md)")
     ap.add_argument("--out", type=Path, default=MODELS, help="folder for the .onnx file and validation.json (compare before shipping)")
     ap.add_argument("--widths", type=lambda t: tuple(int(v) for v in t.split(",")), default=(16, 32, 64, 64),
                     help="channels of the four conv blocks, e.g. 16,32,64,64 (wider only if 3 crops stay <= 1 ms on one thread)")
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--leave-out", type=real_sets.set_names, default=(),
                     help="SET[,SET]: train without any crop of these shared sets (e.g. real-dice-patterson): their train "
                          "crops and the detector's crops of their frames, to see how the recipe reads dice it never saw "
-                         "(models/MODEL_CARD.md, 'Dice never seen'); the data cache is shared with runs without it")
+                         "(docs/classifier-log.md, 'Dice never seen'); the data cache is shared with runs without it")
     ap.add_argument("--squash", type=float, default=0.0,
                     help="this share of the training crops is narrowed along one axis turned any way (augment.squash)")
     ap.add_argument("--invert", type=float, default=0.0,
@@ -250,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                          "instead of the last step's weights (0: the last step's, as the shipped recipe)")
     ap.add_argument("--work", type=Path, default=WORK, help="folder for the data cache and the per-epoch checkpoints")
     ap.add_argument("--device", default="cpu", help="where the net trains: cpu, or cuda on a GPU machine (a recipe search; "
-                    "the shipped model is made on the CPU; models/MODEL_CARD.md, 'A recipe search on a GPU machine')")
+                    "the shipped model is made on the CPU; docs/classifier-log.md, 'A recipe search on a GPU machine')")
     ap.add_argument("--augment-workers", type=int, default=0,
                     help="augment the batches in this many processes, each batch from its own seed (seed, epoch, batch): "
                          "another random stream than the default's one, the same for any number of workers")

@@ -1,5 +1,5 @@
 """``train --leave-out SET``: a run that never sees one shared set's dice, to measure how the recipe reads dice it
-was never shown (models/MODEL_CARD.md, "Dice never seen").
+was never shown (docs/classifier-log.md, "Dice never seen").
 
 The set's own sources go, and so do the detector's crops of its frames, which lie inside ``set_detector`` among
 every other set's: ``real_sets.detector_crop_span`` must find exactly them in the order ``all_detector_crops``

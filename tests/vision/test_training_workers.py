@@ -1,4 +1,4 @@
-"""``train --augment-workers N --device cuda``: the recipe search on a GPU machine (models/MODEL_CARD.md).
+"""``train --augment-workers N --device cuda``: the recipe search on a GPU machine (docs/classifier-log.md).
 
 Its batches come from per-batch seeds, so the same run gives the same batches with any number of workers;
 the default (no workers) keeps the run's one random stream and its checkpoint keys. These need PyTorch
