@@ -51,7 +51,8 @@ from vision.images import CROP_MIN_SIDE, MIN_SIDE, check_frame, enlarged_to
 from vision.pipeline.crop import crops
 
 #: The second look's die sizes, as shares of the proposed side (a detector's side is an estimate);
-#: neighbouring sizes are read together (docs/READING.md has what each range measured).
+#: neighbouring sizes are read together (docs/reading-log.md, "The size search" and "Other ways to choose among the
+#: sizes", has what each range measured).
 RELOOK_SPANS = (0.7, 0.85, 1.0, 1.15, 1.3, 1.5)
 #: The first look also cuts each die this much wider: a face the two cuts read differently depends on where the
 #: detector drew the die's border (a square inside a three shows two of its marks), so it is looked at again.

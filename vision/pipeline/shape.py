@@ -17,8 +17,9 @@ proposed square, is touching dice, glare or the cup's rim joined to the die:
 its shape says nothing about the die, so it is not judged. The learned
 detector often boxes only a leaning die's lit face, so its side face reaches
 out of the square too and such an outline is not judged either: one way a
-leaning die is still trusted (docs/READING.md has the figures; letting
-outlines reach further out doubted as many flat dice as leaning ones).
+leaning die is still trusted (docs/reading-log.md, "Leaning dice still trusted
+without the empty tray", has the figures; letting outlines reach further out
+doubted as many flat dice as leaning ones).
 Everything here is integer image work up to the box's sides, so this machine
 and the Pi's arm64 CPU measure the same outline.
 """
