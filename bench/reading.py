@@ -193,3 +193,15 @@ def bench_crops(full: bool) -> dict[str, Any]:
 
 
 BENCHES["crops"] = bench_crops
+
+
+def bench_other_looks(full: bool) -> dict[str, Any]:
+    """``classify`` on dice of looks no shared set holds, drawn by their own code (``models.training.other_looks``:
+    number dice, ones printed as an emblem): per look and per family, crops, right, silently wrong and flagged. The
+    short form draws fewer of each."""
+    from models.training.other_looks import read
+
+    return read(load_reader(Settings.defaults(), threads=1), *((20, 60) if full else (3, 10)))
+
+
+BENCHES["other_looks"] = bench_other_looks

@@ -57,7 +57,9 @@ class DieStyle:
 
     face: tuple[int, int, int] = GAME_FACE
     mark: tuple[int, int, int] = GAME_MARK
-    marks: str = "elephant"  # or "pip", or "head" (an elephant seen from the front: ears, head and trunk)
+    #: or "pip", or "head" (an elephant seen from the front: ears, head and trunk), or "numeral" (the face's number
+    #: printed instead of marks), or one of ``SHAPED_MARKS`` (pips drawn as stars, diamonds, hearts, rings or squares)
+    marks: str = "elephant"
     mark_scale: float = 1.0  # relative mark size
     #: Pips drilled into the plastic, as on most real dice: each hollow catches the light on the far side
     #: of its rim and is shadowed on the near side, so a glossy pip shows a bright crescent. Off for the
@@ -72,6 +74,9 @@ class DieStyle:
     #: worn, filled with dirt or lit less than the others): 0, every mark whole, as the simulated table draws them.
     #: Training turns it on for some dice so that a face with one dim mark is not read, surely, as one mark fewer.
     faint_mark: float = 0.0
+    #: The one's single mark this many times the other marks' size, as dice that print the one as a big emblem: 1.0,
+    #: every mark one size, as the simulated table draws them.
+    one_scale: float = 1.0
 
     @staticmethod
     def game(rng: np.random.Generator) -> "DieStyle":
@@ -174,10 +179,16 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
     elephants face the other way; the count is the same).
     """
     face = _body(size, style, rng)
-    if style.marks == "pip":
+    if style.marks == "numeral":
+        canvas = np.ascontiguousarray(face.astype(np.uint8))
+        _draw_numeral(canvas, value, style, rng, mirrored)
+        return _shaded(canvas.astype(np.float32), size, rng)
+    if style.marks == "pip" or style.marks in SHAPED_MARKS:
         radius = _pip_radius(size, style)
     else:
         radius = size * (0.12 if value <= 3 else 0.1) * style.mark_scale
+    if value == 1:
+        radius *= style.one_scale
     layout = PIP_LAYOUT[value]
     if value in (2, 3, 6) and rng.random() < 0.5:
         layout = tuple((y, x) for x, y in layout)
@@ -195,12 +206,73 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
             cv2.circle(canvas, (int(cx * 16), int(cy * 16)), max(1, int(radius * 16)), colour, -1, cv2.LINE_AA, 4)
         elif style.marks == "head":
             _draw_elephant_head(canvas, cx, cy, radius, colour, mirrored)
+        elif style.marks in SHAPED_MARKS:
+            _draw_shaped_mark(canvas, style.marks, cx, cy, radius, colour)
         else:
             _draw_elephant(canvas, cx, cy, radius, colour, facing)
     face = canvas.astype(np.float32)
     if style.marks == "pip" and style.drilled:
         face = _drilled(face, centres, radius, rng)
-    # The rounded edges of a real die: darker towards the border.
+    return _shaded(face, size, rng)
+
+
+#: The fonts a die printed with its number may use (OpenCV's Hershey fonts: plain, bold, serif, script-like).
+NUMERAL_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX, cv2.FONT_HERSHEY_TRIPLEX,
+                 cv2.FONT_HERSHEY_PLAIN, cv2.FONT_HERSHEY_COMPLEX_SMALL)
+
+
+def _draw_numeral(canvas: np.ndarray, value: int, style: DieStyle, rng: np.random.Generator, mirrored: bool) -> None:
+    """The face's number as one printed digit, centred, 45-70 % of the face tall (times ``mark_scale``), in one of
+    ``NUMERAL_FONTS``; a six or a one may carry the line or dot that tells it from a nine or a seven."""
+    size = canvas.shape[0]
+    font = NUMERAL_FONTS[int(rng.integers(len(NUMERAL_FONTS)))]
+    glyph = np.zeros((size, size), np.uint8)
+    _, base_h = cv2.getTextSize(str(value), font, 1.0, 1)[0]
+    scale = size * float(rng.uniform(0.45, 0.7)) * style.mark_scale / max(1, base_h)
+    thickness = max(1, int(round(size * float(rng.uniform(0.05, 0.11)))))
+    (w, h), _ = cv2.getTextSize(str(value), font, scale, thickness)
+    x, y = (size - w) / 2, (size + h) / 2
+    cv2.putText(glyph, str(value), (int(x), int(y)), font, scale, 255, thickness, cv2.LINE_AA)
+    if value == 6 and rng.random() < 0.5:
+        cv2.line(glyph, (int(x), int(y + thickness * 1.5)), (int(x + w), int(y + thickness * 1.5)), 255, max(1, thickness // 2 + 1), cv2.LINE_AA)
+    ys, xs = np.nonzero(glyph)
+    if len(xs):  # the glyph as drawn, centred (fonts differ in where a digit sits on its line), a little off
+        dx = size / 2 - (xs.min() + xs.max()) / 2 + rng.normal(0, size * 0.02)
+        dy = size / 2 - (ys.min() + ys.max()) / 2 + rng.normal(0, size * 0.02)
+        glyph = cv2.warpAffine(glyph, np.float32([[1, 0, dx], [0, 1, dy]]), (size, size))
+    if mirrored:
+        glyph = glyph[:, ::-1]
+    a = (glyph.astype(np.float32) / 255.0)[..., None]
+    canvas[:] = (canvas * (1 - a) + np.array(style.mark, np.float32) * a).astype(np.uint8)
+
+
+#: Marks of other shapes than round pips, counted the same.
+SHAPED_MARKS = ("star", "diamond", "heart", "ring", "square")
+
+
+def _draw_shaped_mark(img: np.ndarray, kind: str, cx: float, cy: float, r: float, colour: tuple[int, int, int]) -> None:
+    """One mark of ``kind`` (``SHAPED_MARKS``) centred at (cx, cy), about 2r wide, upright on the face."""
+    f = 16.0
+
+    def poly(points: list[tuple[float, float]]) -> None:
+        cv2.fillPoly(img, [np.int32([(round((cx + x * r) * f), round((cy + y * r) * f)) for x, y in points])], colour, cv2.LINE_AA, 4)
+
+    if kind == "star":
+        poly([((1.0 if k % 2 == 0 else 0.45) * np.sin(k * np.pi / 5), -(1.0 if k % 2 == 0 else 0.45) * np.cos(k * np.pi / 5)) for k in range(10)])
+    elif kind == "diamond":
+        poly([(0, -1.0), (0.7, 0), (0, 1.0), (-0.7, 0)])
+    elif kind == "square":
+        poly([(-0.8, -0.8), (0.8, -0.8), (0.8, 0.8), (-0.8, 0.8)])
+    elif kind == "heart":
+        for x in (-0.45, 0.45):
+            cv2.circle(img, (int((cx + x * r) * f), int((cy - 0.2 * r) * f)), max(1, int(0.5 * r * f)), colour, -1, cv2.LINE_AA, 4)
+        poly([(-0.92, -0.05), (0.92, -0.05), (0, 1.0)])
+    else:  # a ring
+        cv2.circle(img, (int(cx * f), int(cy * f)), max(1, int(0.8 * r * f)), colour, max(1, int(round(0.35 * r))), cv2.LINE_AA, 4)
+
+
+def _shaded(face: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """The face with a real die's rounded edges (darker towards the border) and a soft one-sided light."""
     yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
     edge = np.minimum(np.minimum(xx, size - 1 - xx), np.minimum(yy, size - 1 - yy)) / max(1.0, size * 0.09)
     shade = 0.55 + 0.45 * np.clip(edge, 0, 1) ** 0.7

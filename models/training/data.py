@@ -23,7 +23,7 @@ from vision.classifier import CROP, cut_crop
 from vision.dataset import dataset_dir as shared_dataset_dir
 from vision.dataset import photo
 from vision.finder import find_dice
-from vision.simtable import LUMA, DieStyle, PlacedDie, bgr, face_texture, finish, paste_die, render_table
+from vision.simtable import LUMA, SHAPED_MARKS, DieStyle, PlacedDie, bgr, face_texture, finish, paste_die, render_table
 
 def dataset_dir() -> Path:
     root = shared_dataset_dir()
@@ -183,6 +183,35 @@ def faint_mark_style(rng: np.random.Generator) -> DieStyle:
     r = rng.random()
     style = DieStyle.game(rng) if r < 0.2 else dark_coloured_style(rng) if r < 0.5 else DieStyle.random(rng)
     return replace(style, faint_mark=float(rng.uniform(*FAINT_MARK_RANGE)))
+
+
+#: Light and dark bodies a die printed with numbers may have, and contrasting ink (BGR).
+NUMERAL_LIGHT = [(240, 240, 240), (215, 235, 245), (200, 120, 240), (30, 200, 230), (180, 235, 170), (200, 200, 200)]
+NUMERAL_DARK = [(25, 25, 25), (40, 40, 200), (170, 80, 30), (60, 120, 40), (120, 40, 90), (80, 80, 80)]
+
+
+def numeral_style(rng: np.random.Generator) -> DieStyle:
+    """A die printed with its number instead of marks (``DieStyle.marks == "numeral"``): a light body with dark
+    ink or a dark one with light ink, as number dice are made. Its face is the number printed, so a classifier that
+    has seen them reads the number, not the one mark a lone glyph in the middle of a face looks like."""
+    if rng.random() < 0.5:
+        face = np.array(NUMERAL_LIGHT[rng.integers(len(NUMERAL_LIGHT))], float) + rng.normal(0, 12, 3)
+        ink = np.array([(20, 20, 20), (40, 40, 190), (150, 60, 20), (60, 20, 90)][rng.integers(4)], float) + rng.normal(0, 12, 3)
+    else:
+        face = np.array(NUMERAL_DARK[rng.integers(len(NUMERAL_DARK))], float) + rng.normal(0, 12, 3)
+        ink = np.array([(240, 240, 240), (60, 220, 240), (200, 170, 255)][rng.integers(3)], float) + rng.normal(0, 12, 3)
+    return DieStyle(bgr(face), bgr(ink), "numeral", float(rng.uniform(0.8, 1.25)))
+
+
+def other_marks_style(rng: np.random.Generator) -> DieStyle:
+    """A die whose marks are not round pips or elephants (``SHAPED_MARKS``: stars, diamonds, hearts, rings, squares),
+    or round pips with the one printed as a big emblem (``DieStyle.one_scale``), light or dark, as ``DieStyle.random``
+    colours them. Taught beside number dice so that a lone mark of any shape stays a one while a printed digit is its
+    number: the count of marks is what a face shows, whatever their shape."""
+    base = DieStyle.random(rng)
+    marks = SHAPED_MARKS[int(rng.integers(len(SHAPED_MARKS)))] if rng.random() < 0.6 else "pip"
+    one_scale = float(rng.uniform(1.5, 2.6)) if rng.random() < 0.5 else 1.0
+    return replace(base, marks=marks, mark_scale=float(rng.uniform(0.8, 1.3)), one_scale=one_scale)
 
 
 def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.random.Generator], DieStyle] | None = None

@@ -39,12 +39,16 @@ MODELS = Path(__file__).resolve().parents[1]
 WORK = MODELS.parent / "build" / "classifier"
 #: The sources a run trains on; ``--real-sets`` adds every shared set's train crops (``real_sets.train_crops``),
 #: ``--other-bodies`` the swirled and translucent dice (``data.other_body_style``).
-BASE_SOURCES = ("real", "faces", "frames", "other_bodies", "faint_marks")
+BASE_SOURCES = ("real", "faces", "frames", "other_bodies", "faint_marks", "numerals", "other_marks")
 #: The other bodies' crops are drawn from their own random stream (the seed and this), after the data cache: the
 #: cache, and every other source in it, stay the same with or without them.
 OTHER_BODIES_STREAM = 26
 #: The random stream of ``--faint-marks``' crops, apart from the data cache's like ``OTHER_BODIES_STREAM``.
 FAINT_MARKS_STREAM = 27
+#: The random stream of ``--numerals``' crops, apart from the data cache's like ``OTHER_BODIES_STREAM``.
+NUMERALS_STREAM = 28
+#: The random stream of ``--other-marks``' crops.
+OTHER_MARKS_STREAM = 29
 
 
 class FaceNet(nn.Module):
@@ -242,6 +246,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--faint-marks", type=int, default=0,
                     help="also train on this many synthetic crops of dice with one mark faint (data.faint_mark_style), labelled "
                          "with every mark; drawn after the data cache from their own random stream, as --other-bodies")
+    ap.add_argument("--numerals", type=int, default=0,
+                    help="also train on this many synthetic crops of dice printed with their number (data.numeral_style), "
+                         "labelled with it; drawn after the data cache from their own random stream, as --other-bodies")
+    ap.add_argument("--other-marks", type=int, default=0,
+                    help="also train on this many synthetic crops of dice with shaped marks or a big emblem for the one "
+                         "(data.other_marks_style), labelled with their count; drawn as --other-bodies")
     ap.add_argument("--hard-repeat", type=int, default=0,
                     help="with --init: show the training crops that model reads with their own face under HARD_BELOW "
                          "this many more times an epoch (hard examples; augmented afresh each time)")
@@ -268,6 +278,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--other-bodies is a number of crops: 0 (none) or more")
     if args.faint_marks < 0:
         ap.error("--faint-marks is a number of crops: 0 (none) or more")
+    if args.numerals < 0:
+        ap.error("--numerals is a number of crops: 0 (none) or more")
+    if args.other_marks < 0:
+        ap.error("--other-marks is a number of crops: 0 (none) or more")
     if args.hard_repeat < 0 or (args.hard_repeat and not args.init):
         ap.error("--hard-repeat is a number of extra showings (0 or more) of the crops the --init model reads badly: it needs --init")
     if not 0 <= args.ema < 1:
@@ -287,6 +301,10 @@ def main(argv: list[str] | None = None) -> int:
         sets["other_bodies"] = data.synth_face_crops(args.other_bodies, np.random.default_rng([args.seed, OTHER_BODIES_STREAM]), data.other_body_style)
     if args.faint_marks:
         sets["faint_marks"] = data.synth_face_crops(args.faint_marks, np.random.default_rng([args.seed, FAINT_MARKS_STREAM]), data.faint_mark_style)
+    if args.numerals:
+        sets["numerals"] = data.synth_face_crops(args.numerals, np.random.default_rng([args.seed, NUMERALS_STREAM]), data.numeral_style)
+    if args.other_marks:
+        sets["other_marks"] = data.synth_face_crops(args.other_marks, np.random.default_rng([args.seed, OTHER_MARKS_STREAM]), data.other_marks_style)
     sources = [k for k in sets if k in BASE_SOURCES or k.startswith("set_")]
     unknown = sorted(set(args.repeat) - set(sources))
     if unknown:
@@ -388,7 +406,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", "other_bodies", "faint_marks", "hard_repeat") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", "other_bodies", "faint_marks", "numerals", "other_marks", "hard_repeat") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers

@@ -22,6 +22,7 @@ from companion.app.settings import CONFIG_NAME, Settings
 from companion.app.web import create_app
 from companion.core.files import atomic_write
 from companion.core.settings import write_config
+from models.training.other_looks import number_die
 from vision.classifier import shipped_model_id, shipped_model_path
 from vision.reader import load_reader
 from vision.registry import ModelRegistry
@@ -32,20 +33,10 @@ H = {"X-Table-Pin": PIN}
 
 
 def numeral_die(value: int, rng: np.random.Generator, size: int = 64) -> np.ndarray:
-    """A crop of a pink die printed with its number instead of marks, at any angle: a look the shipped classifier never learned."""
-    img = np.full((size, size, 3), rng.integers(90, 140, 3), np.uint8)  # the tray behind it
-    side = int(size / 1.3)
-    start = (size - side) // 2
-    die = np.zeros((size, size, 3), np.uint8)
-    die[:] = np.clip(np.array([200, 120, 240]) + rng.normal(0, 8, 3), 0, 255)
-    cv2.putText(die, str(value), (int(size * 0.30), int(size * 0.72)), cv2.FONT_HERSHEY_SIMPLEX, size / 40, (60, 20, 90), max(2, size // 20), cv2.LINE_AA)
-    mask = np.zeros((size, size), np.uint8)
-    mask[start:start + side, start:start + side] = 1
-    turn = cv2.getRotationMatrix2D((size / 2, size / 2), float(rng.uniform(0, 360)), 1.0)
-    die = cv2.warpAffine(die, turn, (size, size))
-    mask = cv2.warpAffine(mask, turn, (size, size), flags=cv2.INTER_NEAREST)
-    img[mask > 0] = die[mask > 0]
-    return np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+    """A crop of a pink die printed with its number instead of marks, at any angle: a look the shipped classifier never
+    learned (it reads most of them as a one: ``models.training.other_looks``)."""
+    body = tuple(int(c) for c in np.clip(np.array([200, 120, 240]) + rng.normal(0, 8, 3), 0, 255))
+    return number_die(value, rng, size, body, (60, 20, 90), cv2.FONT_HERSHEY_SIMPLEX)
 
 
 def _owner_folder(out: Path, per_face: int, held_back_per_face: int) -> Path:
