@@ -223,7 +223,7 @@ NUMERAL_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HER
 
 def _draw_numeral(canvas: np.ndarray, value: int, style: DieStyle, rng: np.random.Generator, mirrored: bool) -> None:
     """The face's number as one printed digit, centred, 45-70 % of the face tall (times ``mark_scale``), in one of
-    ``NUMERAL_FONTS``; a six or a one may carry the line or dot that tells it from a nine or a seven."""
+    ``NUMERAL_FONTS``; half the sixes underlined, as number dice tell a six from a nine."""
     size = canvas.shape[0]
     font = NUMERAL_FONTS[int(rng.integers(len(NUMERAL_FONTS)))]
     glyph = np.zeros((size, size), np.uint8)

@@ -38,7 +38,8 @@ MODELS = Path(__file__).resolve().parents[1]
 #: Where a run keeps its data cache and per-epoch checkpoints (gitignored): ``--resume`` picks up from there.
 WORK = MODELS.parent / "build" / "classifier"
 #: The sources a run trains on; ``--real-sets`` adds every shared set's train crops (``real_sets.train_crops``),
-#: ``--other-bodies`` the swirled and translucent dice (``data.other_body_style``).
+#: ``--other-bodies`` the swirled and translucent dice (``data.other_body_style``), ``--faint-marks``, ``--numerals``
+#: and ``--other-marks`` their drawn dice (``data.faint_mark_style``, ``numeral_style``, ``other_marks_style``).
 BASE_SOURCES = ("real", "faces", "frames", "other_bodies", "faint_marks", "numerals", "other_marks")
 #: The other bodies' crops are drawn from their own random stream (the seed and this), after the data cache: the
 #: cache, and every other source in it, stay the same with or without them.
