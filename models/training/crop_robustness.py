@@ -127,6 +127,16 @@ def crops_of(root: Path, splits: list[str]) -> list[tuple[str, np.ndarray, int]]
     return [(file, load_image(root / file, CROP_MIN_SIDE), value) for split in splits for file, value in crop_rows(root, split)]
 
 
+def row_line(name: str, row: dict[str, int], width: int = 15) -> str:
+    """One printed line of ``measure``'s counts.
+
+    >>> row_line("grey", {"crops": 9, "right": 8, "silently_wrong": 0, "flagged": 2})
+    'grey            crops    9  right    8  silently wrong  0  flagged    2'
+    """
+    return (f"{name:{width}s} crops {row['crops']:4d}  right {row['right']:4d}  silently wrong {row['silently_wrong']:2d}  "
+            f"flagged {row['flagged']:4d}")
+
+
 def measure(reader: Any, crops: list[tuple[str, np.ndarray, int]], changes: list[str]) -> dict[str, dict[str, int]]:
     """Per change: crops, right, silently wrong (sure and wrong) and flagged (not sure)."""
     sure_at = sure_confidence(reader.min_confidence)
@@ -167,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, indent=1))
         return 0
     for change, row in report.items():
-        print(f"{change:15s} crops {row['crops']:4d}  right {row['right']:4d}  silently wrong {row['silently_wrong']:2d}  flagged {row['flagged']:4d}")
+        print(row_line(change, row))
     return 0
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from models.training.crop_robustness import measure
+from models.training.crop_robustness import measure, row_line
 
 #: Number dice: (name, body, ink) in BGR.
 NUMBER_LOOKS = (("pink", (200, 120, 240), (60, 20, 90)), ("white", (235, 235, 235), (20, 20, 20)),
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, indent=1))
         return 0
     for look, row in report.items():
-        print(f"{look:28s} crops {row['crops']:4d}  right {row['right']:4d}  silently wrong {row['silently_wrong']:3d}  flagged {row['flagged']:4d}")
+        print(row_line(look, row, 28))
     return 0
 
 

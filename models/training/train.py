@@ -37,19 +37,14 @@ from vision.classifier import CROP, file_model_id, prepare
 MODELS = Path(__file__).resolve().parents[1]
 #: Where a run keeps its data cache and per-epoch checkpoints (gitignored): ``--resume`` picks up from there.
 WORK = MODELS.parent / "build" / "classifier"
-#: The sources a run trains on; ``--real-sets`` adds every shared set's train crops (``real_sets.train_crops``),
-#: ``--other-bodies`` the swirled and translucent dice (``data.other_body_style``), ``--faint-marks``, ``--numerals``
-#: and ``--other-marks`` their drawn dice (``data.faint_mark_style``, ``numeral_style``, ``other_marks_style``).
-BASE_SOURCES = ("real", "faces", "frames", "other_bodies", "faint_marks", "numerals", "other_marks")
-#: The other bodies' crops are drawn from their own random stream (the seed and this), after the data cache: the
-#: cache, and every other source in it, stay the same with or without them.
-OTHER_BODIES_STREAM = 26
-#: The random stream of ``--faint-marks``' crops, apart from the data cache's like ``OTHER_BODIES_STREAM``.
-FAINT_MARKS_STREAM = 27
-#: The random stream of ``--numerals``' crops, apart from the data cache's like ``OTHER_BODIES_STREAM``.
-NUMERALS_STREAM = 28
-#: The random stream of ``--other-marks``' crops.
-OTHER_MARKS_STREAM = 29
+#: The drawn dice a run may add (``--other-bodies``, ``--faint-marks``, ``--numerals``, ``--other-marks``): each
+#: option's crops come from its own random stream (the seed and this number) with its die style, after the data cache,
+#: so the cache, and every other source in it, stay the same with or without them.
+DRAWN_SOURCES = {"other_bodies": (26, data.other_body_style), "faint_marks": (27, data.faint_mark_style),
+                 "numerals": (28, data.numeral_style), "other_marks": (29, data.other_marks_style)}
+#: The sources a run trains on; ``--real-sets`` adds every shared set's train crops (``real_sets.train_crops``), and
+#: each of ``DRAWN_SOURCES`` its drawn dice.
+BASE_SOURCES = ("real", "faces", "frames", *DRAWN_SOURCES)
 
 
 class FaceNet(nn.Module):
@@ -275,14 +270,9 @@ def main(argv: list[str] | None = None) -> int:
                  f"(it can: {', '.join(can_leave_out)}; Byler's photos make the base model)")
     if args.leave_out and args.quick:
         ap.error("--leave-out needs the whole run's data, not --quick's sample of frames")
-    if args.other_bodies < 0:
-        ap.error("--other-bodies is a number of crops: 0 (none) or more")
-    if args.faint_marks < 0:
-        ap.error("--faint-marks is a number of crops: 0 (none) or more")
-    if args.numerals < 0:
-        ap.error("--numerals is a number of crops: 0 (none) or more")
-    if args.other_marks < 0:
-        ap.error("--other-marks is a number of crops: 0 (none) or more")
+    for name in DRAWN_SOURCES:
+        if getattr(args, name) < 0:
+            ap.error(f"--{name.replace('_', '-')} is a number of crops: 0 (none) or more")
     if args.hard_repeat < 0 or (args.hard_repeat and not args.init):
         ap.error("--hard-repeat is a number of extra showings (0 or more) of the crops the --init model reads badly: it needs --init")
     if not 0 <= args.ema < 1:
@@ -298,14 +288,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     sets = cached_build(rng, args)
-    if args.other_bodies:
-        sets["other_bodies"] = data.synth_face_crops(args.other_bodies, np.random.default_rng([args.seed, OTHER_BODIES_STREAM]), data.other_body_style)
-    if args.faint_marks:
-        sets["faint_marks"] = data.synth_face_crops(args.faint_marks, np.random.default_rng([args.seed, FAINT_MARKS_STREAM]), data.faint_mark_style)
-    if args.numerals:
-        sets["numerals"] = data.synth_face_crops(args.numerals, np.random.default_rng([args.seed, NUMERALS_STREAM]), data.numeral_style)
-    if args.other_marks:
-        sets["other_marks"] = data.synth_face_crops(args.other_marks, np.random.default_rng([args.seed, OTHER_MARKS_STREAM]), data.other_marks_style)
+    for name, (stream, style_of) in DRAWN_SOURCES.items():
+        if getattr(args, name):
+            sets[name] = data.synth_face_crops(getattr(args, name), np.random.default_rng([args.seed, stream]), style_of)
     sources = [k for k in sets if k in BASE_SOURCES or k.startswith("set_")]
     unknown = sorted(set(args.repeat) - set(sources))
     if unknown:
@@ -407,7 +392,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", "other_bodies", "faint_marks", "numerals", "other_marks", "hard_repeat") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", *DRAWN_SOURCES, "hard_repeat") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
