@@ -9,6 +9,11 @@ dice the table need not confirm); then the pasted sets' sum, which every shippin
 has named, and ``worse``: the sets where a candidate reads fewer dice right, or more silently wrong, than the
 shipped model. A shipping rule is written before its run ends; this prints the lines such a rule names.
 
+With ``--table N`` each model also reads the simulated table (``bench.reader.synthetic``: the 216 outcomes N times,
+rendered from below) three ways: knowing nothing, knowing the dice's size, and in the whole tray mode (size and
+empty tray): frames ok and right, uncertain, ok but wrong. The table is where a fine-tune that teaches new dice shows
+what it costs the game's own (docs/classifier-log.md, "Keeping the old answers").
+
 Byler's ``test`` split is not among the sets: it is read once, for the card, after a choice (``make bench``), and
 never to make one. One run of a recipe is not a measurement (its seeds spread by about five of rune55's 665 val
 dice): judge several seeds.
@@ -29,6 +34,8 @@ from vision.reader import load_reader
 
 #: The sets a choice may read: every set the bench reads but Byler's test split.
 JUDGED = [(name, folder, split, crops) for name, folder, split, crops in SETS if split != "test"]
+#: ``--table``'s three ways of reading the simulated table: (name, knowing the dice's size, knowing the empty tray).
+TABLE_MODES = (("table_unknown", False, False), ("table_sized", True, False), ("table_tray", True, True))
 #: The real val dice pasted into built frames: the sum every shipping rule has named.
 PASTED = ("cup_one", "cup_three", "big", "far")
 COUNTS = ("dice", "right", "silently_wrong", "right_without_doubt")
@@ -54,6 +61,28 @@ def judge(reader: Any, sets: list[tuple[str, Path, str | None, bool]]) -> dict[s
     return out
 
 
+def judge_table(reader: Any, layouts: int) -> dict[str, dict[str, int]]:
+    """The simulated table read ``layouts`` times over in each of ``TABLE_MODES``: frames ok and right, uncertain,
+    ok but wrong."""
+    from bench.reader import synthetic
+
+    out = {}
+    for name, sized, tray in TABLE_MODES:
+        r = synthetic(reader, layouts, die_side_known=sized, empty_tray=tray)
+        out[name] = {k: r[k] for k in ("frames", "ok_and_right", "uncertain", "ok_but_wrong")}
+    return out
+
+
+def table_lines(results: list[dict[str, Any]]) -> list[str]:
+    """One line a way of reading the table: each model's frames ok and right (ok but wrong) of the frames."""
+    lines = []
+    for name, *_ in TABLE_MODES:
+        if name in results[0]:
+            cells = [f"{r[name]['ok_and_right']} ({r[name]['ok_but_wrong']})" for r in results]
+            lines.append(f"{name:20s} {results[0][name]['frames']:>5d}  " + "  ".join(f"{c:>24s}" for c in cells))
+    return lines
+
+
 def worse(candidate: dict[str, Any], shipped: dict[str, Any]) -> list[str]:
     """The sets (and the pasted sum) where ``candidate`` reads fewer dice right or more silently wrong.
 
@@ -66,6 +95,12 @@ def worse(candidate: dict[str, Any], shipped: dict[str, Any]) -> list[str]:
         if not isinstance(base, dict) or name not in candidate:
             continue
         got = candidate[name]
+        if "ok_and_right" in base:  # a way of reading the simulated table: frames, not dice
+            if got["ok_and_right"] < base["ok_and_right"]:
+                lines.append(f"{name}: {got['ok_and_right']} frames ok and right against {base['ok_and_right']}")
+            if got["ok_but_wrong"] > base["ok_but_wrong"]:
+                lines.append(f"{name}: {got['ok_but_wrong']} frames ok but wrong against {base['ok_but_wrong']}")
+            continue
         if got["right"] < base["right"]:
             lines.append(f"{name}: {got['right']} right against {base['right']}")
         if got["silently_wrong"] > base["silently_wrong"]:
@@ -88,8 +123,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("models", nargs="+", type=Path, help="candidate face models (.onnx); the shipped model is read first")
     ap.add_argument("--detector", type=Path, help="read the candidates with this learned detector (.onnx) instead of the shipped one")
     ap.add_argument("--only", action="append", choices=[name for name, *_ in JUDGED], help="this set only (repeatable)")
+    ap.add_argument("--table", type=int, default=0, metavar="N",
+                    help="also read the simulated table's 216 outcomes N times, three ways (bench.reader.synthetic)")
     ap.add_argument("--json", action="store_true", help="one JSON object: each model's counts per set, and what is worse")
     args = ap.parse_args(argv)
+    if args.table < 0:
+        ap.error("--table is how many times the 216 outcomes are rendered: 0 (not read) or more")
     for path in [*args.models, *([args.detector] if args.detector else [])]:
         if not path.is_file():
             ap.error(f"there is no model file at {path}")
@@ -98,7 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         ap.error(f"the shared datasets are not where the project looks for them: {', '.join(missing)}")
     cv2.setNumThreads(1)
-    results = [judge(reader_of(None), sets)] + [judge(reader_of(m, args.detector), sets) for m in args.models]
+    readers = [reader_of(None)] + [reader_of(m, args.detector) for m in args.models]
+    results = [judge(reader, sets) for reader in readers]
+    if args.table:
+        for reader, r in zip(readers, results):
+            r.update(judge_table(reader, args.table))
     if args.detector is not None:  # a candidate detector read with the shipped classifier must not look like the shipped pair
         for r in results[1:]:
             r["model"] += f" with {args.detector.stem}"
@@ -106,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"results": results, "worse": verdicts}, indent=1))
         return 0
-    print(table(results))
+    print("\n".join([table(results), *table_lines(results)]))
     for model, lines in verdicts.items():
         print(f"{model}: " + ("; ".join(lines) if lines else "no set worse than the shipped model"))
     return 0

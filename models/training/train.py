@@ -251,6 +251,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hard-repeat", type=int, default=0,
                     help="with --init: show the training crops that model reads with their own face under HARD_BELOW "
                          "this many more times an epoch (hard examples; augmented afresh each time)")
+    ap.add_argument("--keep-answers", type=float, default=0.0,
+                    help="with --init: add this weight times the divergence of the net's answers from the --init model's "
+                         "on every crop but the new looks' (--numerals, --other-marks, ...), so a fine-tune that teaches "
+                         "new dice keeps the old model's sureness on the dice it knew (0: off, as the shipped recipe)")
     ap.add_argument("--ema", type=float, default=0.0,
                     help="keep a moving average of the weights, each step's weight 1 - EMA (e.g. 0.998), and export it "
                          "instead of the last step's weights (0: the last step's, as the shipped recipe)")
@@ -275,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--{name.replace('_', '-')} is a number of crops: 0 (none) or more")
     if args.hard_repeat < 0 or (args.hard_repeat and not args.init):
         ap.error("--hard-repeat is a number of extra showings (0 or more) of the crops the --init model reads badly: it needs --init")
+    if args.keep_answers < 0 or (args.keep_answers and not args.init):
+        ap.error("--keep-answers is the weight (0 or more) of the --init model's answers: it needs --init")
     if not 0 <= args.ema < 1:
         ap.error("--ema is the average's decay per step: 0 (no average) or more, under 1 (e.g. 0.998)")
     try:
@@ -303,10 +309,12 @@ def main(argv: list[str] | None = None) -> int:
         sources = [k for k in sources if k in sets]
     x = np.concatenate([sets[k][0] for k in sources for _ in range(args.repeat.get(k, 1))])
     y = np.concatenate([sets[k][1] for k in sources for _ in range(args.repeat.get(k, 1))])
+    known = np.concatenate([np.full(len(sets[k][1]), k not in DRAWN_SOURCES) for k in sources for _ in range(args.repeat.get(k, 1))])
     if args.hard_repeat:
         hard = hard_examples(args.init, x, y)
         x = np.concatenate([x] + [x[hard]] * args.hard_repeat)
         y = np.concatenate([y] + [y[hard]] * args.hard_repeat)
+        known = np.concatenate([known] + [known[hard]] * args.hard_repeat)
         print(f"{int(hard.sum())} hard crops (read under {HARD_BELOW} by {args.init.name}) shown {args.hard_repeat} more times", flush=True)
     print(f"training on {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
     members = []
@@ -316,7 +324,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.init:
             load_onnx(net, args.init, x[np.random.default_rng(args.seed).permutation(len(x))[:4096]])
             print(f"started from {args.init}: val {validation_accuracy(net, sets)}", flush=True)
-        members.append(fit(net, x, y, sets, rng, args, f"net {k + 1}/{args.members} " if args.members > 1 else ""))
+        teacher = (load_onnx(FaceNet(args.widths), args.init, x[np.random.default_rng(args.seed).permutation(len(x))[:4096]])
+                   if args.keep_answers else None)
+        members.append(fit(net, x, y, sets, rng, args, f"net {k + 1}/{args.members} " if args.members > 1 else "",
+                           teacher, known))
     model = members[0] if args.members == 1 else Ensemble(members)
     if args.members > 1:
         accs = validation_accuracy(model, sets)
@@ -392,7 +403,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", *DRAWN_SOURCES, "hard_repeat") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", *DRAWN_SOURCES, "hard_repeat", "keep_answers") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
@@ -415,14 +426,21 @@ def cached_build(rng: np.random.Generator, args: argparse.Namespace) -> dict:
 
 
 def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.random.Generator, args: argparse.Namespace,
-        label: str = "") -> nn.Module:
+        label: str = "", teacher: nn.Module | None = None, known: np.ndarray | None = None) -> nn.Module:
     """Train one net on (x, y) with the recipe's optimiser, schedule and augmentation; print validation per epoch.
+
+    With a ``teacher`` (``--keep-answers``) each batch's loss adds the divergence of the net's answers from the
+    teacher's on the crops ``known`` marks (the looks the teacher was taught): teaching a new look moves the net's
+    answers on the old dice only as far as the new look needs, where plain fine-tuning lets them drift
+    (docs/classifier-log.md, "Keeping the old answers").
 
     With ``--ema`` the net returned is the moving average of its weights over the steps (batch-norm statistics
     averaged too), not the last step's: the last step's weights carry the last batches' noise, which is much of
     what makes one seed read a real set better or worse than another."""
     device = torch.device(args.device)
     model.to(device)  # before the optimiser and a resumed checkpoint, so that their state lies where the weights do
+    if teacher is not None:
+        teacher.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(x) // 128)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=max(1, steps))
@@ -450,7 +468,11 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
         starts = range(0, len(perm) - 127, 128)
         for i, xb in zip(starts, augmented_batches(x, perm, starts, epoch, rng, args)):
             idx = perm[i:i + 128]
-            loss = loss_fn(model(torch.from_numpy(xb).to(device)), torch.from_numpy(y[idx]).to(device))
+            batch = torch.from_numpy(xb).to(device)
+            logits = model(batch)
+            loss = loss_fn(logits, torch.from_numpy(y[idx]).to(device))
+            if teacher is not None and known is not None and known[idx].any():
+                loss = loss + args.keep_answers * kept_answers_loss(logits, teacher, batch, torch.from_numpy(known[idx]).to(device))
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -465,6 +487,16 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
                     **({"average": average.state_dict()} if average is not None else {}), "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, ckpt.with_suffix(".tmp"))
         ckpt.with_suffix(".tmp").replace(ckpt)
     return model if average is None else average.module
+
+
+def kept_answers_loss(logits: torch.Tensor, teacher: nn.Module, batch: torch.Tensor, known: torch.Tensor) -> torch.Tensor:
+    """The mean divergence KL(teacher || net) of the net's answers over the ``known`` crops of a batch.
+
+    The teacher reads in evaluation mode (its batch norms fixed, no dropout) and is never trained."""
+    teacher.eval()
+    with torch.no_grad():
+        target = torch.log_softmax(teacher(batch[known]), 1)
+    return nn.functional.kl_div(torch.log_softmax(logits[known], 1), target, log_target=True, reduction="batchmean")
 
 
 #: The crops the augmentation workers read: set before the pool forks, so each worker has them without a copy.

@@ -52,3 +52,20 @@ def test_a_candidate_detector_is_named_beside_its_classifier(real_dataset, capsy
     report = json.loads(capsys.readouterr().out)
     assert report["results"][1]["model"] == f"{SHIPPED.stem} with {detector.stem}"
     assert report["results"][0]["model"] == SHIPPED.stem
+
+
+def test_a_candidate_that_reads_fewer_table_frames_ok_or_more_wrong_is_named_worse():
+    from models.training.judge import table_lines, worse
+
+    shipped = {"model": "a", "table_tray": {"frames": 432, "ok_and_right": 426, "uncertain": 6, "ok_but_wrong": 0}}
+    candidate = {"model": "b", "table_tray": {"frames": 432, "ok_and_right": 411, "uncertain": 20, "ok_but_wrong": 1}}
+    assert worse(candidate, shipped) == ["table_tray: 411 frames ok and right against 426",
+                                         "table_tray: 1 frames ok but wrong against 0"]
+    assert worse(shipped, shipped) == []
+    assert table_lines([shipped, candidate])[0].split() == ["table_tray", "432", "426", "(0)", "411", "(1)"]
+
+
+def test_a_negative_number_of_table_layouts_is_refused_in_words(capsys):
+    with pytest.raises(SystemExit):
+        main([str(SHIPPED), "--table", "-1"])
+    assert "--table is how many times the 216 outcomes are rendered" in capsys.readouterr().err
