@@ -255,6 +255,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --init: add this weight times the divergence of the net's answers from the --init model's "
                          "on every crop but the new looks' (--numerals, --other-marks, ...), so a fine-tune that teaches "
                          "new dice keeps the old model's sureness on the dice it knew (0: off, as the shipped recipe)")
+    ap.add_argument("--doubted", type=lambda t: tuple(v for v in t.split(",") if v), default=(),
+                    help="SOURCE[,SOURCE]: teach these drawn looks (e.g. numerals) as doubt, an even spread over the six "
+                         "faces, instead of their value: dice the net cannot tell apart from the game's are read unsure "
+                         "(the table confirms them) rather than learned (docs/classifier-log.md, 'Number dice doubted')")
     ap.add_argument("--ema", type=float, default=0.0,
                     help="keep a moving average of the weights, each step's weight 1 - EMA (e.g. 0.998), and export it "
                          "instead of the last step's weights (0: the last step's, as the shipped recipe)")
@@ -279,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--{name.replace('_', '-')} is a number of crops: 0 (none) or more")
     if args.hard_repeat < 0 or (args.hard_repeat and not args.init):
         ap.error("--hard-repeat is a number of extra showings (0 or more) of the crops the --init model reads badly: it needs --init")
+    if set(args.doubted) - set(DRAWN_SOURCES) or any(not getattr(args, k) for k in args.doubted):
+        ap.error(f"--doubted names drawn looks the run adds: one or more of {', '.join(DRAWN_SOURCES)}, each with its count "
+                 f"(e.g. --numerals 3000 --doubted numerals)")
     if args.keep_answers < 0 or (args.keep_answers and not args.init):
         ap.error("--keep-answers is the weight (0 or more) of the --init model's answers: it needs --init")
     if not 0 <= args.ema < 1:
@@ -310,11 +317,13 @@ def main(argv: list[str] | None = None) -> int:
     x = np.concatenate([sets[k][0] for k in sources for _ in range(args.repeat.get(k, 1))])
     y = np.concatenate([sets[k][1] for k in sources for _ in range(args.repeat.get(k, 1))])
     known = np.concatenate([np.full(len(sets[k][1]), k not in DRAWN_SOURCES) for k in sources for _ in range(args.repeat.get(k, 1))])
+    doubted = np.concatenate([np.full(len(sets[k][1]), k in args.doubted) for k in sources for _ in range(args.repeat.get(k, 1))])
     if args.hard_repeat:
         hard = hard_examples(args.init, x, y)
         x = np.concatenate([x] + [x[hard]] * args.hard_repeat)
         y = np.concatenate([y] + [y[hard]] * args.hard_repeat)
         known = np.concatenate([known] + [known[hard]] * args.hard_repeat)
+        doubted = np.concatenate([doubted] + [doubted[hard]] * args.hard_repeat)
         print(f"{int(hard.sum())} hard crops (read under {HARD_BELOW} by {args.init.name}) shown {args.hard_repeat} more times", flush=True)
     print(f"training on {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
     members = []
@@ -327,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         teacher = (load_onnx(FaceNet(args.widths), args.init, x[np.random.default_rng(args.seed).permutation(len(x))[:4096]])
                    if args.keep_answers else None)
         members.append(fit(net, x, y, sets, rng, args, f"net {k + 1}/{args.members} " if args.members > 1 else "",
-                           teacher, known))
+                           teacher, known, doubted if doubted.any() else None))
     model = members[0] if args.members == 1 else Ensemble(members)
     if args.members > 1:
         accs = validation_accuracy(model, sets)
@@ -403,7 +412,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", *DRAWN_SOURCES, "hard_repeat", "keep_answers") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", *DRAWN_SOURCES, "hard_repeat", "keep_answers", "doubted") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
@@ -426,13 +435,15 @@ def cached_build(rng: np.random.Generator, args: argparse.Namespace) -> dict:
 
 
 def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.random.Generator, args: argparse.Namespace,
-        label: str = "", teacher: nn.Module | None = None, known: np.ndarray | None = None) -> nn.Module:
+        label: str = "", teacher: nn.Module | None = None, known: np.ndarray | None = None,
+        doubted: np.ndarray | None = None) -> nn.Module:
     """Train one net on (x, y) with the recipe's optimiser, schedule and augmentation; print validation per epoch.
 
     With a ``teacher`` (``--keep-answers``) each batch's loss adds the divergence of the net's answers from the
     teacher's on the crops ``known`` marks (the looks the teacher was taught): teaching a new look moves the net's
     answers on the old dice only as far as the new look needs, where plain fine-tuning lets them drift
-    (docs/classifier-log.md, "Keeping the old answers").
+    (docs/classifier-log.md, "Keeping the old answers"). The crops ``doubted`` marks (``--doubted``) are taught an even
+    spread over the six faces instead of their label.
 
     With ``--ema`` the net returned is the moving average of its weights over the steps (batch-norm statistics
     averaged too), not the last step's: the last step's weights carry the last batches' noise, which is much of
@@ -470,7 +481,10 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
             idx = perm[i:i + 128]
             batch = torch.from_numpy(xb).to(device)
             logits = model(batch)
-            loss = loss_fn(logits, torch.from_numpy(y[idx]).to(device))
+            if doubted is not None and doubted[idx].any():
+                loss = doubt_loss(logits, torch.from_numpy(y[idx]).to(device), torch.from_numpy(doubted[idx]).to(device), loss_fn)
+            else:
+                loss = loss_fn(logits, torch.from_numpy(y[idx]).to(device))
             if teacher is not None and known is not None and known[idx].any():
                 loss = loss + args.keep_answers * kept_answers_loss(logits, teacher, batch, torch.from_numpy(known[idx]).to(device))
             opt.zero_grad()
@@ -487,6 +501,19 @@ def fit(model: nn.Module, x: np.ndarray, y: np.ndarray, sets: dict, rng: np.rand
                     **({"average": average.state_dict()} if average is not None else {}), "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state()}, ckpt.with_suffix(".tmp"))
         ckpt.with_suffix(".tmp").replace(ckpt)
     return model if average is None else average.module
+
+
+def doubt_loss(logits: torch.Tensor, y: torch.Tensor, doubted: torch.Tensor, loss_fn: nn.Module) -> torch.Tensor:
+    """The batch's mean loss: ``loss_fn`` on its labels for most crops, and for the ``doubted`` ones the cross-entropy
+    to an even spread over the six faces (classes 1-6; "not a die" gets nothing: a doubted crop is a die)."""
+    even = torch.zeros(1, logits.shape[1], device=logits.device)
+    even[0, 1:] = 1.0 / (logits.shape[1] - 1)
+    n = len(y)
+    parts = logits.new_zeros(())
+    if (~doubted).any():
+        parts = parts + loss_fn(logits[~doubted], y[~doubted]) * int((~doubted).sum())
+    spread = -(torch.log_softmax(logits[doubted], 1) * even).sum(1).sum()
+    return (parts + spread) / n
 
 
 def kept_answers_loss(logits: torch.Tensor, teacher: nn.Module, batch: torch.Tensor, known: torch.Tensor) -> torch.Tensor:

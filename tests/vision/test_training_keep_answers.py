@@ -21,8 +21,8 @@ from vision.classifier import CROP, prepare  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
 
-def _args(tmp_path, keep: float) -> argparse.Namespace:
-    return argparse.Namespace(device="cpu", lr=3e-3, epochs=3, label_smoothing=0.02, work=tmp_path, resume=False,
+def _args(tmp_path, keep: float, epochs: int = 3, lr: float = 3e-3) -> argparse.Namespace:
+    return argparse.Namespace(device="cpu", lr=lr, epochs=epochs, label_smoothing=0.02, work=tmp_path, resume=False,
                               stop_after=None, seed=3, ema=0.0, augment_workers=0, strong_augment=False, squash=0.0,
                               invert=0.0, glint_size=1.0, motion_blur=0.0, camera_tone=0.0, keep_answers=keep)
 
@@ -83,3 +83,52 @@ def test_kept_answers_without_a_starting_model_or_with_a_negative_weight_are_ref
     with pytest.raises(SystemExit):
         main([*argv, "--work", str(tmp_path)])
     assert "--keep-answers is the weight (0 or more) of the --init model's answers: it needs --init" in capsys.readouterr().err
+
+
+def test_doubted_crops_are_taught_an_even_spread_over_the_six_faces_and_the_rest_their_labels():
+    from models.training.train import doubt_loss
+
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.02)
+    y = torch.tensor([3, 5, 2, 1])
+    doubted = torch.tensor([False, False, True, True])
+    even = torch.full((4, 7), 5.0)
+    even[:, 0] = -20.0  # "not a die" at nothing, the six faces alike: what a doubted crop is taught
+    sure = torch.full((4, 7), -5.0)
+    sure[torch.arange(4), y] = 5.0
+    mixed = torch.cat([sure[:2], even[2:]])
+    # the doubted crops' part is least where the six faces are alike, whatever their label says
+    assert float(doubt_loss(mixed, y, doubted, loss_fn)) < float(doubt_loss(sure, y, doubted, loss_fn))
+    # the others' part is loss_fn's, weighted by their share of the batch
+    none = torch.zeros(4, dtype=torch.bool)
+    assert float(doubt_loss(sure, y, none, loss_fn)) == pytest.approx(float(loss_fn(sure, y)), abs=1e-6)
+    spread = -torch.log_softmax(mixed[2:], 1)[:, 1:].mean(1).sum()
+    expected = (loss_fn(mixed[:2], y[:2]) * 2 + spread) / 4
+    assert float(doubt_loss(mixed, y, doubted, loss_fn)) == pytest.approx(float(expected), abs=1e-6)
+
+
+def test_a_fine_tune_that_doubts_a_look_reads_it_less_sure_than_one_that_learns_its_labels(tmp_path):
+    """Crops whose one light band's place gives their label away, a third of them drawn another way (tinted red):
+    doubted, that look is read less sure than learned, and less sure than the rest."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 7, 384)
+    x = rng.integers(0, 60, (384, CROP, CROP, 3)).astype(np.uint8)
+    for crop, label in zip(x, y):
+        crop[4 + 4 * label:10 + 4 * label, 8:CROP - 8] = 250
+    doubted = np.arange(len(x)) % 3 == 0
+    x[doubted, :, :, 0] = 0
+    x[doubted, :, :, 2] = np.maximum(x[doubted, :, :, 2], 200)
+    sets = {"val_tiny": (x[:32], y[:32])}
+    start = _net()
+    learned = fit(copy.deepcopy(start), x, y, sets, np.random.default_rng(3), _args(tmp_path / "learned", 0.0, 12, 1e-2))
+    doubting = fit(copy.deepcopy(start), x, y, sets, np.random.default_rng(3), _args(tmp_path / "doubting", 0.0, 12, 1e-2),
+                   doubted=doubted)
+    sure_learned, sure_doubting = predict(learned, x[doubted]).max(1).mean(), predict(doubting, x[doubted]).max(1).mean()
+    assert sure_doubting < sure_learned - 0.05
+    assert sure_doubting < predict(doubting, x[~doubted]).max(1).mean() - 0.2  # the rest is still learned
+
+
+@pytest.mark.parametrize("argv", [["--doubted", "numerals"], ["--doubted", "faces", "--numerals", "10"]])
+def test_doubting_a_look_the_run_does_not_draw_is_refused_in_words(argv, capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        main([*argv, "--work", str(tmp_path)])
+    assert "--doubted names drawn looks the run adds" in capsys.readouterr().err
