@@ -73,7 +73,7 @@ train: $(VENV)/.installed
 
 # The candidates in build/classifier/candidate read end to end beside the shipped model (models/training/judge.py).
 judge: $(VENV)/.installed
-	$(PY) -m models.training.judge build/classifier/candidate/dice-faces-*.onnx
+	$(PY) -m models.training.judge build/classifier/candidate/dice-faces-*.onnx --table 2
 .PHONY: judge
 
 # The leaning cue on the shipped classifier's embedding (rendered frames, seeded, numpy only; about twelve minutes,

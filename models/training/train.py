@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--doubted", type=lambda t: tuple(v for v in t.split(",") if v), default=(),
                     help="SOURCE[,SOURCE]: teach these drawn looks (e.g. numerals) as doubt, an even spread over the six "
                          "faces, instead of their value: dice the net cannot tell apart from the game's are read unsure "
-                         "(the table confirms them) rather than learned (docs/classifier-log.md, 'Number dice doubted')")
+                         "(the table confirms them) rather than learned (docs/classifier-log.md, 'Keeping the old answers')")
     ap.add_argument("--ema", type=float, default=0.0,
                     help="keep a moving average of the weights, each step's weight 1 - EMA (e.g. 0.998), and export it "
                          "instead of the last step's weights (0: the last step's, as the shipped recipe)")
