@@ -69,3 +69,15 @@ def test_a_negative_number_of_table_layouts_is_refused_in_words(capsys):
     with pytest.raises(SystemExit):
         main([str(SHIPPED), "--table", "-1"])
     assert "--table is how many times the 216 outcomes are rendered" in capsys.readouterr().err
+
+
+def test_the_table_is_read_three_ways_every_frame_counted_once_and_none_ok_but_wrong():
+    """The shipped pair on the 216 outcomes once: knowing nothing, the size, the whole tray mode (about 40 s)."""
+    from models.training.judge import TABLE_MODES, judge_table, reader_of
+
+    read = judge_table(reader_of(None), 1)
+    assert list(read) == [name for name, *_ in TABLE_MODES]
+    for counts in read.values():
+        assert counts["frames"] == 216
+        assert counts["ok_and_right"] + counts["uncertain"] + counts["ok_but_wrong"] == 216
+        assert counts["ok_but_wrong"] == 0  # a silent wrong verdict on the game's own dice: never
