@@ -1,6 +1,6 @@
 """Fit the leaning cue (``vision.leaning_cue``) on rendered frames from below, for the shipped face classifier.
 
-Run with ``python -m models.training.leaning_cue [--leaning 1500] [--flat 2700] [--out models/leaning-cue.npz]``
+Run with ``python -m models.training.leaning_cue [--leaning 1500] [--flat 2700] [--model M.onnx] [--out models/leaning-cue.npz]``
 (about twelve minutes on one core and 6 GB of memory; seeded, so the same command makes the same file). Each frame is read by the
 product's staged reader three ways (knowing nothing, the die size, the whole tray mode), and every die any look
 keeps is embedded at the cue's crops (``CUE_SPANS``). Positives: the die leaning on the cup (``render_calibrated_table(
@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from companion.app.settings import Settings
-from vision.classifier import shipped_model_id
+from vision.classifier import file_model_id, shipped_model_id
 from vision.leaning_cue import LeaningCue, cue_features, shipped_cue_path
 from vision.simtable import render_calibrated_table
 
@@ -38,12 +38,14 @@ STEPS, RATE = 1000, 0.05
 THRESHOLD = 0.995
 
 
-def collect(first_seed: int, frames: int, leaning: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Features (N × width), labels (1: the leaning die) and each row's frame seed, from the staged reader's own dice."""
+def collect(first_seed: int, frames: int, leaning: bool, model: Path | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Features (N × width), labels (1: the leaning die) and each row's frame seed, from the staged reader's own dice
+    (with ``model`` as its face classifier, or the shipped one)."""
     from vision.reader import load_reader
 
     looked: list = []  # every look's normalised frame and kept dice, as the cue will see them
-    shipped = load_reader(Settings.defaults(), threads=1)
+    settings = Settings.defaults()
+    shipped = load_reader(settings.with_overrides(reader__model=str(model)) if model else settings, threads=1)
     embed = shipped.classifier.logits_and_embedding  # the registry opens the shipped model with its embedding
     # without any cue: the looks a reading takes depend on its doubts, so a cue in place would change the data
     reader = type(shipped)(shipped.classifier, shipped.proposer, **shipped.options(), leaning_cue=None,
@@ -102,17 +104,23 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--leaning", type=int, default=1500, help="rendered frames with a die leaning on the cup")
     ap.add_argument("--flat", type=int, default=2700, help="rendered frames with every die flat")
+    ap.add_argument("--model", type=Path, help="fit the cue for this face model (.onnx; a candidate before it ships) "
+                    "instead of the shipped one; write it with --out elsewhere than the shipped cue")
     ap.add_argument("--out", type=Path, default=shipped_cue_path(), help="the cue file written (default: the shipped one)")
     args = ap.parse_args(argv)
     if args.leaning < 5 or args.flat < 5:
         ap.error("give at least 5 frames of each kind (a fifth of them is held out)")
+    if args.model is not None and not args.model.is_file():
+        ap.error(f"there is no model file at {args.model}")
+    if args.model is not None and args.out.resolve() == shipped_cue_path().resolve():
+        ap.error("a cue for a model that is not shipped goes elsewhere than the shipped cue: give --out")
     cv2.setNumThreads(1)
-    lx, ly, ls = collect(LEANING_SEED, args.leaning, True)
-    fx, fy, fs = collect(FLAT_SEED, args.flat, False)
+    lx, ly, ls = collect(LEANING_SEED, args.leaning, True, args.model)
+    fx, fy, fs = collect(FLAT_SEED, args.flat, False, args.model)
     held_lean, held_flat = ls >= LEANING_SEED + args.leaning * 4 // 5, fs >= FLAT_SEED + args.flat * 4 // 5
     x = np.concatenate([lx[~held_lean], fx[~held_flat]])
     y = np.concatenate([ly[~held_lean], fy[~held_flat]])
-    cue = fit(x, y, shipped_model_id())
+    cue = fit(x, y, file_model_id(args.model) if args.model is not None else shipped_model_id())
     args.out.parent.mkdir(parents=True, exist_ok=True)
     cue.save(args.out)
     caught, leaning = frames_flagged(cue, lx[held_lean], ls[held_lean])

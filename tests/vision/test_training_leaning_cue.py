@@ -37,3 +37,26 @@ def test_too_few_frames_are_refused_in_words(capsys):
     with pytest.raises(SystemExit):
         main(["--leaning", "2", "--flat", "5"])
     assert "at least 5 frames" in capsys.readouterr().err
+
+
+def test_the_command_writes_a_cue_for_a_candidate_model_named_by_its_file(tmp_path, capsys):
+    from pathlib import Path
+
+    from vision.classifier import file_model_id
+
+    candidate = Path("models/training/base/dice-faces-5bbb6f704193.onnx")
+    out = tmp_path / "cue.npz"
+    assert main(["--leaning", "5", "--flat", "5", "--model", str(candidate), "--out", str(out)]) == 0
+    cue = LeaningCue.load(out)
+    assert cue.classifier_id == file_model_id(candidate) != shipped_model_id()
+    assert "classifier dice-faces-5bbb6f704193" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--model", "nowhere.onnx", "--out", "cue.npz"], "there is no model file at nowhere.onnx"),
+    (["--model", "models/training/base/dice-faces-5bbb6f704193.onnx"], "goes elsewhere than the shipped cue: give --out"),
+])
+def test_a_candidate_cue_without_its_model_file_or_over_the_shipped_cue_is_refused_in_words(argv, says, capsys):
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert says in capsys.readouterr().err
