@@ -316,25 +316,24 @@ def main(argv: list[str] | None = None) -> int:
         sources = [k for k in sources if k in sets]
     x = np.concatenate([sets[k][0] for k in sources for _ in range(args.repeat.get(k, 1))])
     y = np.concatenate([sets[k][1] for k in sources for _ in range(args.repeat.get(k, 1))])
-    known = np.concatenate([np.full(len(sets[k][1]), k not in DRAWN_SOURCES) for k in sources for _ in range(args.repeat.get(k, 1))])
-    doubted = np.concatenate([np.full(len(sets[k][1]), k in args.doubted) for k in sources for _ in range(args.repeat.get(k, 1))])
+    origin = np.concatenate([np.full(len(sets[k][1]), k) for k in sources for _ in range(args.repeat.get(k, 1))])  # each crop's source
     if args.hard_repeat:
         hard = hard_examples(args.init, x, y)
         x = np.concatenate([x] + [x[hard]] * args.hard_repeat)
         y = np.concatenate([y] + [y[hard]] * args.hard_repeat)
-        known = np.concatenate([known] + [known[hard]] * args.hard_repeat)
-        doubted = np.concatenate([doubted] + [doubted[hard]] * args.hard_repeat)
+        origin = np.concatenate([origin] + [origin[hard]] * args.hard_repeat)
         print(f"{int(hard.sum())} hard crops (read under {HARD_BELOW} by {args.init.name}) shown {args.hard_repeat} more times", flush=True)
+    known, doubted = ~np.isin(origin, list(DRAWN_SOURCES)), np.isin(origin, list(args.doubted))
     print(f"training on {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
     members = []
+    sample = x[np.random.default_rng(args.seed).permutation(len(x))[:4096]] if args.init else None  # --init's batch norms are set on these
     for k in range(args.members):
         torch.manual_seed(args.seed + 1000 * k)  # member 0 starts exactly as a one-net run of this seed
         net = FaceNet(args.widths)
         if args.init:
-            load_onnx(net, args.init, x[np.random.default_rng(args.seed).permutation(len(x))[:4096]])
+            load_onnx(net, args.init, sample)
             print(f"started from {args.init}: val {validation_accuracy(net, sets)}", flush=True)
-        teacher = (load_onnx(FaceNet(args.widths), args.init, x[np.random.default_rng(args.seed).permutation(len(x))[:4096]])
-                   if args.keep_answers else None)
+        teacher = load_onnx(FaceNet(args.widths), args.init, sample) if args.keep_answers else None
         members.append(fit(net, x, y, sets, rng, args, f"net {k + 1}/{args.members} " if args.members > 1 else "",
                            teacher, known, doubted if doubted.any() else None))
     model = members[0] if args.members == 1 else Ensemble(members)
