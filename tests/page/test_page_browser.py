@@ -196,11 +196,7 @@ def test_dice_of_another_size_than_calibrated_go_to_the_table_boxed_and_it_is_to
     expect(page.locator("#act-confirm")).to_be_visible()
     state = server.api("GET", f"/api/games/{game['id']}").json()
     reading = server.api("GET", f"/api/challenges/{state['last_challenge']}").json()["reading"]
-    assert reading["status"] == "uncertain", reading  # never a verdict the table did not check
-    if not reading["dice"]:  # the simulated camera lays the dice anew each run (unseeded)
-        pytest.skip("the reader found none of the dice at twice the calibrated size on this layout (about 1 layout in 30 "
-                    f"here; the table confirms them all the same): {reading['reasons']}")
-    assert len(reading["dice"]) == 3, reading
+    assert reading["status"] == "uncertain" and len(reading["dice"]) == 3, reading  # never a verdict the table did not check
     size = [r for r in reading["reasons"] if r["code"] == "size"]
     assert size and size[0]["calibrated_px"] == 30 and size[0]["seen_px"] > 45, reading["reasons"]
     expect(page.locator("#confirm-reason")).to_have_text(_reasons_in_english(reading))

@@ -72,31 +72,45 @@ def decide(dice: Sequence[Die], *, expected: int, min_confidence: float, camera_
 
 def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: float, expected: int) -> Reading | None:
     """Where tray mode's reading at the calibrated size, ``short``, found fewer than the ``expected`` dice and the look
-    that knew no size, ``unprompted``, found them all, about one size among themselves and more than
+    that knew no size, ``unprompted``, found more of them, most of the expected dice (or where ``short`` found them
+    all but is not sure, and ``unprompted`` is sure of every die), whose median side is more than
     ``SIZE_TOLERANCE`` off ``die_side_px``: that reading, never ok, with the reason ``size`` (the dice's side and the
-    calibrated one, in pixels). Dice of another size than ``calibrate`` measured (other dice, a camera moved) are
-    not seen at the calibrated size; the table then confirms the dice boxed where they are, each read sure offered
-    as read, and is told to measure the die again. Else None.
+    calibrated one, in pixels) beside its own. Dice of another size than ``calibrate`` measured (other dice, a camera
+    moved) are not seen at the calibrated size; the table then confirms the dice boxed where they are, each read
+    sure offered as read, and is told to measure the die again, also where the unprompted look doubted one of them
+    or missed one (a die leaning, read unsure or cut wider than its neighbours keeps its own reason). Else None.
 
     >>> def r(status, *sides): return Reading(status, tuple(DieReading(2, 5, 0.99, (0, 0, s, s)) for s in sides), sure_at=0.95)
     >>> off_the_calibrated_size(r(OK, 180, 170, 176), r(UNCERTAIN), 110, 3).reasons
     ({'code': 'size', 'seen_px': 176, 'calibrated_px': 110},)
     >>> off_the_calibrated_size(r(OK, 120, 118, 121), r(UNCERTAIN), 110, 3) is None  # the calibrated size: no news
     True
-    >>> off_the_calibrated_size(r(UNCERTAIN, 180, 60, 176), r(UNCERTAIN), 110, 3) is None  # not one size
+    >>> off_the_calibrated_size(r(UNCERTAIN, 180, 260, 176), r(UNCERTAIN), 110, 3).reasons[-1]['seen_px']  # one cut wider
+    180
+    >>> [c['code'] for c in off_the_calibrated_size(r(UNCERTAIN, 180, 170), r(UNCERTAIN), 110, 3).reasons]  # one missed
+    ['size']
+    >>> off_the_calibrated_size(r(UNCERTAIN, 180), r(UNCERTAIN), 110, 3) is None  # one of three is no size to go by
     True
-    >>> off_the_calibrated_size(r(OK, 180, 170), r(UNCERTAIN), 110, 3) is None  # not every die
+    >>> off_the_calibrated_size(r(UNCERTAIN, 180, 170), r(UNCERTAIN, 110, 112), 110, 3) is None  # no more than at the size
+    True
+    >>> off_the_calibrated_size(r(OK, 180, 170, 176), r(UNCERTAIN, 60, 60, 60), 60, 3).reasons[-1]['seen_px']  # parts at 60
+    176
+    >>> off_the_calibrated_size(r(UNCERTAIN, 180, 170, 176), r(UNCERTAIN, 60, 60, 60), 60, 3) is None  # not sure of them
     True
     """
     found = unprompted.dice
-    if len(found) != expected or len(short.dice) >= expected or not die_side_px:
+    if not die_side_px or 2 * len(found) <= expected:
         return None
-    sides = [max(d.box[2:]) for d in found]
-    seen = statistics.median(sides)
-    if any(abs(s / seen - 1) > SIZE_TOLERANCE for s in sides) or abs(seen / die_side_px - 1) <= SIZE_TOLERANCE:
+    if len(short.dice) >= expected:  # cut at the calibrated size, parts of bigger dice can pass for every die
+        if unprompted.status != OK or len(found) != expected:  # only a sure reading of every die outweighs them
+            return None
+    elif len(found) <= len(short.dice):
+        return None
+    seen = statistics.median(max(d.box[2:]) for d in found)
+    if abs(seen / die_side_px - 1) <= SIZE_TOLERANCE:
         return None
     code = {"code": "size", "seen_px": int(round(seen)), "calibrated_px": int(round(die_side_px))}
-    codes = (*(c for c in unprompted.reasons if c["code"] != "count"), code)
+    codes = (*unprompted.reasons, code)
     return replace(unprompted, status=UNCERTAIN, reasons=codes, reason="; ".join(reason_in_words(c) for c in codes))
 
 
