@@ -45,11 +45,11 @@ def collect(first_seed: int, frames: int, leaning: bool, model: Path | None = No
 
     looked: list = []  # every look's normalised frame and kept dice, as the cue will see them
     settings = Settings.defaults()
-    shipped = load_reader(settings.with_overrides(reader__model=str(model)) if model else settings, threads=1)
-    embed = shipped.classifier.logits_and_embedding  # the registry opens the shipped model with its embedding
+    base = load_reader(settings.with_overrides(reader__model=str(model)) if model else settings, threads=1)
+    embed = base.classifier.logits_and_embedding  # the registry opens the face model with its embedding
     # without any cue: the looks a reading takes depend on its doubts, so a cue in place would change the data
-    reader = type(shipped)(shipped.classifier, shipped.proposer, **shipped.options(), leaning_cue=None,
-                           on_dice=lambda prepared, dice: looked.append((prepared, dice)))
+    reader = type(base)(base.classifier, base.proposer, **base.options(), leaning_cue=None,
+                        on_dice=lambda prepared, dice: looked.append((prepared, dice)))
     rows, labels, seeds = [], [], []
     for seed in range(first_seed, first_seed + frames):
         rng = np.random.default_rng(seed)
