@@ -73,7 +73,7 @@ def decide(dice: Sequence[Die], *, expected: int, min_confidence: float, camera_
 def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: float, expected: int) -> Reading | None:
     """Where tray mode's reading at the calibrated size, ``short``, found fewer than the ``expected`` dice and the look
     that knew no size, ``unprompted``, found more of them, most of the expected dice (or where ``short`` found them
-    all but is not sure, and ``unprompted`` is sure of every die), whose median side is more than
+    all but is not sure, and ``unprompted`` is sure of every die and sees them bigger), whose median side is more than
     ``SIZE_TOLERANCE`` off ``die_side_px``: that reading, never ok, with the reason ``size`` (the dice's side and the
     calibrated one, in pixels) beside its own. Dice of another size than ``calibrate`` measured (other dice, a camera
     moved) are not seen at the calibrated size; the table then confirms the dice boxed where they are, each read
@@ -97,17 +97,21 @@ def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: fl
     176
     >>> off_the_calibrated_size(r(UNCERTAIN, 180, 170, 176), r(UNCERTAIN, 60, 60, 60), 60, 3) is None  # not sure of them
     True
+    >>> off_the_calibrated_size(r(OK, 60), r(UNCERTAIN, 96), 96, 1) is None  # smaller than told: its own doubt stands
+    True
     """
     found = unprompted.dice
     if not die_side_px or 2 * len(found) <= expected:
         return None
-    if len(short.dice) >= expected:  # cut at the calibrated size, parts of bigger dice can pass for every die
-        if unprompted.status != OK or len(found) != expected:  # only a sure reading of every die outweighs them
-            return None
-    elif len(found) <= len(short.dice):
-        return None
     seen = statistics.median(max(d.box[2:]) for d in found)
     if abs(seen / die_side_px - 1) <= SIZE_TOLERANCE:
+        return None
+    if len(short.dice) >= expected:  # cut at the calibrated size, parts of bigger dice can pass for every die
+        # only a sure reading of every die, bigger: a die smaller than told is cut with the tray around it, not in
+        # parts, and the detector's box of a real die is smaller than calibrate's measure of it
+        if unprompted.status != OK or len(found) != expected or seen < die_side_px:
+            return None
+    elif len(found) <= len(short.dice):
         return None
     code = {"code": "size", "seen_px": int(round(seen)), "calibrated_px": int(round(die_side_px))}
     codes = (*unprompted.reasons, code)
