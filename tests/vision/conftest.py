@@ -75,3 +75,16 @@ def work_sides(monkeypatch):
     for name in ("find_dice", "look"):  # the default look keeps its mask (``vision.marks``), the others only their blobs
         monkeypatch.setattr(vision.classic_reader, name, spy_on(getattr(vision.classic_reader, name)))
     return seen
+
+
+@pytest.fixture(scope="session")
+def mid_set(tmp_path_factory):
+    """The built set ``mid`` (``bench.eval_sets.mid``: real val dice pasted one a photo into phone-sized frames), built
+    once into a temporary folder."""
+    from bench.eval_sets import SHARED, mid
+
+    if not (SHARED / "real-dice-skovy" / "crops.csv").is_file():
+        pytest.skip("the shared real dice sets are not beside the repository (../shared/datasets)")
+    root = tmp_path_factory.mktemp("mid")
+    mid(root, real_val_dice())
+    return root

@@ -123,17 +123,6 @@ def test_dice_twice_the_calibrated_size_are_offered_and_told_to_measure_again_ev
     assert all(j is not None for j in found), reading
 
 
-@pytest.fixture(scope="module")
-def mid_set(tmp_path_factory):
-    from bench.eval_sets import SHARED, mid, real_val_dice
-
-    if not (SHARED / "real-dice-skovy" / "crops.csv").is_file():
-        pytest.skip("the shared real dice sets are not beside the repository (../shared/datasets)")
-    root = tmp_path_factory.mktemp("mid")
-    mid(root, real_val_dice())
-    return root
-
-
 @pytest.mark.parametrize("photo", ["m0083", "m0094", "m0110", "m0171"])
 def test_a_real_die_calibrated_on_itself_is_never_told_to_measure_again(staged_reader, mid_set, photo):
     """``calibrate --dice`` measures a real die about half as big again as the detector boxes it; a die read unsure

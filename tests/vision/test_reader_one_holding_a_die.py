@@ -37,17 +37,6 @@ CUP_ONE_ZOOMED = ("c0053", "zoomed 2x", 0)
 
 
 @pytest.fixture(scope="module")
-def mid_set(tmp_path_factory):
-    from bench.eval_sets import SHARED, mid, real_val_dice
-
-    if not (SHARED / "real-dice-skovy" / "crops.csv").is_file():
-        pytest.skip("the shared real dice sets are not beside the repository (../shared/datasets)")
-    root = tmp_path_factory.mktemp("mid")
-    mid(root, real_val_dice())
-    return root
-
-
-@pytest.fixture(scope="module")
 def cup_set(tmp_path_factory):
     from bench.eval_sets import SHARED, cup, real_val_dice
 
