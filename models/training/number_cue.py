@@ -24,7 +24,7 @@ import numpy as np
 
 from models.training import data, other_looks, real_sets
 from models.training.leaning_cue import fit
-from vision.classifier import cut_crop
+from vision.classifier import MARGIN, cut_crop
 from vision.leaning_cue import LeaningCue
 from vision.pipeline.classify import readable_crop
 from vision.pipeline.decide import sure_confidence
@@ -35,20 +35,18 @@ LINES = (0.5, 0.7, 0.9)
 FIT_SEEDS = {"numerals": 777, "game": 778, "other_marks": 779}
 HELD_OUT = (("game dice", None, 901), ("other bodies", data.other_body_style, 902), ("one faint mark", data.faint_mark_style, 903),
             ("other marks", data.other_marks_style, 904), ("numerals of the fit's drawer", data.numeral_style, 905))
-#: A crop of an image holding one die is cut as ``classify`` first cuts it: the die about 1/1.3 of the crop.
-MARGIN = 1.3
 
 
 def embedded(classifier: Any, crops: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The embedding (N × width) and the seven probabilities of each 40-px crop."""
-    embeddings, probabilities = [], []
+    """The embedding (N × width) and the seven probabilities of each 40-px crop, 256 crops a network run."""
     crops = np.asarray(crops, np.uint8)
-    for i in range(0, len(crops), 256):
-        logits, embedding = classifier.logits_and_embedding(crops[i:i + 256])
-        p = np.exp(logits - logits.max(1, keepdims=True))
-        probabilities.append(p / p.sum(1, keepdims=True))
-        embeddings.append(embedding)
-    return np.concatenate(embeddings), np.concatenate(probabilities)
+    runs = [classifier.probabilities_and_embedding(crops[i:i + 256]) for i in range(0, len(crops), 256)]
+    return np.concatenate([e for _, e in runs]), np.concatenate([p for p, _ in runs])
+
+
+def sure_faces(probabilities: np.ndarray, sure_at: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each crop's face (1-6) and whether it is read sure at ``sure_at``."""
+    return probabilities[:, 1:].argmax(1) + 1, probabilities[:, 1:].max(1) >= sure_at
 
 
 def crop_of_image(image: np.ndarray) -> np.ndarray:
@@ -95,17 +93,20 @@ def measure(cue: LeaningCue, classifier: Any, min_confidence: float, per_face: i
     e, p = embedded(classifier, [crop_of_image(image) for _, image, _ in numbers])
     values = np.array([v for *_, v in numbers])
     scores = cue.scores(e)
+    seen, sure = sure_faces(p, sure_at)
     out["other_looks number dice"] = _flagged(scores)
-    out["  of them read sure and wrong"] = _flagged(scores, (p[:, 1:].max(1) >= sure_at) & (p[:, 1:].argmax(1) + 1 != values))
+    out["  of them read sure and wrong"] = _flagged(scores, sure & (seen != values))
     ones = [c for look in other_looks.emblem_ones(per_kind).values() for c in look]
     out["other_looks emblem ones"] = _flagged(cue.scores(embedded(classifier, [crop_of_image(image) for _, image, _ in ones])[0]))
     for name, (x, y) in real_sets.val_crops().items():
         e, p = embedded(classifier, x)
-        out[f"{name}, read sure and right"] = _flagged(cue.scores(e), (p[:, 1:].max(1) >= sure_at) & (p[:, 1:].argmax(1) + 1 == y))
+        seen, sure = sure_faces(p, sure_at)
+        out[f"{name}, read sure and right"] = _flagged(cue.scores(e), sure & (seen == y))
     for name, style, seed in HELD_OUT:
         x, y = data.synth_face_crops(rendered, np.random.default_rng(seed), style)
         e, p = embedded(classifier, x)
-        out[f"rendered {name}, read sure and right"] = _flagged(cue.scores(e), (p[:, 1:].max(1) >= sure_at) & (p[:, 1:].argmax(1) + 1 == y) & (y > 0))
+        seen, sure = sure_faces(p, sure_at)
+        out[f"rendered {name}, read sure and right"] = _flagged(cue.scores(e), sure & (seen == y) & (y > 0))
     return out
 
 
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.model is not None:
         settings = settings.with_overrides(reader__model=str(args.model))
     reader = load_reader(settings, threads=1)
-    if not hasattr(reader.classifier, "logits_and_embedding"):
+    if not hasattr(reader.classifier, "probabilities_and_embedding"):
         ap.error(f"the face model {reader.model_id} gives no embedding to fit a cue on")
     sizes = dict(per_source=300, per_subset=20, per_face=2, per_kind=6, rendered=300) if args.quick else \
         dict(per_source=4000, per_subset=400, per_face=20, per_kind=60, rendered=1500)
