@@ -82,6 +82,13 @@ judge: $(VENV)/.installed
 train-leaning-cue: $(VENV)/.installed
 	$(PY) -m models.training.leaning_cue
 
+# The number-dice cue on the shipped classifier's embedding (drawn number dice against rendered and real pip dice,
+# seeded, numpy only; about three minutes): writes models/number-cue.npz and prints what it flags of dice it never saw.
+# Retrain it after the classifier (docs/READING.md, "Number dice").
+.PHONY: train-number-cue
+train-number-cue: $(VENV)/.installed
+	$(PY) -m models.training.number_cue
+
 # Stage 1: the base model (models/training/base/) from scratch, into build/classifier/base.
 train-base: $(VENV)/.installed
 	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'

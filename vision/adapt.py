@@ -95,6 +95,13 @@ class Head:
     def model_id(self) -> str:
         return f"{self.base_id}-t{hashlib.sha256(self.to_bytes()).hexdigest()[:8]}"
 
+    def owners(self, embedding: np.ndarray) -> np.ndarray:
+        """Per row of ``embedding``, whether the gate is sure it is one of the owner's dice (where the head's face
+        stands even against a sure read of the shipped model): the number-dice cue leaves those alone, as the owner
+        taught the reader them (``vision.number_cue``)."""
+        x = (np.asarray(embedding, np.float32) - self.mean) / self.scale
+        return _sigmoid(x @ self.gate[:-1] + self.gate[-1]) >= GATE_FULL
+
     def corrected(self, logits: np.ndarray, embedding: np.ndarray, overturn_unsure: bool = True) -> np.ndarray:
         """The logits with the head's correction where it applies: a look the shipped model is not sure of, of a die like the owner's.
 

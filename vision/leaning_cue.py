@@ -16,16 +16,14 @@ embedding, so the cue still fits it.
 
 from __future__ import annotations
 
-import io
 import logging
-import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
 from companion.core.protocols import Proposal
+from vision.linear_cue import LinearCue, load_for
 
 log = logging.getLogger(__name__)
 
@@ -39,50 +37,10 @@ CUE_MARGIN = 0.02
 CUE_SPANS = (1.0, 1.15, 1.5)
 
 
-@dataclass(frozen=True)
-class LeaningCue:
+class LeaningCue(LinearCue):
     """One logistic layer on the standardised embeddings of a die's crops (``CUE_SPANS``)."""
 
-    weight: np.ndarray
-    bias: float
-    mean: np.ndarray
-    scale: np.ndarray
-    #: the face classifier whose embedding the cue was fit on
-    classifier_id: str
-    #: a die scoring at or above this (less ``CUE_MARGIN``) is doubted as leaning
-    threshold: float
-
-    @classmethod
-    def load(cls, path: Path) -> "LeaningCue":
-        """The cue in ``path``, or ``ValueError`` in words where the file is missing, damaged or inconsistent."""
-        try:
-            data = path.read_bytes()  # read whole first: numpy leaves the file open when the zip is damaged
-            with np.load(io.BytesIO(data), allow_pickle=False) as f:
-                parts = {k: f[k] for k in ("weight", "bias", "mean", "scale", "classifier_id", "threshold")}
-        except FileNotFoundError:
-            raise ValueError(f"the leaning cue {path.name} is missing") from None
-        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-            raise ValueError(f"the leaning cue {path.name} cannot be read ({type(exc).__name__})") from None
-        weight, mean, scale = (np.asarray(parts[k], np.float32).ravel() for k in ("weight", "mean", "scale"))
-        if not (len(weight) == len(mean) == len(scale) > 0) or not np.all(np.isfinite(weight)) or not np.all(scale > 0):
-            raise ValueError(f"the leaning cue {path.name} is damaged (its parts do not fit together)")
-        return cls(weight, float(parts["bias"]), mean, scale, str(parts["classifier_id"]), float(parts["threshold"]))
-
-    def save(self, path: Path) -> None:
-        """Write the cue to ``path`` (numpy's own format, no pickled objects)."""
-        with open(path, "wb") as f:
-            np.savez(f, weight=self.weight.astype(np.float32), bias=np.float32(self.bias), mean=self.mean.astype(np.float32),
-                     scale=self.scale.astype(np.float32), classifier_id=np.str_(self.classifier_id), threshold=np.float32(self.threshold))
-
-    @property
-    def width(self) -> int:
-        """The length of the features it reads: the embeddings of ``CUE_SPANS`` crops side by side."""
-        return len(self.weight)
-
-    def scores(self, features: np.ndarray) -> np.ndarray:
-        """The probability that each row of ``features`` (N × ``width``) is a leaning die."""
-        z = ((np.asarray(features, np.float32) - self.mean) / self.scale) @ self.weight + self.bias
-        return 1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0)))
+    KIND = "leaning cue"
 
     def leaning(self, features: np.ndarray) -> list[bool]:
         """Per row, whether it is doubted as a leaning die (``threshold`` less ``CUE_MARGIN``).
@@ -91,7 +49,7 @@ class LeaningCue:
         >>> cue.leaning(np.array([[5.0, 0.0], [0.0, 3.0], [2.1, 0.0], [1.9, 0.0]]))  # scores .99, .5, .89, .87; the line .88
         [True, False, True, False]
         """
-        return [bool(s >= self.threshold - CUE_MARGIN) for s in self.scores(features)]
+        return self.flags(features, CUE_MARGIN)
 
 
 def cue_features(embed: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bgr: np.ndarray, proposals: list[Proposal],
@@ -126,13 +84,5 @@ def load_cue(base_model_id: str, embedding_width: int, path: Path | None = None)
     """The cue for a classifier whose embedding is that of ``base_model_id`` (``embedding_width`` long), and None;
     or None and why it is not used (missing, damaged, fit on another classifier). The reader then reads without it,
     with the outline check alone."""
-    path = path or shipped_cue_path()
-    try:
-        cue = LeaningCue.load(path)
-    except ValueError as exc:
-        return None, str(exc)
-    if cue.classifier_id != base_model_id:
-        return None, f"the leaning cue was fit on the dice model {cue.classifier_id}, not {base_model_id}"
-    if cue.width != embedding_width * len(CUE_SPANS):
-        return None, "the leaning cue does not fit the dice model's embedding"
-    return cue, None
+    cue, why = load_for(LeaningCue, path or shipped_cue_path(), base_model_id, embedding_width * len(CUE_SPANS))
+    return cue, why  # type: ignore[return-value]

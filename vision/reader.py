@@ -1,6 +1,6 @@
 """The reader the settings describe (``load_reader``): the staged reader (``vision.pipeline``, the default) or the
 classic one (``vision.classic_reader``, imported only when ``reader.detector = "classic"``), its face model loaded
-and warmed up, with the leaning cue where the model can give it.
+and warmed up, with the leaning cue and the number-dice cue where the model can give them.
 
 >>> from companion.core.settings import Settings
 >>> reader = load_reader(Settings.defaults())
@@ -45,9 +45,11 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
         detector_model = settings.get("reader.detector_model", "") or None
         options = _reader_settings(settings)
         clf, cue, problem = _with_leaning_cue(clf) if options["camera_view"] == "below" else (clf, None, None)
+        numbers, numbers_problem = _number_cue(clf)
         staged = PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
-                                empty_tray=_empty_tray(settings), leaning_cue=cue)
+                                empty_tray=_empty_tray(settings), leaning_cue=cue, number_cue=numbers)
         staged.leaning_problem = problem  # type: ignore[attr-defined]
+        staged.number_problem = numbers_problem  # type: ignore[attr-defined]
         return staged
     from vision.classic_reader import DiceReader
 
@@ -73,6 +75,25 @@ def _with_leaning_cue(clf: Any) -> tuple[Any, Any, str | None]:
     problem = f"A die leaning on the cup is judged by its outline only: {why}."
     log.warning("reader: %s", problem)
     return clf, None, problem
+
+
+def _number_cue(clf: Any) -> tuple[Any, str | None]:
+    """The number-dice cue fit on the classifier's embedding (``vision.number_cue``), and None; or None and why the
+    reader does without it (``/api/health`` says so). Under a taught head the cue is the shipped model's (the head
+    keeps its embedding), and leaves alone the dice the head's gate is sure are the owner's (``flag_numbers_by_look``)."""
+    from vision.embedding import EmbeddingClassifier
+    from vision.number_cue import load_cue
+
+    if not isinstance(clf, EmbeddingClassifier):
+        why = getattr(clf, "embedding_problem", None) or f"the face model {clf.model_id} gives no embedding"
+    else:
+        width = clf.logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
+        cue, why = load_cue(getattr(getattr(clf, "head", None), "base_id", clf.model_id), width)
+        if cue is not None:
+            return cue, None
+    problem = f"Dice printed with numbers or signs are not doubted: {why}."
+    log.warning("reader: %s", problem)
+    return None, problem
 
 
 def _empty_tray(settings: Any) -> np.ndarray | None:

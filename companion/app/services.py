@@ -115,6 +115,8 @@ def _build_camera(settings: Settings, simulate: bool, problems: list[str]) -> tu
             problems.append(reader.classifier.load_problem)
         if getattr(reader, "leaning_problem", None):  # the leaning cue missing or made for another model
             problems.append(reader.leaning_problem)
+        if getattr(reader, "number_problem", None):  # the number-dice cue likewise
+            problems.append(reader.number_problem)
     except HardwareError as exc:
         log.error("reader: %s", exc.message)
         problems.append(exc.message)

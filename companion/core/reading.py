@@ -15,9 +15,10 @@ UNCERTAIN = "uncertain"
 
 #: Why a reading is uncertain, as codes the page translates (``reason_<code>`` in every language):
 #: ``count`` {found, expected}, ``cut_off``, ``leaning``, ``low_confidence`` {n, lowest}, ``dark``, ``blank``,
-#: ``size`` {seen_px, calibrated_px} (the dice look another size than calibrated).
+#: ``size`` {seen_px, calibrated_px} (the dice look another size than calibrated), ``marks`` (a die shows numbers or signs,
+#: not pips: ``vision.number_cue``).
 #: Any other trouble (an unusable image) keeps only the English ``reason``.
-REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank", "size")
+REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank", "size", "marks")
 
 
 @dataclass(frozen=True)

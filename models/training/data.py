@@ -214,11 +214,12 @@ def other_marks_style(rng: np.random.Generator) -> DieStyle:
     return replace(base, marks=marks, mark_scale=float(rng.uniform(0.8, 1.3)), one_scale=one_scale)
 
 
-def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.random.Generator], DieStyle] | None = None
-                     ) -> tuple[np.ndarray, np.ndarray]:
+def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.random.Generator], DieStyle] | None = None,
+                     cut: tuple[float, float] = (0.9, 1.12)) -> tuple[np.ndarray, np.ndarray]:
     """Single dice on plain or busy backgrounds, sometimes with a neighbour or a side face showing,
-    many styles (a share of them dark with coloured marks), cut jittered; or each die's style drawn by
-    ``style_of`` (``other_body_style``)."""
+    many styles (a share of them dark with coloured marks), cut jittered (``cut``: the square's side as shares of
+    the die's, drawn evenly; tighter shows the middle of the face, as a detector that boxed one big mark cuts it); or
+    each die's style drawn by ``style_of`` (``other_body_style``)."""
     xs, ys = [], []
     for _ in range(n):
         side = rng.uniform(24, 80)
@@ -246,7 +247,7 @@ def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.ra
             paste_side_face(bg, die, style, rng)
         paste_die(bg, die, style, rng, mirrored=bool(rng.random() < 0.5), shadow=bool(rng.random() < 0.5))
         frame = finish(bg, rng, blur=rng.uniform(0, 1.0) * side / 64, noise=rng.uniform(0, 8))
-        s = side * rng.uniform(0.9, 1.12)
+        s = side * rng.uniform(*cut)
         a = angle + 90 * int(rng.integers(4)) + rng.normal(0, 6) if rng.random() < 0.7 else rng.uniform(0, 360)
         jx, jy = rng.normal(0, 0.05 * side, 2)
         xs.append(cut_crop(frame, c + jx, c + jy, s, a))

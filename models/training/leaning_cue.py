@@ -24,6 +24,7 @@ import numpy as np
 from companion.app.settings import Settings
 from vision.classifier import file_model_id, shipped_model_id
 from vision.leaning_cue import LeaningCue, cue_features, shipped_cue_path
+from vision.linear_cue import LinearCue
 from vision.simtable import render_calibrated_table
 
 LEANING_SEED, FLAT_SEED = 50_000, 70_000
@@ -78,8 +79,9 @@ def collect(first_seed: int, frames: int, leaning: bool, model: Path | None = No
     return np.array(rows, np.float32), np.array(labels), np.array(seeds)
 
 
-def fit(x: np.ndarray, y: np.ndarray, classifier_id: str, threshold: float = THRESHOLD) -> LeaningCue:
-    """A class-balanced logistic layer on the standardised features, by plain gradient descent (no extra library)."""
+def fit(x: np.ndarray, y: np.ndarray, classifier_id: str, threshold: float = THRESHOLD, kind: type[LinearCue] = LeaningCue) -> LinearCue:
+    """A class-balanced logistic layer on the standardised features, by plain gradient descent (no extra library):
+    a cue of ``kind`` (the number-dice cue is fit here too, ``models.training.number_cue``)."""
     mean, scale = x.mean(0), x.std(0) + 1e-3
     z = ((x - mean) / scale).astype(np.float64)  # once: float32 against float64 weights would upcast it every step
     yf = y.astype(np.float64)
@@ -90,7 +92,7 @@ def fit(x: np.ndarray, y: np.ndarray, classifier_id: str, threshold: float = THR
         err = (p - yf) * balance
         w -= RATE * (z.T @ err / len(yf) + L2 * w / len(yf))
         b -= RATE * float(err.mean())
-    return LeaningCue(w.astype(np.float32), float(b), mean.astype(np.float32), scale.astype(np.float32), classifier_id, threshold)
+    return kind(w.astype(np.float32), float(b), mean.astype(np.float32), scale.astype(np.float32), classifier_id, threshold)
 
 
 def frames_flagged(cue: LeaningCue, x: np.ndarray, seeds: np.ndarray) -> tuple[int, int]:

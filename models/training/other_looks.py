@@ -8,6 +8,10 @@ not ``vision.simtable``, so a model taught the renderer's number or shaped dice 
 drawn from). Each crop is read by ``classify`` and counted as ``models.training.crop_robustness`` counts a crop:
 right, silently wrong (sure and wrong: the failure the reader must not have) and flagged (not sure). The seeds are
 fixed, so two models are read on the same dice.
+
+With ``--photos`` the same dice are also read whole: each alone in a phone-sized cup photo as the built set ``mid``
+is made (``bench.eval_sets.mid``: 1280 x 960, the die 12-33 % of the height, JPEG 92; seed ``PHOTO_SEED``), read by
+``vision.evaluate`` as ``elephants-bluff evaluate`` reads a folder (eight minutes more).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ NUMBER_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERS
 #: The one's emblem on a pip die.
 EMBLEMS = ("star", "diamond", "ring", "big red pip", "heart")
 NUMBER_SEED, EMBLEM_SEED = 7, 8
+#: The seed of the photos ``--photos`` pastes the dice into (the one the first such count used, docs/classifier-log.md).
+PHOTO_SEED = 11
 
 
 def _on_ground(die: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -118,10 +124,38 @@ def read(reader: Any, per_face: int = 20, per_kind: int = 60) -> dict[str, dict[
     return out
 
 
+def as_patch(crop: np.ndarray) -> np.ndarray:
+    """A crop's die (``_on_ground``: its square 1/1.3 of the crop) cut with the built sets' 12 % margin."""
+    size = crop.shape[0]
+    side = int(round(size / 1.3 * 1.12))
+    start = (size - side) // 2
+    return crop[start:start + side, start:start + side]
+
+
+def read_photos(reader: Any, per_face: int = 20, per_kind: int = 60) -> dict[str, dict[str, int]]:
+    """Per family, each die alone in a cup photo (``bench.eval_sets.mid``) read whole by ``vision.evaluate``: photos,
+    right, silently wrong, flagged."""
+    import tempfile
+
+    from bench import eval_sets
+    from vision.evaluate import evaluate
+
+    out: dict[str, dict[str, int]] = {}
+    for family, looks in (("number dice", number_dice(per_face)), ("emblem one", emblem_ones(per_kind))):
+        dice = [(value, as_patch(crop)) for crops in looks.values() for _, crop, value in crops]
+        with tempfile.TemporaryDirectory() as folder:
+            eval_sets.mid(Path(folder), dice, seed=PHOTO_SEED)
+            report = evaluate(Path(folder), reader)
+        out[f"{family}, whole photos"] = {"crops": report["dice"], "right": report["right"],
+                                          "silently_wrong": report["silently_wrong"], "flagged": report["flagged"]}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("model", nargs="?", type=Path, help="a face model (.onnx; default: the shipped one)")
     ap.add_argument("--json", action="store_true", help="one JSON object, look by look")
+    ap.add_argument("--photos", action="store_true", help="also read each die alone in a phone-sized cup photo")
     args = ap.parse_args(argv)
     from companion.app.settings import Settings
     from vision.reader import load_reader
@@ -132,7 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings.defaults()
     if args.model is not None:
         settings = settings.with_overrides(reader__model=str(args.model))
-    report = read(load_reader(settings, threads=1))
+    reader = load_reader(settings, threads=1)
+    report = read(reader)
+    if args.photos:
+        report.update(read_photos(reader))
     if args.json:
         print(json.dumps(report, indent=1))
         return 0

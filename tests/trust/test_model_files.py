@@ -49,16 +49,20 @@ def test_a_bad_model_file_leaves_the_companion_up_and_every_bluff_to_the_table(t
         app.extensions["elephants_bluff"].close()
 
 
-def test_without_the_leaning_cue_the_companion_is_up_and_health_says_leaning_dice_are_judged_by_outline(tmp_path, monkeypatch):
-    import vision.leaning_cue
+@pytest.mark.parametrize(("module", "file", "words"), [
+    ("leaning_cue", "leaning-cue.npz", "judged by its outline only"),
+    ("number_cue", "number-cue.npz", "numbers or signs are not doubted"),
+])
+def test_without_a_cue_file_the_companion_is_up_and_health_says_what_the_reader_does_without_it(tmp_path, monkeypatch, module, file, words):
+    import importlib
 
-    monkeypatch.setattr(vision.leaning_cue, "shipped_cue_path", lambda: tmp_path / "leaning-cue.npz")  # never written
+    monkeypatch.setattr(importlib.import_module(f"vision.{module}"), "shipped_cue_path", lambda: tmp_path / file)  # never written
     settings = Settings.defaults().with_overrides(table__pin=PIN)
     instance = tmp_path / "instance"
     services = build_services(instance, settings, simulate=True)
     app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services)
     try:
         health = app.test_client().get("/api/health").get_json()
-        assert any("judged by its outline only" in p and "missing" in p for p in health["problems"]), health
+        assert any(words in p and "missing" in p for p in health["problems"]), health
     finally:
         app.extensions["elephants_bluff"].close()

@@ -5,7 +5,6 @@ file leaves the reader working with the outline check alone, and says why."""
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -151,38 +150,6 @@ def test_a_score_just_under_the_line_is_doubted_as_a_margin(reader):
     cue = _tiny_cue(threshold=0.9)
     z = np.log(0.885 / 0.115)  # a score of 0.885: under the line, within the margin
     assert cue.leaning(np.array([[z, 0.0], [-5.0, 0.0]])) == [True, False]
-
-
-def test_the_cue_file_round_trips(tmp_path):
-    cue = _tiny_cue()
-    cue.save(tmp_path / "cue.npz")
-    back = LeaningCue.load(tmp_path / "cue.npz")
-    assert back.classifier_id == "m" and back.threshold == pytest.approx(0.9) and back.width == 2
-
-
-def test_a_missing_cue_file_is_said_in_words(tmp_path):
-    with pytest.raises(ValueError, match="is missing"):
-        LeaningCue.load(tmp_path / "gone.npz")
-
-
-def test_a_damaged_cue_file_is_said_in_words(tmp_path):
-    bad = tmp_path / "cue.npz"
-    bad.write_bytes(b"PK\x03\x04 not really a zip")
-    with pytest.raises(ValueError, match="cannot be read"):
-        LeaningCue.load(bad)
-
-
-def test_a_cue_whose_parts_do_not_fit_is_refused(tmp_path):
-    np.savez(tmp_path / "cue.npz", weight=np.ones(3, np.float32), bias=np.float32(0), mean=np.zeros(2, np.float32),
-             scale=np.ones(2, np.float32), classifier_id=np.str_("m"), threshold=np.float32(0.9))
-    with pytest.raises(ValueError, match="damaged"):
-        LeaningCue.load(tmp_path / "cue.npz")
-
-
-def test_a_cue_with_pickled_objects_is_not_loaded(tmp_path):
-    np.savez(tmp_path / "cue.npz", weight=np.array([object()], dtype=object))
-    with pytest.raises(ValueError, match="cannot be read"):
-        LeaningCue.load(tmp_path / "cue.npz")
 
 
 def test_a_cue_fit_on_another_classifier_is_not_used(tmp_path):

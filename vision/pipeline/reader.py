@@ -17,13 +17,14 @@ import numpy as np
 from companion.core.protocols import Proposal
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
-from vision.classifier import FaceClassifier
+from vision.classifier import MARGIN, FaceClassifier
 from vision.pipeline.classify import FaceRead, a_die_seen_from_afar, classify, classify_crop, one_holding_a_die, read_inside, readable_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, off_the_calibrated_size, sure_confidence
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import INSIDE_MOST, Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
 from vision.leaning_cue import LeaningCue
-from vision.pipeline.reconcile import Die, flag_leaning, flag_leaning_by_look, reconcile, shows_a_change, tray_change
+from vision.number_cue import NumberCue
+from vision.pipeline.reconcile import Die, flag_leaning, flag_leaning_by_look, flag_numbers_by_look, reconcile, shows_a_change, tray_change
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
 
@@ -45,13 +46,14 @@ class PipelineReader(ReaderOptions):
     "above" sees the top faces themselves. ``die_side_px`` and ``tray_region``
     are the tray's calibration: with them the detector looks for dice of that
     size inside that region only. ``leaning_cue``: from below, a die that looks
-    leaning (``vision.leaning_cue``) is doubted as well as one whose outline is. ``on_dice``: called with each
+    leaning (``vision.leaning_cue``) is doubted as well as one whose outline is. ``number_cue``: a die whose marks look
+    like numbers or signs, not pips (``vision.number_cue``), is doubted from any view. ``on_dice``: called with each
     look's normalised frame and the dice it keeps (training code collects them so; the reading is unchanged).
     """
 
     def __init__(self, classifier: FaceClassifier, proposer: Proposer, *, camera_view: str = "below", opposite_faces: list[int] | None = None,
                  min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0, tray_region: list[int] | None = None,
-                 empty_tray: np.ndarray | None = None, leaning_cue: LeaningCue | None = None,
+                 empty_tray: np.ndarray | None = None, leaning_cue: LeaningCue | None = None, number_cue: NumberCue | None = None,
                  on_dice: Callable[[Normalised, list[Die]], None] | None = None) -> None:
         self.classifier = classifier
         self.proposer = proposer
@@ -61,11 +63,13 @@ class PipelineReader(ReaderOptions):
         #: the calibrated empty tray, grey, as the camera saw it (the whole frame), or None
         self.empty_tray = empty_tray
         self.leaning_cue = leaning_cue
+        self.number_cue = number_cue
         self.on_dice = on_dice
 
     def _but(self, **changes: Any) -> "PipelineReader":
         return PipelineReader(self.classifier, self.proposer, **{**self.options(), "empty_tray": self.empty_tray,
-                                                                 "leaning_cue": self.leaning_cue, "on_dice": self.on_dice, **changes})
+                                                                 "leaning_cue": self.leaning_cue, "number_cue": self.number_cue,
+                                                                 "on_dice": self.on_dice, **changes})
 
     def with_empty_tray(self, empty_tray: np.ndarray | None) -> "PipelineReader":
         """The same reader comparing each proposal with this photo of the empty tray (grey or BGR, the whole frame)."""
@@ -166,6 +170,7 @@ class PipelineReader(ReaderOptions):
         die = self._alone_holding_a_die(prepared, Die(whole, face, ()))
         if die.face.overturned:
             return None  # a die far off in a big photo, read whole as a one's mark
+        [die] = flag_numbers_by_look([die], prepared.bgr, self.classifier, self.number_cue)
         return self._decided(prepared, [whole], [die], "whole photo")
 
     def _grey_looks(self, prepared: Normalised, first: list[Proposal] | None = None
@@ -286,6 +291,7 @@ class PipelineReader(ReaderOptions):
         dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
         if self.camera_view == "below":
             dice = flag_leaning_by_look(dice, prepared.bgr, self.classifier, self.leaning_cue)
+        dice = flag_numbers_by_look(dice, prepared.bgr, self.classifier, self.number_cue)
         if self.on_dice is not None:
             self.on_dice(prepared, dice)
         return dice
@@ -339,12 +345,26 @@ class PipelineReader(ReaderOptions):
         (45-100 % of its short side); where that is not sure, also as a photo of one die, which the detector finds
         wherever and however small it lies (a phone's picture of one die on a table: read as a crop, a die at a
         quarter of the picture's side is mostly read wrong, though unsure). ``surer_answer`` keeps one of the two.
-        A crop of a few pixels is enlarged first (``readable_crop``)."""
+        A crop of a few pixels is enlarged first (``readable_crop``). A die whose marks the number cue reads as numbers
+        or signs (``vision.number_cue``) is never sure: its confidence stays under the line, as an unsure photo's."""
         crop = readable_crop(crop)  # the photo look below reads the crop as enlarged too
         face = classify_crop(self.classifier, crop)
+        if self._shows_numbers(crop):
+            seen, confidence = surer_answer(face.seen, face.confidence, self.as_photo_of_one_die().read(crop), self.min_confidence)
+            return seen, min(confidence, round(self.min_confidence - CONFIDENCE_MARGIN, 6))
         if face.confidence >= sure_confidence(self.min_confidence):
             return face.seen, face.confidence
         return surer_answer(face.seen, face.confidence, self.as_photo_of_one_die().read(crop), self.min_confidence)
+
+    def _shows_numbers(self, crop: np.ndarray) -> bool:
+        """Whether the number cue reads the die of a crop, cut as ``classify_crop`` cuts it filling the crop, as
+        showing numbers or signs."""
+        if self.number_cue is None:
+            return False
+        h, w = crop.shape[:2]
+        whole = Proposal(w / 2, h / 2, min(h, w) / MARGIN, 0.0, 1.0)
+        [die] = flag_numbers_by_look([Die(whole, FaceRead(1, 0.0, 0.0, 0.0), ())], crop, self.classifier, self.number_cue)
+        return bool(die.doubts)
 
     def as_photo_of_one_die(self) -> "PipelineReader":
         """The reader of an image of one die that is no frame of this tray: no calibration, one die, the face seen."""
