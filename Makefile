@@ -83,7 +83,7 @@ train-leaning-cue: $(VENV)/.installed
 	$(PY) -m models.training.leaning_cue
 
 # The number-dice cue on the shipped classifier's embedding (drawn number dice against rendered and real pip dice,
-# seeded, numpy only; about three minutes): writes models/number-cue.npz and prints what it flags of dice it never saw.
+# seeded, numpy only; about four minutes): writes models/number-cue.npz and prints what it flags of dice it never saw.
 # Retrain it after the classifier (docs/READING.md, "Number dice").
 .PHONY: train-number-cue
 train-number-cue: $(VENV)/.installed

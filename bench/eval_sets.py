@@ -99,16 +99,19 @@ def rendered(root: Path, frames: int = 200, seed: int = RENDERED_SEED) -> int:
     return dice_count
 
 
-def real_val_dice(shared: Path = SHARED, margin: float = 0.12) -> list[tuple[int, np.ndarray]]:
+def real_val_dice(shared: Path = SHARED, margin: float = 0.12, split: str = "val") -> list[tuple[int, np.ndarray]]:
     """(face seen, square patch with a little margin) of every real die in the shared sets' val splits, its
     label corrected where ``vision.dataset.VAL_LABEL_FIXES`` has it (a set built on a wrong label would count the
-    reader wrong for reading the face it is shown)."""
+    reader wrong for reading the face it is shown). ``split`` "train": the same of their train splits, for a
+    training tool that pastes dice as these sets do (never "test")."""
+    if split not in ("val", "train"):
+        raise ValueError("real dice are pasted from the val or the train split, never the test split")
     out: list[tuple[int, np.ndarray]] = []
     for name in ("real-dice-rune55", "real-dice-skovy"):
         root = shared / name
         if not (root / "split.json").is_file():
             continue
-        for photo in json.loads((root / "split.json").read_text())["val"]:
+        for photo in json.loads((root / "split.json").read_text())[split]:
             img = cv2.imread(str(root / "images" / f"{photo}.jpg"))
             if img is None:
                 continue
@@ -125,7 +128,7 @@ def real_val_dice(shared: Path = SHARED, margin: float = 0.12) -> list[tuple[int
                 if any(j != i and abs(ox - cx) < (side + obw) / 2 and abs(oy - cy) < (side + obh) / 2 for j, (_, ox, oy, obw, obh) in enumerate(boxes)):
                     continue  # another die reaches into the patch: it would be pasted too
                 out.append((seen, img[y0:y1, x0:x1].copy()))
-    return out + val_crops(shared, ("real-dice-patterson",))
+    return out + val_crops(shared, ("real-dice-patterson",), split)
 
 
 def _cup_frame(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
@@ -295,8 +298,8 @@ def _apart(rng: np.random.Generator, width: int, height: int, side: int, boxes: 
     return None
 
 
-def val_crops(shared: Path = SHARED, sets: tuple[str, ...] = WHOLE_SETS) -> list[tuple[int, np.ndarray]]:
-    """(face seen, image) of every hand-sorted ``val`` crop of ``sets`` (their ``crops.csv``)."""
+def val_crops(shared: Path = SHARED, sets: tuple[str, ...] = WHOLE_SETS, split: str = "val") -> list[tuple[int, np.ndarray]]:
+    """(face seen, image) of every hand-sorted ``val`` crop of ``sets`` (their ``crops.csv``; or of ``split``)."""
     out: list[tuple[int, np.ndarray]] = []
     for name in sets:
         index = shared / name / "crops.csv"
@@ -304,7 +307,7 @@ def val_crops(shared: Path = SHARED, sets: tuple[str, ...] = WHOLE_SETS) -> list
             continue
         with open(index, newline="") as f:
             for row in csv.DictReader(f):
-                img = cv2.imread(str(shared / name / row["file"])) if row.get("split") == "val" else None
+                img = cv2.imread(str(shared / name / row["file"])) if row.get("split") == split else None
                 if img is not None:
                     out.append((int(row["value"]), img))
     return out

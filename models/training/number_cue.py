@@ -1,14 +1,15 @@
 """Fit the number-dice cue (``vision.number_cue``) on the face model's embedding, and measure it on dice it never saw.
 
 Run with ``python -m models.training.number_cue [MODEL.onnx] [--out models/number-cue.npz] [--json] [--quick]``
-(default: the shipped model and its cue; three minutes on one core; seeded, so the same command makes the same file
+(default: the shipped model and its cue; four minutes on one core; seeded, so the same command makes the same file
 and the same table). Number dice read as a sure one are the classifier's worst hazard among the looks no shared set
 holds (``models.training.other_looks``), and teaching them to the classifier cost other dice by more than a seed's
 noise (``docs/classifier-log.md``). The cue is one logistic layer (``models.training.leaning_cue.fit``) on the
 embedding of one 40-px crop a die, cut as the reader cuts it: ``data.numeral_style`` number dice (a third of them cut
 tight, as a detector boxing the digit alone cuts them) against rendered game dice, dice with shaped marks, the shared
-sets' real ``train`` dice (Byler's fitted photos, rune55's and skovy's frames, the hand-sorted crops) and the game's
-dice as the staged reader boxes them on rendered tray frames, at each of the cue's cuts. It then reports, per score line and at the reader's own rule
+sets' real ``train`` dice (Byler's fitted photos, rune55's and skovy's frames, the hand-sorted crops; on their own
+photos, and pasted into cup photos as the judged sets paste the ``val`` dice) and the game's dice as the staged
+reader boxes them on rendered tray frames, at each of the cue's cuts. It then reports, per score line and at the reader's own rule
 (``doubted``: the line less ``CUE_MARGIN``), the share flagged of what it never saw: ``other_looks``' number dice
 (another drawer and other fonts), those of them read sure and wrong, its emblem ones, the real ``val`` dice and
 Byler's held-out photos read sure and right, and rendered dice of bodies and marks it was not fit on.
@@ -33,9 +34,9 @@ from vision.pipeline.decide import sure_confidence
 
 #: The score lines the report reads the cue at.
 LINES = (0.5, 0.7, 0.9, 0.95)
-#: The cue's line. Less its margin (``CUE_MARGIN``) it doubts, at any of the reader's cuts, one of the 419 real
-#: ``val`` dice and Byler's held-out ones read sure and right and 2 of 1,358 rendered game dice; a score of 0.7, 11 and
-#: 16 (docs/READING.md, "Number dice").
+#: The cue's line. Less its margin (``CUE_MARGIN``) it doubts, at any of the reader's cuts, none of the 419 real
+#: ``val`` dice and Byler's held-out ones read sure and right and 3 of 1,358 rendered game dice; a score of 0.7, 12
+#: and 21 (docs/READING.md, "Number dice").
 THRESHOLD = 0.95
 #: A second share of each kind of die is cut this tight (shares of its side): a detector may box a big digit alone
 #: (half the die or so), as it boxes one mark of a pip die, and the cue must tell the two apart there too.
@@ -44,7 +45,10 @@ TIGHT = (0.45, 0.8)
 #: stream from seed 216), its leaning frames (from 20,000), the leaning cue's (50,000 and 70,000) nor the tests' (90,000).
 TABLE_SEED = 80_000
 #: Each source's seed: the cue's data and the held-out rendered dice never share one.
-FIT_SEEDS = {"numerals": 777, "game": 778, "other_marks": 779, "real": 780}
+FIT_SEEDS = {"numerals": 777, "game": 778, "other_marks": 779, "real": 780, "pasted": 781}
+#: The real ``train`` dice pasted into cup photos are this share of the photo's height (the judged sets' close-up to
+#: far-off range).
+PASTED_FILL = (0.04, 0.35)
 HELD_OUT = (("game dice", None, 901), ("other bodies", data.other_body_style, 902), ("one faint mark", data.faint_mark_style, 903),
             ("other marks", data.other_marks_style, 904), ("numerals of the fit's drawer", data.numeral_style, 905))
 
@@ -110,6 +114,24 @@ def _crop_die(image: np.ndarray) -> tuple[np.ndarray, float, float, float]:
     return image, w / 2, h / 2, min(h, w) / MARGIN
 
 
+def pasted_train_crops(per_subset: int) -> np.ndarray:
+    """The real ``train`` dice pasted alone into cup photos as the judged sets paste the ``val`` dice
+    (``bench.eval_sets.one_a_frame``: 1280 x 960, the die ``PASTED_FILL`` of the height), each cut on its box at the
+    cue's spans (``CUE_SPANS``) and once ``TIGHT``: a real die in another photo than its own, which the cue must not
+    take for a number die (``per_subset`` dice of each set at most)."""
+    from bench import eval_sets
+
+    rng = np.random.default_rng(FIT_SEEDS["pasted"])
+    dice = eval_sets.real_val_dice(real_sets.shared_root(), split="train")
+    dice = [dice[i] for i in rng.permutation(len(dice))[:3 * per_subset]]
+    out = []
+    for image, (_, cx, cy, w, h) in eval_sets.one_a_frame(dice, (1280, 960), PASTED_FILL, FIT_SEEDS["pasted"]):
+        side = max(w, h)
+        out += [cut_crop(image, cx, cy, side * span) for span in CUE_SPANS]
+        out.append(real_sets.jittered(image, cx, cy, side, rng, TIGHT))
+    return np.array(out, np.uint8).reshape(-1, CROP, CROP, 3)
+
+
 def table_crops(base: Any, frames: int) -> np.ndarray:
     """The game's dice as the staged reader boxes them on rendered tray frames from below (``frames`` of them, seeds
     from ``TABLE_SEED``), read knowing nothing, the die's size and the whole tray mode: every die any look keeps, cut
@@ -147,11 +169,13 @@ def fit_cue(base: Any, per_source: int, per_subset: int, table_frames: int, clas
     marks = drawn(per_source // 2, FIT_SEEDS["other_marks"], data.other_marks_style)
     real = real_train_crops(per_subset)
     table = table_crops(base, table_frames)
+    pasted = pasted_train_crops(per_subset)
     classifier = base.classifier
-    parts = [embedded(classifier, x)[0] for x in (numerals, game, marks, real, table)]
+    parts = [embedded(classifier, x)[0] for x in (numerals, game, marks, real, table, pasted)]
     x = np.concatenate(parts)
     y = np.concatenate([np.ones(len(parts[0]), np.int64), np.zeros(len(x) - len(parts[0]), np.int64)])
-    counts = {"numerals": len(numerals), "game dice": len(game), "other marks": len(marks), "real train dice": len(real), "dice on the rendered table": len(table)}
+    counts = {"numerals": len(numerals), "game dice": len(game), "other marks": len(marks), "real train dice": len(real), "dice on the rendered table": len(table),
+              "real train dice pasted into cup photos": len(pasted)}
     cue = fit(x, y, classifier_id, THRESHOLD, NumberCue)
     assert isinstance(cue, NumberCue)
     return cue, counts

@@ -84,3 +84,22 @@ def test_the_evaluation_sets_are_cut_with_the_corrected_val_labels_and_evaluate_
     published = sorted(v for v, *_ in yolo_labels(root / "labels" / f"{name}.txt", 640, 640))
     cut = sorted(seen for seen, _ in real_val_dice(tmp_path))
     assert published.count(4) == cut.count(4) + 1 and cut.count(3) == published.count(3) + 1
+
+
+def test_real_dice_are_pasted_from_the_train_split_for_training_and_never_from_test(rune55, tmp_path):
+    """``real_val_dice(split="train")`` (the number-dice cue's pasted negatives) cuts the train photos' dice, none of the
+    val ones; the test split is refused in words."""
+    root = tmp_path / "real-dice-rune55"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    names = json.loads((rune55 / "split.json").read_text())
+    train, val = names["train"][:40], names["val"][:20]  # many of its photos hold tray dice too small to paste
+    for name in train + val:
+        shutil.copy(rune55 / "images" / f"{name}.jpg", root / "images")
+        shutil.copy(rune55 / "labels" / f"{name}.txt", root / "labels")
+    (root / "split.json").write_text(json.dumps({"train": train, "val": val}))
+    from_train, from_val = real_val_dice(tmp_path, split="train"), real_val_dice(tmp_path)
+    assert from_train and from_val
+    assert not any(any(a.shape == b.shape and (a == b).all() for _, b in from_val) for _, a in from_train)
+    with pytest.raises(ValueError, match="never the test split"):
+        real_val_dice(tmp_path, split="test")
