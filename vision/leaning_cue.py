@@ -23,7 +23,7 @@ from typing import Callable
 import numpy as np
 
 from companion.core.protocols import Proposal
-from vision.linear_cue import LinearCue, load_for
+from vision.linear_cue import LinearCue, embedded_at_spans, load_for
 
 log = logging.getLogger(__name__)
 
@@ -55,22 +55,11 @@ class LeaningCue(LinearCue):
 def cue_features(embed: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bgr: np.ndarray, proposals: list[Proposal],
                  known: list[np.ndarray | None] | None = None) -> np.ndarray:
     """What the cue reads of each proposed die (N × width): ``embed``'s embedding (a classifier's
-    ``logits_and_embedding``) of its ``CUE_SPANS`` crops, side by side. The reader and the fit both take it from here,
-    so the cue is fit on exactly what it reads. Every cut goes to the model in one batch: one session run a look
-    (a crop's embedding does not depend on the batch it is in). ``known``, per proposal, the embeddings of its
-    first two spans' cuts side by side where the reader's first look made them already (None: embed them here)."""
-    from vision.pipeline.crop import crops
-
-    if not proposals:
-        return np.zeros((0, 0), np.float32)
-    known = known if known is not None else [None] * len(proposals)
-    fresh = [p for p, k in zip(proposals, known) if k is None]
-    cut = [crops(bgr, fresh, span) for span in CUE_SPANS[:2]] + [crops(bgr, proposals, span) for span in CUE_SPANS[2:]]
-    embedded = embed(np.concatenate(cut))[1]
-    first_two, farther = embedded[:2 * len(fresh)], embedded[2 * len(fresh):]
-    embedded_here = iter(np.concatenate(np.split(first_two, 2), axis=1))
-    firsts = np.stack([next(embedded_here) if k is None else k for k in known])
-    return np.concatenate([firsts, *np.split(farther, len(CUE_SPANS) - 2)], axis=1)
+    ``logits_and_embedding``) of its ``CUE_SPANS`` crops, side by side (``linear_cue.embedded_at_spans``). The reader
+    and the fit both take it from here, so the cue is fit on exactly what it reads. ``known``, per proposal, the
+    embeddings of its first two spans' cuts side by side where the reader's first look made them already (None:
+    embed them here)."""
+    return embedded_at_spans(embed, bgr, proposals, CUE_SPANS, known)
 
 
 def shipped_cue_path() -> Path:

@@ -14,8 +14,11 @@ import io
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
+
+from companion.core.protocols import Proposal
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,32 @@ class LinearCue:
         [True, False, True, False]
         """
         return [bool(s >= self.threshold - margin) for s in self.scores(features)]
+
+
+def embedded_at_spans(embed: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bgr: np.ndarray, proposals: list[Proposal],
+                      spans: tuple[float, ...], known: list[np.ndarray | None] | None = None) -> np.ndarray:
+    """Each proposed die's embeddings (``embed``: a classifier's ``logits_and_embedding``) of its crops cut at
+    ``spans`` of its side, side by side (N × len(spans)·width). Every cut goes to the model in one batch: one session
+    run a look (a crop's embedding does not depend on the batch it is in). ``known``, per proposal, the embeddings of
+    its first two spans' cuts side by side where the reader's first look made them already (None: embed them here).
+
+    >>> embed = lambda crops: (None, crops.reshape(len(crops), -1)[:, :2].astype(np.float32))  # two pixel values
+    >>> frame = np.zeros((100, 100, 3), np.uint8)
+    >>> embedded_at_spans(embed, frame, [Proposal(50, 50, 30, 0, 0.9)], (1.0, 1.15, 1.5)).shape
+    (1, 6)
+    """
+    from vision.pipeline.crop import crops
+
+    if not proposals:
+        return np.zeros((0, 0), np.float32)
+    known = known if known is not None else [None] * len(proposals)
+    fresh = [p for p, k in zip(proposals, known) if k is None]
+    cut = [crops(bgr, fresh, span) for span in spans[:2]] + [crops(bgr, proposals, span) for span in spans[2:]]
+    embedded = embed(np.concatenate(cut))[1]
+    first_two, farther = embedded[:2 * len(fresh)], embedded[2 * len(fresh):]
+    embedded_here = iter(np.concatenate(np.split(first_two, 2), axis=1))
+    firsts = np.stack([next(embedded_here) if k is None else k for k in known])
+    return np.concatenate([firsts, *np.split(farther, len(spans) - 2)], axis=1)
 
 
 def load_for(cls: type[LinearCue], path: Path, base_model_id: str, width: int) -> tuple[LinearCue | None, str | None]:

@@ -44,8 +44,9 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
 
         detector_model = settings.get("reader.detector_model", "") or None
         options = _reader_settings(settings)
-        clf, cue, problem = _with_leaning_cue(clf) if options["camera_view"] == "below" else (clf, None, None)
-        numbers, numbers_problem = _number_cue(clf)
+        embedding = _embedding_of(clf)  # one network run: both cues are fit on it
+        cue, problem = _leaning_cue(embedding) if options["camera_view"] == "below" else (None, None)
+        numbers, numbers_problem = _number_cue(embedding)
         staged = PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
                                 empty_tray=_empty_tray(settings), leaning_cue=cue, number_cue=numbers)
         staged.leaning_problem = problem  # type: ignore[attr-defined]
@@ -56,44 +57,47 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
     return DiceReader(clf, **_reader_settings(settings))
 
 
-def _with_leaning_cue(clf: Any) -> tuple[Any, Any, str | None]:
-    """The classifier, with the leaning cue fit on its embedding (``vision.leaning_cue``) when it gives one (the
-    registry opens every model that can so; one it opened plainly carries why it cannot, ``embedding_problem``); or
-    the classifier, None and why the reader does without the cue (it then judges a leaning die by its outline alone;
-    ``/api/health`` says so)."""
+def _embedding_of(clf: Any) -> tuple[str, int] | str:
+    """The id of the model whose embedding the classifier gives (a taught head keeps its shipped model's) and the
+    embedding's width, which the cues are fit on; or why it gives none (the registry opens every model that can with
+    its embedding; one it opened plainly carries why it cannot, ``embedding_problem``)."""
     from vision.embedding import EmbeddingClassifier
-    from vision.leaning_cue import load_cue
-
-    if isinstance(clf, EmbeddingClassifier):
-        base_id = getattr(getattr(clf, "head", None), "base_id", clf.model_id)
-        width = clf.logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
-        cue, why = load_cue(base_id, width)
-        if cue is not None:
-            return clf, cue, None
-    else:
-        why = getattr(clf, "embedding_problem", None) or f"the face model {clf.model_id} gives no embedding"
-    problem = f"A die leaning on the cup is judged by its outline only: {why}."
-    log.warning("reader: %s", problem)
-    return clf, None, problem
-
-
-def _number_cue(clf: Any) -> tuple[Any, str | None]:
-    """The number-dice cue fit on the classifier's embedding (``vision.number_cue``), and None; or None and why the
-    reader does without it (``/api/health`` says so). Under a taught head the cue is the shipped model's (the head
-    keeps its embedding), and leaves alone the dice the head's gate is sure are the owner's (``flag_numbers_by_look``)."""
-    from vision.embedding import EmbeddingClassifier
-    from vision.number_cue import load_cue
 
     if not isinstance(clf, EmbeddingClassifier):
-        why = getattr(clf, "embedding_problem", None) or f"the face model {clf.model_id} gives no embedding"
+        return getattr(clf, "embedding_problem", None) or f"the face model {clf.model_id} gives no embedding"
+    width = clf.logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
+    return getattr(getattr(clf, "head", None), "base_id", clf.model_id), width
+
+
+def _cue(embedding: tuple[str, int] | str, load_cue: Any, without: str) -> tuple[Any, str | None]:
+    """The cue ``load_cue`` gives for ``embedding`` (``_embedding_of``), and None; or None and the problem
+    ``/api/health`` says: what the reader does ``without`` it, and why."""
+    if isinstance(embedding, str):
+        why = embedding
     else:
-        width = clf.logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
-        cue, why = load_cue(getattr(getattr(clf, "head", None), "base_id", clf.model_id), width)
+        cue, why = load_cue(*embedding)
         if cue is not None:
             return cue, None
-    problem = f"Dice printed with numbers or signs are not doubted: {why}."
+    problem = f"{without}: {why}."
     log.warning("reader: %s", problem)
     return None, problem
+
+
+def _leaning_cue(embedding: tuple[str, int] | str) -> tuple[Any, str | None]:
+    """The leaning cue fit on the classifier's embedding (``vision.leaning_cue``); without it the reader judges a
+    leaning die by its outline alone."""
+    from vision.leaning_cue import load_cue
+
+    return _cue(embedding, load_cue, "A die leaning on the cup is judged by its outline only")
+
+
+def _number_cue(embedding: tuple[str, int] | str) -> tuple[Any, str | None]:
+    """The number-dice cue fit on the classifier's embedding (``vision.number_cue``). Under a taught head it is the
+    shipped model's (the head keeps its embedding), and leaves alone the dice the head's gate is sure are the
+    owner's (``flag_numbers_by_look``)."""
+    from vision.number_cue import load_cue
+
+    return _cue(embedding, load_cue, "Dice printed with numbers or signs are not doubted")
 
 
 def _empty_tray(settings: Any) -> np.ndarray | None:

@@ -132,7 +132,7 @@ def test_under_a_taught_head_the_owners_dice_are_left_alone_and_a_guests_are_dou
     """A head whose gate is sure every die is the owner's: no die doubted; a gate sure of none: the cue as shipped."""
     from vision.adapt import AdaptedClassifier, Head
     from vision.embedding import EmbeddingClassifier
-    from vision.reader import _number_cue
+    from vision.reader import _embedding_of, _number_cue
 
     d = EmbeddingClassifier().logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
 
@@ -141,7 +141,7 @@ def test_under_a_taught_head_the_owners_dice_are_left_alone_and_a_guests_are_dou
         gate[-1] = gate_bias
         head = Head(shipped_model_id(), np.zeros(d, np.float32), np.ones(d, np.float32), np.zeros((d, 7), np.float32), np.zeros(7, np.float32), gate)
         clf = AdaptedClassifier(head)
-        cue, problem = _number_cue(clf)
+        cue, problem = _number_cue(_embedding_of(clf))
         assert cue is not None and problem is None  # the shipped model's cue: the head keeps its embedding
         return type(reader)(clf, reader.proposer, **{**reader.options(), "number_cue": cue})
 

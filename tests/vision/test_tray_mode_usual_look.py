@@ -67,8 +67,7 @@ def test_with_the_die_size_alone_the_look_at_that_size_comes_first(staged_reader
 
 def test_in_tray_mode_proposals_where_the_tray_looks_as_it_did_are_not_read(staged_reader, monkeypatch):
     """The detector proposes three glare patches besides the three dice on this frame; the empty tray shows each
-    patch as it was, so only the three dice are cut and classified (and embedded for the number-dice cue), and the
-    reading is the same."""
+    patch as it was, so only the three dice are cut and classified, and the reading is the same."""
     rng = np.random.default_rng(6)
     tables = [render_calibrated_table([2, 4, 6], rng, view="below") for _ in range(8)]
     frame, placed, empty = tables[7]
@@ -81,9 +80,7 @@ def test_in_tray_mode_proposals_where_the_tray_looks_as_it_did_are_not_read(stag
     reading = reader.read(frame)
     assert reading.status == "ok" and sorted(d.seen for d in reading.dice) == [2, 4, 6]
     assert reading.extra["candidates"] == 6 and reading.extra["rejected"] == 3
-    # the three dice, each cut at its size and a little wider, then at the number-dice cue's widest cut (its other two
-    # are the first look's): nothing else was read
-    assert batches == [6, 3]
+    assert batches == [6]  # the three dice, each cut at its size and a little wider: nothing else was read
 
 
 def test_in_tray_mode_a_reading_left_unsure_by_every_look_asks_the_detector_for_its_usual_look_once(staged_reader, monkeypatch):

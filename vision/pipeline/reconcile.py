@@ -18,9 +18,9 @@ import numpy as np
 
 from companion.core.protocols import Proposal
 from vision.leaning_cue import CUE_SPANS, LeaningCue, cue_features
+from vision.linear_cue import embedded_at_spans
 from vision.number_cue import CUE_SPANS as NUMBER_SPANS, DOUBT as MARKS, NumberCue
 from vision.pipeline.classify import WIDER_LOOK, FaceRead
-from vision.pipeline.crop import crops
 from vision.pipeline.shape import footprint, joined_excess
 
 #: A crop whose "not a die" probability is above this is not a die.
@@ -126,32 +126,21 @@ def flag_numbers_by_look(dice: list[Die], bgr: np.ndarray, classifier: object, c
     embedding of its crop at any of ``NUMBER_SPANS`` of its proposed side (``vision.number_cue``), doubted with
     ``marks`` (RULES.md R14): the classifier reads such a die surely as some face, often wrong. The first look's
     embeddings of its first two cuts are used where the die has them (``FaceRead.first_cuts``); the other cuts are
-    embedded here, every die's in one batch. Under a taught head, dice its gate is sure are the owner's are not
-    doubted (``vision.adapt.Head.owners``): the owner taught the reader those. Without a cue, or with a classifier
-    that gives no embedding, the dice as they are."""
-    embed = getattr(classifier, "probabilities_and_embedding", None)
+    embedded here, every die's in one batch (``linear_cue.embedded_at_spans``, as the leaning cue's). Under a taught
+    head, dice its gate is sure are the owner's are not doubted (``vision.adapt.Head.owners``): the owner taught the
+    reader those. Without a cue, or with a classifier that gives no embedding, the dice as they are."""
+    embed = getattr(classifier, "logits_and_embedding", None)
     if cue is None or embed is None or not dice:
         return dice
-    n, spans = len(dice), len(NUMBER_SPANS)
-    known = [d.face.first_cuts if NUMBER_SPANS[:2] == (1.0, WIDER_LOOK) else None for d in dice]
-    fresh = [i for i, k in enumerate(known) if k is None]
-    proposals = [d.proposal for d in dice]
-    cut = [crops(bgr, [proposals[i] for i in fresh], span) for span in NUMBER_SPANS[:2]]
-    cut += [crops(bgr, proposals, span) for span in NUMBER_SPANS[2:]]
-    embedded = embed(np.concatenate(cut))[1]
-    first_two, farther = embedded[:2 * len(fresh)], embedded[2 * len(fresh):]
-    for j, i in enumerate(fresh):
-        known[i] = np.concatenate([first_two[j], first_two[len(fresh) + j]])
-    width = cue.width
-    per_span = [np.stack([k[:width] for k in known]), np.stack([k[width:2 * width] for k in known])]  # type: ignore[index]
-    per_span += [farther[s * n:(s + 1) * n] for s in range(spans - 2)]
+    known = [d.face.first_cuts for d in dice] if NUMBER_SPANS[:2] == (1.0, WIDER_LOOK) else None
+    per_span = np.split(embedded_at_spans(embed, bgr, [d.proposal for d in dice], NUMBER_SPANS, known), len(NUMBER_SPANS), axis=1)
     doubted = np.array([cue.numbers(e) for e in per_span]).any(axis=0)
     head = getattr(classifier, "head", None)  # a taught head: the dice its gate is sure are the owner's are left alone
-    owners = head.owners(per_span[0]) if head is not None else np.zeros(n, bool)
+    owners = head.owners(per_span[0]) if head is not None else np.zeros(len(dice), bool)
     out = list(dice)
-    for i in range(n):
-        if doubted[i] and not owners[i] and MARKS not in out[i].doubts:
-            out[i] = Die(out[i].proposal, out[i].face, out[i].doubts + (MARKS,))
+    for i, d in enumerate(dice):
+        if doubted[i] and not owners[i] and MARKS not in d.doubts:
+            out[i] = Die(d.proposal, d.face, d.doubts + (MARKS,))
     return out
 
 
