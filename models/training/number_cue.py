@@ -67,9 +67,19 @@ def sure_faces(probabilities: np.ndarray, sure_at: float) -> tuple[np.ndarray, n
 
 def crop_of_image(image: np.ndarray) -> np.ndarray:
     """One image holding one die, cut to the classifier's 40-px crop as ``classify`` cuts it first."""
+    return cut_crop(*_crop_die(image))
+
+
+def _crop_die(image: np.ndarray) -> tuple[np.ndarray, float, float, float]:
+    """One image of one die as the reader's crop look takes it: enlarged where small, the die filling it."""
     image = readable_crop(image)
     h, w = image.shape[:2]
-    return cut_crop(image, w / 2, h / 2, min(h, w) / MARGIN)
+    return image, w / 2, h / 2, min(h, w) / MARGIN
+
+
+def _byler_fitted_and_held_out() -> tuple[list[str], list[str]]:
+    """Byler's ``train`` photos the shipped model was fit on, and those held out (``data.fit_and_held_out``)."""
+    return data.fit_and_held_out(json.loads((real_sets.shared_root() / "real-dice-byler" / "split.json").read_text())["train"])
 
 
 def real_train_crops(per_subset: int) -> list[np.ndarray]:
@@ -77,8 +87,7 @@ def real_train_crops(per_subset: int) -> list[np.ndarray]:
     Byler's fitted photos' cut on their label boxes, each also once at a jittered size and place (a detector's box is
     an estimate), and the hand-sorted crops as the crop look cuts them."""
     rng = np.random.default_rng(FIT_SEEDS["real"])
-    fitted, _ = data.fit_and_held_out(json.loads((real_sets.shared_root() / "real-dice-byler" / "split.json").read_text())["train"])
-    frames = real_sets.byler_frames(fitted[:per_subset])
+    frames = real_sets.byler_frames(_byler_fitted_and_held_out()[0][:per_subset])
     for set_name, subsets in real_sets.FRAME_SETS.items():
         for subset in subsets:
             frames += real_sets.frames(set_name, "train", subset)[:per_subset]
@@ -94,8 +103,7 @@ def real_train_crops(per_subset: int) -> list[np.ndarray]:
 
 def byler_held_out() -> list[real_sets.Frame]:
     """Byler's held-out ``train`` photos (never fit on by the shipped model nor the cue)."""
-    _, held_out = data.fit_and_held_out(json.loads((real_sets.shared_root() / "real-dice-byler" / "split.json").read_text())["train"])
-    return real_sets.byler_frames(held_out)
+    return real_sets.byler_frames(_byler_fitted_and_held_out()[1])
 
 
 def at_spans(classifier: Any, cue: NumberCue, dice: list[tuple[np.ndarray, float, float, float]]) -> tuple[np.ndarray, np.ndarray]:
@@ -105,13 +113,6 @@ def at_spans(classifier: Any, cue: NumberCue, dice: list[tuple[np.ndarray, float
     e, p = embedded(classifier, cut)
     spans = len(CUE_SPANS)
     return cue.scores(e).reshape(-1, spans).max(axis=1), p[::spans]
-
-
-def _crop_die(image: np.ndarray) -> tuple[np.ndarray, float, float, float]:
-    """One image of one die as the reader's crop look takes it: enlarged where small, the die filling it."""
-    image = readable_crop(image)
-    h, w = image.shape[:2]
-    return image, w / 2, h / 2, min(h, w) / MARGIN
 
 
 def pasted_train_crops(per_subset: int) -> np.ndarray:
@@ -157,9 +158,9 @@ def table_crops(base: Any, frames: int) -> np.ndarray:
 
 def fit_cue(base: Any, per_source: int, per_subset: int, table_frames: int, classifier_id: str) -> tuple[NumberCue, dict[str, int]]:
     """The cue on the embedding of ``base``'s classifier (a staged reader), fit on ``per_source`` drawn number dice
-    against as many game dice, half as many shaped-mark dice and the real ``train`` dice, each kind also cut ``TIGHT`` (half as many drawn again, every real die once more), and
-    the game's dice as the reader boxes them on ``table_frames`` rendered tray frames; and how many crops of each
-    it saw."""
+    against as many game dice, half as many shaped-mark dice and the real ``train`` dice, each kind also cut
+    ``TIGHT`` (half as many drawn again, every real die once more), and the game's dice as the reader boxes them on
+    ``table_frames`` rendered tray frames; and how many crops of each it saw."""
     def drawn(n: int, seed: int, style: Any = None) -> np.ndarray:
         rng = np.random.default_rng(seed)
         return np.concatenate([data.synth_face_crops(n, rng, style)[0], data.synth_face_crops(n // 2, rng, style, TIGHT)[0]])
@@ -174,8 +175,8 @@ def fit_cue(base: Any, per_source: int, per_subset: int, table_frames: int, clas
     parts = [embedded(classifier, x)[0] for x in (numerals, game, marks, real, table, pasted)]
     x = np.concatenate(parts)
     y = np.concatenate([np.ones(len(parts[0]), np.int64), np.zeros(len(x) - len(parts[0]), np.int64)])
-    counts = {"numerals": len(numerals), "game dice": len(game), "other marks": len(marks), "real train dice": len(real), "dice on the rendered table": len(table),
-              "real train dice pasted into cup photos": len(pasted)}
+    counts = {"numerals": len(numerals), "game dice": len(game), "other marks": len(marks), "real train dice": len(real),
+              "dice on the rendered table": len(table), "real train dice pasted into cup photos": len(pasted)}
     cue = fit(x, y, classifier_id, THRESHOLD, NumberCue)
     assert isinstance(cue, NumberCue)
     return cue, counts
@@ -228,8 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="a few hundred crops of each kind (a test's size, not a measurement)")
     ap.add_argument("--out", type=Path, default=shipped_cue_path(), help="the cue file written (default: the shipped one)")
     args = ap.parse_args(argv)
-    from companion.app.settings import Settings
-    from vision.reader import load_reader
+    from models.training.judge import reader_of
 
     if args.model is not None and not args.model.is_file():
         ap.error(f"there is no model file at {args.model}")
@@ -242,10 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     except FileNotFoundError as exc:
         ap.error(f"{exc}: the cue is fit and read on their dice")
     cv2.setNumThreads(1)
-    settings = Settings.defaults()
-    if args.model is not None:
-        settings = settings.with_overrides(reader__model=str(args.model))
-    reader = load_reader(settings, threads=1)
+    reader = reader_of(args.model)
     if not hasattr(reader.classifier, "probabilities_and_embedding"):
         ap.error(f"the face model {reader.model_id} gives no embedding to fit a cue on")
     sizes = dict(per_source=300, per_subset=20, table_frames=10, per_face=2, per_kind=6, rendered=300) if args.quick else \

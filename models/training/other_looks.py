@@ -157,16 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="one JSON object, look by look")
     ap.add_argument("--photos", action="store_true", help="also read each die alone in a phone-sized cup photo")
     args = ap.parse_args(argv)
-    from companion.app.settings import Settings
-    from vision.reader import load_reader
+    from models.training.judge import reader_of
 
     if args.model is not None and not args.model.is_file():
         ap.error(f"there is no model file at {args.model}")
     cv2.setNumThreads(1)
-    settings = Settings.defaults()
-    if args.model is not None:
-        settings = settings.with_overrides(reader__model=str(args.model))
-    reader = load_reader(settings, threads=1)
+    reader = reader_of(args.model)
     report = read(reader)
     if args.photos:
         report.update(read_photos(reader))
