@@ -66,12 +66,14 @@ bench: $(VENV)/.installed
 # (models/MODEL_CARD.md, "How the shipped model is made"; seed 3, about 13 minutes on 2 cores). Writes to
 # build/classifier/candidate, never over the shipped model; data cache and per-epoch checkpoints in
 # build/classifier/ (--resume picks up a stopped run). Judge the candidate beside the shipped model on every
-# val and built set (never Byler's test split) before shipping it: make judge (about 45 s a model, the shipped one included).
+# val and built set (never Byler's test split) before shipping it: make judge (about 5 minutes a model with the table, and
+# once per candidate about 16 minutes more to fit its own cues into build/judge/cues).
 train: $(VENV)/.installed
 	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --resume --out build/classifier/candidate
 
-# The candidates in build/classifier/candidate read end to end beside the shipped model (models/training/judge.py).
+# The candidates in build/classifier/candidate read end to end beside the shipped model (models/training/judge.py),
+# each with its own number-dice and leaning cues, fit once into build/judge/cues.
 judge: $(VENV)/.installed
 	$(PY) -m models.training.judge build/classifier/candidate/dice-faces-*.onnx --table 2
 .PHONY: judge

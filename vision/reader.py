@@ -45,8 +45,8 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
         detector_model = settings.get("reader.detector_model", "") or None
         options = _reader_settings(settings)
         embedding = _embedding_of(clf)  # one network run: both cues are fit on it
-        cue, problem = _leaning_cue(embedding) if options["camera_view"] == "below" else (None, None)
-        numbers, numbers_problem = _number_cue(embedding)
+        cue, problem = _leaning_cue(embedding, _path(settings, "reader.leaning_cue")) if options["camera_view"] == "below" else (None, None)
+        numbers, numbers_problem = _number_cue(embedding, _path(settings, "reader.number_cue"))
         staged = PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
                                 empty_tray=_empty_tray(settings), leaning_cue=cue, number_cue=numbers)
         staged.leaning_problem = problem  # type: ignore[attr-defined]
@@ -69,13 +69,19 @@ def _embedding_of(clf: Any) -> tuple[str, int] | str:
     return getattr(getattr(clf, "head", None), "base_id", clf.model_id), width
 
 
-def _cue(embedding: tuple[str, int] | str, load_cue: Any, without: str) -> tuple[Any, str | None]:
-    """The cue ``load_cue`` gives for ``embedding`` (``_embedding_of``), and None; or None and the problem
-    ``/api/health`` says: what the reader does ``without`` it, and why."""
+def _path(settings: Any, key: str) -> Path | None:
+    """The file a path setting names, or None for its default ('')."""
+    value = settings.get(key, "")
+    return Path(value) if value else None
+
+
+def _cue(embedding: tuple[str, int] | str, load_cue: Any, path: Path | None, without: str) -> tuple[Any, str | None]:
+    """The cue ``load_cue`` gives for ``embedding`` (``_embedding_of``) from ``path`` (None: the shipped file), and
+    None; or None and the problem ``/api/health`` says: what the reader does ``without`` it, and why."""
     if isinstance(embedding, str):
         why = embedding
     else:
-        cue, why = load_cue(*embedding)
+        cue, why = load_cue(*embedding, path=path)
         if cue is not None:
             return cue, None
     problem = f"{without}: {why}."
@@ -83,21 +89,22 @@ def _cue(embedding: tuple[str, int] | str, load_cue: Any, without: str) -> tuple
     return None, problem
 
 
-def _leaning_cue(embedding: tuple[str, int] | str) -> tuple[Any, str | None]:
-    """The leaning cue fit on the classifier's embedding (``vision.leaning_cue``); without it the reader judges a
-    leaning die by its outline alone."""
+def _leaning_cue(embedding: tuple[str, int] | str, path: Path | None = None) -> tuple[Any, str | None]:
+    """The leaning cue fit on the classifier's embedding (``vision.leaning_cue``), from ``path`` (``reader.leaning_cue``;
+    None: the shipped file); without it the reader judges a leaning die by its outline alone."""
     from vision.leaning_cue import load_cue
 
-    return _cue(embedding, load_cue, "A die leaning on the cup is judged by its outline only")
+    return _cue(embedding, load_cue, path, "A die leaning on the cup is judged by its outline only")
 
 
-def _number_cue(embedding: tuple[str, int] | str) -> tuple[Any, str | None]:
-    """The number-dice cue fit on the classifier's embedding (``vision.number_cue``). Under a taught head it is the
+def _number_cue(embedding: tuple[str, int] | str, path: Path | None = None) -> tuple[Any, str | None]:
+    """The number-dice cue fit on the classifier's embedding (``vision.number_cue``), from ``path``
+    (``reader.number_cue``; None: the shipped file). Under a taught head it is the
     shipped model's (the head keeps its embedding), and leaves alone the dice the head's gate is sure are the
     owner's (``flag_numbers_by_look``)."""
     from vision.number_cue import load_cue
 
-    return _cue(embedding, load_cue, "Dice printed with numbers or signs are not doubted")
+    return _cue(embedding, load_cue, path, "Dice printed with numbers or signs are not doubted")
 
 
 def _empty_tray(settings: Any) -> np.ndarray | None:

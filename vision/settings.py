@@ -51,6 +51,8 @@ SETTINGS: list[Setting] = [
     Setting("reader.detector", "learned", "How dice are found: learned (the staged reader with the ONNX detector, models/dice-detector-*.onnx) or classic (the hand-tuned finder and its cascade, kept while it still reads some sets better). See docs/READING.md.", one_of("learned", "classic")),
     Setting("reader.detector_model", "", "Path of an ONNX detector to use instead of the shipped one ('' : the shipped models/dice-detector-*.onnx).", None),
     Setting("reader.model", "", "Path of an ONNX face model to use instead of the shipped one ('' : the shipped models/dice-faces-*.onnx).", None),
+    Setting("reader.leaning_cue", "", "Path of a leaning cue fit on the face model in use, for a `reader.model` of your own ('' : the shipped models/leaning-cue.npz, fit on the shipped model; `python -m models.training.leaning_cue --model MODEL --out FILE` fits one).", None),
+    Setting("reader.number_cue", "", "Path of a number-dice cue fit on the face model in use, for a `reader.model` of your own ('' : the shipped models/number-cue.npz, fit on the shipped model; `python -m models.training.number_cue MODEL --out FILE` fits one).", None),
 ]
 
 register_settings(SETTINGS)

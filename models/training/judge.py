@@ -14,6 +14,12 @@ rendered from below) three ways: knowing nothing, knowing the dice's size, and i
 empty tray): frames ok and right, uncertain, ok but wrong. The table is where a fine-tune that teaches new dice shows
 what it costs the game's own (docs/classifier-log.md, "Keeping the old answers").
 
+A candidate is read with cues of its own, as it would ship with them: the number-dice cue (and with ``--table``
+the leaning cue, which only the view from below uses) fit on its embedding by the cue's own command, once per
+model, into ``--cues`` (default ``build/judge/cues``: four minutes a candidate, twelve more for the leaning cue;
+the fits are seeded, so a file already there for the same model is the same file and is used as it is). The shipped
+files' cues are fit on the shipped model only: without its own, a candidate would be read with no doubt from either.
+
 Byler's ``test`` split is not among the sets: it is read once, for the card, after a choice (``make bench``), and
 never to make one. One run of a recipe is not a measurement (its seeds spread by about five of rune55's 665 val
 dice): judge several seeds.
@@ -23,6 +29,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from contextlib import redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -39,17 +47,54 @@ TABLE_MODES = (("table_unknown", False, False), ("table_sized", True, False), ("
 #: The real val dice pasted into built frames: the sum every shipping rule has named.
 PASTED = ("cup_one", "cup_three", "big", "far")
 COUNTS = ("dice", "right", "silently_wrong", "right_without_doubt")
+#: Where each candidate's own cues are fit and kept (``--cues``).
+CUE_DIR = Path("build/judge/cues")
 
 
-def reader_of(model: Path | None, detector: Path | None = None) -> Any:
+def reader_of(model: Path | None, detector: Path | None = None, cues: dict[str, Path] | None = None) -> Any:
     """The product's reader with ``model`` as its face classifier and ``detector`` as its learned detector (the
-    shipped ones where None), as ``evaluate --instance`` reads with a ``[reader] model`` in the instance's config."""
-    overrides: dict[str, str] = {}
+    shipped ones where None), as ``evaluate --instance`` reads with a ``[reader] model`` in the instance's config;
+    ``cues``: the cue files fit on ``model`` (``reader.leaning_cue``, ``reader.number_cue``; ``candidate_cues``)."""
+    overrides: dict[str, str] = {f"reader__{key}": str(path) for key, path in (cues or {}).items()}
     if model is not None:
         overrides["reader__model"] = str(model)
     if detector is not None:
         overrides["reader__detector_model"] = str(detector)
     return load_reader(Settings.defaults().with_overrides(**overrides))
+
+
+def candidate_cues(model: Path, folder: Path, leaning: bool, quick: bool = False) -> dict[str, Path]:
+    """``model``'s own cues in ``folder`` by setting (``number_cue``, and ``leaning_cue`` where ``leaning``), each fit
+    there first by its training command where no file fit on this model is there yet; none for the shipped model,
+    whose cues are shipped. The fits' reports go to standard error. ``quick``: the fits' test sizes, in file names of
+    their own (never taken for a full fit's)."""
+    from models.training import leaning_cue, number_cue
+    from vision.classifier import file_model_id, shipped_model_id
+    from vision.leaning_cue import LeaningCue
+    from vision.number_cue import NumberCue
+
+    model_id = file_model_id(model)
+    if model_id == shipped_model_id():
+        return {}
+    tag = "-quick" if quick else ""
+    wanted = {"number_cue": (NumberCue, [str(model), *(["--quick"] if quick else []), "--out"], number_cue.main)}
+    if leaning:
+        wanted["leaning_cue"] = (LeaningCue, ["--model", str(model), *(["--leaning", "5", "--flat", "5"] if quick else []), "--out"],
+                                 leaning_cue.main)
+    out = {}
+    for key, (kind, args, fit) in wanted.items():
+        path = folder / f"{model_id}{tag}-{key.replace('_', '-')}.npz"
+        try:
+            ready = kind.load(path).classifier_id == model_id
+        except ValueError:
+            ready = False
+        if not ready:
+            print(f"fitting the {kind.KIND} for {model_id} into {path}", file=sys.stderr)
+            folder.mkdir(parents=True, exist_ok=True)
+            with redirect_stdout(sys.stderr):
+                fit([*args, str(path)])
+        out[key] = path
+    return out
 
 
 def judge(reader: Any, sets: list[tuple[str, Path, str | None, bool]]) -> dict[str, Any]:
@@ -126,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--table", type=int, default=0, metavar="N",
                     help="also read the simulated table's 216 outcomes N times, three ways (bench.reader.synthetic)")
     ap.add_argument("--json", action="store_true", help="one JSON object: each model's counts per set, and what is worse")
+    ap.add_argument("--cues", type=Path, default=CUE_DIR, metavar="DIR",
+                    help=f"where each candidate's own cues are fit and kept (default: {CUE_DIR})")
     args = ap.parse_args(argv)
     if args.table < 0:
         ap.error("--table is how many times the 216 outcomes are rendered: 0 (not read) or more")
@@ -137,7 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         ap.error(f"the shared datasets are not where the project looks for them: {', '.join(missing)}")
     cv2.setNumThreads(1)
-    readers = [reader_of(None)] + [reader_of(m, args.detector) for m in args.models]
+    readers = [reader_of(None)] + [reader_of(m, args.detector, candidate_cues(m, args.cues, leaning=bool(args.table)))
+                                   for m in args.models]
     results = [judge(reader, sets) for reader in readers]
     if args.table:
         for reader, r in zip(readers, results):

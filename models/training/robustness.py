@@ -27,6 +27,7 @@ import numpy as np
 from models.training import data
 from models.training.augment import smear
 from models.training.heldout import HERE, heldout_names
+from models.training.judge import CUE_DIR, candidate_cues, reader_of
 from models.training.image_changes import blurred, grey, haze, jpeg, light, sharpened, tone
 from models.training.tables import other_table
 from bench.reader import _match
@@ -35,9 +36,7 @@ from vision.dataset import photo, shared_datasets
 from vision.evaluate import frame_names, image_of, reader_for, yolo_labels
 from vision.images import load_image
 from companion.core.reading import Reading
-from companion.core.settings import Settings
 from vision.classic_reader import DiceReader
-from vision.reader import load_reader
 
 #: Why ``--reader classic`` cannot take ``--detector``: said in these words by the command and by ``reader_with_model``.
 CLASSIC_HAS_NO_DETECTOR = "the classic reader has no learned detector to replace"
@@ -348,19 +347,18 @@ def _any_photo(root: Path, name: str) -> tuple[np.ndarray, list]:
     return image, yolo_labels(root / "labels" / f"{name}.txt", image.shape[1], image.shape[0])
 
 
-def reader_with_model(model: Path | None, kind: str, detector: Path | None = None):
+def reader_with_model(model: Path | None, kind: str, detector: Path | None = None, cues: Path = CUE_DIR):
     """The reader that reads as the camera sees (the labels are the faces photographed): the product's default
     (``learned``, the staged reader) or the ``classic`` one, with ``model`` as its face classifier if given, and the
-    staged reader with ``detector`` as its ONNX detector if given (a detector trained without the set read)."""
+    staged reader with ``detector`` as its ONNX detector if given (a detector trained without the set read). A
+    ``model`` of the staged reader's is read with its own number-dice cue, fit once into ``cues`` as the judge fits
+    it (``judge.candidate_cues``): the shipped cue is fit on the shipped model only."""
     if kind == "classic":
         if detector is not None:
             raise ValueError(CLASSIC_HAS_NO_DETECTOR)
         return DiceReader(FaceClassifier(model), camera_view="above")
-    settings = Settings.defaults()
-    if detector is not None:
-        settings = settings.with_overrides(reader__detector_model=str(detector))
-    staged = load_reader(settings).with_view("above")
-    return staged if model is None else type(staged)(FaceClassifier(model), staged.proposer, **staged.options())
+    own = candidate_cues(model, cues, leaning=False) if model is not None else {}
+    return reader_of(model, detector, own).with_view("above")
 
 
 def flagged_share(row: dict[str, int]) -> float:
@@ -375,7 +373,8 @@ def flagged_share(row: dict[str, int]) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("model", nargs="?", type=Path, help="an .onnx file (default: the shipped model)")
+    ap.add_argument("model", nargs="?", type=Path, help="an .onnx file (default: the shipped model); the staged reader reads "
+                    f"it with its own number-dice cue, fit once into {CUE_DIR} (four minutes) as the judge fits it")
     ap.add_argument("--reader", choices=("learned", "classic"), default="learned", help="the staged reader (the default) or the classic one")
     ap.add_argument("--detector", type=Path, help="with the staged reader: this .onnx detector instead of the shipped one "
                     "(one trained with --leave-out, to read a set the whole reader never saw)")

@@ -66,3 +66,34 @@ def test_without_a_cue_file_the_companion_is_up_and_health_says_what_the_reader_
         assert any(words in p and "missing" in p for p in health["problems"]), health
     finally:
         app.extensions["elephants_bluff"].close()
+
+
+@pytest.mark.parametrize(("setting", "words"), [
+    ("reader__leaning_cue", "judged by its outline only"),
+    ("reader__number_cue", "numbers or signs are not doubted"),
+])
+@pytest.mark.parametrize("kind", ["missing", "corrupt", "shipped"])
+def test_a_cue_file_named_in_the_config_is_used_or_health_says_why_not(tmp_path, setting, words, kind):
+    """``[reader] number_cue`` / ``leaning_cue`` name the cues fit on a ``[reader] model`` of one's own: a missing or
+    damaged one leaves the companion up and says so; a good one is used."""
+    from vision import leaning_cue, number_cue
+
+    shipped = (leaning_cue if "leaning" in setting else number_cue).shipped_cue_path()
+    path = tmp_path / "my-cue.npz"
+    if kind == "corrupt":
+        path.write_bytes(b"not a cue at all" * 8)
+    elif kind == "shipped":
+        path.write_bytes(shipped.read_bytes())
+    settings = Settings.defaults().with_overrides(table__pin=PIN, **{setting: str(path)})
+    instance = tmp_path / "instance"
+    services = build_services(instance, settings, simulate=True)
+    app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services)
+    try:
+        problems = app.test_client().get("/api/health").get_json()["problems"]
+        said = [p for p in problems if words in p]
+        if kind == "shipped":
+            assert not said, problems
+        else:
+            assert len(said) == 1 and "my-cue.npz" in said[0] and ("missing" if kind == "missing" else "cannot be read") in said[0], problems
+    finally:
+        app.extensions["elephants_bluff"].close()

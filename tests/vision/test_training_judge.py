@@ -81,3 +81,32 @@ def test_the_table_is_read_three_ways_every_frame_counted_once_and_none_ok_but_w
         assert counts["frames"] == 216
         assert counts["ok_and_right"] + counts["uncertain"] + counts["ok_but_wrong"] == 216
         assert counts["ok_but_wrong"] == 0  # a silent wrong verdict on the game's own dice: never
+
+
+def test_a_candidate_is_read_with_cues_fit_on_its_own_model_once(real_dataset, tmp_path):
+    """Fit on the shipped model, the shipped cues would not be used for the base model; its own are fit, kept and
+    used again as they are."""
+    from models.training.judge import candidate_cues, reader_of
+    from vision.classifier import file_model_id
+
+    assert "fit on the dice model" in reader_of(BASE).number_problem
+    cues = candidate_cues(BASE, tmp_path, leaning=True, quick=True)
+    assert sorted(cues) == ["leaning_cue", "number_cue"] and all(path.parent == tmp_path for path in cues.values())
+    reader = reader_of(BASE, cues=cues)
+    assert reader.number_problem is None and reader.leaning_problem is None
+    assert reader.number_cue.classifier_id == reader.leaning_cue.classifier_id == file_model_id(BASE)
+    written = {key: path.stat().st_mtime_ns for key, path in cues.items()}
+    assert candidate_cues(BASE, tmp_path, leaning=True, quick=True) == cues
+    assert {key: path.stat().st_mtime_ns for key, path in cues.items()} == written
+    assert candidate_cues(SHIPPED, tmp_path, leaning=True, quick=True) == {}  # its cues are the shipped ones
+
+
+def test_a_cue_file_fit_on_another_model_is_fit_again(real_dataset, tmp_path):
+    from models.training.judge import candidate_cues
+    from vision.classifier import file_model_id
+    from vision.number_cue import NumberCue, shipped_cue_path
+
+    path = tmp_path / f"{file_model_id(BASE)}-quick-number-cue.npz"
+    path.write_bytes(shipped_cue_path().read_bytes())  # the shipped model's cue under the candidate's name
+    cues = candidate_cues(BASE, tmp_path, leaning=False, quick=True)
+    assert cues == {"number_cue": path} and NumberCue.load(path).classifier_id == file_model_id(BASE)

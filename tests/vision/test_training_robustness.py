@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+from pathlib import Path
+
 import pytest
 
 from models.training.heldout import HERE, heldout_names
@@ -85,6 +87,21 @@ def test_the_sweep_reads_with_another_detector_when_given_one(tmp_path):
     assert reader_with_model(None, "learned").proposer.detector.path == default_model_path()
     with pytest.raises(ValueError, match="classic reader has no learned detector"):
         reader_with_model(None, "classic", other)
+
+
+def test_the_sweep_reads_a_candidate_model_with_its_own_number_cue(real_dataset, tmp_path):
+    """The shipped cue is fit on the shipped model: a candidate is read with the cue the judge fits for it."""
+    from models.training.judge import candidate_cues
+    from models.training.robustness import reader_with_model
+    from vision.classifier import file_model_id
+
+    base = Path("models/training/base/dice-faces-5bbb6f704193.onnx")
+    quick = candidate_cues(base, tmp_path, leaning=False, quick=True)["number_cue"]
+    quick.rename(tmp_path / quick.name.replace("-quick", ""))  # a full fit's place: used as it is, not fit again
+    reader = reader_with_model(base, "learned", cues=tmp_path)
+    assert reader.model_id == file_model_id(base) and reader.camera_view == "above"
+    assert reader.number_cue.classifier_id == file_model_id(base)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{file_model_id(base)}-number-cue.npz"]
 
 
 @pytest.mark.parametrize("argv, words", [
