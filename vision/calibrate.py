@@ -25,9 +25,8 @@ import numpy as np
 
 from companion.core.errors import HardwareError
 from companion.core.files import atomic_write
-from companion.core.protocols import Proposal
 from companion.core.settings import CONFIG_NAME, Settings, write_config
-from vision.pipeline.shape import outline_side
+from vision.pipeline.shape import SIDE_AGREEMENT, die_sides
 from vision.reader import load_reader
 from vision.sources import build_frame_source
 
@@ -45,10 +44,6 @@ TOO_BRIGHT_MEAN = 210.0
 TOO_BRIGHT_BURNT = 0.05
 #: share of burnt-out pixels (>= 250) from which there is glare on the acrylic
 GLARE_BURNT = 0.001
-#: ``--dice``: the dice's sides may differ this much from their median (more: touching or leaning dice, or a blob that is no die).
-SIDE_AGREEMENT = 0.15
-#: ... each die's side is an outline's that is at least this share of the reader's box and at most its inverse.
-OUTLINE_SHARE = 0.5
 
 
 #: The empty tray's photo, in the instance folder: the staged reader's prior of what is not a die.
@@ -145,48 +140,6 @@ def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None,
         return None, ["The dice do not look the same size (" + ", ".join(f"{s:.0f}" for s in sides) + " px): "
                       "lay them flat and apart, away from glare, then run calibrate --dice again."]
     return round(median), []
-
-
-def die_sides(grey: np.ndarray, boxes: list[tuple[int, int, int, int]], empty: np.ndarray | None = None,
-              found: list | None = None) -> list[float]:
-    """The read dice's sides in pixels, each die measured by its outline in two ways: cut as ``footprint`` cuts one
-    (``shape.outline_side``, against the empty tray's photo where ``calibrate`` stored one) and by the classic
-    finder (``found``: its outlines whose centre lies in the die's box, the biggest). A measure counts only between
-    ``OUTLINE_SHARE`` of the reader's box and its inverse: the box is some tenths off either way (a one with a big
-    mark is boxed at about 0.6 of the die), a mark alone is smaller and an outline joined to glare bigger. Each way
-    misses some dice (a face as grey as the tray leaves only its marks to the first; the second boxes the marks of
-    real dice of other looks), so the way that measures every die with the sides agreeing best is kept (on a tie,
-    as for one die, the outline); where neither measures every die, each die's biggest measure, or its box's side.
-
-    >>> grey = np.full((200, 300), 60, np.uint8); grey[80:120, 80:120] = 220; grey[80:120, 180:220] = 220  # 40 px
-    >>> [round(s) for s in die_sides(grey, [(83, 83, 34, 34), (183, 83, 34, 34)])]
-    [40, 40]
-    >>> lost = np.full((200, 300), 60, np.uint8); lost[96:104, 96:104] = 220  # a die as grey as the tray: its mark
-    >>> [round(s) for s in die_sides(lost, [(83, 83, 34, 34)])]
-    [34]
-    """
-    ways = []
-    for way in ("outline", "finder"):
-        sides = []
-        for x, y, w, h in boxes:
-            box = max(w, h)
-            if way == "outline":
-                measures = [outline_side(grey, Proposal(x + w / 2, y + h / 2, box, 0.0, 0.0), empty)]
-            else:
-                measures = [c.side for c in found or () if x <= c.cx <= x + w and y <= c.cy <= y + h]
-            fit = [m for m in measures if m is not None and OUTLINE_SHARE <= m / box <= 1 / OUTLINE_SHARE]
-            sides.append(max(fit) if fit else None)
-        ways.append(sides)
-    whole = [sides for sides in ways if sides and all(s is not None for s in sides)]
-    if whole:
-        return min(whole, key=_spread)
-    return [max((s for s in per_die if s is not None), default=float(max(box[2:]))) for per_die, box in zip(zip(*ways), boxes)]
-
-
-def _spread(sides: list[float]) -> float:
-    """How far the farthest of ``sides`` lies from their median, as a share of it."""
-    median = float(np.median(sides))
-    return max(abs(s / median - 1) for s in sides)
 
 
 def tray_region(grey: np.ndarray) -> list[int]:

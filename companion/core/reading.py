@@ -16,9 +16,10 @@ UNCERTAIN = "uncertain"
 #: Why a reading is uncertain, as codes the page translates (``reason_<code>`` in every language):
 #: ``count`` {found, expected}, ``cut_off``, ``leaning``, ``low_confidence`` {n, lowest}, ``dark``, ``blank``,
 #: ``size`` {seen_px, calibrated_px} (the dice look another size than calibrated), ``marks`` (a die shows numbers or signs,
-#: not pips: ``vision.number_cue``).
+#: not pips: ``vision.number_cue``), ``second_look`` {n} (tray mode's look at the calibrated size missed ``n`` dice that a
+#: look knowing no size found, of that size).
 #: Any other trouble (an unusable image) keeps only the English ``reason``.
-REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank", "size", "marks")
+REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank", "size", "marks", "second_look")
 
 
 @dataclass(frozen=True)

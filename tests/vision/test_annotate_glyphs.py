@@ -16,7 +16,8 @@ GREEN = (60, 200, 60)
 
 
 def _every_reason() -> list[str]:
-    params = {"count": {"found": 1, "expected": 3}, "low_confidence": {"n": 2, "lowest": 0.7}, "size": {"seen_px": 176, "calibrated_px": 110}}
+    params = {"count": {"found": 1, "expected": 3}, "low_confidence": {"n": 2, "lowest": 0.7}, "size": {"seen_px": 176, "calibrated_px": 110},
+              "second_look": {"n": 2}}
     return [reason_in_words({"code": code, **params.get(code, {})}) for code in REASON_CODES]
 
 

@@ -342,7 +342,8 @@ def test_in_tray_mode_a_die_the_detector_missed_on_a_glare_patch_is_found_by_the
 
 def test_the_tray_look_never_adds_what_it_cannot_read_surely(staged_reader):
     """A blank card on the tray differs from the empty tray just like a die, but no face can be read on it: the
-    reading stays short of a die and the table confirms it (RULES.md R14)."""
+    tray look does not add it, and the reading is never ok; the look knowing no size may offer it on a second look,
+    only as a die to check, so the table confirms it (RULES.md R14)."""
     from vision.simtable import render_calibrated_table
 
     rng = np.random.default_rng(111)
@@ -354,7 +355,11 @@ def test_the_tray_look_never_adds_what_it_cannot_read_surely(staged_reader):
     card = frame.copy()
     card[int(missed.cy) - half:int(missed.cy) + half, int(missed.cx) - half:int(missed.cx) + half] = 200  # a blank, the die's size
     reading = staged_reader.with_die_side(placed[0].side).with_empty_tray(empty).read(card)
-    assert reading.status == "uncertain" and len(reading.dice) == 2
+    assert reading.status == "uncertain"
+    on_card = [d for d in reading.dice if abs(d.box[0] + d.box[2] / 2 - missed.cx) < half and abs(d.box[1] + d.box[3] / 2 - missed.cy) < half]
+    assert len(reading.dice) - len(on_card) == 2 and all(d.doubts for d in on_card)
+    if on_card:  # offered by the look knowing no size, which the reason says
+        assert {"code": "second_look", "n": 1} in reading.reasons
 
 
 def test_the_tray_look_is_not_taken_when_the_light_changed_since_calibration(staged_reader):

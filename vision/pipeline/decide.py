@@ -10,6 +10,7 @@ reading near a knife edge goes to the table (RULES.md R14) on both.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Sequence
 
@@ -70,7 +71,8 @@ def decide(dice: Sequence[Die], *, expected: int, min_confidence: float, camera_
     return Reading(OK, tuple(out), model_id=model_id, extra=extra or {}, sure_at=min_confidence)
 
 
-def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: float, expected: int) -> Reading | None:
+def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: float, expected: int,
+                            measured: Callable[[], list[float] | None] | None = None) -> Reading | None:
     """Where tray mode's reading at the calibrated size, ``short``, found fewer than the ``expected`` dice and the look
     that knew no size, ``unprompted``, found more of them, most of the expected dice (or where ``short`` found them
     all but is not sure, and ``unprompted`` is sure of every die and sees them bigger), whose median side is more than
@@ -79,6 +81,11 @@ def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: fl
     moved) are not seen at the calibrated size; the table then confirms the dice boxed where they are, each read
     sure offered as read, and is told to measure the die again, also where the unprompted look doubted one of them
     or missed one (a die leaning, read unsure or cut wider than its neighbours keeps its own reason). Else None.
+    Where ``short`` missed dice, the sides compared are ``measured``'s where it gives them: ``unprompted``'s dice
+    measured as ``calibrate --dice`` measures them (``shape.die_sides``), the scale ``die_side_px`` is in; a
+    detector's box of a real die is some tenths off that measure either way, and a die missed at a size it has
+    would be told to be another (their boxes where the measures disagree, as touching dice do). Where ``short`` found every die, their boxes, bigger only (a die smaller than told is cut with the
+    tray around it, not in parts).
 
     >>> def r(status, *sides): return Reading(status, tuple(DieReading(2, 5, 0.99, (0, 0, s, s)) for s in sides), sure_at=0.95)
     >>> off_the_calibrated_size(r(OK, 180, 170, 176), r(UNCERTAIN), 110, 3).reasons
@@ -99,22 +106,55 @@ def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: fl
     True
     >>> off_the_calibrated_size(r(OK, 60), r(UNCERTAIN, 96), 96, 1) is None  # smaller than told: its own doubt stands
     True
+    >>> off_the_calibrated_size(r(UNCERTAIN, 70, 72), r(UNCERTAIN), 110, 3, lambda: [108.0, 112.0]) is None  # boxed small, measured at the size
+    True
+    >>> off_the_calibrated_size(r(UNCERTAIN, 110, 112), r(UNCERTAIN), 110, 3, lambda: [60.0, 62.0]).reasons[-1]['seen_px']
+    61
     """
     found = unprompted.dice
     if not die_side_px or 2 * len(found) <= expected:
         return None
-    seen = statistics.median(max(d.box[2:]) for d in found)
-    if abs(seen / die_side_px - 1) <= SIZE_TOLERANCE:
-        return None
     if len(short.dice) >= expected:  # cut at the calibrated size, parts of bigger dice can pass for every die
-        # only a sure reading of every die, bigger: a die smaller than told is cut with the tray around it, not in
-        # parts, and the detector's box of a real die is smaller than calibrate's measure of it
+        # only a sure reading of every die, bigger: a die smaller than told is cut with the tray around it, not in parts
+        seen = statistics.median(max(d.box[2:]) for d in found)
         if unprompted.status != OK or len(found) != expected or seen < die_side_px:
             return None
-    elif len(found) <= len(short.dice):
+    elif not missed_at_the_size(unprompted, short, expected):
+        return None
+    else:
+        sides = measured() if measured is not None else None
+        seen = statistics.median(sides or [max(d.box[2:]) for d in found])
+    if abs(seen / die_side_px - 1) <= SIZE_TOLERANCE:
         return None
     code = {"code": "size", "seen_px": int(round(seen)), "calibrated_px": int(round(die_side_px))}
     codes = (*unprompted.reasons, code)
+    return replace(unprompted, status=UNCERTAIN, reasons=codes, reason="; ".join(reason_in_words(c) for c in codes))
+
+
+def missed_at_the_size(unprompted: Reading, short: Reading, expected: int) -> bool:
+    """Whether tray mode's reading at the calibrated size, ``short``, missed dice the look that knew no size,
+    ``unprompted``, found: fewer than the ``expected`` dice there, more unprompted, and those most of the expected.
+
+    >>> def r(n): return Reading(UNCERTAIN, tuple(DieReading(2, 5, 0.99, (0, 0, 9, 9)) for _ in range(n)), sure_at=0.95)
+    >>> missed_at_the_size(r(3), r(1), 3), missed_at_the_size(r(1), r(0), 3), missed_at_the_size(r(3), r(3), 3)
+    (True, False, False)
+    """
+    found = len(unprompted.dice)
+    return len(short.dice) < expected and found > len(short.dice) and 2 * found > expected
+
+
+def found_on_a_second_look(unprompted: Reading, short: Reading) -> Reading:
+    """Where tray mode's reading at the calibrated size, ``short``, missed dice that the look knowing no size,
+    ``unprompted``, found at that size (``missed_at_the_size``; not ``off_the_calibrated_size``): that look's
+    reading, never ok, with the reason ``second_look`` {n: the dice it found more} beside its own. The calibrated
+    size is tray mode's check that a die is one; a die it missed (on the cup's rim, half hidden, of another look)
+    is offered where it lies for the table to confirm, each read as that look read it.
+
+    >>> die = DieReading(2, 5, 0.99, (0, 0, 9, 9))
+    >>> found_on_a_second_look(Reading(OK, (die, die, die), sure_at=0.95), Reading(UNCERTAIN, (die,), sure_at=0.95)).reasons
+    ({'code': 'second_look', 'n': 2},)
+    """
+    codes = (*unprompted.reasons, {"code": "second_look", "n": len(unprompted.dice) - len(short.dice)})
     return replace(unprompted, status=UNCERTAIN, reasons=codes, reason="; ".join(reason_in_words(c) for c in codes))
 
 
@@ -131,6 +171,8 @@ def reason_in_words(code: dict[str, Any]) -> str:
         return f"low confidence on {code['n']} {'die' if code['n'] == 1 else 'dice'} (lowest {code['lowest']:.2f})"
     if kind in ("dark", "blank"):
         return f"the frame is {kind}: no dice can be seen (lights off or the camera covered?)"
+    if kind == "second_look":
+        return f"{code['n']} {'die was' if code['n'] == 1 else 'dice were'} found only on a second look, not at the calibrated size"
     if kind == "size":
         how = "bigger" if code["seen_px"] > code["calibrated_px"] else "smaller"
         return f"the dice look {how} than calibrated ({code['seen_px']} px, not {code['calibrated_px']}): measure the die again (calibrate --dice)"

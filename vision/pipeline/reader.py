@@ -19,12 +19,13 @@ from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
 from vision.annotate import annotate
 from vision.classifier import MARGIN, FaceClassifier
 from vision.pipeline.classify import FaceRead, a_die_seen_from_afar, classify, classify_crop, one_holding_a_die, read_inside, readable_crop
-from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, off_the_calibrated_size, sure_confidence
+from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, found_on_a_second_look, is_sure, missed_at_the_size, off_the_calibrated_size, sure_confidence
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import INSIDE_MOST, Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
 from vision.leaning_cue import LeaningCue
 from vision.number_cue import NumberCue
 from vision.pipeline.reconcile import Die, flag_leaning, flag_leaning_by_look, flag_numbers_by_look, reconcile, shows_a_change, tray_change
+from vision.pipeline.shape import SIDE_AGREEMENT, die_sides
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
 
@@ -112,7 +113,25 @@ class PipelineReader(ReaderOptions):
             if second.status == OK:  # the same places read again at the calibrated size, with every check
                 return second
         # dice of another size than calibrated: found only unprompted, offered there to confirm, never ok
-        return off_the_calibrated_size(unsized, reading, self.die_side_px, self.expected_dice) or self._near_the_size(prepared, reading) or reading
+        off = off_the_calibrated_size(unsized, reading, self.die_side_px, self.expected_dice, lambda: self._sides_as_calibrated(prepared, unsized))
+        if off is not None:
+            return off
+        if missed_at_the_size(unsized, reading, self.expected_dice):  # dice of the calibrated size its look missed
+            return found_on_a_second_look(unsized, reading)
+        return self._near_the_size(prepared, reading) or reading
+
+    def _sides_as_calibrated(self, prepared: Normalised, reading: Reading) -> list[float] | None:
+        """The sides of ``reading``'s dice measured as ``calibrate --dice`` measures them (``shape.die_sides``: their
+        outlines, against the empty tray where there is one, and the classic finder's), the scale of ``die_side_px``;
+        None where they do not agree as ``calibrate --dice`` asks (``SIDE_AGREEMENT``: touching dice measured as one
+        blob). Asked only where the look at that size missed dice the look knowing no size found."""
+        from vision.finder import find_dice  # the classic finder, loaded only when a reading asks
+
+        ox, oy = prepared.offset
+        boxes = [(x - ox, y - oy, w, h) for x, y, w, h in (d.box for d in reading.dice)]
+        sides = die_sides(prepared.grey, boxes, self._empty_region(), find_dice(prepared.bgr))
+        median = float(np.median(sides))
+        return sides if all(abs(s / median - 1) <= SIDE_AGREEMENT for s in sides) else None
 
     def _near_the_size(self, prepared: Normalised, reading: Reading) -> Reading | None:
         """Where tray mode's ``reading`` at the calibrated size doubts only how sure its faces are (every die found, none

@@ -36,6 +36,11 @@ from companion.core.protocols import Proposal
 
 #: The patch measured reaches this many die sides from the centre (room for a leaning die's side face).
 REACH = 1.1
+#: ``die_sides``: a die's side is an outline's that is at least this share of the reader's box and at most its inverse.
+OUTLINE_SHARE = 0.5
+#: ``calibrate --dice`` and tray mode's size check: the dice's sides may differ this much from their median (more:
+#: touching or leaning dice, or a blob that is no die, and the measure is not taken).
+SIDE_AGREEMENT = 0.15
 #: An outline longer than this times its width is a die leaning on something (seen from below, through the tray) ...
 LEANING_ASPECT = 1.07
 #: ... and seen from above (a photo of dice on a table), where a flat die's contact shadow joins its outline.
@@ -231,3 +236,45 @@ def _outside(points: np.ndarray, p: Proposal, x0: int, y0: int, reach_share: flo
     u, v = dx * np.cos(t) + dy * np.sin(t), dy * np.cos(t) - dx * np.sin(t)
     reach = reach_share * p.side
     return float(np.mean((np.abs(u) > reach) | (np.abs(v) > reach)))
+
+
+def die_sides(grey: np.ndarray, boxes: list[tuple[int, int, int, int]], empty: np.ndarray | None = None,
+              found: list | None = None) -> list[float]:
+    """The read dice's sides in pixels, each die measured by its outline in two ways: cut as ``footprint`` cuts one
+    (``outline_side``, against the empty tray's photo where ``calibrate`` stored one) and by the classic
+    finder (``found``: its outlines whose centre lies in the die's box, the biggest). A measure counts only between
+    ``OUTLINE_SHARE`` of the reader's box and its inverse: the box is some tenths off either way (a one with a big
+    mark is boxed at about 0.6 of the die), a mark alone is smaller and an outline joined to glare bigger. Each way
+    misses some dice (a face as grey as the tray leaves only its marks to the first; the second boxes the marks of
+    real dice of other looks), so the way that measures every die with the sides agreeing best is kept (on a tie,
+    as for one die, the outline); where neither measures every die, each die's biggest measure, or its box's side.
+
+    >>> grey = np.full((200, 300), 60, np.uint8); grey[80:120, 80:120] = 220; grey[80:120, 180:220] = 220  # 40 px
+    >>> [round(s) for s in die_sides(grey, [(83, 83, 34, 34), (183, 83, 34, 34)])]
+    [40, 40]
+    >>> lost = np.full((200, 300), 60, np.uint8); lost[96:104, 96:104] = 220  # a die as grey as the tray: its mark
+    >>> [round(s) for s in die_sides(lost, [(83, 83, 34, 34)])]
+    [34]
+    """
+    ways = []
+    for way in ("outline", "finder"):
+        sides = []
+        for x, y, w, h in boxes:
+            box = max(w, h)
+            if way == "outline":
+                measures = [outline_side(grey, Proposal(x + w / 2, y + h / 2, box, 0.0, 0.0), empty)]
+            else:
+                measures = [c.side for c in found or () if x <= c.cx <= x + w and y <= c.cy <= y + h]
+            fit = [m for m in measures if m is not None and OUTLINE_SHARE <= m / box <= 1 / OUTLINE_SHARE]
+            sides.append(max(fit) if fit else None)
+        ways.append(sides)
+    whole = [sides for sides in ways if sides and all(s is not None for s in sides)]
+    if whole:
+        return min(whole, key=_spread)
+    return [max((s for s in per_die if s is not None), default=float(max(box[2:]))) for per_die, box in zip(zip(*ways), boxes)]
+
+
+def _spread(sides: list[float]) -> float:
+    """How far the farthest of ``sides`` lies from their median, as a share of it."""
+    median = float(np.median(sides))
+    return max(abs(s / median - 1) for s in sides)

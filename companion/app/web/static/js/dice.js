@@ -28,7 +28,7 @@ const Dice = (() => {
   const REASON_TEXTS = {
     count: "reason_count", cut_off: "reason_cut_off", leaning: "reason_leaning",
     low_confidence: "reason_low_confidence", dark: "reason_dark", blank: "reason_blank", size: "reason_size",
-    marks: "reason_marks",
+    marks: "reason_marks", second_look: "reason_second_look",
   };
 
   /** Why the reader was not sure, in the page's language; its English words when a code is
@@ -43,6 +43,7 @@ const Dice = (() => {
       // "The camera saw 7 things like dice, not 3": never "7 of 3".
       if (r.code === "count") return tn("reason_count", "reason_count_plural", Number(r.found) || 0, params);
       if (r.code === "low_confidence") return tn("reason_low_confidence", "reason_low_confidence_plural", Number(r.n) || 0, params);
+      if (r.code === "second_look") return tn("reason_second_look", "reason_second_look_plural", Number(r.n) || 0, params);
       return t(REASON_TEXTS[r.code], params);
     }).join(" ");
   }
