@@ -226,7 +226,7 @@ def _reasons_in_english(reading: dict[str, Any]) -> str:
     for r in reading["reasons"]:
         params = {k: (f"{round(100 * v)} %" if k == "lowest" else v) for k, v in r.items()}
         key = "reason_" + r["code"]
-        counted = {"count": "found", "low_confidence": "n"}.get(r["code"])
+        counted = {"count": "found", "low_confidence": "n", "second_look": "n"}.get(r["code"])
         out.append(i18n.translate_plural("en", key, key + "_plural", r[counted], **params) if counted else i18n.translate("en", key, **params))
     return " ".join(out)
 

@@ -200,6 +200,22 @@ def test_a_doubted_die_is_left_for_the_table_to_tap_and_a_sure_one_is_chosen(ser
     expect(page.locator("#total-under-test")).to_have_text("Total: 12")
 
 
+@pytest.mark.parametrize("locale, lang", [("en-GB", "en"), ("pl-PL", "pl")])
+def test_dice_found_on_a_second_look_are_said_with_the_languages_plural(server: Server, new_context: Any, locale: str, lang: str) -> None:
+    """Tray mode's reason ``second_look`` {n}: the dice the look at the calibrated size missed, said with the
+    language's plural for one, two and five dice (Polish has three forms), beside the reading's other reasons."""
+    from companion.app.web import i18n
+
+    page = open_table(new_context, server, TABLET, locale)
+    for n in (1, 2, 5):
+        reading = {"status": "uncertain", "sure_at": 0.95, "dice": [],
+                   "reasons": [{"code": "low_confidence", "n": 1, "lowest": 0.41}, {"code": "second_look", "n": n}]}
+        said = page.evaluate("(reading) => Dice.reasonText(reading)", reading)
+        first = i18n.translate_plural(lang, "reason_low_confidence", "reason_low_confidence_plural", 1, n=1, lowest="41 %")
+        second = i18n.translate_plural(lang, "reason_second_look", "reason_second_look_plural", n, n=n)
+        assert said == f"{first} {second}" and str(n) in second and "{" not in said
+
+
 def test_a_double_tap_on_bluff_calls_one_bluff_and_no_error(server: Server, new_context: Any) -> None:
     game = server.new_game(["Gil", "Hu"], starter=0)
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
