@@ -74,7 +74,8 @@ def _read(args: argparse.Namespace) -> int:
             continue
         r = reader.read(frame)
         dice = [{**d.to_json(), "box": [round(v * scale) for v in d.box]} for d in r.dice]
-        obj = {"file": name, "status": r.status, "reason": r.reason, "dice": dice, "total": r.total, "model": r.model_id}
+        obj = {"file": name, "status": r.status, "reason": r.reason, "reasons": [dict(c) for c in r.reasons], "dice": dice, "total": r.total,
+               "model": r.model_id}
         faces = " + ".join(str(d.top) for d in r.dice) or "no dice"
         text = f"{name}: {r.status}: {faces} = {r.total}" + (f" ({r.reason})" if r.reason else "")
         _emit(args.json, obj, text)

@@ -31,6 +31,11 @@ The kinds of frame:
   five dice at their own scale in a phone's 12-megapixel frame, where the dice are 1-2 % of the frame's width: read
   with ``read --instance bigframe``, so the finest look (``FINEST_NET_SIDE``) runs on both machines.
   ``make_frames.py --bigframe`` remakes this folder alone;
+- ``calibrated/``: ``calibrated/config.toml`` (one die, a die side of ``CALIBRATED_SIDE``, seen from above) and
+  ``calibrated/frames/calibrated-*``: ``mid`` built-set photos (real val dice) the look at that size misses, two of
+  that size by ``calibrate --dice``'s measure (reason ``second_look``) and two of another size (``size``), so the
+  measure (``shape.die_sides``, the classic finder's outlines among them) decides between them on both machines.
+  ``make_frames.py --calibrated`` remakes this folder alone;
 - ``far-*``: a rendered table shrunk so its dice are a few hundredths of the frame's
   width, the table stretched around it (a 1280×960 frame, and a small one the finer
   look enlarges), so the reader's finer look runs on both machines;
@@ -76,6 +81,7 @@ OUT = HERE / "frames"
 TRAY = HERE / "tray"
 CLOSEUP = HERE / "closeup"
 BIGFRAME = HERE / "bigframe"
+CALIBRATED = HERE / "calibrated"
 #: the patterson val crops (by their order in ``crops.csv``) pasted close up for the ``closeup`` group: dice whose marks
 #: the detector takes for dice from every distance (the die around them read sure, and read unsure), and dice the
 #: looks from farther read
@@ -323,6 +329,54 @@ def bigframe_frames(folder: Path) -> None:
     print(f"{len(manifest)} big frames in {folder.relative_to(REPO)}")
 
 
+#: ``mid`` built-set photos (real val dice, one a 1280×960 JPEG) read told a die side of ``CALIBRATED_SIDE`` from above:
+#: two dice the look at that size misses and the look knowing no size finds, of that size as ``calibrate --dice``
+#: measures it (``second_look``), and two of another size (``size``: m0057's die bigger, m0065's smaller, its side
+#: measured by the classic finder's outline), so the measure's outlines decide between the reasons on both machines.
+CALIBRATED_PHOTOS = ("m0094", "m0107", "m0057", "m0065")
+CALIBRATED_SIDE = 180
+
+
+def _val_dice_sources() -> list[str]:
+    """The shared set each of ``bench.eval_sets.real_val_dice``'s dice comes from, in its order (rune55's, skovy's,
+    patterson's): each set's dice counted alone, beside a folder holding only it."""
+    from bench.eval_sets import real_val_dice
+
+    out: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("real-dice-rune55", "real-dice-skovy", "real-dice-patterson"):
+            alone = Path(tmp) / name
+            alone.mkdir()
+            (alone / name).symlink_to(DATASETS / name)
+            out += [name] * len(real_val_dice(alone))
+    return out
+
+
+def calibrated_frames(folder: Path) -> None:
+    """Real photos read in tray mode told a die side (``CALIBRATED_PHOTOS``), with one die expected, from above."""
+    from bench.eval_sets import mid, real_val_dice
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "frames").mkdir(parents=True)
+    dice = real_val_dice()
+    sources = _val_dice_sources()
+    assert len(sources) == len(dice)
+    manifest: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        mid(Path(tmp), dice)
+        for photo in CALIBRATED_PHOTOS:
+            name = f"calibrated-{photo}.jpg"
+            shutil.copy2(Path(tmp) / "images" / f"{photo}.jpg", folder / "frames" / name)
+            source = sources[int(photo[1:])]
+            manifest[name] = {"kind": "calibrated", "set": source, "split": "val", "photo": photo, "seen": dice[int(photo[1:])][0],
+                              **({"credit": RUNE55_CREDIT} if source == "real-dice-rune55" else {})}
+    (folder / "config.toml").write_text(f"[reader]\nexpected_dice = 1\ndie_side_px = {CALIBRATED_SIDE}\n\n[camera]\ncamera_view = \"above\"\n",
+                                        encoding="utf-8")
+    _write_manifest(folder / "frames.json", manifest)
+    print(f"{len(manifest)} calibrated frames in {folder.relative_to(REPO)}")
+
+
 def main() -> int:
     if "--closeup" in sys.argv[1:]:
         closeup_frames(CLOSEUP)
@@ -332,6 +386,9 @@ def main() -> int:
         return 0
     if "--bigframe" in sys.argv[1:]:
         bigframe_frames(BIGFRAME)
+        return 0
+    if "--calibrated" in sys.argv[1:]:
+        calibrated_frames(CALIBRATED)
         return 0
     if "--cue" in sys.argv[1:]:  # added to the committed set, the other frames' bytes untouched
         manifest = json.loads((HERE / "frames.json").read_text(encoding="utf-8"))
@@ -351,6 +408,7 @@ def main() -> int:
     tray_frames(TRAY)
     closeup_frames(CLOSEUP)
     bigframe_frames(BIGFRAME)
+    calibrated_frames(CALIBRATED)
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)

@@ -37,6 +37,19 @@ def test_read_json_prints_one_object_per_image_with_the_path_as_given(frame_file
         assert set(o["dice"][0]) == {"seen", "top", "confidence", "box"} and len(o["dice"][0]["box"]) == 4
 
 
+def test_read_json_gives_the_reasons_as_codes_beside_the_english_reason(frame_file, capsys, tmp_path):
+    """``reasons`` (docs/API-EXTENSIONS.md): the codes the page says in the players' language, with their numbers,
+    so a reading can be checked from outside without parsing English; empty when the reading is ok."""
+    path, frame, _ = frame_file
+    dark = tmp_path / "dark.png"
+    cv2.imwrite(str(dark), np.zeros_like(frame))
+    rc = main(["read", "--json", "--as-seen", "--instance", str(tmp_path), str(path), str(dark)])
+    ok, unsure = _lines(capsys)
+    assert rc == 0
+    assert ok["status"] == "ok" and ok["reasons"] == []
+    assert unsure["status"] == "uncertain" and [c["code"] for c in unsure["reasons"]] == ["dark"] and "dark" in unsure["reason"]
+
+
 def test_a_phones_50_megapixel_jpeg_is_read_and_its_boxes_given_in_its_own_pixels(frame_file, capsys, tmp_path):
     """Over the 40-megapixel limit, a JPEG is decoded at half its size (``jpeg_reduction``), not refused."""
     _, frame, placed = frame_file
