@@ -84,8 +84,8 @@ def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: fl
     Where ``short`` missed dice, the sides compared are ``measured``'s where it gives them: ``unprompted``'s dice
     measured as ``calibrate --dice`` measures them (``shape.die_sides``), the scale ``die_side_px`` is in; a
     detector's box of a real die is some tenths off that measure either way, and a die missed at a size it has
-    would be told to be another (their boxes where the measures disagree, as touching dice do). Where ``short`` found every die, their boxes, bigger only (a die smaller than told is cut with the
-    tray around it, not in parts).
+    would be told to be another (their boxes where the measures disagree, as touching dice do). Where ``short`` found
+    every die, their boxes, bigger only (a die smaller than told is cut with the tray around it, not in parts).
 
     >>> def r(status, *sides): return Reading(status, tuple(DieReading(2, 5, 0.99, (0, 0, s, s)) for s in sides), sure_at=0.95)
     >>> off_the_calibrated_size(r(OK, 180, 170, 176), r(UNCERTAIN), 110, 3).reasons
