@@ -26,7 +26,7 @@ import numpy as np
 from companion.core.errors import HardwareError
 from companion.core.files import atomic_write
 from companion.core.settings import CONFIG_NAME, Settings, write_config
-from vision.pipeline.shape import SIDE_AGREEMENT, die_sides
+from vision.pipeline.shape import die_sides, sides_agree
 from vision.reader import load_reader
 from vision.sources import build_frame_source
 
@@ -135,11 +135,10 @@ def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None,
     found = find_dice(frame)
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     sides = die_sides(grey, [die.box for die in reading.dice], getattr(reader, "empty_tray", None), found)
-    median = float(np.median(sides)) if sides else 0.0
-    if len(sides) != want or any(abs(s / median - 1) > SIDE_AGREEMENT for s in sides):
+    if len(sides) != want or not sides_agree(sides):
         return None, ["The dice do not look the same size (" + ", ".join(f"{s:.0f}" for s in sides) + " px): "
                       "lay them flat and apart, away from glare, then run calibrate --dice again."]
-    return round(median), []
+    return round(float(np.median(sides))), []
 
 
 def tray_region(grey: np.ndarray) -> list[int]:

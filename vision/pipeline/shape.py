@@ -274,6 +274,17 @@ def die_sides(grey: np.ndarray, boxes: list[tuple[int, int, int, int]], empty: n
     return [max((s for s in per_die if s is not None), default=float(max(box[2:]))) for per_die, box in zip(zip(*ways), boxes)]
 
 
+def sides_agree(sides: list[float]) -> bool:
+    """Whether ``sides`` measure dice of one size: each within ``SIDE_AGREEMENT`` of their median, as ``calibrate
+    --dice`` asks of the dice it measures and tray mode of the dice it measures against the calibrated side (two
+    touching dice measured as one blob do not agree). No sides measure nothing, so they do not agree.
+
+    >>> sides_agree([40, 42, 38]), sides_agree([40, 41, 80]), sides_agree([])
+    (True, False, False)
+    """
+    return bool(sides) and _spread(sides) <= SIDE_AGREEMENT
+
+
 def _spread(sides: list[float]) -> float:
     """How far the farthest of ``sides`` lies from their median, as a share of it."""
     median = float(np.median(sides))
