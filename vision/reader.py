@@ -47,11 +47,9 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
         embedding = _embedding_of(clf)  # one network run: both cues are fit on it
         cue, problem = _leaning_cue(embedding, _path(settings, "reader.leaning_cue")) if options["camera_view"] == "below" else (None, None)
         numbers, numbers_problem = _number_cue(embedding, _path(settings, "reader.number_cue"))
-        staged = PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
-                                empty_tray=_empty_tray(settings), leaning_cue=cue, number_cue=numbers)
-        staged.leaning_problem = problem  # type: ignore[attr-defined]
-        staged.number_problem = numbers_problem  # type: ignore[attr-defined]
-        return staged
+        return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
+                              empty_tray=_empty_tray(settings), leaning_cue=cue, number_cue=numbers,
+                              leaning_problem=problem, number_problem=numbers_problem)
     from vision.classic_reader import DiceReader
 
     return DiceReader(clf, **_reader_settings(settings))

@@ -173,6 +173,7 @@ def test_without_its_cue_file_the_reader_reads_and_says_why(monkeypatch, tmp_pat
     r = load_reader(Settings.defaults(), threads=1)
     assert r.leaning_cue is None
     assert "judged by its outline only" in r.leaning_problem and "missing" in r.leaning_problem
+    assert r.with_die_side(60).leaning_problem == r.leaning_problem  # a copy told the die size still says why
     frame, _, _ = _leaning_frame(50400)
     assert r.read(frame).status == "ok"  # reads as before the cue: the outline alone
 

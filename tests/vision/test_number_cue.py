@@ -124,6 +124,8 @@ def test_without_its_cue_file_the_reader_reads_and_says_why(reader, monkeypatch,
     r = load_reader(Settings.defaults(), threads=1)
     assert r.number_cue is None
     assert "numbers or signs are not doubted" in r.number_problem and "missing" in r.number_problem
+    for copy in (r.with_view("above"), r.with_die_side(60), r.with_expected(1), r.with_empty_tray(None)):
+        assert copy.number_problem == r.number_problem  # a copy told more of the table still says why
     sixes = _sixes()[::4]
     assert [r.classify_crop(c) for c in sixes] == [_without_cue(reader).classify_crop(c) for c in sixes]  # as before the cue
 

@@ -25,7 +25,7 @@ from vision.pipeline.propose import INSIDE_MOST, Proposer, around_marks, at_die_
 from vision.leaning_cue import LeaningCue
 from vision.number_cue import NumberCue
 from vision.pipeline.reconcile import Die, flag_leaning, flag_leaning_by_look, flag_numbers_by_look, reconcile, shows_a_change, tray_change
-from vision.pipeline.shape import SIDE_AGREEMENT, die_sides
+from vision.pipeline.shape import die_sides, sides_agree
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
 
@@ -48,13 +48,16 @@ class PipelineReader(ReaderOptions):
     are the tray's calibration: with them the detector looks for dice of that
     size inside that region only. ``leaning_cue``: from below, a die that looks
     leaning (``vision.leaning_cue``) is doubted as well as one whose outline is. ``number_cue``: a die whose marks look
-    like numbers or signs, not pips (``vision.number_cue``), is doubted from any view. ``on_dice``: called with each
-    look's normalised frame and the dice it keeps (training code collects them so; the reading is unchanged).
+    like numbers or signs, not pips (``vision.number_cue``), is doubted from any view. ``leaning_problem`` and
+    ``number_problem``: why a cue is missing, in words for ``/api/health`` (``load_reader`` sets them; every copy made
+    by a ``with_*`` keeps them, as it keeps the cues). ``on_dice``: called with each look's normalised frame and the
+    dice it keeps (training code collects them so; the reading is unchanged).
     """
 
     def __init__(self, classifier: FaceClassifier, proposer: Proposer, *, camera_view: str = "below", opposite_faces: list[int] | None = None,
                  min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0, tray_region: list[int] | None = None,
                  empty_tray: np.ndarray | None = None, leaning_cue: LeaningCue | None = None, number_cue: NumberCue | None = None,
+                 leaning_problem: str | None = None, number_problem: str | None = None,
                  on_dice: Callable[[Normalised, list[Die]], None] | None = None) -> None:
         self.classifier = classifier
         self.proposer = proposer
@@ -65,11 +68,15 @@ class PipelineReader(ReaderOptions):
         self.empty_tray = empty_tray
         self.leaning_cue = leaning_cue
         self.number_cue = number_cue
+        self.leaning_problem = leaning_problem
+        self.number_problem = number_problem
         self.on_dice = on_dice
 
     def _but(self, **changes: Any) -> "PipelineReader":
         return PipelineReader(self.classifier, self.proposer, **{**self.options(), "empty_tray": self.empty_tray,
                                                                  "leaning_cue": self.leaning_cue, "number_cue": self.number_cue,
+                                                                 "leaning_problem": self.leaning_problem,
+                                                                 "number_problem": self.number_problem,
                                                                  "on_dice": self.on_dice, **changes})
 
     def with_empty_tray(self, empty_tray: np.ndarray | None) -> "PipelineReader":
@@ -130,8 +137,7 @@ class PipelineReader(ReaderOptions):
         ox, oy = prepared.offset
         boxes = [(x - ox, y - oy, w, h) for x, y, w, h in (d.box for d in reading.dice)]
         sides = die_sides(prepared.grey, boxes, self._empty_region(), find_dice(prepared.bgr))
-        median = float(np.median(sides))
-        return sides if all(abs(s / median - 1) <= SIDE_AGREEMENT for s in sides) else None
+        return sides if sides_agree(sides) else None
 
     def _near_the_size(self, prepared: Normalised, reading: Reading) -> Reading | None:
         """Where tray mode's ``reading`` at the calibrated size doubts only how sure its faces are (every die found, none
