@@ -51,11 +51,16 @@ COUNTS = ("dice", "right", "silently_wrong", "right_without_doubt")
 CUE_DIR = Path("build/judge/cues")
 
 
-def reader_of(model: Path | None, detector: Path | None = None, cues: dict[str, Path] | None = None) -> Any:
+def reader_of(model: Path | None, detector: Path | None = None, cues: dict[str, Path] | None = None,
+              camera_view: str | None = None) -> Any:
     """The product's reader with ``model`` as its face classifier and ``detector`` as its learned detector (the
     shipped ones where None), as ``evaluate --instance`` reads with a ``[reader] model`` in the instance's config;
-    ``cues``: the cue files fit on ``model`` (``reader.leaning_cue``, ``reader.number_cue``; ``candidate_cues``)."""
+    ``cues``: the cue files fit on ``model`` (``reader.leaning_cue``, ``reader.number_cue``; ``candidate_cues``);
+    ``camera_view``: the setting's (default "below"), given "above" where the labels are the faces photographed:
+    loaded so, a reader never looks for the leaning cue it would not use from above."""
     overrides: dict[str, str] = {f"reader__{key}": str(path) for key, path in (cues or {}).items()}
+    if camera_view is not None:
+        overrides["camera__camera_view"] = camera_view
     if model is not None:
         overrides["reader__model"] = str(model)
     if detector is not None:

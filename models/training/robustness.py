@@ -358,7 +358,7 @@ def reader_with_model(model: Path | None, kind: str, detector: Path | None = Non
             raise ValueError(CLASSIC_HAS_NO_DETECTOR)
         return DiceReader(FaceClassifier(model), camera_view="above")
     own = candidate_cues(model, cues, leaning=False) if model is not None else {}
-    return reader_of(model, detector, own).with_view("above")
+    return reader_of(model, detector, own, camera_view="above")
 
 
 def flagged_share(row: dict[str, int]) -> float:

@@ -89,8 +89,9 @@ def test_the_sweep_reads_with_another_detector_when_given_one(tmp_path):
         reader_with_model(None, "classic", other)
 
 
-def test_the_sweep_reads_a_candidate_model_with_its_own_number_cue(real_dataset, tmp_path):
-    """The shipped cue is fit on the shipped model: a candidate is read with the cue the judge fits for it."""
+def test_the_sweep_reads_a_candidate_model_with_its_own_number_cue(real_dataset, tmp_path, caplog):
+    """The shipped cue is fit on the shipped model: a candidate is read with the cue the judge fits for it, and from
+    above, where no leaning cue is used, without a word about the shipped one being fit on another model."""
     from models.training.judge import candidate_cues
     from models.training.robustness import reader_with_model
     from vision.classifier import file_model_id
@@ -98,8 +99,11 @@ def test_the_sweep_reads_a_candidate_model_with_its_own_number_cue(real_dataset,
     base = Path("models/training/base/dice-faces-5bbb6f704193.onnx")
     quick = candidate_cues(base, tmp_path, leaning=False, quick=True)["number_cue"]
     quick.rename(tmp_path / quick.name.replace("-quick", ""))  # a full fit's place: used as it is, not fit again
-    reader = reader_with_model(base, "learned", cues=tmp_path)
+    caplog.clear()  # the fit above reads with the shipped cues, and says so
+    with caplog.at_level("WARNING"):
+        reader = reader_with_model(base, "learned", cues=tmp_path)
     assert reader.model_id == file_model_id(base) and reader.camera_view == "above"
+    assert reader.leaning_cue is None and reader.leaning_problem is None and "leaning" not in caplog.text
     assert reader.number_cue.classifier_id == file_model_id(base)
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"{file_model_id(base)}-number-cue.npz"]
 
