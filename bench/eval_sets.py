@@ -131,7 +131,7 @@ def real_val_dice(shared: Path = SHARED, margin: float = 0.12, split: str = "val
     return out + val_crops(shared, ("real-dice-patterson",), split)
 
 
-def _cup_frame(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
+def cup_frame(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
     """A small grey cup-like frame: a lighter disc on a darker ground, soft light and a little noise."""
     base = float(rng.uniform(60, 140))
     frame = np.full((height, width), base, np.float32)
@@ -151,7 +151,7 @@ def _blend(ground: np.ndarray, die: np.ndarray) -> np.ndarray:
     return (die * mask + ground * (1 - mask)).astype(np.uint8)
 
 
-def _pasted(frame: np.ndarray, patch: np.ndarray, x0: int, y0: int, side: int, seen: int, interpolation: int | None = None
+def paste_patch(frame: np.ndarray, patch: np.ndarray, x0: int, y0: int, side: int, seen: int, interpolation: int | None = None
             ) -> tuple[int, float, float, float, float]:
     """``patch`` scaled to ``side`` (``interpolation``; by default area when shrinking, cubic when enlarging) and
     blended into ``frame`` at (``x0``, ``y0``); its label (the die inside the patch's 12 % margin)."""
@@ -169,7 +169,7 @@ def cup(root: Path, per_row: int, dice: list[tuple[int, np.ndarray]], seed: int 
     order = rng.permutation(len(dice))[: limit * per_row]
     count = 0
     for i in range(0, len(order) - per_row + 1, per_row):
-        frame = _cup_frame(rng, 128 * per_row, 128)
+        frame = cup_frame(rng, 128 * per_row, 128)
         boxes = []
         for k, j in enumerate(order[i:i + per_row]):
             seen, patch = dice[j]
@@ -178,7 +178,7 @@ def cup(root: Path, per_row: int, dice: list[tuple[int, np.ndarray]], seed: int 
             cx = 64 + 128 * k + int(rng.integers(-12, 13))
             cy = 64 + int(rng.integers(-12, 13))
             scaling = cv2.INTER_AREA if patch.shape[0] > side else cv2.INTER_LINEAR
-            boxes.append(_pasted(frame, grey, cx - side // 2, cy - side // 2, side, seen, scaling))
+            boxes.append(paste_patch(frame, grey, cx - side // 2, cy - side // 2, side, seen, scaling))
         _write(root, f"c{i // per_row:04d}", frame, boxes)
         count += per_row
     _as_test_split(root)
@@ -211,10 +211,10 @@ def one_a_frame(dice: list[tuple[int, np.ndarray]], frame: tuple[int, int], fill
     width, height = frame
     rng = np.random.default_rng(seed)
     for seen, patch in dice:
-        image = _cup_frame(rng, width, height)
+        image = cup_frame(rng, width, height)
         side = int(rng.uniform(*fill) * min(width, height))
         x0, y0 = int(rng.integers(0, width - side + 1)), int(rng.integers(0, height - side + 1))
-        yield image, _pasted(image, patch, x0, y0, side, seen)
+        yield image, paste_patch(image, patch, x0, y0, side, seen)
 
 
 def _one_a_frame_set(root: Path, dice: list[tuple[int, np.ndarray]], frame: tuple[int, int], fill: tuple[float, float], seed: int,
@@ -247,13 +247,13 @@ def far(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = FAR_SEED) ->
     width, height = FAR_FRAME
     count = 0
     for i in range(0, len(order) - FAR_PER_FRAME + 1, FAR_PER_FRAME):
-        frame = _cup_frame(rng, width, height)
+        frame = cup_frame(rng, width, height)
         boxes: list[tuple[int, float, float, float, float]] = []
         for j in order[i:i + FAR_PER_FRAME]:
             seen, patch = dice[j]
             side = int(round(rng.uniform(*FAR_SIDE) * 1.12))  # the patch holds the die with a 12 % margin
-            x0, y0 = _apart(rng, width, height, side, boxes, 2.0)  # three dice in a 1280×960 frame: found at once
-            boxes.append(_pasted(frame, patch, x0, y0, side, seen, cv2.INTER_AREA))
+            x0, y0 = free_corner(rng, width, height, side, boxes, 2.0)  # three dice in a 1280×960 frame: found at once
+            boxes.append(paste_patch(frame, patch, x0, y0, side, seen, cv2.INTER_AREA))
         _write(root, f"f{i // FAR_PER_FRAME:04d}", frame, boxes)
         count += FAR_PER_FRAME
     _as_test_split(root)
@@ -270,14 +270,14 @@ def many(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = MANY_SEED) 
     count = 0
     while order:
         wanted = int(rng.integers(MANY_PER_FRAME[0], MANY_PER_FRAME[1] + 1))
-        frame = _cup_frame(rng, width, height)
+        frame = cup_frame(rng, width, height)
         boxes: list[tuple[int, float, float, float, float]] = []
         for j in list(order[:wanted]):
             seen, patch = dice[j]
             side = int(round(rng.uniform(*MANY_SIDE) * 1.12))  # the patch holds the die with a 12 % margin
-            place = _apart(rng, width, height, side, boxes, MANY_APART, tries=200)
+            place = free_corner(rng, width, height, side, boxes, MANY_APART, tries=200)
             if place is not None:
-                boxes.append(_pasted(frame, patch, *place, side, seen))
+                boxes.append(paste_patch(frame, patch, *place, side, seen))
                 order.remove(j)
         _write(root, f"n{count:04d}", frame, boxes)
         count += 1
@@ -285,7 +285,7 @@ def many(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = MANY_SEED) 
     return len(dice)
 
 
-def _apart(rng: np.random.Generator, width: int, height: int, side: int, boxes: list[tuple[int, float, float, float, float]],
+def free_corner(rng: np.random.Generator, width: int, height: int, side: int, boxes: list[tuple[int, float, float, float, float]],
            apart: float, tries: int | None = None) -> tuple[int, int] | None:
     """A corner for a ``side``-px patch wholly inside the frame whose centre lies more than ``apart`` sides from every
     die in ``boxes`` one way or the other, drawn until one is found (at most ``tries`` times: else None)."""

@@ -20,7 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from bench.eval_sets import SHARED
+from bench.eval_sets import SHARED, real_val_dice
 from bench.eval_sets import main as build_eval_sets
 from bench.eval_sets import up_to_date
 from bench.reader import _read_times
@@ -205,3 +205,18 @@ def bench_other_looks(full: bool) -> dict[str, Any]:
 
 
 BENCHES["other_looks"] = bench_other_looks
+
+
+def bench_not_dice(full: bool) -> dict[str, Any]:
+    """The staged reader on things that are not dice (``models.training.not_dice``: a button, a coin, a glass bead...)
+    in a die's place and beside three real dice: per mode and per thing, frames, readings ok, wrong verdicts, and the
+    thing taken for a die (surely or doubted). The short form draws 5 scenes of each thing a mode, the full 20."""
+    from models.training.not_dice import read
+
+    dice = real_val_dice()
+    if len(dice) < 3:
+        return {"skipped": f"no real dice to paste beside the repository ({SHARED})"}
+    return read(load_reader(Settings.defaults(), threads=1).with_view("above"), 20 if full else 5, dice)
+
+
+BENCHES["not_dice"] = bench_not_dice

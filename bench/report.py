@@ -150,6 +150,12 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("classify on number dice drawn by other_looks (600 in the full form): read right", "other_looks.number dice.right", "(higher is better)", lambda v: True),
     ("classify on those number dice: silently wrong (sure and wrong)", "other_looks.number dice.silently_wrong", "0 (<= 1 per 1,000)", lambda v: v == 0),
     ("classify on ones printed as an emblem (other_looks): silently wrong", "other_looks.emblem one.silently_wrong", "0", lambda v: v == 0),
+    ("Staged reader: a thing not a die in a die's place (not_dice: a button, a coin, a glass bead...; 160 scenes in the "
+     "full form): readings ok, each a wrong verdict", "not_dice.in a die's place.all.wrong_verdicts", "0", lambda v: v == 0),
+    ("Staged reader: the same things beside three dice: readings ok and wrong", "not_dice.beside three dice.all.wrong_verdicts", "0",
+     lambda v: v == 0),
+    ("Staged reader: the same things beside three dice: read ok and right (the thing left out)",
+     "not_dice.beside three dice.all.ok_and_right", "(higher is better)", lambda v: True),
     ("Learned detector, 1280x960, one core, median ms", "reading.learned.speed.detector_1280x960_median_ms", "<= 3", lambda v: v <= 3),
     ("Staged read, 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_1280x960_3_dice_median_ms", "<= 10", lambda v: v <= 10),
     ("Staged read in tray mode (size and empty tray), 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_tray_mode_median_ms", "<= 10", lambda v: v <= 10),
