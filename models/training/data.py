@@ -255,6 +255,51 @@ def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.ra
     return np.array(xs, np.uint8), np.array(ys, np.int64)
 
 
+def round_thing_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Round things that are not dice, cut as a die would be and labelled 0 ("not a die"): balls lit from one side
+    with the lamp's shine on them (opaque, glassy or swirled like a marble), and flat discs (plain, ringed, or with a
+    boss in the middle), on ``synth_face_crops``' grounds. The detector boxes a ball at about its lit part, so the
+    square is 0.55-1.15 of the thing's side. A ball's highlight is a light mark on a darker face: without these the
+    classifier reads a glass bead as a sure one. Drawn here, not by ``models.training.not_dice`` (the held-out check of
+    such things), so that check still reads things drawn otherwise."""
+    xs = []
+    for _ in range(n):
+        side = rng.uniform(24, 80)
+        size = int(side * 3)
+        frame = np.empty((size, size, 3), np.float32)
+        frame[:] = rng.uniform(30, 220, 3)
+        frame += cv2.resize(rng.normal(0, 12, (4, 4, 3)).astype(np.float32), (size, size))
+        c, r = size / 2, side / 2
+        yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+        dx, dy = (xx - c) / r, (yy - c) / r
+        inside = dx * dx + dy * dy < 1.0
+        colour = rng.uniform(20, 240, 3).astype(np.float32)
+        if rng.random() < 0.65:  # a ball: Lambert shading from a lamp up and to a side, and its specular shine
+            nz = np.sqrt(np.clip(1.0 - dx * dx - dy * dy, 0.0, 1.0))
+            up, turn = rng.uniform(0.35, 1.3), rng.uniform(0, 2 * np.pi)
+            light = np.array([np.cos(turn) * np.cos(up), np.sin(turn) * np.cos(up), np.sin(up)], np.float32)
+            lit = np.clip(dx * light[0] + dy * light[1] + nz * light[2], 0.0, 1.0)
+            body = colour * (rng.uniform(0.15, 0.4) + rng.uniform(0.6, 1.0) * lit)[..., None]
+            if rng.random() < 0.35:  # swirled like a marble
+                swirl = cv2.resize(rng.normal(0, 1, (5, 5)).astype(np.float32), (size, size), interpolation=cv2.INTER_CUBIC)
+                body = body * (1.0 + 0.35 * np.tanh(swirl))[..., None]
+            half = light + np.array([0.0, 0.0, 1.0], np.float32)  # the lamp's and the camera's halfway direction
+            half /= np.linalg.norm(half)
+            shine = np.clip(dx * half[0] + dy * half[1] + nz * half[2], 0.0, 1.0) ** rng.uniform(15, 120)
+            body = body + rng.uniform(150, 300) * shine[..., None]
+            see_through = rng.uniform(0.55, 1.0) if rng.random() < 0.4 else 1.0  # glass lets the ground through
+            frame[inside] = frame[inside] * (1 - see_through) + body[inside] * see_through
+        else:  # a flat disc: a counter, a coin's plain face, a cap; a ring or a boss in the middle
+            frame[inside] = colour
+            if rng.random() < 0.6:
+                cv2.circle(frame, (int(c), int(c)), int(r * rng.uniform(0.2, 0.85)), (colour * rng.uniform(0.5, 1.4)).tolist(),
+                           -1 if rng.random() < 0.5 else max(1, int(r * 0.08)), cv2.LINE_AA)
+        image = finish(frame, rng, blur=rng.uniform(0, 1.0) * side / 64, noise=rng.uniform(0, 8))
+        jx, jy = rng.normal(0, 0.08 * side, 2)
+        xs.append(cut_crop(image, c + jx, c + jy, side * rng.uniform(0.55, 1.15), rng.uniform(0, 360)))
+    return np.array(xs, np.uint8).reshape(-1, CROP, CROP, 3), np.zeros(n, np.int64)
+
+
 def synth_frame_crops(frames: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Whole rendered frames through the finder: its blobs, labelled by the dice they sit on (or 0)."""
     xs, ys = [], []

@@ -1,6 +1,7 @@
 """Things that are not dice on the table, drawn here: what the reader makes of them in a die's place and beside the dice.
 
-Run with ``python -m models.training.not_dice [MODEL.onnx] [--per-kind N] [--json]`` (default: the shipped model).
+Run with ``python -m models.training.not_dice [MODEL.onnx] [--per-kind N] [--json]`` (default: the shipped model; a
+candidate is read with its own number-dice cue, fit once as ``models.training.judge`` fits it).
 A table holds more than dice: buttons, coins, sugar cubes, a card, a die of another shape, a toy brick, a meeple, a
 glass bead. None is in the shared sets, so they are drawn by this module's own code (plain OpenCV shapes on a
 patch of the thing's size with its own soft outline), never by a training command: the detector's training draws
@@ -208,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-kind", type=int, default=20, help="scenes of each thing in each mode (default 20)")
     ap.add_argument("--json", action="store_true", help="one JSON object, mode by mode and thing by thing")
     args = ap.parse_args(argv)
-    from models.training.judge import reader_of
+    from models.training.judge import CUE_DIR, candidate_cues, reader_of
 
     if args.model is not None and not args.model.is_file():
         ap.error(f"there is no model file at {args.model}")
@@ -218,7 +219,8 @@ def main(argv: list[str] | None = None) -> int:
     dice = real_val_dice()
     if len(dice) < EXPECTED:
         ap.error("no real dice to paste: the shared datasets are not beside the repository")
-    report = read(reader_of(args.model, camera_view="above"), args.per_kind, dice)
+    own = candidate_cues(args.model, CUE_DIR, leaning=False) if args.model is not None else {}  # as the judge reads it
+    report = read(reader_of(args.model, cues=own, camera_view="above"), args.per_kind, dice)
     if args.json:
         print(json.dumps(report, indent=1))
         return 0

@@ -37,11 +37,22 @@ from vision.classifier import CROP, file_model_id, prepare
 MODELS = Path(__file__).resolve().parents[1]
 #: Where a run keeps its data cache and per-epoch checkpoints (gitignored): ``--resume`` picks up from there.
 WORK = MODELS.parent / "build" / "classifier"
-#: The drawn dice a run may add (``--other-bodies``, ``--faint-marks``, ``--numerals``, ``--other-marks``): each
-#: option's crops come from its own random stream (the seed and this number) with its die style, after the data cache,
-#: so the cache, and every other source in it, stay the same with or without them.
-DRAWN_SOURCES = {"other_bodies": (26, data.other_body_style), "faint_marks": (27, data.faint_mark_style),
-                 "numerals": (28, data.numeral_style), "other_marks": (29, data.other_marks_style)}
+
+
+def _dice_of_style(style_of):
+    """The drawer of ``n`` synthetic die crops of one style (``data.synth_face_crops``)."""
+    return lambda n, rng: data.synth_face_crops(n, rng, style_of)
+
+
+#: The drawn crops a run may add (``--other-bodies``, ``--faint-marks``, ``--numerals``, ``--other-marks`` dice of a
+#: style; ``--round-things``, things that are not dice): each option's crops come from its own random stream (the seed
+#: and this number) and drawer, after the data cache, so the cache, and every other source in it, stay the same with
+#: or without them.
+DRAWN_SOURCES = {"other_bodies": (26, _dice_of_style(data.other_body_style)), "faint_marks": (27, _dice_of_style(data.faint_mark_style)),
+                 "numerals": (28, _dice_of_style(data.numeral_style)), "other_marks": (29, _dice_of_style(data.other_marks_style)),
+                 "round_things": (30, data.round_thing_crops)}
+#: The drawn looks ``--doubted`` may teach as doubt: dice, not the things that are not dice.
+DOUBTABLE = tuple(k for k in DRAWN_SOURCES if k != "round_things")
 #: The sources a run trains on; ``--real-sets`` adds every shared set's train crops (``real_sets.train_crops``), and
 #: each of ``DRAWN_SOURCES`` its drawn dice.
 BASE_SOURCES = ("real", "faces", "frames", *DRAWN_SOURCES)
@@ -248,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--other-marks", type=int, default=0,
                     help="also train on this many synthetic crops of dice with shaped marks or a big emblem for the one "
                          "(data.other_marks_style), labelled with their count; drawn as --other-bodies")
+    ap.add_argument("--round-things", type=int, default=0,
+                    help="also train on this many synthetic crops of round things that are not dice (data.round_thing_crops: "
+                         "shiny balls, glass beads, marbles, flat discs), labelled not a die; drawn as --other-bodies")
     ap.add_argument("--hard-repeat", type=int, default=0,
                     help="with --init: show the training crops that model reads with their own face under HARD_BELOW "
                          "this many more times an epoch (hard examples; augmented afresh each time)")
@@ -283,8 +297,8 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--{name.replace('_', '-')} is a number of crops: 0 (none) or more")
     if args.hard_repeat < 0 or (args.hard_repeat and not args.init):
         ap.error("--hard-repeat is a number of extra showings (0 or more) of the crops the --init model reads badly: it needs --init")
-    if set(args.doubted) - set(DRAWN_SOURCES) or any(not getattr(args, k) for k in args.doubted):
-        ap.error(f"--doubted names drawn looks the run adds: one or more of {', '.join(DRAWN_SOURCES)}, each with its count "
+    if set(args.doubted) - set(DOUBTABLE) or any(not getattr(args, k) for k in args.doubted):
+        ap.error(f"--doubted names drawn looks the run adds: one or more of {', '.join(DOUBTABLE)}, each with its count "
                  f"(e.g. --numerals 3000 --doubted numerals)")
     if args.keep_answers < 0 or (args.keep_answers and not args.init):
         ap.error("--keep-answers is the weight (0 or more) of the --init model's answers: it needs --init")
@@ -301,9 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     rng = np.random.default_rng(args.seed)
     sets = cached_build(rng, args)
-    for name, (stream, style_of) in DRAWN_SOURCES.items():
+    for name, (stream, draw) in DRAWN_SOURCES.items():
         if getattr(args, name):
-            sets[name] = data.synth_face_crops(getattr(args, name), np.random.default_rng([args.seed, stream]), style_of)
+            sets[name] = draw(getattr(args, name), np.random.default_rng([args.seed, stream]))
     sources = [k for k in sets if k in BASE_SOURCES or k.startswith("set_")]
     unknown = sorted(set(args.repeat) - set(sources))
     if unknown:

@@ -127,7 +127,8 @@ def test_a_fine_tune_that_doubts_a_look_reads_it_less_sure_than_one_that_learns_
     assert sure_doubting < predict(doubting, x[~doubted]).max(1).mean() - 0.2  # the rest is still learned
 
 
-@pytest.mark.parametrize("argv", [["--doubted", "numerals"], ["--doubted", "faces", "--numerals", "10"]])
+@pytest.mark.parametrize("argv", [["--doubted", "numerals"], ["--doubted", "faces", "--numerals", "10"],
+                                  ["--doubted", "round_things", "--round-things", "10"]])  # not a die: nothing to doubt
 def test_doubting_a_look_the_run_does_not_draw_is_refused_in_words(argv, capsys, tmp_path):
     with pytest.raises(SystemExit):
         main([*argv, "--work", str(tmp_path)])

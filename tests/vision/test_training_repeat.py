@@ -41,7 +41,7 @@ def test_a_run_without_the_closer_look_crops_keeps_its_data_cache_and_checkpoint
     assert run_key(on, DATA_ARGS) != run_key(before, DATA_ARGS)
 
 
-@pytest.mark.parametrize("option", ["other_bodies", "faint_marks", "numerals", "other_marks", "hard_repeat"])
+@pytest.mark.parametrize("option", ["other_bodies", "faint_marks", "numerals", "other_marks", "round_things", "hard_repeat"])
 def test_a_run_without_drawn_extras_keeps_its_data_cache_and_checkpoint_keys(option):
     """``--other-bodies 0``, ``--faint-marks 0``, ``--numerals 0``, ``--other-marks 0`` or ``--hard-repeat 0``: ``make train``'s recipe finds the checkpoints
     it made before the option; the data cache is shared with runs that add them (drawn or chosen after it)."""
@@ -54,7 +54,7 @@ def test_a_run_without_drawn_extras_keeps_its_data_cache_and_checkpoint_keys(opt
     assert run_key(on, DATA_ARGS) == run_key(before, DATA_ARGS)
 
 
-@pytest.mark.parametrize("flag", ["--other-bodies", "--faint-marks", "--numerals", "--other-marks"])
+@pytest.mark.parametrize("flag", ["--other-bodies", "--faint-marks", "--numerals", "--other-marks", "--round-things"])
 def test_a_negative_count_of_drawn_extras_is_refused_in_words(capsys, flag):
     from models.training.train import main
 
