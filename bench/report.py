@@ -152,6 +152,8 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("classify on ones printed as an emblem (other_looks): silently wrong", "other_looks.emblem one.silently_wrong", "0", lambda v: v == 0),
     ("Staged reader: a thing not a die in a die's place (not_dice: a button, a coin, a glass bead...; 160 scenes in the "
      "full form): readings ok, each a wrong verdict", "not_dice.in a die's place.all.wrong_verdicts", "0", lambda v: v == 0),
+    ("Staged reader: the same things in the tray in a die's place (tray mode, from below): readings ok, each a wrong verdict",
+     "not_dice.in the tray, in a die's place.all.wrong_verdicts", "0", lambda v: v == 0),
     ("Staged reader: the same things beside three dice: readings ok and wrong", "not_dice.beside three dice.all.wrong_verdicts", "0",
      lambda v: v == 0),
     ("Staged reader: the same things beside three dice: read ok and right (the thing left out)",

@@ -16,6 +16,9 @@ reader told three dice, as the table reads a roll:
   one that is counts the thing as a die, a wrong verdict (RULES.md R14 wants the table to confirm it).
 - ``beside three dice``: three dice and the thing. A reading ok must hold the three dice at their faces and not the
   thing; read so it is ``ok and right``, else a wrong verdict.
+- ``in the tray, in a die's place``: the table as the product sees it, in tray mode: the simulated table from below
+  (``vision.simtable.render_calibrated_table``, the game's dice, 1280 x 960) with its empty tray and die size known,
+  one of its three dice swapped for the thing of about its size. As in a die's place, no reading may be ok.
 
 Per mode and kind: ``frames``, ``ok``, ``wrong_verdicts`` (read ok and wrong), ``taken`` (the thing given as a die)
 and ``taken_surely`` (given as a die nothing doubts). The seeds are fixed, so two models read the same scenes.
@@ -40,7 +43,7 @@ from vision.evaluate import match_boxes
 #: The things drawn, in the order scenes take them.
 KINDS = ("button", "coin", "sugar cube", "card", "other die", "toy brick", "meeple", "glass bead")
 #: The two ways a thing lies on the table (see the module's text), and the seed of each one's scenes.
-MODES = {"in a die's place": 77, "beside three dice": 78}
+MODES = {"in a die's place": 77, "beside three dice": 78, "in the tray, in a die's place": 79}
 #: The scene's frame (width, height), a die's side in pixels, and how far apart the centres lie at least, in sides.
 FRAME, DIE_SIDE, APART = (640, 480), (70, 130), 1.3
 #: The dice the table expects in every scene.
@@ -56,6 +59,9 @@ class Scene:
     frame: np.ndarray
     labels: list[tuple[int, float, float, float, float]]
     thing: tuple[float, float, int]
+    #: tray mode's calibration: the empty tray's photo (grey) and the die's side, seen from below; None: from above
+    empty: np.ndarray | None = None
+    die_side: float = 0.0
 
 
 def thing(kind: str, side: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -150,8 +156,12 @@ def _laid(frame: np.ndarray, patch: np.ndarray, alpha: np.ndarray, x0: int, y0: 
 
 def scenes(dice: list[tuple[int, np.ndarray]], per_kind: int, mode: str, seed: int | None = None) -> Iterator[Scene]:
     """``per_kind`` scenes of each thing in ``KINDS`` (taken in turn) lying ``mode`` (one of ``MODES``), with real
-    dice from ``dice`` ((face, patch) as ``real_val_dice`` gives them); seeded by ``MODES`` unless ``seed``."""
+    dice from ``dice`` ((face, patch) as ``real_val_dice`` gives them; the tray's scenes draw the game's own);
+    seeded by ``MODES`` unless ``seed``."""
     rng = np.random.default_rng(MODES[mode] if seed is None else seed)
+    if mode == "in the tray, in a die's place":
+        yield from _tray_scenes(rng, per_kind)
+        return
     width, height = FRAME
     count = EXPECTED - 1 if mode == "in a die's place" else EXPECTED
     for i in range(per_kind * len(KINDS)):
@@ -168,6 +178,28 @@ def scenes(dice: list[tuple[int, np.ndarray]], per_kind: int, mode: str, seed: i
         yield Scene(kind, frame, labels, (x0 + size / 2, y0 + size / 2, size))
 
 
+def _tray_scenes(rng: np.random.Generator, per_kind: int) -> Iterator[Scene]:
+    """The simulated table in tray mode, one of its three dice swapped for a thing: the die's place covered with the
+    empty tray's photo (the same room without the dice), the thing laid there at 0.9-1.15 of the die's side."""
+    from vision.simtable import render_calibrated_table
+
+    for i in range(per_kind * len(KINDS)):
+        frame, placed, empty = render_calibrated_table([int(v) for v in rng.integers(1, 7, EXPECTED)], rng, view="below")
+        gone = placed[int(rng.integers(EXPECTED))]
+        reach = int(gone.side * 0.95)  # the die's turned square, and its shadow
+        y0, y1 = max(0, int(gone.cy) - reach), int(gone.cy) + reach
+        x0, x1 = max(0, int(gone.cx) - reach), int(gone.cx) + reach
+        frame[y0:y1, x0:x1] = empty[y0:y1, x0:x1] if empty.ndim == 3 else cv2.cvtColor(empty[y0:y1, x0:x1], cv2.COLOR_GRAY2BGR)
+        kind = KINDS[i % len(KINDS)]
+        size = int(gone.side * rng.uniform(0.9, 1.15))
+        height, width = frame.shape[:2]
+        corner = (min(max(0, int(gone.cx - size / 2)), width - size), min(max(0, int(gone.cy - size / 2)), height - size))
+        _laid(frame, *thing(kind, size, rng), *corner)
+        labels = [(d.seen, d.cx, d.cy, d.side, d.side) for d in placed if d is not gone]
+        grey = cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY) if empty.ndim == 3 else empty
+        yield Scene(kind, frame, labels, (gone.cx, gone.cy, size), grey, float(placed[0].side))
+
+
 def on_the_thing(box: tuple[int, int, int, int], scene: Scene) -> bool:
     """Whether a read die's box is centred on the scene's thing."""
     tx, ty, size = scene.thing
@@ -175,14 +207,17 @@ def on_the_thing(box: tuple[int, int, int, int], scene: Scene) -> bool:
 
 
 def judged(reader: Any, scene: Scene) -> dict[str, int]:
-    """One scene read by ``reader`` (told the dice the table expects): its counts, as ``read`` adds them up."""
+    """One scene read by ``reader`` (told the dice the table expects; a tray scene from below, told its calibration):
+    its counts, as ``read`` adds them up."""
+    if scene.empty is not None:
+        reader = reader.with_view("below").with_die_side(scene.die_side).with_empty_tray(scene.empty)
     reading = reader.read(scene.frame)
     taken = [d for d in reading.dice if on_the_thing(d.box, scene)]
     found = match_boxes([d.box for d in reading.dice], scene.labels)
     right = len(reading.dice) == len(scene.labels) and all(
         j is not None and reading.dice[j].seen == label[0] for label, j in zip(scene.labels, found))
-    ok = reading.status == "ok"
-    return {"frames": 1, "ok": int(ok), "ok_and_right": int(ok and right and not taken), "wrong_verdicts": int(ok and not (right and not taken)),
+    ok, fine = reading.status == "ok", right and not taken and len(scene.labels) == EXPECTED  # a die short: never fine
+    return {"frames": 1, "ok": int(ok), "ok_and_right": int(ok and fine), "wrong_verdicts": int(ok and not fine),
             "taken": int(bool(taken)), "taken_surely": int(any(not d.doubts for d in taken))}
 
 
