@@ -207,10 +207,10 @@ def on_the_thing(box: tuple[int, int, int, int], scene: Scene) -> bool:
 
 
 def judged(reader: Any, scene: Scene) -> dict[str, int]:
-    """One scene read by ``reader`` (told the dice the table expects; a tray scene from below, told its calibration):
-    its counts, as ``read`` adds them up."""
+    """One scene read by ``reader`` (told the dice the table expects, and a tray scene's calibration): its counts,
+    as ``read`` adds them up."""
     if scene.empty is not None:
-        reader = reader.with_view("below").with_die_side(scene.die_side).with_empty_tray(scene.empty)
+        reader = reader.with_die_side(scene.die_side).with_empty_tray(scene.empty)
     reading = reader.read(scene.frame)
     taken = [d for d in reading.dice if on_the_thing(d.box, scene)]
     found = match_boxes([d.box for d in reading.dice], scene.labels)
@@ -222,13 +222,15 @@ def judged(reader: Any, scene: Scene) -> dict[str, int]:
 
 
 def read(reader: Any, per_kind: int = 20, dice: list[tuple[int, np.ndarray]] | None = None) -> dict[str, dict[str, dict[str, int]]]:
-    """Per mode, per kind and in ``all``: the counts of ``judged`` over ``per_kind`` scenes of each thing."""
+    """Per mode, per kind and in ``all``: the counts of ``judged`` over ``per_kind`` scenes of each thing, read by the
+    product's ``reader`` (as ``load_reader`` gives it) from above where the dice are pasted photos, and from below, as
+    the tray's camera sees, in the tray."""
     dice = real_val_dice() if dice is None else dice
     if len(dice) < EXPECTED:
         raise ValueError(f"the scenes need at least {EXPECTED} real dice to paste; found {len(dice)} (are the shared sets there?)")
-    told = reader.with_expected(EXPECTED)
     out: dict[str, dict[str, dict[str, int]]] = {}
     for mode in MODES:
+        told = reader.with_view("below" if mode == "in the tray, in a die's place" else "above").with_expected(EXPECTED)
         rows: dict[str, dict[str, int]] = {}
         for scene in scenes(dice, per_kind, mode):
             row = judged(told, scene)
@@ -254,8 +256,10 @@ def main(argv: list[str] | None = None) -> int:
     dice = real_val_dice()
     if len(dice) < EXPECTED:
         ap.error("no real dice to paste: the shared datasets are not beside the repository")
-    own = candidate_cues(args.model, CUE_DIR, leaning=False) if args.model is not None else {}  # as the judge reads it
-    report = read(reader_of(args.model, cues=own, camera_view="above"), args.per_kind, dice)
+    # a candidate with its own number cue, as the judge fits it; the leaning cue (twelve minutes more) is the shipped
+    # model's, so a candidate reads the tray without one: it only adds doubts
+    own = candidate_cues(args.model, CUE_DIR, leaning=False) if args.model is not None else {}
+    report = read(reader_of(args.model, cues=own), args.per_kind, dice)
     if args.json:
         print(json.dumps(report, indent=1))
         return 0

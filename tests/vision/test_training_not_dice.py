@@ -78,7 +78,7 @@ def test_a_reading_ok_that_takes_the_thing_for_a_die_is_a_wrong_verdict():
 
 
 def test_the_counts_add_up_per_thing_and_in_all(staged_reader):
-    report = read(staged_reader.with_view("above"), per_kind=1, dice=PLAIN)
+    report = read(staged_reader, per_kind=1, dice=PLAIN)
     assert list(report) == list(MODES)
     for rows in report.values():
         assert list(rows) == [*KINDS, "all"] and rows["all"]["frames"] == len(KINDS)
@@ -90,7 +90,7 @@ def test_the_counts_add_up_per_thing_and_in_all(staged_reader):
 def test_no_thing_but_the_glass_bead_makes_a_reading_ok_and_wrong(staged_reader, val_dice):
     """Two dice and a thing, three expected, from above and in the tray: a reading ok would count the thing as a die
     (RULES.md R14); beside three dice, one ok must leave the thing out."""
-    report = read(staged_reader.with_view("above"), per_kind=5, dice=val_dice)
+    report = read(staged_reader, per_kind=5, dice=val_dice)
     for mode, rows in report.items():
         assert {kind: rows[kind]["wrong_verdicts"] for kind in KINDS if kind != "glass bead"} == dict.fromkeys(KINDS[:-1], 0), mode
         assert rows["all"]["taken_surely"] < rows["all"]["taken"] / 2, mode  # a thing taken for a die is mostly doubted
@@ -100,7 +100,7 @@ def test_no_thing_but_the_glass_bead_makes_a_reading_ok_and_wrong(staged_reader,
                    "(docs/READING.md, 'Where it falls short now'); a model that no longer does makes this pass: "
                    "then remove the mark")
 def test_a_glass_bead_in_a_dies_place_never_makes_a_reading_ok(staged_reader, val_dice):
-    rows = read(staged_reader.with_view("above"), per_kind=5, dice=val_dice)["in a die's place"]
+    rows = read(staged_reader, per_kind=5, dice=val_dice)["in a die's place"]
     assert rows["glass bead"]["wrong_verdicts"] == 0
 
 
