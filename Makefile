@@ -73,9 +73,10 @@ train: $(VENV)/.installed
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --resume --out build/classifier/candidate
 
 # The candidates in build/classifier/candidate read end to end beside the shipped model (models/training/judge.py),
-# each with its own number-dice and leaning cues, fit once into build/judge/cues.
+# each with its own number-dice and leaning cues, fit once into build/judge/cues; the simulated table and the things
+# that are not dice (models/training/not_dice.py) too.
 judge: $(VENV)/.installed
-	$(PY) -m models.training.judge build/classifier/candidate/dice-faces-*.onnx --table 2
+	$(PY) -m models.training.judge build/classifier/candidate/dice-faces-*.onnx --table 2 --things 20
 .PHONY: judge
 
 # The leaning cue on the shipped classifier's embedding (rendered frames, seeded, numpy only; about twelve minutes,

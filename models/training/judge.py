@@ -14,6 +14,10 @@ rendered from below) three ways: knowing nothing, knowing the dice's size, and i
 empty tray): frames ok and right, uncertain, ok but wrong. The table is where a fine-tune that teaches new dice shows
 what it costs the game's own (docs/classifier-log.md, "Keeping the old answers").
 
+With ``--things N`` each model also reads ``models.training.not_dice``'s scenes, N of each thing a way (a button, a
+coin, a glass bead... in a die's place, beside three dice, in the tray): readings ok and wrong verdicts, the failure
+a model that has learned more dice may add on things that are not dice.
+
 A candidate is read with cues of its own, as it would ship with them: the number-dice cue (and with ``--table``
 the leaning cue, which only the view from below uses) fit on its embedding by the cue's own command, once per
 model, into ``--cues`` (default ``build/judge/cues``: four minutes a candidate, twelve more for the leaning cue;
@@ -123,6 +127,13 @@ def judge_table(reader: Any, layouts: int) -> dict[str, dict[str, int]]:
     return out
 
 
+def judge_things(reader: Any, per_kind: int) -> dict[str, dict[str, int]]:
+    """``not_dice``'s scenes read ``per_kind`` times a thing in each of its ways: frames, readings ok, wrong verdicts."""
+    from models.training.not_dice import read
+
+    return {f"things {mode}": {k: rows["all"][k] for k in ("frames", "ok", "wrong_verdicts")} for mode, rows in read(reader, per_kind).items()}
+
+
 def table_lines(results: list[dict[str, Any]]) -> list[str]:
     """One line a way of reading the table: each model's frames ok and right (ok but wrong) of the frames."""
     lines = []
@@ -130,6 +141,9 @@ def table_lines(results: list[dict[str, Any]]) -> list[str]:
         if name in results[0]:
             cells = [f"{r[name]['ok_and_right']} ({r[name]['ok_but_wrong']})" for r in results]
             lines.append(f"{name:20s} {results[0][name]['frames']:>5d}  " + "  ".join(f"{c:>24s}" for c in cells))
+    for name in (k for k in results[0] if k.startswith("things ")):  # readings ok (wrong verdicts) of the scenes
+        cells = [f"{r[name]['ok']} ({r[name]['wrong_verdicts']})" for r in results]
+        lines.append(f"{name.replace(' ', '_'):20s} {results[0][name]['frames']:>5d}  " + "  ".join(f"{c:>24s}" for c in cells))
     return lines
 
 
@@ -145,6 +159,10 @@ def worse(candidate: dict[str, Any], shipped: dict[str, Any]) -> list[str]:
         if not isinstance(base, dict) or name not in candidate:
             continue
         got = candidate[name]
+        if "wrong_verdicts" in base:  # things that are not dice: scenes, not dice
+            if got["wrong_verdicts"] > base["wrong_verdicts"]:
+                lines.append(f"{name}: {got['wrong_verdicts']} wrong verdicts against {base['wrong_verdicts']}")
+            continue
         if "ok_and_right" in base:  # a way of reading the simulated table: frames, not dice
             if got["ok_and_right"] < base["ok_and_right"]:
                 lines.append(f"{name}: {got['ok_and_right']} frames ok and right against {base['ok_and_right']}")
@@ -175,12 +193,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", action="append", choices=[name for name, *_ in JUDGED], help="this set only (repeatable)")
     ap.add_argument("--table", type=int, default=0, metavar="N",
                     help="also read the simulated table's 216 outcomes N times, three ways (bench.reader.synthetic)")
+    ap.add_argument("--things", type=int, default=0, metavar="N",
+                    help="also read N scenes of each thing that is not a die in each of not_dice's ways (20: make bench's)")
     ap.add_argument("--json", action="store_true", help="one JSON object: each model's counts per set, and what is worse")
     ap.add_argument("--cues", type=Path, default=CUE_DIR, metavar="DIR",
                     help=f"where each candidate's own cues are fit and kept (default: {CUE_DIR})")
     args = ap.parse_args(argv)
     if args.table < 0:
         ap.error("--table is how many times the 216 outcomes are rendered: 0 (not read) or more")
+    if args.things < 0:
+        ap.error("--things is how many scenes of each thing are read: 0 (not read) or more")
     for path in [*args.models, *([args.detector] if args.detector else [])]:
         if not path.is_file():
             ap.error(f"there is no model file at {path}")
@@ -195,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.table:
         for reader, r in zip(readers, results):
             r.update(judge_table(reader, args.table))
+    if args.things:
+        for reader, r in zip(readers, results):
+            r.update(judge_things(reader, args.things))
     if args.detector is not None:  # a candidate detector read with the shipped classifier must not look like the shipped pair
         for r in results[1:]:
             r["model"] += f" with {args.detector.stem}"

@@ -65,10 +65,31 @@ def test_a_candidate_that_reads_fewer_table_frames_ok_or_more_wrong_is_named_wor
     assert table_lines([shipped, candidate])[0].split() == ["table_tray", "432", "426", "(0)", "411", "(1)"]
 
 
-def test_a_negative_number_of_table_layouts_is_refused_in_words(capsys):
+def test_a_candidate_with_more_wrong_verdicts_on_things_not_dice_is_named_worse():
+    from models.training.judge import table_lines, worse
+
+    shipped = {"model": "a", "things in a die's place": {"frames": 160, "ok": 5, "wrong_verdicts": 5}}
+    candidate = {"model": "b", "things in a die's place": {"frames": 160, "ok": 7, "wrong_verdicts": 6}}
+    assert worse(candidate, shipped) == ["things in a die's place: 6 wrong verdicts against 5"]
+    assert worse(shipped, candidate) == []
+    assert table_lines([shipped, candidate])[0].split() == ["things_in_a_die's_place", "160", "5", "(5)", "7", "(6)"]
+
+
+def test_the_judge_reads_the_things_not_dice_in_each_way(val_dice, capsys):
+    from models.training.not_dice import KINDS, MODES
+
+    main([str(SHIPPED), "--only", "skovy_val_crops", "--things", "1", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    shipped, candidate = report["results"]
+    assert [shipped[f"things {mode}"]["frames"] for mode in MODES] == [len(KINDS)] * len(MODES)
+    assert shipped == candidate and report["worse"] == {shipped["model"]: []}
+
+
+@pytest.mark.parametrize("flag", ["--table", "--things"])
+def test_a_negative_number_of_scenes_is_refused_in_words(capsys, flag):
     with pytest.raises(SystemExit):
-        main([str(SHIPPED), "--table", "-1"])
-    assert "--table is how many times the 216 outcomes are rendered" in capsys.readouterr().err
+        main([str(SHIPPED), flag, "-1"])
+    assert f"{flag} is how many" in capsys.readouterr().err
 
 
 def test_the_table_is_read_three_ways_every_frame_counted_once_and_none_ok_but_wrong():
