@@ -214,6 +214,14 @@ def other_marks_style(rng: np.random.Generator) -> DieStyle:
     return replace(base, marks=marks, mark_scale=float(rng.uniform(0.8, 1.3)), one_scale=one_scale)
 
 
+def _ground(rng: np.random.Generator, size: int) -> np.ndarray:
+    """A ``size``-px square of one colour with a soft unevenness: what a drawn die or thing lies on (float BGR)."""
+    ground = np.empty((size, size, 3), np.float32)
+    ground[:] = rng.uniform(30, 220, 3)
+    ground += cv2.resize(rng.normal(0, 12, (4, 4, 3)).astype(np.float32), (size, size))
+    return ground
+
+
 def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.random.Generator], DieStyle] | None = None,
                      cut: tuple[float, float] = (0.9, 1.12)) -> tuple[np.ndarray, np.ndarray]:
     """Single dice on plain or busy backgrounds, sometimes with a neighbour or a side face showing,
@@ -224,9 +232,7 @@ def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.ra
     for _ in range(n):
         side = rng.uniform(24, 80)
         size = int(side * 3)
-        bg = np.empty((size, size, 3), np.float32)
-        bg[:] = rng.uniform(30, 220, 3)
-        bg += cv2.resize(rng.normal(0, 12, (4, 4, 3)).astype(np.float32), (size, size))
+        bg = _ground(rng, size)
         if style_of is not None:
             style = style_of(rng)
         else:
@@ -266,9 +272,7 @@ def round_thing_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
     for _ in range(n):
         side = rng.uniform(24, 80)
         size = int(side * 3)
-        frame = np.empty((size, size, 3), np.float32)
-        frame[:] = rng.uniform(30, 220, 3)
-        frame += cv2.resize(rng.normal(0, 12, (4, 4, 3)).astype(np.float32), (size, size))
+        frame = _ground(rng, size)
         c, r = size / 2, side / 2
         yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
         dx, dy = (xx - c) / r, (yy - c) / r
