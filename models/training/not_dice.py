@@ -1,4 +1,4 @@
-"""Things that are not dice on the table, drawn here: what the reader makes of them in a die's place and beside the dice.
+"""Things that are not dice on the table, drawn here: what the reader makes of them in a die's place or beside the dice.
 
 Run with ``python -m models.training.not_dice [MODEL.onnx] [--per-kind N] [--json]`` (default: the shipped model; a
 candidate is read with its own number-dice cue, fit once as ``models.training.judge`` fits it).
@@ -8,7 +8,7 @@ patch of the thing's size with its own soft outline), never by a training comman
 its hard negatives with ``models.training.detector.synth.distractors`` (coins, pawns, cards, blank squares, rims,
 blobs, hands), the classifier's come from the frames it reads. Keep it so, or this measures what was taught.
 
-Each scene is a 640 x 480 cup frame (``bench.eval_sets.cup_frame``) holding real ``val`` dice
+Each scene of the first two ways is a 640 x 480 cup frame (``bench.eval_sets.cup_frame``) holding real ``val`` dice
 (``bench.eval_sets.real_val_dice``, colour, 70-130 px, apart) and one thing of about their size, read by the staged
 reader told three dice, as the table reads a roll:
 
@@ -42,7 +42,7 @@ from vision.evaluate import match_boxes
 
 #: The things drawn, in the order scenes take them.
 KINDS = ("button", "coin", "sugar cube", "card", "other die", "toy brick", "meeple", "glass bead")
-#: The two ways a thing lies on the table (see the module's text), and the seed of each one's scenes.
+#: The three ways a thing lies on the table (see the module's text), and the seed of each one's scenes.
 MODES = {"in a die's place": 77, "beside three dice": 78, "in the tray, in a die's place": 79}
 #: The scene's frame (width, height), a die's side in pixels, and how far apart the centres lie at least, in sides.
 FRAME, DIE_SIDE, APART = (640, 480), (70, 130), 1.3
