@@ -42,8 +42,10 @@ from vision.evaluate import match_boxes
 
 #: The things drawn, in the order scenes take them.
 KINDS = ("button", "coin", "sugar cube", "card", "other die", "toy brick", "meeple", "glass bead")
+#: The way read from below in tray mode, on the simulated table.
+IN_THE_TRAY = "in the tray, in a die's place"
 #: The three ways a thing lies on the table (see the module's text), and the seed of each one's scenes.
-MODES = {"in a die's place": 77, "beside three dice": 78, "in the tray, in a die's place": 79}
+MODES = {"in a die's place": 77, "beside three dice": 78, IN_THE_TRAY: 79}
 #: The scene's frame (width, height), a die's side in pixels, and how far apart the centres lie at least, in sides.
 FRAME, DIE_SIDE, APART = (640, 480), (70, 130), 1.3
 #: The dice the table expects in every scene.
@@ -159,7 +161,7 @@ def scenes(dice: list[tuple[int, np.ndarray]], per_kind: int, mode: str, seed: i
     dice from ``dice`` ((face, patch) as ``real_val_dice`` gives them; the tray's scenes draw the game's own);
     seeded by ``MODES`` unless ``seed``."""
     rng = np.random.default_rng(MODES[mode] if seed is None else seed)
-    if mode == "in the tray, in a die's place":
+    if mode == IN_THE_TRAY:
         yield from _tray_scenes(rng, per_kind)
         return
     width, height = FRAME
@@ -230,7 +232,7 @@ def read(reader: Any, per_kind: int = 20, dice: list[tuple[int, np.ndarray]] | N
         raise ValueError(f"the scenes need at least {EXPECTED} real dice to paste; found {len(dice)} (are the shared sets there?)")
     out: dict[str, dict[str, dict[str, int]]] = {}
     for mode in MODES:
-        told = reader.with_view("below" if mode == "in the tray, in a die's place" else "above").with_expected(EXPECTED)
+        told = reader.with_view("below" if mode == IN_THE_TRAY else "above").with_expected(EXPECTED)
         rows: dict[str, dict[str, int]] = {}
         for scene in scenes(dice, per_kind, mode):
             row = judged(told, scene)
