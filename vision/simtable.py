@@ -207,7 +207,7 @@ def face_texture(value: int, size: int, style: DieStyle, rng: np.random.Generato
         elif style.marks == "head":
             _draw_elephant_head(canvas, cx, cy, radius, colour, mirrored)
         elif style.marks in SHAPED_MARKS:
-            _draw_shaped_mark(canvas, style.marks, cx, cy, radius, colour)
+            draw_shaped_mark(canvas, style.marks, cx, cy, radius, colour)
         else:
             _draw_elephant(canvas, cx, cy, radius, colour, facing)
     face = canvas.astype(np.float32)
@@ -250,7 +250,7 @@ def _draw_numeral(canvas: np.ndarray, value: int, style: DieStyle, rng: np.rando
 SHAPED_MARKS = ("star", "diamond", "heart", "ring", "square")
 
 
-def _draw_shaped_mark(img: np.ndarray, kind: str, cx: float, cy: float, r: float, colour: tuple[int, int, int]) -> None:
+def draw_shaped_mark(img: np.ndarray, kind: str, cx: float, cy: float, r: float, colour: tuple[int, int, int]) -> None:
     """One mark of ``kind`` (``SHAPED_MARKS``) centred at (cx, cy), about 2r wide, upright on the face."""
     f = 16.0
 

@@ -23,7 +23,7 @@ from vision.classifier import CROP, cut_crop
 from vision.dataset import dataset_dir as shared_dataset_dir
 from vision.dataset import photo
 from vision.finder import find_dice
-from vision.simtable import LUMA, SHAPED_MARKS, DieStyle, PlacedDie, bgr, face_texture, finish, paste_die, render_table
+from vision.simtable import LUMA, SHAPED_MARKS, DieStyle, PlacedDie, bgr, draw_shaped_mark, face_texture, finish, paste_die, render_table
 
 def dataset_dir() -> Path:
     root = shared_dataset_dir()
@@ -302,6 +302,90 @@ def round_thing_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
         jx, jy = rng.normal(0, 0.08 * side, 2)
         xs.append(cut_crop(image, c + jx, c + jy, side * rng.uniform(0.55, 1.15), rng.uniform(0, 360)))
     return np.array(xs, np.uint8).reshape(-1, CROP, CROP, 3), np.zeros(n, np.int64)
+
+
+#: The kinds ``table_thing_crops`` draws, and the share of each.
+TABLE_THINGS = {"round": 0.35, "printed": 0.35, "studded": 0.3}
+#: Printed on a drawn tile or card's corner: letters, signs and the numbers no die shows (a die's 1-6 are the
+#: numeral dice's, ``numeral_style``).
+PRINTED_GLYPHS = "ABCDEFGHJKLMNPQRSTUVWXYZ7890#&%?+=@"
+
+
+def _printed_thing(frame: np.ndarray, c: float, side: float, rng: np.random.Generator) -> None:
+    """A tile, a label or a playing card's corner, in place on ``frame`` (float BGR) around (c, c): a light or
+    coloured flat rectangle larger or smaller than a die, with one to three printed glyphs and signs, off the middle
+    as a card's rank and suit are, or a word of them as a label's."""
+    canvas = np.clip(frame, 0, 255).astype(np.uint8)  # OpenCV prints text on 8-bit images only
+    w, h = side * rng.uniform(0.8, 2.2), side * rng.uniform(0.8, 1.6)
+    box = ((c + rng.normal(0, 0.2 * side), c + rng.normal(0, 0.2 * side)), (w, h), float(rng.uniform(0, 180)))
+    paper = rng.uniform(190, 250, 3) if rng.random() < 0.6 else rng.uniform(30, 230, 3)
+    cv2.fillConvexPoly(canvas, cv2.boxPoints(box).astype(np.int32), paper.tolist(), cv2.LINE_AA)
+    ink = np.array([(40, 40, 200), (30, 30, 30), (160, 60, 20), (30, 120, 30)][int(rng.integers(4))], float)
+    if paper.mean() < 110:
+        ink = 255 - ink
+    for _ in range(int(rng.integers(1, 4))):
+        x, y = c + rng.uniform(-0.35, 0.35) * side, c + rng.uniform(-0.35, 0.35) * side
+        if rng.random() < 0.55:
+            scale = side * rng.uniform(0.25, 0.6) / 22.0
+            glyph = "".join(rng.choice(list(PRINTED_GLYPHS), int(rng.integers(1, 3))))
+            font = [cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_COMPLEX][int(rng.integers(4))]
+            cv2.putText(canvas, glyph, (int(x - 8 * scale), int(y + 8 * scale)), font, scale, ink.tolist(),
+                        max(1, int(scale * rng.uniform(1.2, 2.5))), cv2.LINE_AA)
+        else:  # a card's suit or a printed sign
+            draw_shaped_mark(canvas, SHAPED_MARKS[int(rng.integers(len(SHAPED_MARKS)))], x, y, side * rng.uniform(0.08, 0.2),
+                             tuple(int(v) for v in ink))
+    frame[:] = canvas
+
+
+def _studded_thing(frame: np.ndarray, c: float, side: float, rng: np.random.Generator) -> None:
+    """A toy brick from above, in place on ``frame`` (float BGR) around (c, c): a coloured plastic block of two to
+    four studs a row, each stud a raised cylinder of the block's own colour lit from one side (a bright rim towards
+    the lamp, a shadow away from it), the block often larger than the cut."""
+    rows, cols = int(rng.integers(1, 4)), int(rng.integers(2, 5))
+    pitch = side * rng.uniform(0.3, 0.55)
+    colour = rng.uniform(20, 240, 3)
+    turn = float(rng.uniform(0, 180))
+    ox, oy = c + rng.normal(0, 0.15 * side), c + rng.normal(0, 0.15 * side)
+    box = ((ox, oy), (cols * pitch, rows * pitch), turn)
+    cv2.fillConvexPoly(frame, cv2.boxPoints(box).astype(np.int32), colour.tolist(), cv2.LINE_AA)
+    t = np.radians(turn)
+    ux, uy, vx, vy = np.cos(t), np.sin(t), -np.sin(t), np.cos(t)
+    light = rng.uniform(0, 2 * np.pi)
+    lx, ly = np.cos(light), np.sin(light)
+    r = pitch * rng.uniform(0.28, 0.36)
+    for i in range(cols):
+        for j in range(rows):
+            a, b = (i - (cols - 1) / 2) * pitch, (j - (rows - 1) / 2) * pitch
+            sx, sy = ox + a * ux + b * vx, oy + a * uy + b * vy
+            shadow = (sx - lx * r * 0.25, sy - ly * r * 0.25)
+            cv2.circle(frame, (int(shadow[0]), int(shadow[1])), int(r * 1.05), (colour * rng.uniform(0.4, 0.7)).tolist(), -1, cv2.LINE_AA)
+            cv2.circle(frame, (int(sx), int(sy)), int(r), np.clip(colour * rng.uniform(1.0, 1.25), 0, 255).tolist(), -1, cv2.LINE_AA)
+            cv2.ellipse(frame, (int(sx), int(sy)), (int(r), int(r)), float(np.degrees(light)), -60, 60,
+                        np.clip(colour * 1.5 + 40, 0, 255).tolist(), max(1, int(r * 0.15)), cv2.LINE_AA)
+
+
+def table_thing_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Things that lie on a games table and are not dice, cut as a die would be and labelled 0 ("not a die"): round
+    things (``round_thing_crops``), printed tiles, labels and card corners, and toy bricks' studded tops, in the
+    shares of ``TABLE_THINGS``, on ``synth_face_crops``' grounds, cut at 0.55-1.3 of a die's side (as the detector may
+    box part of one). Drawn here, not by ``models.training.not_dice`` (the held-out check of such things), so that
+    check still reads things drawn otherwise."""
+    kinds = list(TABLE_THINGS)
+    picks = rng.choice(len(kinds), n, p=list(TABLE_THINGS.values()))
+    xs = np.zeros((n, CROP, CROP, 3), np.uint8)
+    rounds = np.flatnonzero(picks == kinds.index("round"))
+    if len(rounds):
+        xs[rounds] = round_thing_crops(len(rounds), rng)[0]
+    for k in np.flatnonzero(picks != kinds.index("round")):
+        side = rng.uniform(24, 80)
+        size = int(side * 3)
+        frame = _ground(rng, size)
+        c = size / 2
+        (_printed_thing if kinds[picks[k]] == "printed" else _studded_thing)(frame, c, side, rng)
+        image = finish(frame, rng, blur=rng.uniform(0, 1.0) * side / 64, noise=rng.uniform(0, 8))
+        jx, jy = rng.normal(0, 0.08 * side, 2)
+        xs[k] = cut_crop(image, c + jx, c + jy, side * rng.uniform(0.55, 1.3), rng.uniform(0, 360))
+    return xs, np.zeros(n, np.int64)
 
 
 def synth_frame_crops(frames: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
