@@ -45,10 +45,12 @@ TIGHT = (0.45, 0.8)
 #: stream from seed 216), its leaning frames (from 20,000), the leaning cue's (50,000 and 70,000) nor the tests' (90,000).
 TABLE_SEED = 80_000
 #: Each source's seed: the cue's data and the held-out rendered dice never share one.
-FIT_SEEDS = {"numerals": 777, "game": 778, "other_marks": 779, "real": 780, "pasted": 781}
+FIT_SEEDS = {"numerals": 777, "game": 778, "other_marks": 779, "real": 780, "pasted": 781, "things": 782}
 #: The real ``train`` dice pasted into cup photos are this share of the photo's height (the judged sets' close-up to
 #: far-off range).
 PASTED_FILL = (0.04, 0.35)
+#: Things that are not dice of the fit's drawer, from another seed than the fit's.
+HELD_OUT_THINGS_SEED = 906
 HELD_OUT = (("game dice", None, 901), ("other bodies", data.other_body_style, 902), ("one faint mark", data.faint_mark_style, 903),
             ("other marks", data.other_marks_style, 904), ("numerals of the fit's drawer", data.numeral_style, 905))
 
@@ -156,27 +158,32 @@ def table_crops(base: Any, frames: int) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, CROP, CROP, 3), np.uint8)
 
 
-def fit_cue(base: Any, per_source: int, per_subset: int, table_frames: int, classifier_id: str) -> tuple[NumberCue, dict[str, int]]:
+def fit_cue(base: Any, per_source: int, per_subset: int, table_frames: int, classifier_id: str,
+            things: int = 0) -> tuple[NumberCue, dict[str, int]]:
     """The cue on the embedding of ``base``'s classifier (a staged reader), fit on ``per_source`` drawn number dice
     against as many game dice, half as many shaped-mark dice and the real ``train`` dice, each kind also cut
     ``TIGHT`` (half as many drawn again, every real die once more), and the game's dice as the reader boxes them on
-    ``table_frames`` rendered tray frames; and how many crops of each it saw."""
+    ``table_frames`` rendered tray frames; and how many crops of each it saw. ``things``: as many crops of things
+    that are not dice (``data.table_thing_crops``) doubted beside the number dice (0, the shipped cue's recipe:
+    docs/classifier-log.md, "A cue for things that are not dice", has why)."""
     def drawn(n: int, seed: int, style: Any = None) -> np.ndarray:
         rng = np.random.default_rng(seed)
         return np.concatenate([data.synth_face_crops(n, rng, style)[0], data.synth_face_crops(n // 2, rng, style, TIGHT)[0]])
 
     numerals = drawn(per_source, FIT_SEEDS["numerals"], data.numeral_style)
+    things_drawn = data.table_thing_crops(things, np.random.default_rng(FIT_SEEDS["things"]))[0]
     game = drawn(per_source, FIT_SEEDS["game"])
     marks = drawn(per_source // 2, FIT_SEEDS["other_marks"], data.other_marks_style)
     real = real_train_crops(per_subset)
     table = table_crops(base, table_frames)
     pasted = pasted_train_crops(per_subset)
     classifier = base.classifier
-    parts = [embedded(classifier, x)[0] for x in (numerals, game, marks, real, table, pasted)]
-    x = np.concatenate(parts)
-    y = np.concatenate([np.ones(len(parts[0]), np.int64), np.zeros(len(x) - len(parts[0]), np.int64)])
-    counts = {"numerals": len(numerals), "game dice": len(game), "other marks": len(marks), "real train dice": len(real),
-              "dice on the rendered table": len(table), "real train dice pasted into cup photos": len(pasted)}
+    drawn_sets = (numerals, things_drawn, game, marks, real, table, pasted)  # the doubted first
+    x = np.concatenate([embedded(classifier, d)[0] for d in drawn_sets if len(d)])
+    doubted = len(numerals) + len(things_drawn)
+    y = np.concatenate([np.ones(doubted, np.int64), np.zeros(len(x) - doubted, np.int64)])
+    counts = {"numerals": len(numerals), "things that are not dice": len(things_drawn), "game dice": len(game),
+              "other marks": len(marks), "real train dice": len(real), "dice on the rendered table": len(table), "real train dice pasted into cup photos": len(pasted)}
     cue = fit(x, y, classifier_id, THRESHOLD, NumberCue)
     assert isinstance(cue, NumberCue)
     return cue, counts
@@ -214,6 +221,8 @@ def measure(cue: NumberCue, classifier: Any, min_confidence: float, per_face: in
         scores, p = at_spans(classifier, cue, [d for d, _ in dice])
         seen, sure = sure_faces(p, sure_at)
         out[f"{name}, read sure and right"] = _flagged(scores, sure & (seen == np.array([v for _, v in dice])))
+    things = embedded(classifier, data.table_thing_crops(rendered, np.random.default_rng(HELD_OUT_THINGS_SEED))[0])[0]
+    out["things that are not dice of the fit's drawer"] = _flagged(cue.scores(things))
     for name, style, seed in HELD_OUT:
         x, y = data.synth_face_crops(rendered, np.random.default_rng(seed), style)
         e, p = embedded(classifier, x)
@@ -228,9 +237,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="one JSON object: the crops fit on, and each group's flags")
     ap.add_argument("--quick", action="store_true", help="a few hundred crops of each kind (a test's size, not a measurement)")
     ap.add_argument("--out", type=Path, default=shipped_cue_path(), help="the cue file written (default: the shipped one)")
+    ap.add_argument("--things", type=int, default=0, metavar="N",
+                    help="also doubt N drawn things that are not dice (data.table_thing_crops: round things, printed tiles, "
+                         "toy bricks); 0, the shipped cue's recipe (docs/classifier-log.md, 'A cue for things that are not dice')")
     args = ap.parse_args(argv)
     from models.training.judge import reader_of
 
+    if args.things < 0:
+        ap.error("--things is a number of drawn things that are not dice: 0 (none, the shipped recipe) or more")
+    if args.things and args.out.resolve() == shipped_cue_path().resolve():
+        ap.error("a cue fit with --things is a candidate, not the shipped recipe: give --out (and judge it with "
+                 "python -m models.training.judge --number-cue)")
     if args.model is not None and not args.model.is_file():
         ap.error(f"there is no model file at {args.model}")
     if args.model is not None and args.out.resolve() == shipped_cue_path().resolve():
@@ -247,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"the face model {reader.model_id} gives no embedding to fit a cue on")
     sizes = dict(per_source=300, per_subset=20, table_frames=10, per_face=2, per_kind=6, rendered=300) if args.quick else \
         dict(per_source=4000, per_subset=400, table_frames=600, per_face=20, per_kind=60, rendered=1500)
-    cue, counts = fit_cue(reader, sizes["per_source"], sizes["per_subset"], sizes["table_frames"], reader.model_id)
+    cue, counts = fit_cue(reader, sizes["per_source"], sizes["per_subset"], sizes["table_frames"], reader.model_id, args.things)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     cue.save(args.out)
     report = {"model": reader.model_id, "cue": str(args.out), "threshold": THRESHOLD, "fit on": counts,

@@ -43,3 +43,24 @@ def test_a_quick_or_candidates_cue_never_overwrites_the_shipped_one(tmp_path, ca
     with pytest.raises(SystemExit):
         number_cue.main([str(model) if a == "MODEL" else a for a in args])
     assert "give --out" in capsys.readouterr().err
+
+
+def test_things_not_dice_taught_to_the_cue_are_doubted_where_the_shipped_recipe_lets_most_through(real_dataset, tmp_path, capsys):
+    """``--things N`` adds drawn things that are not dice to what the cue doubts: most of the held-out ones of the same
+    drawer are then doubted (the shipped cue doubts about one in fourteen of them)."""
+    out = tmp_path / "cue.npz"
+    assert number_cue.main(["--quick", "--json", "--things", "300", "--out", str(out)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["fit on"]["things that are not dice"] == 300
+    things = report["flagged"]["things that are not dice of the fit's drawer"]
+    assert things["n"] == 300 and things["doubted"] > 0.5 * things["n"]
+    real = [row for name, row in report["flagged"].items() if name.startswith("val_") or name.startswith("byler")]
+    assert sum(row["doubted"] for row in real) <= 0.02 * sum(row["n"] for row in real)
+
+
+@pytest.mark.parametrize("args, words", [(["--things", "-1"], "--things is a number of drawn things"),
+                                         (["--things", "10"], "a cue fit with --things is a candidate")])
+def test_a_negative_count_of_things_or_a_things_cue_over_the_shipped_one_is_refused_in_words(capsys, args, words):
+    with pytest.raises(SystemExit):
+        number_cue.main(args)
+    assert words in capsys.readouterr().err
