@@ -23,6 +23,8 @@ the leaning cue, which only the view from below uses) fit on its embedding by th
 model, into ``--cues`` (default ``build/judge/cues``: four minutes a candidate, twelve more for the leaning cue;
 the fits are seeded, so a file already there for the same model is the same file and is used as it is). The shipped
 files' cues are fit on the shipped model only: without its own, a candidate would be read with no doubt from either.
+With ``--number-cue CUE.npz`` (and no model, or beside them) the shipped model is also read with that cue in place of
+its shipped one: a refit of the cue is judged as a candidate, since a cue that doubts more also doubts real dice.
 
 Byler's ``test`` split is not among the sets: it is read once, for the card, after a choice (``make bench``), and
 never to make one. One run of a recipe is not a measurement (its seeds spread by about five of rune55's 665 val
@@ -188,7 +190,7 @@ def table(results: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("models", nargs="+", type=Path, help="candidate face models (.onnx); the shipped model is read first")
+    ap.add_argument("models", nargs="*", type=Path, help="candidate face models (.onnx); the shipped model is read first")
     ap.add_argument("--detector", type=Path, help="read the candidates with this learned detector (.onnx) instead of the shipped one")
     ap.add_argument("--only", action="append", choices=[name for name, *_ in JUDGED], help="this set only (repeatable)")
     ap.add_argument("--table", type=int, default=0, metavar="N",
@@ -196,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--things", type=int, default=0, metavar="N",
                     help="also read N scenes of each thing that is not a die in each of not_dice's ways (20: make bench's)")
     ap.add_argument("--json", action="store_true", help="one JSON object: each model's counts per set, and what is worse")
+    ap.add_argument("--number-cue", type=Path, metavar="CUE.npz",
+                    help="also read the shipped model with this number-dice cue in place of its own: a refit cue "
+                         "(python -m models.training.number_cue --out CUE.npz) judged as a candidate")
     ap.add_argument("--cues", type=Path, default=CUE_DIR, metavar="DIR",
                     help=f"where each candidate's own cues are fit and kept (default: {CUE_DIR})")
     args = ap.parse_args(argv)
@@ -203,9 +208,22 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--table is how many times the 216 outcomes are rendered: 0 (not read) or more")
     if args.things < 0:
         ap.error("--things is how many scenes of each thing are read: 0 (not read) or more")
+    if not args.models and args.number_cue is None:
+        ap.error("name a candidate to judge: a face model (.onnx), or a refit number-dice cue with --number-cue")
     for path in [*args.models, *([args.detector] if args.detector else [])]:
         if not path.is_file():
             ap.error(f"there is no model file at {path}")
+    if args.number_cue is not None:
+        from vision.classifier import shipped_model_id
+        from vision.number_cue import NumberCue
+
+        try:
+            fit_on = NumberCue.load(args.number_cue).classifier_id
+        except ValueError as exc:
+            ap.error(str(exc))
+        if fit_on != shipped_model_id():
+            ap.error(f"the number-dice cue {args.number_cue} was fit on the dice model {fit_on}, not the shipped "
+                     f"{shipped_model_id()}: a candidate model's own cue is fit by the judge")
     sets = [s for s in JUDGED if not args.only or s[0] in args.only]
     missing = [str(folder) for _, folder, *_ in sets if not folder.is_relative_to(EVAL_SETS) and not folder.is_dir()]
     if missing:
@@ -213,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)
     readers = [reader_of(None)] + [reader_of(m, args.detector, candidate_cues(m, args.cues, leaning=bool(args.table)))
                                    for m in args.models]
+    if args.number_cue is not None:
+        readers.append(reader_of(None, cues={"number_cue": args.number_cue}))
     results = [judge(reader, sets) for reader in readers]
     if args.table:
         for reader, r in zip(readers, results):
@@ -221,8 +241,10 @@ def main(argv: list[str] | None = None) -> int:
         for reader, r in zip(readers, results):
             r.update(judge_things(reader, args.things))
     if args.detector is not None:  # a candidate detector read with the shipped classifier must not look like the shipped pair
-        for r in results[1:]:
+        for r in results[1:len(args.models) + 1]:
             r["model"] += f" with {args.detector.stem}"
+    if args.number_cue is not None:  # the shipped model with another cue must not look like the shipped pair either
+        results[-1]["model"] += f" with {args.number_cue.stem}"
     verdicts = {r["model"]: worse(r, results[0]) for r in results[1:]}
     if args.json:
         print(json.dumps({"results": results, "worse": verdicts}, indent=1))

@@ -131,3 +131,34 @@ def test_a_cue_file_fit_on_another_model_is_fit_again(real_dataset, tmp_path):
     path.write_bytes(shipped_cue_path().read_bytes())  # the shipped model's cue under the candidate's name
     cues = candidate_cues(BASE, tmp_path, leaning=False, quick=True)
     assert cues == {"number_cue": path} and NumberCue.load(path).classifier_id == file_model_id(BASE)
+
+
+def test_a_refit_number_cue_is_judged_as_the_shipped_model_with_it(real_dataset, capsys):
+    """The shipped cue given as the refit one: the same model with the same cue reads every die as shipped."""
+    from vision.number_cue import shipped_cue_path
+
+    main(["--number-cue", str(shipped_cue_path()), "--only", "skovy_val_crops", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    shipped, candidate = report["results"]
+    assert candidate["model"] == f"{SHIPPED.stem} with {shipped_cue_path().stem}"
+    assert {k: v for k, v in candidate.items() if k != "model"} == {k: v for k, v in shipped.items() if k != "model"}
+    assert report["worse"] == {candidate["model"]: []}
+
+
+def test_nothing_to_judge_is_refused_in_words(capsys):
+    with pytest.raises(SystemExit):
+        main(["--only", "skovy_val_crops"])
+    assert "name a candidate to judge" in capsys.readouterr().err
+
+
+def test_a_number_cue_that_is_missing_or_fit_on_another_model_is_refused_in_words(tmp_path, capsys):
+    from vision.number_cue import NumberCue, shipped_cue_path
+
+    with pytest.raises(SystemExit):
+        main(["--number-cue", str(tmp_path / "none.npz")])
+    assert "the number-dice cue none.npz is missing" in capsys.readouterr().err
+    other = tmp_path / "other.npz"
+    NumberCue(**{**NumberCue.load(shipped_cue_path()).__dict__, "classifier_id": "dice-faces-000000000000"}).save(other)
+    with pytest.raises(SystemExit):
+        main(["--number-cue", str(other)])
+    assert "was fit on the dice model dice-faces-000000000000, not the shipped" in capsys.readouterr().err
