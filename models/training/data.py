@@ -367,8 +367,8 @@ def _studded_thing(frame: np.ndarray, c: float, side: float, rng: np.random.Gene
 def table_thing_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Things that lie on a games table and are not dice, cut as a die would be and labelled 0 ("not a die"): round
     things (``round_thing_crops``), printed tiles, labels and card corners, and toy bricks' studded tops, in the
-    shares of ``TABLE_THINGS``, on ``synth_face_crops``' grounds, cut at 0.55-1.3 of a die's side (as the detector may
-    box part of one). Drawn here, not by ``models.training.not_dice`` (the held-out check of such things), so that
+    shares of ``TABLE_THINGS``, on ``synth_face_crops``' grounds, the printed and studded ones cut at 0.55-1.3 of a
+    die's side (the detector may box part of one; round things as ``round_thing_crops`` cuts them). Drawn here, not by ``models.training.not_dice`` (the held-out check of such things), so that
     check still reads things drawn otherwise."""
     kinds = list(TABLE_THINGS)
     picks = rng.choice(len(kinds), n, p=list(TABLE_THINGS.values()))

@@ -1,7 +1,7 @@
 """Judge candidate face models (or detectors) against the shipped pair, end to end, on every set a choice may read.
 
 Run with ``python -m models.training.judge CANDIDATE.onnx [MORE.onnx ...] [--detector DETECTOR.onnx] [--only SET ...]
-[--json]``. Each model reads, through the product's staged reader and ``elephants-bluff evaluate``'s counts, every
+[--number-cue CUE.npz] [--json]``. Each model reads, through the product's staged reader and ``elephants-bluff evaluate``'s counts, every
 shared ``val`` split and every set ``python -m bench.eval_sets`` builds (the pasted cup sets, close up, in a
 phone-sized photo, far off, many, the val crops read whole, the renderer's test frames), the shipped model first.
 Per set and model: dice right, silently wrong (the failure a model must not add) and right without a doubt (the

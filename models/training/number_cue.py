@@ -1,6 +1,6 @@
 """Fit the number-dice cue (``vision.number_cue``) on the face model's embedding, and measure it on dice it never saw.
 
-Run with ``python -m models.training.number_cue [MODEL.onnx] [--out models/number-cue.npz] [--json] [--quick]``
+Run with ``python -m models.training.number_cue [MODEL.onnx] [--out models/number-cue.npz] [--json] [--quick] [--things N]``
 (default: the shipped model and its cue; four minutes on one core; seeded, so the same command makes the same file
 and the same table). Number dice read as a sure one are the classifier's worst hazard among the looks no shared set
 holds (``models.training.other_looks``), and teaching them to the classifier cost other dice by more than a seed's
@@ -183,7 +183,8 @@ def fit_cue(base: Any, per_source: int, per_subset: int, table_frames: int, clas
     doubted = len(numerals) + len(things_drawn)
     y = np.concatenate([np.ones(doubted, np.int64), np.zeros(len(x) - doubted, np.int64)])
     counts = {"numerals": len(numerals), "things that are not dice": len(things_drawn), "game dice": len(game),
-              "other marks": len(marks), "real train dice": len(real), "dice on the rendered table": len(table), "real train dice pasted into cup photos": len(pasted)}
+              "other marks": len(marks), "real train dice": len(real), "dice on the rendered table": len(table),
+              "real train dice pasted into cup photos": len(pasted)}
     cue = fit(x, y, classifier_id, THRESHOLD, NumberCue)
     assert isinstance(cue, NumberCue)
     return cue, counts
