@@ -191,15 +191,14 @@ def _tray_scenes(rng: np.random.Generator, per_kind: int) -> Iterator[Scene]:
         reach = int(gone.side * 0.95)  # the die's turned square, and its shadow
         y0, y1 = max(0, int(gone.cy) - reach), int(gone.cy) + reach
         x0, x1 = max(0, int(gone.cx) - reach), int(gone.cx) + reach
-        frame[y0:y1, x0:x1] = empty[y0:y1, x0:x1] if empty.ndim == 3 else cv2.cvtColor(empty[y0:y1, x0:x1], cv2.COLOR_GRAY2BGR)
+        frame[y0:y1, x0:x1] = empty[y0:y1, x0:x1]  # the empty tray is a BGR photo, as the frame
         kind = KINDS[i % len(KINDS)]
         size = int(gone.side * rng.uniform(0.9, 1.15))
         height, width = frame.shape[:2]
         corner = (min(max(0, int(gone.cx - size / 2)), width - size), min(max(0, int(gone.cy - size / 2)), height - size))
         _laid(frame, *thing(kind, size, rng), *corner)
         labels = [(d.seen, d.cx, d.cy, d.side, d.side) for d in placed if d is not gone]
-        grey = cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY) if empty.ndim == 3 else empty
-        yield Scene(kind, frame, labels, (gone.cx, gone.cy, size), grey, float(placed[0].side))
+        yield Scene(kind, frame, labels, (gone.cx, gone.cy, size), cv2.cvtColor(empty, cv2.COLOR_BGR2GRAY), float(placed[0].side))
 
 
 def on_the_thing(box: tuple[int, int, int, int], scene: Scene) -> bool:
