@@ -261,6 +261,22 @@ def synth_face_crops(n: int, rng: np.random.Generator, style_of: Callable[[np.ra
     return np.array(xs, np.uint8), np.array(ys, np.int64)
 
 
+def _thing_ground(rng: np.random.Generator) -> tuple[np.ndarray, float, float]:
+    """Where a drawn thing lies: a ground (``_ground``) three times its side, the ground's middle, and the side
+    (24-80 px, as ``synth_face_crops``' dice)."""
+    side = rng.uniform(24, 80)
+    size = int(side * 3)
+    return _ground(rng, size), size / 2, side
+
+
+def _cut_thing(frame: np.ndarray, c: float, side: float, rng: np.random.Generator, spans: tuple[float, float]) -> np.ndarray:
+    """The thing drawn around (c, c) on ``frame`` as the classifier sees it: through the camera's blur and noise
+    (``finish``), cut a little off its middle at ``spans`` of its ``side`` (drawn evenly), at any turn."""
+    image = finish(frame, rng, blur=rng.uniform(0, 1.0) * side / 64, noise=rng.uniform(0, 8))
+    jx, jy = rng.normal(0, 0.08 * side, 2)
+    return cut_crop(image, c + jx, c + jy, side * rng.uniform(*spans), rng.uniform(0, 360))
+
+
 def round_thing_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Round things that are not dice, cut as a die would be and labelled 0 ("not a die"): balls lit from one side
     with the lamp's shine on them (opaque, glassy or swirled like a marble), and flat discs (plain, ringed, or with a
@@ -270,10 +286,8 @@ def round_thing_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
     such things), so that check still reads things drawn otherwise."""
     xs = []
     for _ in range(n):
-        side = rng.uniform(24, 80)
-        size = int(side * 3)
-        frame = _ground(rng, size)
-        c, r = size / 2, side / 2
+        frame, c, side = _thing_ground(rng)
+        size, r = frame.shape[0], side / 2
         yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
         dx, dy = (xx - c) / r, (yy - c) / r
         inside = dx * dx + dy * dy < 1.0
@@ -298,9 +312,7 @@ def round_thing_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
             if rng.random() < 0.6:
                 cv2.circle(frame, (int(c), int(c)), int(r * rng.uniform(0.2, 0.85)), (colour * rng.uniform(0.5, 1.4)).tolist(),
                            -1 if rng.random() < 0.5 else max(1, int(r * 0.08)), cv2.LINE_AA)
-        image = finish(frame, rng, blur=rng.uniform(0, 1.0) * side / 64, noise=rng.uniform(0, 8))
-        jx, jy = rng.normal(0, 0.08 * side, 2)
-        xs.append(cut_crop(image, c + jx, c + jy, side * rng.uniform(0.55, 1.15), rng.uniform(0, 360)))
+        xs.append(_cut_thing(frame, c, side, rng, (0.55, 1.15)))
     return np.array(xs, np.uint8).reshape(-1, CROP, CROP, 3), np.zeros(n, np.int64)
 
 
@@ -377,14 +389,9 @@ def table_thing_crops(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.
     if len(rounds):
         xs[rounds] = round_thing_crops(len(rounds), rng)[0]
     for k in np.flatnonzero(picks != kinds.index("round")):
-        side = rng.uniform(24, 80)
-        size = int(side * 3)
-        frame = _ground(rng, size)
-        c = size / 2
+        frame, c, side = _thing_ground(rng)
         (_printed_thing if kinds[picks[k]] == "printed" else _studded_thing)(frame, c, side, rng)
-        image = finish(frame, rng, blur=rng.uniform(0, 1.0) * side / 64, noise=rng.uniform(0, 8))
-        jx, jy = rng.normal(0, 0.08 * side, 2)
-        xs[k] = cut_crop(image, c + jx, c + jy, side * rng.uniform(0.55, 1.3), rng.uniform(0, 360))
+        xs[k] = _cut_thing(frame, c, side, rng, (0.55, 1.3))
     return xs, np.zeros(n, np.int64)
 
 
