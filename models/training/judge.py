@@ -1,8 +1,8 @@
 """Judge candidate face models (or detectors) against the shipped pair, end to end, on every set a choice may read.
 
 Run with ``python -m models.training.judge CANDIDATE.onnx [MORE.onnx ...] [--detector DETECTOR.onnx] [--only SET ...]
-[--number-cue CUE.npz] [--json]``. Each model reads, through the product's staged reader and ``elephants-bluff evaluate``'s counts, every
-shared ``val`` split and every set ``python -m bench.eval_sets`` builds (the pasted cup sets, close up, in a
+[--number-cue CUE.npz] [--json]``. Each model reads, through the product's staged reader and ``elephants-bluff
+evaluate``'s counts, every shared ``val`` split and every set ``python -m bench.eval_sets`` builds (the pasted cup sets, close up, in a
 phone-sized photo, far off, many, the val crops read whole, the renderer's test frames), the shipped model first.
 Per set and model: dice right, silently wrong (the failure a model must not add) and right without a doubt (the
 dice the table need not confirm); then the pasted sets' sum, which every shipping rule in ``models/MODEL_CARD.md``
