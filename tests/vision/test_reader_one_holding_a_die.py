@@ -19,6 +19,7 @@ import pytest
 from models.training.robustness import CHANGES, _any_photo, reader_with_model
 from vision.evaluate import reader_for
 from vision.pipeline.classify import INSIDE_A_DIE, INSIDE_FACE, FaceRead, one_holding_a_die
+from vision.pipeline import looks as looks_module
 from vision.pipeline import reader as reader_module
 from vision.pipeline.reader import PipelineReader
 
@@ -117,7 +118,7 @@ def test_a_whole_photo_read_as_a_one_stays_where_the_look_read_a_mark_of_a_few_p
     the whole photo's sure one (``FACE_OVER_WHOLE_MIN_SIDE``); without that floor the one goes to the table."""
     reading, labelled = _read(cup_set, *CUP_ONE_ZOOMED)
     assert labelled == [1] and reading.extra["look"] == "whole photo" and reading.status == "ok" and [d.seen for d in reading.dice] == [1]
-    monkeypatch.setattr(reader_module, "FACE_OVER_WHOLE_MIN_SIDE", 16)
+    monkeypatch.setattr(looks_module, "FACE_OVER_WHOLE_MIN_SIDE", 16)
     without, _ = _read(cup_set, *CUP_ONE_ZOOMED)
     assert without.status == "uncertain" and without.extra["look"] != "whole photo"
 
