@@ -50,6 +50,8 @@ MODES = {"in a die's place": 77, "beside three dice": 78, IN_THE_TRAY: 79}
 FRAME, DIE_SIDE, APART = (640, 480), (70, 130), 1.3
 #: The dice the table expects in every scene.
 EXPECTED = 3
+#: Draws of a place for a die or the thing before the scene is drawn again (a free place is found in a few draws).
+PLACE_TRIES = 1000
 
 
 @dataclass(frozen=True)
@@ -164,20 +166,35 @@ def scenes(dice: list[tuple[int, np.ndarray]], per_kind: int, mode: str, seed: i
     if mode == IN_THE_TRAY:
         yield from _tray_scenes(rng, per_kind)
         return
-    width, height = FRAME
     count = EXPECTED - 1 if mode == "in a die's place" else EXPECTED
     for i in range(per_kind * len(KINDS)):
-        frame = cup_frame(rng, width, height)
-        side = int(rng.uniform(*DIE_SIDE))
-        labels: list[tuple[int, float, float, float, float]] = []
-        for j in rng.choice(len(dice), count, replace=False):
-            seen, patch = dice[int(j)]
-            labels.append(paste_patch(frame, patch, *free_corner(rng, width, height, side, labels, APART), side, seen))
-        kind = KINDS[i % len(KINDS)]
-        size = int(side * rng.uniform(0.8, 1.2))
-        x0, y0 = free_corner(rng, width, height, size, labels, APART)
-        _laid(frame, *thing(kind, size, rng), x0, y0)
-        yield Scene(kind, frame, labels, (x0 + size / 2, y0 + size / 2, size))
+        scene = None
+        while scene is None:  # a draw whose dice and thing found no room apart is drawn again, from the same stream
+            scene = _laid_out(rng, dice, count, KINDS[i % len(KINDS)])
+        yield scene
+
+
+def _laid_out(rng: np.random.Generator, dice: list[tuple[int, np.ndarray]], count: int, kind: str) -> Scene | None:
+    """One scene: ``count`` of ``dice`` and a ``kind`` of thing on a cup photo, each ``APART`` from the others; or None
+    where one found no room in ``PLACE_TRIES`` draws (big dice can leave none in the small frame, and an unbounded
+    search then never ends)."""
+    width, height = FRAME
+    frame = cup_frame(rng, width, height)
+    side = int(rng.uniform(*DIE_SIDE))
+    labels: list[tuple[int, float, float, float, float]] = []
+    for j in rng.choice(len(dice), count, replace=False):
+        seen, patch = dice[int(j)]
+        corner = free_corner(rng, width, height, side, labels, APART, tries=PLACE_TRIES)
+        if corner is None:
+            return None
+        labels.append(paste_patch(frame, patch, *corner, side, seen))
+    size = int(side * rng.uniform(0.8, 1.2))
+    corner = free_corner(rng, width, height, size, labels, APART, tries=PLACE_TRIES)
+    if corner is None:
+        return None
+    x0, y0 = corner
+    _laid(frame, *thing(kind, size, rng), x0, y0)
+    return Scene(kind, frame, labels, (x0 + size / 2, y0 + size / 2, size))
 
 
 def _tray_scenes(rng: np.random.Generator, per_kind: int) -> Iterator[Scene]:
