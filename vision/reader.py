@@ -47,9 +47,11 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
         embedding = _embedding_of(clf)  # one network run: both cues are fit on it
         cue, problem = _leaning_cue(embedding, _path(settings, "reader.leaning_cue")) if options["camera_view"] == "below" else (None, None)
         numbers, numbers_problem = _number_cue(embedding, _path(settings, "reader.number_cue"))
+        second, second_problem = _second_opinion(settings.get("reader.second_opinion", ""), threads)
         return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
                               empty_tray=_empty_tray(settings), leaning_cue=cue, number_cue=numbers,
-                              leaning_problem=problem, number_problem=numbers_problem)
+                              leaning_problem=problem, number_problem=numbers_problem,
+                              second_opinion=second, second_opinion_problem=second_problem)
     from vision.classic_reader import DiceReader
 
     return DiceReader(clf, **_reader_settings(settings))
@@ -103,6 +105,21 @@ def _number_cue(embedding: tuple[str, int] | str, path: Path | None = None) -> t
     from vision.number_cue import load_cue
 
     return _cue(embedding, load_cue, path, "Dice printed with numbers or signs are not doubted")
+
+
+def _second_opinion(value: str, threads: int) -> tuple[Any, str | None]:
+    """The second opinion (``vision.second_opinion``) the setting ``reader.second_opinion`` names ('': the shipped
+    file; "off": none, and no problem), and None; or None and the problem ``/api/health`` says."""
+    from vision.second_opinion import SecondOpinion
+
+    if value == "off":
+        return None, None
+    opinion, why = SecondOpinion.load(Path(value) if value else None, threads)
+    if opinion is not None:
+        return opinion, None
+    problem = f"A bead or a game piece read as surely as a die is not checked again: {why}."
+    log.warning("reader: %s", problem)
+    return None, problem
 
 
 def _empty_tray(settings: Any) -> np.ndarray | None:

@@ -117,6 +117,8 @@ def _build_camera(settings: Settings, simulate: bool, problems: list[str]) -> tu
             problems.append(reader.leaning_problem)
         if getattr(reader, "number_problem", None):  # the number-dice cue likewise
             problems.append(reader.number_problem)
+        if getattr(reader, "second_opinion_problem", None):  # the second opinion's model missing or damaged
+            problems.append(reader.second_opinion_problem)
     except HardwareError as exc:
         log.error("reader: %s", exc.message)
         problems.append(exc.message)

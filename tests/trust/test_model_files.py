@@ -84,16 +84,39 @@ def test_a_cue_file_named_in_the_config_is_used_or_health_says_why_not(tmp_path,
         path.write_bytes(b"not a cue at all" * 8)
     elif kind == "shipped":
         path.write_bytes(shipped.read_bytes())
-    settings = Settings.defaults().with_overrides(table__pin=PIN, **{setting: str(path)})
+    problems = _health_problems(tmp_path, Settings.defaults().with_overrides(table__pin=PIN, **{setting: str(path)}))
+    said = [p for p in problems if words in p]
+    if kind == "shipped":
+        assert not said, problems
+    else:
+        assert len(said) == 1 and "my-cue.npz" in said[0] and ("missing" if kind == "missing" else "cannot be read") in said[0], problems
+
+
+@pytest.mark.parametrize("kind", ["missing", "corrupt", "shipped"])
+def test_a_second_opinion_named_in_the_config_is_used_or_health_says_why_not(tmp_path, kind):
+    """``[reader] second_opinion``: a missing or damaged model leaves the companion up and says what goes unchecked;
+    the shipped file named there is used, and says nothing."""
+    from vision.second_opinion import shipped_path
+
+    path = tmp_path / "my-second-opinion.onnx"
+    if kind == "corrupt":
+        path.write_bytes(b"\x08\x01this is not an onnx graph" * 10)
+    elif kind == "shipped":
+        path.write_bytes(shipped_path().read_bytes())
+    problems = _health_problems(tmp_path, Settings.defaults().with_overrides(table__pin=PIN, reader__second_opinion=str(path)))
+    said = [p for p in problems if "not checked again" in p]
+    if kind == "shipped":
+        assert not said, problems
+    else:
+        assert len(said) == 1 and "my-second-opinion.onnx" in said[0] and ("missing" if kind == "missing" else "cannot be loaded") in said[0], problems
+
+
+def _health_problems(tmp_path: Path, settings: Settings) -> list[str]:
+    """The problems ``/api/health`` lists for a companion started with ``settings`` (simulated camera)."""
     instance = tmp_path / "instance"
     services = build_services(instance, settings, simulate=True)
     app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services)
     try:
-        problems = app.test_client().get("/api/health").get_json()["problems"]
-        said = [p for p in problems if words in p]
-        if kind == "shipped":
-            assert not said, problems
-        else:
-            assert len(said) == 1 and "my-cue.npz" in said[0] and ("missing" if kind == "missing" else "cannot be read") in said[0], problems
+        return app.test_client().get("/api/health").get_json()["problems"]
     finally:
         app.extensions["elephants_bluff"].close()

@@ -30,6 +30,7 @@ from vision.pipeline.reconcile import Die, flag_leaning, flag_leaning_by_look, f
 from vision.pipeline.shape import die_sides, sides_agree
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
+from vision.second_opinion import SECOND_OPINION, SecondOpinion, asked
 
 
 #: Tray mode's last look where nothing else was sure: the dice at these shares of the calibrated size (a die's face
@@ -55,6 +56,7 @@ class PipelineReader(ReaderOptions):
                  min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0, tray_region: list[int] | None = None,
                  empty_tray: np.ndarray | None = None, leaning_cue: LeaningCue | None = None, number_cue: NumberCue | None = None,
                  leaning_problem: str | None = None, number_problem: str | None = None,
+                 second_opinion: SecondOpinion | None = None, second_opinion_problem: str | None = None,
                  on_dice: Callable[[Normalised, list[Die]], None] | None = None) -> None:
         self.classifier = classifier
         self.proposer = proposer
@@ -67,6 +69,8 @@ class PipelineReader(ReaderOptions):
         self.number_cue = number_cue
         self.leaning_problem = leaning_problem
         self.number_problem = number_problem
+        self.second_opinion = second_opinion
+        self.second_opinion_problem = second_opinion_problem
         self.on_dice = on_dice
 
     def _but(self, **changes: Any) -> "PipelineReader":
@@ -74,6 +78,8 @@ class PipelineReader(ReaderOptions):
                                                                  "leaning_cue": self.leaning_cue, "number_cue": self.number_cue,
                                                                  "leaning_problem": self.leaning_problem,
                                                                  "number_problem": self.number_problem,
+                                                                 "second_opinion": self.second_opinion,
+                                                                 "second_opinion_problem": self.second_opinion_problem,
                                                                  "on_dice": self.on_dice, **changes})
 
     def with_empty_tray(self, empty_tray: np.ndarray | None) -> "PipelineReader":
@@ -351,9 +357,26 @@ class PipelineReader(ReaderOptions):
         return sure_rescues(candidates, faces, self.min_confidence)
 
     def _decided(self, prepared: Normalised, proposals: list[Proposal], dice: list[Die], look: str = "first") -> Reading:
+        """``decide``'s reading of ``dice``; where it is ``ok``, asked again with the dice the second opinion doubts
+        (``vision.second_opinion``): only a reading about to be acted on costs that model a run."""
         extra = {"candidates": len(proposals), "rejected": len(proposals) - len(dice), "detector": getattr(self.proposer.detector, "model_id", ""), "look": look}
+        reading = decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
+                         opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)
+        if reading.status != OK or self.second_opinion is None:
+            return reading
+        doubted = self._second_opinion_doubts(prepared.bgr, dice)
+        if not any(doubted):
+            return reading
+        dice = [replace(d, doubts=d.doubts + (SECOND_OPINION,)) if no else d for d, no in zip(dice, doubted)]
         return decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
                       opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)
+
+    def _second_opinion_doubts(self, bgr: np.ndarray, dice: list[Die]) -> list[bool]:
+        """Per die, whether the second opinion doubts it (dice a taught head's gate is sure are the owner's are not asked)."""
+        ask = asked(dice, self.classifier)
+        put = [d for d, a in zip(dice, ask) if a]
+        answers = iter(self.second_opinion.doubted(bgr, [d.proposal for d in put], [d.face.seen for d in put])) if put else iter(())
+        return [next(answers) if a else False for a in ask]
 
     def _empty_region(self) -> np.ndarray | None:
         """The empty tray cut to the tray region, as ``normalise`` cuts the frame."""
@@ -368,13 +391,17 @@ class PipelineReader(ReaderOptions):
         wherever and however small it lies (a phone's picture of one die on a table: read as a crop, a die at a
         quarter of the picture's side is mostly read wrong, though unsure). ``surer_answer`` keeps one of the two.
         A crop of a few pixels is enlarged first (``readable_crop``). A die whose marks the number cue reads as numbers
-        or signs (``vision.number_cue``) is never sure: its confidence stays under the line, as an unsure photo's."""
+        or signs (``vision.number_cue``) is never sure: its confidence stays under the line, as an unsure photo's; so is
+        a sure one the second opinion doubts (``vision.second_opinion``)."""
         crop = readable_crop(crop)  # the photo look below reads the crop as enlarged too
         face = classify_crop(self.classifier, crop)
+        unsure = round(self.min_confidence - CONFIDENCE_MARGIN, 6)
         if self._shows_numbers(crop):
             seen, confidence = surer_answer(face.seen, face.confidence, self.as_photo_of_one_die().read(crop), self.min_confidence)
-            return seen, min(confidence, round(self.min_confidence - CONFIDENCE_MARGIN, 6))
+            return seen, min(confidence, unsure)
         if face.confidence >= sure_confidence(self.min_confidence):
+            if self.second_opinion is not None and self._second_opinion_doubts(crop, [Die(_filling(crop), face, ())])[0]:
+                return face.seen, min(face.confidence, unsure)
             return face.seen, face.confidence
         return surer_answer(face.seen, face.confidence, self.as_photo_of_one_die().read(crop), self.min_confidence)
 
@@ -383,9 +410,7 @@ class PipelineReader(ReaderOptions):
         showing numbers or signs."""
         if self.number_cue is None:
             return False
-        h, w = crop.shape[:2]
-        whole = Proposal(w / 2, h / 2, min(h, w) / MARGIN, 0.0, 1.0)
-        [die] = flag_numbers_by_look([Die(whole, FaceRead(1, 0.0, 0.0, 0.0), ())], crop, self.classifier, self.number_cue)
+        [die] = flag_numbers_by_look([Die(_filling(crop), FaceRead(1, 0.0, 0.0, 0.0), ())], crop, self.classifier, self.number_cue)
         return bool(die.doubts)
 
     def as_photo_of_one_die(self) -> "PipelineReader":
@@ -396,3 +421,9 @@ class PipelineReader(ReaderOptions):
     def annotate(self, frame: np.ndarray, reading: Reading) -> np.ndarray:
         """A copy of the frame with each die's box and values, and the status, drawn on it."""
         return annotate(frame, reading, self.min_confidence)
+
+
+def _filling(crop: np.ndarray) -> Proposal:
+    """The die of a crop as ``classify_crop`` cuts it: centred, filling the crop's short side."""
+    h, w = crop.shape[:2]
+    return Proposal(w / 2, h / 2, min(h, w) / MARGIN, 0.0, 1.0)

@@ -28,7 +28,7 @@ const Dice = (() => {
   const REASON_TEXTS = {
     count: "reason_count", cut_off: "reason_cut_off", leaning: "reason_leaning",
     low_confidence: "reason_low_confidence", dark: "reason_dark", blank: "reason_blank", size: "reason_size",
-    marks: "reason_marks", second_look: "reason_second_look",
+    marks: "reason_marks", second_look: "reason_second_look", second_opinion: "reason_second_opinion",
   };
 
   /** Why the reader was not sure, in the page's language; its English words when a code is

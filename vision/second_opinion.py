@@ -1,0 +1,95 @@
+"""A second opinion on the dice of a reading about to be ``ok``: another face classifier that must read the same face.
+
+The shipped classifier's "not a die" class learned the finder's stray blobs; a glass bead's lit highlight is to it a
+one's mark, as sure as any die (``python -m models.training.not_dice``). The second classifier is the shipped
+recipe trained also on round things labelled not a die (``train --round-things``, ``models/MODEL_CARD.md``, "The
+second opinion"): alone it reads a few real dice worse, so it does not read the faces, it only checks them. Where it
+gives the face read under ``SECOND_OPINION_BAR`` at both of the die's first cuts (as proposed and ``WIDER_LOOK``
+wider), the die is doubted with the reason ``second_opinion`` and the table checks it (RULES.md R14). It never
+changes a face, and it is asked only where a reading would be acted on, so every other reading costs nothing.
+
+The file is ``models/second-opinion-<id>.onnx`` (its id: the first 12 hex digits of its sha256, as every model's).
+Under a taught head, dice the head's gate is sure are the owner's are not asked: the owner taught the reader those
+dice, which the second model never saw (``vision.adapt.Head.owners``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from companion.core.errors import HardwareError
+from companion.core.protocols import Proposal
+from vision.classifier import FaceClassifier
+from vision.pipeline.crop import crops
+from vision.pipeline.decide import CONFIDENCE_MARGIN
+
+#: The reason code a die the second opinion doubts gives its reading (``companion.core.reading.REASON_CODES``).
+SECOND_OPINION = "second_opinion"
+#: A die is doubted where the second model gives its face less than this at every cut it reads.
+SECOND_OPINION_BAR = 0.5
+#: The cuts it reads of each die, in the die's proposed sides (the first look's two: ``classify.WIDER_LOOK``).
+SPANS = (1.0, 1.15)
+
+
+def shipped_path() -> Path | None:
+    """The newest ``second-opinion-*.onnx`` shipped in the ``models`` package, or None."""
+    found = sorted(Path(str(resources.files("models"))).glob("second-opinion-*.onnx"))
+    return found[-1] if found else None
+
+
+class SecondOpinion:
+    """The second classifier and the rule it checks a reading's dice by.
+
+    >>> opinion = SecondOpinion.load()[0]
+    >>> opinion.model_id.startswith("second-opinion-")
+    True
+    >>> opinion.doubted(np.zeros((120, 120, 3), np.uint8), [Proposal(60, 60, 40, 0, 0.9)], [1])  # no die there
+    [True]
+    """
+
+    def __init__(self, path: Path, threads: int = 1) -> None:
+        self.path = path
+        self.model_id = "second-opinion-" + hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+        self.classifier = FaceClassifier(path, threads)
+
+    @classmethod
+    def load(cls, path: Path | None = None, threads: int = 1) -> tuple["SecondOpinion | None", str | None]:
+        """The second opinion from ``path`` (None: the shipped file) and None; or None and why there is none, in
+        words for ``/api/health`` (missing, or a file onnxruntime cannot load)."""
+        path = path if path is not None else shipped_path()
+        if path is None or not path.is_file():
+            return None, f"the second opinion's model ({path.name if path else 'models/second-opinion-*.onnx'}) is missing"
+        try:
+            return cls(path, threads), None
+        except (HardwareError, OSError) as exc:
+            return None, f"the second opinion's model {path.name} cannot be loaded ({getattr(exc, 'message', exc)})"
+
+    def doubted(self, bgr: np.ndarray, proposals: list[Proposal], faces: list[int]) -> list[bool]:
+        """Per proposed die, whether the second model reads its face (``faces``) under the bar at every cut in ``SPANS``
+        (within ``CONFIDENCE_MARGIN`` above it counts as under: a score that close could fall either side on the Pi's
+        CPU, and a doubt costs the table one confirmation): all of a reading's dice and cuts go to the model in one batch."""
+        if not proposals:
+            return []
+        p = self.classifier.probabilities(np.concatenate([crops(bgr, proposals, span) for span in SPANS]))
+        per_cut = p.reshape(len(SPANS), len(proposals), -1)
+        best = per_cut[:, np.arange(len(proposals)), np.asarray(faces)].max(axis=0)
+        return [bool(b < SECOND_OPINION_BAR + CONFIDENCE_MARGIN) for b in best]
+
+
+def asked(dice: list[Any], classifier: Any) -> list[bool]:
+    """Per die (``vision.pipeline.reconcile.Die``), whether the second opinion is asked of it: always, but under a
+    taught head where the head's gate is sure the die is the owner's (its first cut's embedding, as the first look
+    kept it)."""
+    head = getattr(classifier, "head", None)
+    if head is None:
+        return [True] * len(dice)
+    out = []
+    for d in dice:
+        cuts = d.face.first_cuts
+        out.append(cuts is None or not bool(head.owners(np.asarray(cuts)[None, : len(cuts) // 2])[0]))
+    return out
