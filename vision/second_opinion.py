@@ -17,7 +17,6 @@ dice, which the second model never saw (``vision.adapt.Head.owners``).
 
 from __future__ import annotations
 
-import hashlib
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -56,8 +55,9 @@ class SecondOpinion:
 
     def __init__(self, path: Path, threads: int = 1) -> None:
         self.path = path
-        self.model_id = "second-opinion-" + hashlib.sha256(path.read_bytes()).hexdigest()[:12]
         self.classifier = FaceClassifier(path, threads)
+        #: ``second-opinion-`` and the first 12 hex digits of the file's sha256, as ``file_model_id`` reads them
+        self.model_id = "second-opinion-" + self.classifier.model_id.removeprefix("dice-faces-")
 
     @classmethod
     def load(cls, path: Path | None = None, threads: int = 1) -> tuple["SecondOpinion | None", str | None]:

@@ -88,3 +88,19 @@ def mid_set(tmp_path_factory):
     root = tmp_path_factory.mktemp("mid")
     mid(root, real_val_dice())
     return root
+
+
+def gated_classifier(gate_bias: float):
+    """The shipped classifier under a taught head that corrects nothing, whose gate says every die is the owner's (a
+    large positive ``gate_bias``) or none is (a large negative one): what a taught table's cues and checks consult."""
+    import numpy as np
+
+    from vision.adapt import AdaptedClassifier, Head
+    from vision.classifier import CROP, shipped_model_id
+    from vision.embedding import EmbeddingClassifier
+
+    d = EmbeddingClassifier().logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
+    gate = np.zeros(d + 1, np.float32)
+    gate[-1] = gate_bias
+    return AdaptedClassifier(Head(shipped_model_id(), np.zeros(d, np.float32), np.ones(d, np.float32), np.zeros((d, 7), np.float32),
+                                  np.zeros(7, np.float32), gate))

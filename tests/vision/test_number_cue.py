@@ -10,7 +10,7 @@ import pytest
 
 from companion.app.settings import Settings
 from models.training import other_looks
-from vision.classifier import CROP, cut_crop, shipped_model_id
+from vision.classifier import cut_crop, shipped_model_id
 from vision.number_cue import CUE_MARGIN, DOUBT, NumberCue, load_cue
 from vision.pipeline.decide import reason_in_words, sure_confidence
 from vision.reader import load_reader
@@ -132,17 +132,11 @@ def test_without_its_cue_file_the_reader_reads_and_says_why(reader, monkeypatch,
 
 def test_under_a_taught_head_the_owners_dice_are_left_alone_and_a_guests_are_doubted(reader):
     """A head whose gate is sure every die is the owner's: no die doubted; a gate sure of none: the cue as shipped."""
-    from vision.adapt import AdaptedClassifier, Head
-    from vision.embedding import EmbeddingClassifier
+    from tests.vision.conftest import gated_classifier
     from vision.reader import _embedding_of, _number_cue
 
-    d = EmbeddingClassifier().logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
-
     def taught(gate_bias: float):
-        gate = np.zeros(d + 1, np.float32)
-        gate[-1] = gate_bias
-        head = Head(shipped_model_id(), np.zeros(d, np.float32), np.ones(d, np.float32), np.zeros((d, 7), np.float32), np.zeros(7, np.float32), gate)
-        clf = AdaptedClassifier(head)
+        clf = gated_classifier(gate_bias)
         cue, problem = _number_cue(_embedding_of(clf))
         assert cue is not None and problem is None  # the shipped model's cue: the head keeps its embedding
         return type(reader)(clf, reader.proposer, **{**reader.options(), "number_cue": cue})

@@ -122,17 +122,10 @@ def test_it_is_off_by_default_and_off_says_no_problem(without, reader):
 def test_under_a_taught_head_the_owners_dice_are_not_asked_and_a_guests_are(reader, bead_scene):
     """A head whose gate is sure every die is the owner's: the second opinion asks none (the owner taught them, the
     second model never saw them); a gate sure of none: every die is asked, as without a head."""
-    from vision.adapt import AdaptedClassifier, Head
-    from vision.classifier import shipped_model_id
-    from vision.embedding import EmbeddingClassifier
-
-    d = EmbeddingClassifier().logits_and_embedding(np.zeros((1, CROP, CROP, 3), np.uint8))[1].shape[1]
+    from tests.vision.conftest import gated_classifier
 
     def taught(gate_bias: float):
-        gate = np.zeros(d + 1, np.float32)
-        gate[-1] = gate_bias
-        head = Head(shipped_model_id(), np.zeros(d, np.float32), np.ones(d, np.float32), np.zeros((d, 7), np.float32), np.zeros(7, np.float32), gate)
-        return type(reader)(AdaptedClassifier(head), reader.proposer, **{**reader.options(), "second_opinion": reader.second_opinion})
+        return type(reader)(gated_classifier(gate_bias), reader.proposer, **{**reader.options(), "second_opinion": reader.second_opinion})
 
     owners, guests = taught(50.0), taught(-50.0)
     assert owners.with_view("above").with_expected(3).read(bead_scene.frame).status == "ok"  # the owner's, so not asked

@@ -360,16 +360,18 @@ class PipelineReader(ReaderOptions):
         """``decide``'s reading of ``dice``; where it is ``ok``, asked again with the dice the second opinion doubts
         (``vision.second_opinion``): only a reading about to be acted on costs that model a run."""
         extra = {"candidates": len(proposals), "rejected": len(proposals) - len(dice), "detector": getattr(self.proposer.detector, "model_id", ""), "look": look}
-        reading = decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
-                         opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)
+
+        def decided(these: list[Die]) -> Reading:
+            return decide(these, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
+                          opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)
+
+        reading = decided(dice)
         if reading.status != OK or self.second_opinion is None:
             return reading
         doubted = self._second_opinion_doubts(prepared.bgr, dice)
         if not any(doubted):
             return reading
-        dice = [replace(d, doubts=d.doubts + (SECOND_OPINION,)) if no else d for d, no in zip(dice, doubted)]
-        return decide(dice, expected=self.expected_dice, min_confidence=self.min_confidence, camera_view=self.camera_view,
-                      opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)
+        return decided([replace(d, doubts=d.doubts + (SECOND_OPINION,)) if no else d for d, no in zip(dice, doubted)])
 
     def _second_opinion_doubts(self, bgr: np.ndarray, dice: list[Die]) -> list[bool]:
         """Per die, whether the second opinion doubts it (dice a taught head's gate is sure are the owner's are not asked)."""
