@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import psutil
 import pytest
 
@@ -17,18 +16,27 @@ from bench.process_memory import memory_split
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 
 
-def test_the_split_agrees_with_the_resident_set_psutil_reads():
-    """smaps_rollup and psutil (statm) are two views of one process: the RSS and its file part agree."""
-    held = np.ones(16 * 2**20, np.uint8)  # something of its own to count
-    split = memory_split(os.getpid())
-    info = psutil.Process().memory_info()
-    assert split["rss"] == pytest.approx(info.rss / 2**20, abs=2)
-    assert split["file_backed"] == pytest.approx(info.shared / 2**20, abs=2)  # statm's shared: file pages (+ shmem)
-    assert split["anonymous"] > 16
-    del held
-
-
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_split_agrees_with_the_resident_set_psutil_reads():
+    """smaps_rollup and psutil (statm) are two views of one process: the RSS and its file part agree. Read in a
+    fresh process of its own: in the test run's, another test's threads (a live server, a model's pool) allocate
+    between the two reads and move the RSS by megabytes."""
+    code = (
+        "import json, os\n"
+        "import numpy as np, psutil\n"
+        "from bench.process_memory import memory_split\n"
+        "held = np.ones(16 * 2**20, np.uint8)  # something of its own to count\n"
+        "split = memory_split(os.getpid())\n"
+        "info = psutil.Process().memory_info()\n"
+        "print(json.dumps([split, info.rss / 2**20, info.shared / 2**20]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    split, rss, shared = json.loads(out)
+    assert split["rss"] == pytest.approx(rss, abs=2)
+    assert split["file_backed"] == pytest.approx(shared, abs=2)  # statm's shared: file pages (+ shmem)
+    assert split["anonymous"] > 16
 
 
 def _split_before_and_after(step: str, tmp_path: Path) -> tuple[dict, dict]:
