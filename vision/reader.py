@@ -47,7 +47,7 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
         embedding = _embedding_of(clf)  # one network run: both cues are fit on it
         cue, problem = _leaning_cue(embedding, _path(settings, "reader.leaning_cue")) if options["camera_view"] == "below" else (None, None)
         numbers, numbers_problem = _number_cue(embedding, _path(settings, "reader.number_cue"))
-        second, second_problem = _second_opinion(settings.get("reader.second_opinion", "off"), threads)
+        second, second_problem = _second_opinion(settings.get("reader.second_opinion", "on"), threads)
         return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
                               empty_tray=_empty_tray(settings), leaning_cue=cue, number_cue=numbers,
                               leaning_problem=problem, number_problem=numbers_problem,
@@ -108,8 +108,8 @@ def _number_cue(embedding: tuple[str, int] | str, path: Path | None = None) -> t
 
 
 def _second_opinion(value: str, threads: int) -> tuple[Any, str | None]:
-    """The second opinion (``vision.second_opinion``) the setting ``reader.second_opinion`` names ("off", the default:
-    none, and no problem; "on": the shipped file; else a file's path), and None; or None and the problem
+    """The second opinion (``vision.second_opinion``) the setting ``reader.second_opinion`` names ("on", the default:
+    the shipped file; "off": none, and no problem; else a file's path), and None; or None and the problem
     ``/api/health`` says."""
     from vision.second_opinion import SecondOpinion
 

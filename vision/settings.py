@@ -53,7 +53,7 @@ SETTINGS: list[Setting] = [
     Setting("reader.model", "", "Path of an ONNX face model to use instead of the shipped one ('' : the shipped models/dice-faces-*.onnx).", None),
     Setting("reader.leaning_cue", "", "Path of a leaning cue fit on the face model in use, for a `reader.model` of your own ('' : the shipped models/leaning-cue.npz, fit on the shipped model; `python -m models.training.leaning_cue --model MODEL --out FILE` fits one).", None),
     Setting("reader.number_cue", "", "Path of a number-dice cue fit on the face model in use, for a `reader.model` of your own ('' : the shipped models/number-cue.npz, fit on the shipped model; `python -m models.training.number_cue MODEL --out FILE` fits one).", None),
-    Setting("reader.second_opinion", "off", "A second face model that checks every die of a reading about to be `ok`, so a glass bead read as surely as a die goes to the table; it costs about 2 ms a reading here (docs/READING.md, \"The second opinion\"). off: none; on: the shipped models/second-opinion-*.onnx; or the path of another.", None),
+    Setting("reader.second_opinion", "on", "A second face model that checks every die of a reading about to be `ok`, so a glass bead read as surely as a die goes to the table; it costs about 1 ms a reading here (docs/READING.md, \"The second opinion\"). on: the shipped models/second-opinion-*.onnx; off: none (a table that never sees beads and wants the millisecond); or the path of another.", None),
 ]
 
 register_settings(SETTINGS)

@@ -1,4 +1,4 @@
-"""The second opinion (``vision.second_opinion``, ``[reader] second_opinion = "on"``; off by default): a second
+"""The second opinion (``vision.second_opinion``, ``[reader] second_opinion``, on by default): a second
 classifier, trained also on round things that are not dice, checks every die of a reading about to be ``ok``; where it
 does not read the face, the reading goes to the table with the reason ``second_opinion`` (RULES.md R14). It never
 changes a face; a missing or damaged model file leaves the reader reading without it, and ``/api/health`` says why."""
@@ -26,12 +26,12 @@ BEAD_SCENE = 15
 
 @pytest.fixture(scope="module")
 def reader():
-    return load_reader(Settings.defaults().with_overrides(reader__second_opinion="on"), threads=1)
+    return load_reader(Settings.defaults(), threads=1)
 
 
 @pytest.fixture(scope="module")
 def without():
-    return load_reader(Settings.defaults(), threads=1)
+    return load_reader(Settings.defaults().with_overrides(reader__second_opinion="off"), threads=1)
 
 
 @pytest.fixture(scope="module")
@@ -111,12 +111,14 @@ def test_without_its_model_file_the_reader_reads_and_says_why(tmp_path, without,
     assert r.with_view("above").with_expected(3).read(bead_scene.frame) == without.with_view("above").with_expected(3).read(bead_scene.frame)
 
 
-def test_it_is_off_by_default_and_off_says_no_problem(without, reader):
-    """It costs about 2 ms a reading (docs/READING.md, "The second opinion"): a table turns it on."""
-    assert without.second_opinion is None and without.second_opinion_problem is None
+def test_it_is_on_by_default_and_off_says_no_problem(without, reader):
+    """The default reader asks the shipped file; a table that turns it off (about 1 ms a reading: docs/READING.md,
+    "The second opinion") reads without it, and that is no problem for ``/api/health``."""
     assert reader.second_opinion is not None and reader.second_opinion.path == shipped_path()
-    off = load_reader(Settings.defaults().with_overrides(reader__second_opinion="off"), threads=1)
-    assert off.second_opinion is None and off.second_opinion_problem is None
+    assert reader.second_opinion_problem is None
+    assert without.second_opinion is None and without.second_opinion_problem is None
+    on = load_reader(Settings.defaults().with_overrides(reader__second_opinion="on"), threads=1)
+    assert on.second_opinion is not None and on.second_opinion.path == shipped_path()
 
 
 def test_under_a_taught_head_the_owners_dice_are_not_asked_and_a_guests_are(reader, bead_scene):

@@ -106,11 +106,9 @@ def test_no_thing_but_the_glass_bead_makes_a_reading_ok_and_wrong(staged_reader,
         assert rows["all"]["taken_surely"] < rows["all"]["taken"] / 2, mode  # a thing taken for a die is mostly doubted
 
 
-@pytest.mark.xfail(strict=True, reason="the classifier reads a shaded bead's highlight as a sure one "
-                   "(docs/READING.md, 'Where it falls short now'); the second opinion, off by default, catches it "
-                   "(tests/vision/test_second_opinion.py); a default reader that no longer does makes this pass: "
-                   "then remove the mark")
 def test_a_glass_bead_in_a_dies_place_never_makes_a_reading_ok(staged_reader, val_dice):
+    """The shipped classifier reads a shaded bead's highlight as a sure one; the second opinion, on by default, doubts
+    it (``vision.second_opinion``), so the reading goes to the table (RULES.md R14)."""
     rows = read(staged_reader, per_kind=5, dice=val_dice)["in a die's place"]
     assert rows["glass bead"]["wrong_verdicts"] == 0
 
