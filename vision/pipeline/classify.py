@@ -95,12 +95,17 @@ class FaceRead:
     #: the first look's embeddings of the die's two cuts (proposed, ``WIDER_LOOK``) side by side, where the classifier
     #: gives embeddings: the leaning cue embeds those same cuts, so it takes them from here (``vision.leaning_cue``)
     first_cuts: np.ndarray | None = field(default=None, compare=False, repr=False)
+    #: the share of the die's proposed side it was read at, where that is not the side itself: ``classify_crop``
+    #: finds the die of a loose crop at a smaller size than the crop's, and a second look at the die (the second
+    #: opinion) cuts it there
+    span: float = field(default=1.0, compare=False, repr=False)
 
     @classmethod
-    def from_probabilities(cls, p: np.ndarray, overturned: bool = False, first_cuts: np.ndarray | None = None) -> "FaceRead":
+    def from_probabilities(cls, p: np.ndarray, overturned: bool = False, first_cuts: np.ndarray | None = None,
+                           span: float = 1.0) -> "FaceRead":
         faces = p[1:]
         order = np.argsort(-faces, kind="stable")
-        return cls(int(order[0]) + 1, float(faces[order[0]]), float(faces[order[1]]), float(p[NOT_A_DIE]), overturned, first_cuts)
+        return cls(int(order[0]) + 1, float(faces[order[0]]), float(faces[order[1]]), float(p[NOT_A_DIE]), overturned, first_cuts, span)
 
 
 def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal], relook_below: float,
@@ -298,15 +303,17 @@ def readable_crop(image: object) -> np.ndarray:
 def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:
     """The face of one image holding one die roughly centred (45-100 % of its short side): the die is read at
     the sizes ``CROP_SPANS`` in its eight turns, and the pair of neighbouring sizes whose sixteen looks read
-    surest is kept (a person's crop says little of the die's size: tight, loose, with a side face showing).
+    surest is kept (a person's crop says little of the die's size: tight, loose, with a side face showing). The read's
+    ``span`` is the smaller size of that pair, as a share of the die filling the crop.
 
     >>> r = classify_crop(FaceClassifier(), np.full((64, 64, 3), 128, np.uint8))
-    >>> 1 <= r.seen <= 6 and 0 <= r.confidence <= 1
+    >>> 1 <= r.seen <= 6 and 0 <= r.confidence <= 1 and r.span in CROP_SPANS
     True
     """
     img = readable_crop(image)
     h, w = img.shape[:2]
     side = min(h, w)
     cut = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CROP_SPANS], np.uint8).reshape(-1, CROP, CROP, 3)
-    _, surest = _surest_pair(classifier.probabilities_turned(cut)[:, None, :])
-    return FaceRead.from_probabilities(surest[0])
+    per_size = classifier.probabilities_turned(cut)[:, None, :]
+    index, surest = _surest_of((per_size[:-1] + per_size[1:]) / 2)
+    return FaceRead.from_probabilities(surest[0], span=CROP_SPANS[int(index[0]) + 1])

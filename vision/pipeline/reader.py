@@ -377,7 +377,8 @@ class PipelineReader(ReaderOptions):
         """Per die, whether the second opinion doubts it (dice a taught head's gate is sure are the owner's are not asked)."""
         ask = asked(dice, self.classifier)
         put = [d for d, a in zip(dice, ask) if a]
-        answers = iter(self.second_opinion.doubted(bgr, [d.proposal for d in put], [d.face.seen for d in put])) if put else iter(())
+        at = [replace(d.proposal, side=d.proposal.side * d.face.span) for d in put]  # where the classifier read each die
+        answers = iter(self.second_opinion.doubted(bgr, at, [d.face.seen for d in put])) if put else iter(())
         return [next(answers) if a else False for a in ask]
 
     def _empty_region(self) -> np.ndarray | None:
