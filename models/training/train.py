@@ -45,14 +45,14 @@ def _dice_of_style(style_of):
 
 
 #: The drawn crops a run may add (``--other-bodies``, ``--faint-marks``, ``--numerals``, ``--other-marks`` dice of a
-#: style; ``--round-things``, things that are not dice): each option's crops come from its own random stream (the seed
+#: style; ``--round-things``, ``--table-things``, things that are not dice): each option's crops come from its own random stream (the seed
 #: and this number) and drawer, after the data cache, so the cache, and every other source in it, stay the same with
 #: or without them.
 DRAWN_SOURCES = {"other_bodies": (26, _dice_of_style(data.other_body_style)), "faint_marks": (27, _dice_of_style(data.faint_mark_style)),
                  "numerals": (28, _dice_of_style(data.numeral_style)), "other_marks": (29, _dice_of_style(data.other_marks_style)),
-                 "round_things": (30, data.round_thing_crops)}
+                 "round_things": (30, data.round_thing_crops), "table_things": (31, data.table_thing_crops)}
 #: The drawn looks ``--doubted`` may teach as doubt: dice, not the things that are not dice.
-DOUBTABLE = tuple(k for k in DRAWN_SOURCES if k != "round_things")
+DOUBTABLE = tuple(k for k in DRAWN_SOURCES if k not in ("round_things", "table_things"))
 #: The sources a run trains on; ``--real-sets`` adds every shared set's train crops (``real_sets.train_crops``), and
 #: each of ``DRAWN_SOURCES`` its drawn dice.
 BASE_SOURCES = ("real", "faces", "frames", *DRAWN_SOURCES)
@@ -262,6 +262,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--round-things", type=int, default=0,
                     help="also train on this many synthetic crops of round things that are not dice (data.round_thing_crops: "
                          "shiny balls, glass beads, marbles, flat discs), labelled not a die; drawn as --other-bodies")
+    ap.add_argument("--table-things", type=int, default=0,
+                    help="also train on this many synthetic crops of things on a games table that are not dice "
+                         "(data.table_thing_crops: round things, printed tiles and card corners, toy bricks' studded "
+                         "tops), labelled not a die; drawn as --other-bodies")
     ap.add_argument("--hard-repeat", type=int, default=0,
                     help="with --init: show the training crops that model reads with their own face under HARD_BELOW "
                          "this many more times an epoch (hard examples; augmented afresh each time)")
