@@ -284,8 +284,13 @@ def one_holding_a_die(one: FaceRead, inside: list[FaceRead]) -> FaceRead:
 def _surest_pair(per_size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """From S×N×7 probabilities (S sizes in order, N dice): the (S-1)×N×7 means of neighbouring sizes, and the
     N×7 pair that reads surest for each die."""
-    pairs = (per_size[:-1] + per_size[1:]) / 2
+    pairs = _neighbour_pairs(per_size)
     return pairs, _surest_of(pairs)[1]
+
+
+def _neighbour_pairs(per_size: np.ndarray) -> np.ndarray:
+    """The (S-1)×N×7 means of neighbouring sizes' probabilities in S×N×7 (sizes in order)."""
+    return (per_size[:-1] + per_size[1:]) / 2
 
 
 def _surest_of(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -314,6 +319,5 @@ def classify_crop(classifier: FaceClassifier, image: np.ndarray) -> FaceRead:
     h, w = img.shape[:2]
     side = min(h, w)
     cut = np.array([cut_crop(img, w / 2, h / 2, side * s / MARGIN) for s in CROP_SPANS], np.uint8).reshape(-1, CROP, CROP, 3)
-    per_size = classifier.probabilities_turned(cut)[:, None, :]
-    index, surest = _surest_of((per_size[:-1] + per_size[1:]) / 2)
+    index, surest = _surest_of(_neighbour_pairs(classifier.probabilities_turned(cut)[:, None, :]))
     return FaceRead.from_probabilities(surest[0], span=CROP_SPANS[int(index[0]) + 1])
