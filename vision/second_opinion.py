@@ -7,8 +7,8 @@ second opinion"): alone it reads a few real dice worse, so it does not read the 
 gives the face read under ``SECOND_OPINION_BAR`` at both of the die's first cuts (as proposed and ``WIDER_LOOK``
 wider), the die is doubted with the reason ``second_opinion`` and the table checks it (RULES.md R14). It never
 changes a face, and it is asked only where a reading would be acted on, so every other reading costs nothing.
-It is off by default (``[reader] second_opinion = "on"``): a reading about to be ok costs it a run, about 2 ms on one
-core of the development machine, which the staged read's 10 ms goal has no room for there (docs/READING.md).
+It is on by default (``[reader] second_opinion = "off"`` turns it off): a reading about to be ok costs it a run,
+about 1 ms on one core of the development machine (docs/READING.md, "The second opinion").
 
 The file is ``models/second-opinion-<id>.onnx`` (its id: the first 12 hex digits of its sha256, as every model's).
 Under a taught head, dice the head's gate is sure are the owner's are not asked: the owner taught the reader those
@@ -26,6 +26,7 @@ import numpy as np
 from companion.core.errors import HardwareError
 from companion.core.protocols import Proposal
 from vision.classifier import FaceClassifier
+from vision.pipeline.classify import WIDER_LOOK
 from vision.pipeline.crop import crops
 from vision.pipeline.decide import CONFIDENCE_MARGIN
 
@@ -33,8 +34,9 @@ from vision.pipeline.decide import CONFIDENCE_MARGIN
 SECOND_OPINION = "second_opinion"
 #: A die is doubted where the second model gives its face less than this at every cut it reads.
 SECOND_OPINION_BAR = 0.5
-#: The cuts it reads of each die, in the die's proposed sides (the first look's two: ``classify.WIDER_LOOK``).
-SPANS = (1.0, 1.15)
+#: The cuts it reads of each die, in the die's proposed sides: the first look's two (``classify.first_look``), so a
+#: die's own cuts are taken from its read where the first look made them (``FaceRead.first_crops``).
+SPANS = (1.0, WIDER_LOOK)
 
 
 def shipped_path() -> Path | None:
@@ -71,19 +73,22 @@ class SecondOpinion:
         except (HardwareError, OSError) as exc:
             return None, f"the second opinion's model {path.name} cannot be loaded ({getattr(exc, 'message', exc)})"
 
-    def doubted(self, bgr: np.ndarray, proposals: list[Proposal], faces: list[int]) -> list[bool]:
+    def doubted(self, bgr: np.ndarray, proposals: list[Proposal], faces: list[int],
+                cut: list[np.ndarray | None] | None = None) -> list[bool]:
         """Per proposed die, whether the second model reads its face (``faces``) under the bar at every cut in ``SPANS``
         (within ``CONFIDENCE_MARGIN`` above it counts as under: a score that close could fall either side on the Pi's
         CPU, and a doubt costs the table one confirmation). The dice's first cuts go to the model in one batch, and
-        only the dice it read under the line are cut again: nearly every die of a reading about to be ok is settled
-        by its first cut (a crop's probabilities do not depend on the batch it is in)."""
+        only the dice it read under the line are read at the next: nearly every die of a reading about to be ok is
+        settled by its first cut (a crop's probabilities do not depend on the batch it is in). ``cut``, per die, its
+        cuts at ``SPANS`` where they were made already (``FaceRead.first_crops``; None: cut here)."""
         line = SECOND_OPINION_BAR + CONFIDENCE_MARGIN
+        cut = cut if cut is not None else [None] * len(proposals)
         doubted = [True] * len(proposals)
         todo = list(range(len(proposals)))
-        for span in SPANS:  # a cut that reads the face over the line settles its die: the next cut only for the rest
+        for k, span in enumerate(SPANS):  # a cut that reads the face over the line settles its die: the next only for the rest
             if not todo:
                 break
-            p = self.classifier.probabilities(crops(bgr, [proposals[i] for i in todo], span))
+            p = self.classifier.probabilities(np.array([crops(bgr, [proposals[i]], span)[0] if cut[i] is None else cut[i][k] for i in todo]))
             for i, row in zip(todo, p):
                 doubted[i] = bool(row[faces[i]] < line)
             todo = [i for i in todo if doubted[i]]

@@ -15,6 +15,7 @@ from companion.core.reading import REASON_CODES
 from models.training import not_dice
 from models.training.crop_robustness import CHANGES, crops_of, shared_crop_sets
 from vision.classifier import CROP, cut_crop
+from companion.core.protocols import Proposal
 from vision.pipeline.decide import reason_in_words, sure_confidence
 from vision.reader import load_reader
 from vision.second_opinion import SECOND_OPINION, SECOND_OPINION_BAR, SecondOpinion, shipped_path
@@ -92,11 +93,30 @@ def test_a_face_the_second_model_reads_just_over_the_bar_is_still_doubted(reader
     """The margin: a probability within 0.02 above the bar could fall under it on the Pi, so it counts as under."""
     opinion = reader.second_opinion
     frame = np.full((120, 120, 3), 128, np.uint8)
-    from companion.core.protocols import Proposal
 
     for p, doubted in ((SECOND_OPINION_BAR + 0.01, True), (SECOND_OPINION_BAR + 0.03, False)):
         monkeypatch.setattr(opinion.classifier, "probabilities", lambda crops, p=p: np.tile([0, p, 1 - p, 0, 0, 0, 0], (len(crops), 1)))
         assert opinion.doubted(frame, [Proposal(60, 60, 40, 0, 0.9)], [1]) == [doubted]
+
+
+def test_it_reads_a_dies_first_cuts_as_the_first_look_made_them_not_cutting_again(reader):
+    """The first look's two cuts of a die (``FaceRead.first_crops``) are the second opinion's own ``SPANS``, so it takes
+    them from the die's read: the same pixels as cut afresh, the same answers, and what it reads is what it is given."""
+    from vision.pipeline.classify import first_look
+    from vision.pipeline.crop import crops
+    from vision.second_opinion import SPANS
+
+    rng = np.random.default_rng(7)
+    frame, placed = render_table([2, 4, 6], rng, view="below")
+    at = [Proposal(d.cx, d.cy, d.side, d.angle, 0.9) for d in placed]
+    reads, _ = first_look(reader.classifier, frame, at)
+    given = [r.first_crops for r in reads]
+    for k, span in enumerate(SPANS):
+        assert np.array_equal(np.array([g[k] for g in given]), crops(frame, at, span))
+    opinion, faces = reader.second_opinion, [r.seen for r in reads]
+    assert opinion.doubted(frame, at, faces, given) == opinion.doubted(frame, at, faces) == [False] * 3
+    blank = np.full((len(SPANS), CROP, CROP, 3), 128, np.uint8)  # no die in the cuts it is given: it doubts that die
+    assert opinion.doubted(frame, at, faces, [given[0], blank, None]) == [False, True, False]
 
 
 def test_the_reason_is_a_code_the_page_knows_and_said_in_words():

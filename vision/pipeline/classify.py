@@ -95,6 +95,9 @@ class FaceRead:
     #: the first look's embeddings of the die's two cuts (proposed, ``WIDER_LOOK``) side by side, where the classifier
     #: gives embeddings: the leaning cue embeds those same cuts, so it takes them from here (``vision.leaning_cue``)
     first_cuts: np.ndarray | None = field(default=None, compare=False, repr=False)
+    #: the first look's two cuts themselves (2×CROP×CROP×3 BGR, proposed and ``WIDER_LOOK``): the second opinion reads
+    #: those same cuts with its own model, so it takes them from here (``vision.second_opinion``)
+    first_crops: np.ndarray | None = field(default=None, compare=False, repr=False)
     #: the share of the die's proposed side it was read at, where that is not the side itself: ``classify_crop``
     #: finds the die of a loose crop at a smaller size than the crop's, and a second look at the die (the second
     #: opinion) cuts it there
@@ -102,10 +105,16 @@ class FaceRead:
 
     @classmethod
     def from_probabilities(cls, p: np.ndarray, overturned: bool = False, first_cuts: np.ndarray | None = None,
-                           span: float = 1.0) -> "FaceRead":
+                           span: float = 1.0, first_crops: np.ndarray | None = None) -> "FaceRead":
         faces = p[1:]
         order = np.argsort(-faces, kind="stable")
-        return cls(int(order[0]) + 1, float(faces[order[0]]), float(faces[order[1]]), float(p[NOT_A_DIE]), overturned, first_cuts, span)
+        return cls(int(order[0]) + 1, float(faces[order[0]]), float(faces[order[1]]), float(p[NOT_A_DIE]), overturned, first_cuts,
+                   first_crops, span)
+
+    def read_again(self, p: np.ndarray, overturned: bool = False) -> "FaceRead":
+        """The face the probabilities ``p`` read of the same cut die, keeping this read's first look (its cuts and
+        their embeddings, which the cues and the second opinion take from it)."""
+        return FaceRead.from_probabilities(p, overturned, self.first_cuts, first_crops=self.first_crops)
 
 
 def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal], relook_below: float,
@@ -132,30 +141,32 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
         if sized:
             surest, as_proposed = surest_size(classifier, bgr, [proposals[i] for i in sized])
             for i, p, q in zip(sized, surest, as_proposed):
-                reads[i] = FaceRead.from_probabilities(p, not agrees(q, int(p[1:].argmax()) + 1), reads[i].first_cuts)
+                reads[i] = reads[i].read_again(p, not agrees(q, int(p[1:].argmax()) + 1))
         plain = [i for i in again if weak[i]]
         if plain:
             for i, p in zip(plain, classifier.probabilities_turned(crops(bgr, [proposals[i] for i in plain]))):
-                reads[i] = FaceRead.from_probabilities(p, first_cuts=reads[i].first_cuts)
+                reads[i] = reads[i].read_again(p)
     return reads
 
 
 def first_look(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal]) -> tuple[list[FaceRead], np.ndarray]:
-    """Each proposal read once at its proposed size (a ``FaceRead``, with its two cuts' embeddings where the
+    """Each proposal read once at its proposed size (a ``FaceRead``, with its two cuts, and their embeddings where the
     classifier gives them), and the N×7 probabilities of the cut ``WIDER_LOOK`` wider; both cuts in one batch.
 
     >>> reads, wider = first_look(FaceClassifier(), np.full((120, 120, 3), 90, np.uint8), [Proposal(60, 60, 30, 0, 0.9)])
-    >>> len(reads), wider.shape, reads[0].first_cuts is None
-    (1, (1, 7), True)
+    >>> len(reads), wider.shape, reads[0].first_cuts is None, reads[0].first_crops.shape
+    (1, (1, 7), True, (2, 40, 40, 3))
     """
     n = len(proposals)
     cut = np.concatenate([crops(bgr, proposals), crops(bgr, proposals, WIDER_LOOK)])
+    both_cuts = [cut[[i, n + i]] for i in range(n)]
     with_embedding = getattr(classifier, "probabilities_and_embedding", None)
     if with_embedding is None:
         both = classifier.probabilities(cut)
-        return [FaceRead.from_probabilities(p) for p in both[:n]], both[n:]
+        return [FaceRead.from_probabilities(p, first_crops=both_cuts[i]) for i, p in enumerate(both[:n])], both[n:]
     both, embedded = with_embedding(cut)
-    reads = [FaceRead.from_probabilities(p, first_cuts=np.concatenate([embedded[i], embedded[n + i]])) for i, p in enumerate(both[:n])]
+    reads = [FaceRead.from_probabilities(p, first_cuts=np.concatenate([embedded[i], embedded[n + i]]), first_crops=both_cuts[i])
+             for i, p in enumerate(both[:n])]
     return reads, both[n:]
 
 
@@ -277,7 +288,7 @@ def one_holding_a_die(one: FaceRead, inside: list[FaceRead]) -> FaceRead:
     """
     for read in inside:
         if read.seen != 1 and read.confidence >= INSIDE_FACE and read.not_a_die < INSIDE_A_DIE:
-            return replace(read, overturned=True, first_cuts=one.first_cuts)
+            return replace(read, overturned=True, first_cuts=one.first_cuts, first_crops=one.first_crops)
     return one
 
 

@@ -378,7 +378,8 @@ class PipelineReader(ReaderOptions):
         ask = asked(dice, self.classifier)
         put = [d for d, a in zip(dice, ask) if a]
         at = [replace(d.proposal, side=d.proposal.side * d.face.span) for d in put]  # where the classifier read each die
-        answers = iter(self.second_opinion.doubted(bgr, at, [d.face.seen for d in put])) if put else iter(())
+        cut = [d.face.first_crops if d.face.span == 1.0 else None for d in put]  # as the first look cut them, where it did
+        answers = iter(self.second_opinion.doubted(bgr, at, [d.face.seen for d in put], cut)) if put else iter(())
         return [next(answers) if a else False for a in ask]
 
     def _empty_region(self) -> np.ndarray | None:
