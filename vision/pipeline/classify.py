@@ -133,7 +133,7 @@ def classify(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal],
     relooked = set(again)
     unsure_wider = [i for i, r in enumerate(reads) if i not in relooked and r.confidence >= relook_below > wider[i][1:].max()]
     if unsure_wider:
-        turned = classifier.probabilities_turned(crops(bgr, [proposals[i] for i in unsure_wider], WIDER_LOOK))
+        turned = classifier.probabilities_turned(np.array([reads[i].first_crops[1] for i in unsure_wider]))  # the first look's wider cut
         for i, p in zip(unsure_wider, turned):
             reads[i] = checked_by_turns(reads[i], p)
     if again:

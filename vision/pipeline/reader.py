@@ -26,7 +26,7 @@ from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
 from vision.leaning_cue import LeaningCue
 from vision.number_cue import NumberCue
-from vision.pipeline.reconcile import Die, flag_leaning, flag_leaning_by_look, flag_numbers_by_look, reconcile, shows_a_change, tray_change
+from vision.pipeline.reconcile import Die, flag_by_looks, flag_leaning, flag_numbers_by_look, reconcile, shows_a_change, tray_change
 from vision.pipeline.shape import die_sides, sides_agree
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
@@ -317,9 +317,7 @@ class PipelineReader(ReaderOptions):
         if len(dice) == 1 and not self.die_side_px:  # told the die's size, every square is a die's: none holds a die far off
             dice = [self._alone_holding_a_die(prepared, dice[0])]
         dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
-        if self.camera_view == "below":
-            dice = flag_leaning_by_look(dice, prepared.bgr, self.classifier, self.leaning_cue)
-        dice = flag_numbers_by_look(dice, prepared.bgr, self.classifier, self.number_cue)
+        dice = flag_by_looks(dice, prepared.bgr, self.classifier, self.leaning_cue if self.camera_view == "below" else None, self.number_cue)
         if self.on_dice is not None:
             self.on_dice(prepared, dice)
         return dice

@@ -104,36 +104,66 @@ def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below", 
     return out
 
 
-def flag_leaning_by_look(dice: list[Die], bgr: np.ndarray, classifier: object, cue: LeaningCue | None) -> list[Die]:
+def flag_by_looks(dice: list[Die], bgr: np.ndarray, classifier: object, leaning: LeaningCue | None,
+                  numbers: NumberCue | None) -> list[Die]:
+    """``flag_leaning_by_look`` with the cue ``leaning``, then ``flag_numbers_by_look`` with ``numbers`` (a cue that is
+    None is not read), every cut either reads embedded in one network run: both take their first two cuts from the
+    first look (``FaceRead.first_cuts``), and a crop's embedding does not depend on the batch it is in."""
+    embed = getattr(classifier, "logits_and_embedding", None)
+    if embed is None or not dice or (leaning is None and numbers is None):
+        return dice
+    spans = tuple(dict.fromkeys((CUE_SPANS if leaning is not None else ()) + (NUMBER_SPANS if numbers is not None else ())))
+    known = [d.face.first_cuts for d in dice] if spans[:2] == (1.0, WIDER_LOOK) else None
+    looks = np.split(embedded_at_spans(embed, bgr, [d.proposal for d in dice], spans, known), len(spans), axis=1)
+
+    def at(wanted: tuple[float, ...]) -> np.ndarray:
+        return np.concatenate([looks[spans.index(span)] for span in wanted], axis=1)
+
+    if leaning is not None:
+        dice = flag_leaning_by_look(dice, bgr, classifier, leaning, at(CUE_SPANS))
+    return flag_numbers_by_look(dice, bgr, classifier, numbers, at(NUMBER_SPANS)) if numbers is not None else dice
+
+
+def flag_leaning_by_look(dice: list[Die], bgr: np.ndarray, classifier: object, cue: LeaningCue | None,
+                         features: np.ndarray | None = None) -> list[Die]:
     """The dice, each that the leaning ``cue`` reads as leaning from the ``classifier``'s embedding of its crops
     (``vision.leaning_cue``) doubted as leaning too (RULES.md R14): where its outline says nothing (it touches
     another die, or the detector boxed only its lit face), how it looks still may. Without a cue, or with a
-    classifier that gives no embedding, the dice as they are; dice doubted as leaning already are not read again."""
+    classifier that gives no embedding, the dice as they are; dice doubted as leaning already are not read again.
+    ``features``: every die's, where they were embedded already (``flag_by_looks``)."""
     embed = getattr(classifier, "logits_and_embedding", None)
     todo = [i for i, d in enumerate(dice) if "leaning" not in d.doubts]
     if cue is None or embed is None or not todo:
         return dice
+    if features is None:
+        known = [dice[i].face.first_cuts for i in todo] if CUE_SPANS[:2] == (1.0, WIDER_LOOK) else None
+        features = cue_features(embed, bgr, [dice[i].proposal for i in todo], known)
+    else:
+        features = features[todo]
     out = list(dice)
-    known = [dice[i].face.first_cuts for i in todo] if CUE_SPANS[:2] == (1.0, WIDER_LOOK) else None
-    for i, leaning in zip(todo, cue.leaning(cue_features(embed, bgr, [dice[i].proposal for i in todo], known))):
+    for i, leaning in zip(todo, cue.leaning(features)):
         if leaning:
             out[i] = Die(out[i].proposal, out[i].face, out[i].doubts + ("leaning",))
     return out
 
 
-def flag_numbers_by_look(dice: list[Die], bgr: np.ndarray, classifier: object, cue: NumberCue | None) -> list[Die]:
+def flag_numbers_by_look(dice: list[Die], bgr: np.ndarray, classifier: object, cue: NumberCue | None,
+                         features: np.ndarray | None = None) -> list[Die]:
     """The dice, each that the number ``cue`` reads as showing numbers or signs, not pips, from the ``classifier``'s
     embedding of its crop at any of ``NUMBER_SPANS`` of its proposed side (``vision.number_cue``), doubted with
     ``marks`` (RULES.md R14): the classifier reads such a die surely as some face, often wrong. The first look's
     embeddings of its first two cuts are used where the die has them (``FaceRead.first_cuts``); the other cuts are
-    embedded here, every die's in one batch (``linear_cue.embedded_at_spans``, as the leaning cue's). Under a taught
-    head, dice its gate is sure are the owner's are not doubted (``vision.adapt.Head.owners``): the owner taught the
-    reader those. Without a cue, or with a classifier that gives no embedding, the dice as they are."""
+    embedded here, every die's in one batch (``linear_cue.embedded_at_spans``, as the leaning cue's), or given in
+    ``features`` where they were embedded already (``flag_by_looks``). Under a taught head, dice its gate is sure are
+    the owner's are not doubted (``vision.adapt.Head.owners``): the owner taught the reader those. Without a cue, or
+    with a classifier that gives no embedding, the dice as they are."""
     embed = getattr(classifier, "logits_and_embedding", None)
     if cue is None or embed is None or not dice:
         return dice
-    known = [d.face.first_cuts for d in dice] if NUMBER_SPANS[:2] == (1.0, WIDER_LOOK) else None
-    per_span = np.split(embedded_at_spans(embed, bgr, [d.proposal for d in dice], NUMBER_SPANS, known), len(NUMBER_SPANS), axis=1)
+    if features is None:
+        known = [d.face.first_cuts for d in dice] if NUMBER_SPANS[:2] == (1.0, WIDER_LOOK) else None
+        features = embedded_at_spans(embed, bgr, [d.proposal for d in dice], NUMBER_SPANS, known)
+    per_span = np.split(features, len(NUMBER_SPANS), axis=1)
     doubted = np.array([cue.numbers(e) for e in per_span]).any(axis=0)
     head = getattr(classifier, "head", None)  # a taught head: the dice its gate is sure are the owner's are left alone
     owners = head.owners(per_span[0]) if head is not None else np.zeros(len(dice), bool)
