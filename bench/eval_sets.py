@@ -252,7 +252,10 @@ def far(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = FAR_SEED) ->
         for j in order[i:i + FAR_PER_FRAME]:
             seen, patch = dice[j]
             side = int(round(rng.uniform(*FAR_SIDE) * 1.12))  # the patch holds the die with a 12 % margin
-            x0, y0 = free_corner(rng, width, height, side, boxes, 2.0)  # three dice in a 1280×960 frame: found at once
+            corner = free_corner(rng, width, height, side, boxes, 2.0)  # three dice in a 1280×960 frame: found at once
+            if corner is None:
+                raise ValueError(f"no room for {FAR_PER_FRAME} dice of {side} px apart in a {width}×{height} frame (FAR_FRAME, FAR_SIDE)")
+            x0, y0 = corner
             boxes.append(paste_patch(frame, patch, x0, y0, side, seen, cv2.INTER_AREA))
         _write(root, f"f{i // FAR_PER_FRAME:04d}", frame, boxes)
         count += FAR_PER_FRAME
@@ -286,12 +289,17 @@ def many(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = MANY_SEED) 
 
 
 def free_corner(rng: np.random.Generator, width: int, height: int, side: int, boxes: list[tuple[int, float, float, float, float]],
-           apart: float, tries: int | None = None) -> tuple[int, int] | None:
+           apart: float, tries: int = 10_000) -> tuple[int, int] | None:
     """A corner for a ``side``-px patch wholly inside the frame whose centre lies more than ``apart`` sides from every
-    die in ``boxes`` one way or the other, drawn until one is found (at most ``tries`` times: else None)."""
-    drawn = 0
-    while tries is None or drawn < tries:
-        drawn += 1
+    die in ``boxes`` one way or the other, drawn until one is found (at most ``tries`` times: else None, as where the
+    patch is no smaller than the frame).
+
+    >>> free_corner(np.random.default_rng(0), 100, 100, 100, [], 2.0) is None
+    True
+    """
+    if side >= min(width, height):
+        return None
+    for _ in range(tries):
         x0, y0 = int(rng.integers(0, width - side)), int(rng.integers(0, height - side))
         if all(max(abs(x0 + side / 2 - cx), abs(y0 + side / 2 - cy)) > apart * side for _, cx, cy, _, _ in boxes):
             return x0, y0

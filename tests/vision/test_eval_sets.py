@@ -8,6 +8,7 @@ import json
 
 import cv2
 import numpy as np
+import pytest
 
 from bench.eval_sets import (BIG_FILL, BIG_FRAME, FAR_FRAME, FAR_PER_FRAME, FAR_SIDE, LABELS_STAMP, MANY_APART, MANY_FRAME, MANY_PER_FRAME,
                              MANY_SIDE, MID_FILL, MID_FRAME, SET_NAMES, WHOLE_BOX, _corrections, big, far, many, mid, plain_die, up_to_date,
@@ -66,6 +67,14 @@ def test_the_far_set_holds_dice_a_few_hundredths_of_a_big_frame_apart_from_each_
         for i, (_, cx, cy, w, h) in enumerate(dice):
             assert FAR_SIDE[0] - 1 <= w <= FAR_SIDE[1] + 1 and w / 2 <= cx <= width - w / 2 and h / 2 <= cy <= height - h / 2
             assert all(max(abs(cx - ox), abs(cy - oy)) > 1.5 * w for j, (_, ox, oy, _, _) in enumerate(dice) if j != i)
+
+
+def test_a_far_frame_with_no_room_left_for_its_dice_says_so_instead_of_drawing_for_ever(tmp_path, monkeypatch) -> None:
+    import bench.eval_sets as eval_sets
+
+    monkeypatch.setattr(eval_sets, "FAR_FRAME", (120, 90))  # three dice 2 sides apart cannot fit
+    with pytest.raises(ValueError, match="no room for 3 dice .* in a 120×90 frame"):
+        far(tmp_path, _patches())
 
 
 def test_the_far_set_is_read_by_evaluate_and_plain_dice_there_are_never_read_wrong_as_sure(tmp_path, staged_reader) -> None:
