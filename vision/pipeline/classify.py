@@ -93,10 +93,12 @@ class FaceRead:
     #: read at another size than the proposed one as another face than at the proposed size: never sure
     overturned: bool = False
     #: the first look's embeddings of the die's two cuts (proposed, ``WIDER_LOOK``) side by side, where the classifier
-    #: gives embeddings: the leaning cue embeds those same cuts, so it takes them from here (``vision.leaning_cue``)
+    #: gives embeddings: the leaning and number cues embed those same cuts, so they take them from here
+    #: (``reconcile.flag_by_looks``)
     first_cuts: np.ndarray | None = field(default=None, compare=False, repr=False)
-    #: the first look's two cuts themselves (2×CROP×CROP×3 BGR, proposed and ``WIDER_LOOK``): the second opinion reads
-    #: those same cuts with its own model, so it takes them from here (``vision.second_opinion``)
+    #: the first look's two cuts themselves (2×CROP×CROP×3 BGR, proposed and ``WIDER_LOOK``): the turned check reads the
+    #: wider one again, and the second opinion both with its own model, so they take them from here
+    #: (``vision.second_opinion``)
     first_crops: np.ndarray | None = field(default=None, compare=False, repr=False)
     #: the share of the die's proposed side it was read at, where that is not the side itself: ``classify_crop``
     #: finds the die of a loose crop at a smaller size than the crop's, and a second look at the die (the second
