@@ -1,9 +1,9 @@
 """``python -m bench.fingerprint``: one hash of what the default reader reads on a fixed set of frames and crops.
 
 A change meant to leave every reading as it was (a refactor, work done once instead of twice) is checked by reading
-the same frames before and after and comparing this hash: it covers each reading's status, reason codes and dice
-(face seen, confidence to five decimals, box), and each crop's face and confidence through ``classify_crop``. Run it
-in each checkout (a ``git worktree`` of the commit before; never ``git stash``) with ``PYTHONPATH=.`` so that
+the same frames before and after and comparing this hash: it covers each reading's JSON as the API gives it (status,
+reasons, dice, confidences to four decimals) and each die's doubts, and each crop's face and confidence through
+``classify_crop``. Run it in each checkout (a ``git worktree`` of the commit before; never ``git stash``) with ``PYTHONPATH=.`` so that
 checkout's code is read, and ``--output`` to diff the readings where the hashes differ. It is not a figure: a change
 that means to read differently is judged by ``make bench`` and the rules in ``docs/READING.md``.
 
@@ -17,9 +17,9 @@ count, and patterson ``val`` crops (never a ``test`` split). A set that is not t
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import json
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,10 @@ import cv2
 import numpy as np
 
 from companion.app.settings import Settings
+from vision import evaluate
 from vision.dataset import shared_datasets
+from vision.evaluate import read_photos
+from vision.images import CROP_MIN_SIDE, load_image
 from vision.reader import load_reader
 from vision.simtable import render_calibrated_table, render_table
 
@@ -40,9 +43,9 @@ SEED = 11
 
 
 def reading_row(tag: str, reading: Any) -> list:
-    """What the hash covers of one reading: its status, reason codes and dice (face, confidence, box)."""
-    return [tag, reading.status, [r["code"] if isinstance(r, dict) else r for r in reading.reasons],
-            [[d.seen, round(d.confidence, 5), [round(v) for v in d.box]] for d in reading.dice]]
+    """What the hash covers of one reading: its JSON as the API gives it (status, reasons, dice, confidences to four
+    decimals), and each die's doubts."""
+    return [tag, reading.to_json(), [list(d.doubts) for d in reading.dice]]
 
 
 def table_rows(reader: Any, tables: int) -> list[list]:
@@ -59,43 +62,35 @@ def table_rows(reader: Any, tables: int) -> list[list]:
 
 
 def photo_rows(reader: Any, shared: Path, photos: int) -> tuple[list[list], list[str]]:
-    """The first ``photos`` photos of each of ``PHOTO_SETS``' splits read from above, each told how many dice its label
-    holds; and the sets that are not there."""
+    """The first ``photos`` photos of each of ``PHOTO_SETS``' splits, read as ``evaluate`` reads them (from above, told
+    how many dice each holds: ``evaluate.read_photos``); and the sets that are not there."""
     rows, missing = [], []
-    above = reader.with_view("above")
     for name, split in PHOTO_SETS:
-        folder = shared / name
-        if not (folder / "split.json").is_file():
+        if not (shared / name / "split.json").is_file():
             missing.append(name)
             continue
-        for stem in json.loads((folder / "split.json").read_text()).get(split, [])[:photos]:
-            image = next((folder / "images").glob(stem + ".*"), None)
-            label = folder / "labels" / f"{stem}.txt"
-            if image is None:
-                continue
-            count = sum(1 for line in label.read_text().splitlines() if line.strip()) if label.is_file() else 1
-            rows.append(reading_row(f"{name}/{stem}", above.with_expected(max(1, count)).read(cv2.imread(str(image)))))
+        for photo in islice(read_photos(shared / name, reader, split, []), photos):
+            rows.append(reading_row(f"{name}/{photo.name}", photo.reading))
     return rows, missing
 
 
 def crop_rows(reader: Any, shared: Path, crops: int) -> tuple[list[list], list[str]]:
-    """The first ``crops`` ``val`` crops of ``CROP_SET`` read by ``classify_crop``; and the set, where it is not there."""
-    index = shared / CROP_SET / "crops.csv"
-    if not index.is_file():
+    """The first ``crops`` ``val`` crops of ``CROP_SET`` read by ``classify_crop``, as ``evaluate`` reads a folder of
+    crops; and the set, where it is not there."""
+    root = shared / CROP_SET
+    if not (root / "crops.csv").is_file():
         return [], [CROP_SET]
-    with open(index, newline="") as f:
-        chosen = [row["file"] for row in csv.DictReader(f) if row.get("split") == "val"][:crops]
     rows = []
-    for name in chosen:
-        seen, confidence = reader.classify_crop(cv2.imread(str(shared / CROP_SET / name)))
-        rows.append([name, seen, round(confidence, 5)])
+    for file, _ in islice(evaluate.crop_rows(root, "val"), crops):
+        seen, confidence = reader.classify_crop(load_image(evaluate.crop_file(root, file), CROP_MIN_SIDE))
+        rows.append([file, seen, round(confidence, 5)])
     return rows, []
 
 
 def fingerprint(rows: list[list]) -> str:
     """The first 16 hex digits of the sha256 of the rows as JSON.
 
-    >>> fingerprint([["a", "ok", [], []]]) == fingerprint([["a", "ok", [], []]]) != fingerprint([["a", "uncertain", [], []]])
+    >>> fingerprint([["a", {"status": "ok"}, []]]) == fingerprint([["a", {"status": "ok"}, []]]) != fingerprint([["a", {"status": "uncertain"}, []]])
     True
     """
     return hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:16]
@@ -119,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
         args.output.write_text(json.dumps(rows, indent=0))
     for name in missing + no_crops:
         print(f"fingerprint: {name} is not in {shared}; left out")
-    ok = sum(1 for row in rows if len(row) == 4 and row[1] == "ok")
+    ok = sum(1 for row in rows if isinstance(row[1], dict) and row[1]["status"] == "ok")
     print(f"fingerprint: {fingerprint(rows)} of {len(rows)} readings and crops ({ok} readings ok)")
     return 0
 
