@@ -55,8 +55,9 @@ class LeaningCue(LinearCue):
 def cue_features(embed: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], bgr: np.ndarray, proposals: list[Proposal],
                  known: list[np.ndarray | None] | None = None) -> np.ndarray:
     """What the cue reads of each proposed die (N × width): ``embed``'s embedding (a classifier's
-    ``logits_and_embedding``) of its ``CUE_SPANS`` crops, side by side (``linear_cue.embedded_at_spans``). The reader
-    and the fit both take it from here, so the cue is fit on exactly what it reads. ``known``, per proposal, the
+    ``logits_and_embedding``) of its ``CUE_SPANS`` crops, side by side (``linear_cue.embedded_at_spans``). The fit
+    takes it from here; the reader embeds the same cuts, in one run with the number cue's (``reconcile.flag_by_looks``),
+    so the cue is fit on exactly what it reads. ``known``, per proposal, the
     embeddings of its first two spans' cuts side by side where the reader's first look made them already (None:
     embed them here)."""
     return embedded_at_spans(embed, bgr, proposals, CUE_SPANS, known)

@@ -9,10 +9,10 @@ import pytest
 from companion.app.settings import Settings
 from companion.core.protocols import Proposal
 from models.training import other_looks
-from vision.leaning_cue import CUE_SPANS as LEANING_SPANS
+from vision.leaning_cue import CUE_SPANS as LEANING_SPANS, cue_features
 from vision.number_cue import CUE_SPANS as NUMBER_SPANS
 from vision.pipeline.classify import first_look
-from vision.pipeline.reconcile import Die, flag_by_looks, flag_leaning_by_look, flag_numbers_by_look
+from vision.pipeline.reconcile import Die, flag_by_looks, flag_numbers_by_look
 from vision.reader import load_reader
 from vision.simtable import render_calibrated_table
 
@@ -37,6 +37,18 @@ class Counting:
 def _dice(reader, frame: np.ndarray, proposals: list[Proposal]) -> list[Die]:
     reads, _ = first_look(reader.classifier, frame, proposals)
     return [Die(p, r, ()) for p, r in zip(proposals, reads)]
+
+
+def _one_after_the_other(reader, dice: list[Die], frame: np.ndarray) -> list[Die]:
+    """The dice as the leaning cue reads them alone (its features embedded as its fit embeds them, ``cue_features``,
+    for the dice not doubted as leaning already), then the number cue alone (``flag_numbers_by_look``)."""
+    todo = [i for i, d in enumerate(dice) if "leaning" not in d.doubts]
+    leaning = {}
+    if todo:
+        features = cue_features(reader.classifier.logits_and_embedding, frame, [dice[i].proposal for i in todo])
+        leaning = dict(zip(todo, reader.leaning_cue.leaning(features)))
+    flagged = [Die(d.proposal, d.face, d.doubts + ("leaning",)) if leaning.get(i) else d for i, d in enumerate(dice)]
+    return flag_numbers_by_look(flagged, frame, reader.classifier, reader.number_cue)
 
 
 def _leaning_tables() -> list[tuple[np.ndarray, list[Proposal]]]:
@@ -67,8 +79,7 @@ def test_together_they_doubt_each_die_as_the_two_read_one_after_the_other(reader
         dice = _dice(reader, frame, proposals)
         if n % 3 == 0:  # one die doubted as leaning by its outline already: the leaning cue skips it
             dice[-1] = Die(dice[-1].proposal, dice[-1].face, ("leaning",))
-        one_by_one = flag_numbers_by_look(flag_leaning_by_look(dice, frame, reader.classifier, reader.leaning_cue),
-                                          frame, reader.classifier, reader.number_cue)
+        one_by_one = _one_after_the_other(reader, dice, frame)
         together = flag_by_looks(dice, frame, reader.classifier, reader.leaning_cue, reader.number_cue)
         assert [d.doubts for d in together] == [d.doubts for d in one_by_one]
         doubts["leaning"] += sum("leaning" in d.doubts for d in (together if n % 3 else together[:-1]))
@@ -95,6 +106,5 @@ def test_a_die_the_first_look_did_not_cut_is_cut_at_every_span(reader):
     counting = Counting(reader.classifier)
     together = flag_by_looks(dice, frame, counting, reader.leaning_cue, reader.number_cue)
     assert counting.runs == [4 * 3]
-    one_by_one = flag_numbers_by_look(flag_leaning_by_look(dice, frame, reader.classifier, reader.leaning_cue),
-                                      frame, reader.classifier, reader.number_cue)
+    one_by_one = _one_after_the_other(reader, dice, frame)
     assert [d.doubts for d in together] == [d.doubts for d in one_by_one]

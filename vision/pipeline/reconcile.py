@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from companion.core.protocols import Proposal
-from vision.leaning_cue import CUE_SPANS, LeaningCue, cue_features
+from vision.leaning_cue import CUE_SPANS, LeaningCue
 from vision.linear_cue import embedded_at_spans
 from vision.number_cue import CUE_SPANS as NUMBER_SPANS, DOUBT as MARKS, NumberCue
 from vision.pipeline.classify import WIDER_LOOK, FaceRead
@@ -120,28 +120,20 @@ def flag_by_looks(dice: list[Die], bgr: np.ndarray, classifier: object, leaning:
         return np.concatenate([looks[spans.index(span)] for span in wanted], axis=1)
 
     if leaning is not None:
-        dice = flag_leaning_by_look(dice, bgr, classifier, leaning, at(CUE_SPANS))
+        dice = flag_leaning_by_look(dice, leaning, at(CUE_SPANS))
     return flag_numbers_by_look(dice, bgr, classifier, numbers, at(NUMBER_SPANS)) if numbers is not None else dice
 
 
-def flag_leaning_by_look(dice: list[Die], bgr: np.ndarray, classifier: object, cue: LeaningCue | None,
-                         features: np.ndarray | None = None) -> list[Die]:
-    """The dice, each that the leaning ``cue`` reads as leaning from the ``classifier``'s embedding of its crops
-    (``vision.leaning_cue``) doubted as leaning too (RULES.md R14): where its outline says nothing (it touches
-    another die, or the detector boxed only its lit face), how it looks still may. Without a cue, or with a
-    classifier that gives no embedding, the dice as they are; dice doubted as leaning already are not read again.
-    ``features``: every die's, where they were embedded already (``flag_by_looks``)."""
-    embed = getattr(classifier, "logits_and_embedding", None)
+def flag_leaning_by_look(dice: list[Die], cue: LeaningCue, features: np.ndarray) -> list[Die]:
+    """The dice, each that the leaning ``cue`` reads as leaning from its ``features`` (a row a die: the classifier's
+    embedding of its crops, ``leaning_cue.cue_features``, as ``flag_by_looks`` embeds them) doubted as leaning too
+    (RULES.md R14): where its outline says nothing (it touches another die, or the detector boxed only its lit face),
+    how it looks still may. Dice doubted as leaning already are not read again."""
     todo = [i for i, d in enumerate(dice) if "leaning" not in d.doubts]
-    if cue is None or embed is None or not todo:
+    if not todo:
         return dice
-    if features is None:
-        known = [dice[i].face.first_cuts for i in todo] if CUE_SPANS[:2] == (1.0, WIDER_LOOK) else None
-        features = cue_features(embed, bgr, [dice[i].proposal for i in todo], known)
-    else:
-        features = features[todo]
     out = list(dice)
-    for i, leaning in zip(todo, cue.leaning(features)):
+    for i, leaning in zip(todo, cue.leaning(features[todo])):
         if leaning:
             out[i] = Die(out[i].proposal, out[i].face, out[i].doubts + ("leaning",))
     return out
