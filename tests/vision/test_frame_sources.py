@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 import cv2
 import numpy as np
@@ -97,6 +98,27 @@ def test_missing_picamera2_library_is_a_clear_error():
     with pytest.raises(HardwareError, match="picamera2"):
         Picamera2Source().open()
     assert "picamera2" in Picamera2Source().health()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("picamera2") is not None, reason="picamera2 is installed: a stand-in cannot take its place")
+@pytest.mark.parametrize(("failure", "said"), [
+    # Raspberry Pi OS's simplejpeg, built for its numpy 1, imported under the environment's numpy 2 (docs/PI.md)
+    ('raise ValueError("numpy.dtype size changed, may indicate binary incompatibility. Expected 96 from C header, got 88 from PyObject")',
+     "ValueError: numpy.dtype size changed"),
+    ("import libcamera_not_here", "No module named 'libcamera_not_here'"),
+])
+def test_a_pi_camera_library_that_does_not_load_is_a_clear_error(tmp_path, monkeypatch, failure, said):
+    """picamera2 installed but failing on import (a part it loads missing, or built for another numpy) says so, and
+    how to mend it, instead of calling the library missing or escaping as a crash from ``open`` and ``health``."""
+    (tmp_path / "picamera2").mkdir()
+    (tmp_path / "picamera2" / "__init__.py").write_text(failure + "\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
+    with pytest.raises(HardwareError, match="installed but cannot be loaded") as caught:
+        Picamera2Source().open()
+    assert said in caught.value.message and "install-pi.sh" in caught.value.message
+    assert caught.value.code == "no_camera"
+    assert "cannot be loaded" in Picamera2Source().health()
 
 
 @pytest.mark.skipif(importlib.util.find_spec("picamera2") is None, reason="needs a Raspberry Pi with picamera2 and a camera attached")

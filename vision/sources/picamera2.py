@@ -16,6 +16,14 @@ from companion.core.errors import HardwareError
 from companion.core.protocols import FrameSource
 
 
+#: What to do when picamera2 is installed but does not load: Raspberry Pi OS builds its JPEG helper (simplejpeg)
+#: against the system's numpy 1, and the companion's environment holds numpy 2 (OpenCV needs it), under which that
+#: helper fails to import ("numpy.dtype size changed"); ``install-pi.sh`` puts a simplejpeg built for numpy 2 in the
+#: environment (the ``pi`` extra), which Python finds before the system's.
+REINSTALL = ("run deploy/install-pi.sh again: it installs the camera's system packages, and its JPEG helper (simplejpeg) "
+             "built for the companion's numpy.")
+
+
 class Picamera2Source(FrameSource):
     """The Pi camera; ``open`` fails with a sentence when Picamera2 or the camera is missing."""
 
@@ -46,8 +54,10 @@ class Picamera2Source(FrameSource):
                 return
             try:
                 from picamera2 import Picamera2  # type: ignore[import-not-found]
-            except ImportError:
-                raise HardwareError("The Pi camera library (picamera2) is not installed; on Raspberry Pi OS: sudo apt install python3-picamera2.", code="no_camera") from None
+            except Exception as exc:  # missing; or installed, but a part it loads is missing or built for another numpy
+                if isinstance(exc, ImportError) and exc.name == "picamera2":
+                    raise HardwareError("The Pi camera library (picamera2) is not installed; on Raspberry Pi OS: sudo apt install python3-picamera2.", code="no_camera") from None
+                raise HardwareError(f"The Pi camera library (picamera2) is installed but cannot be loaded ({type(exc).__name__}: {exc}); {REINSTALL}", code="no_camera") from None
             try:
                 cam = Picamera2()
                 config = cam.create_still_configuration(main={"size": (self.width, self.height), "format": "RGB888"}, controls=self.controls())
