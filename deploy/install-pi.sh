@@ -160,9 +160,8 @@ echo "==> Installing the companion $NEW_VERSION into a new environment under $PR
 install -d -m 0755 "$PREFIX" "$PREFIX/venvs"
 VENV_NEW="$PREFIX/venvs/$NEW_VERSION-$(date +%Y%m%d-%H%M%S)"
 LOG="$(mktemp)"
-CONSTRAINTS="$(mktemp)"
 cleanup() {
-  rm -f "$CONSTRAINTS" "$LOG"
+  rm -f "$LOG"
   if [ -n "${VENV_NEW:-}" ] && [ -d "$VENV_NEW" ] && [ "$(readlink -f "$PREFIX/venv")" != "$VENV_NEW" ]; then
     rm -rf "$VENV_NEW"
   fi
@@ -177,31 +176,20 @@ still_there() {
 }
 # --system-site-packages: picamera2 and libcamera come from apt, not from PyPI.
 python3 -m venv --system-site-packages "$VENV_NEW"
-# picamera2's compiled helpers (simplejpeg) are built against the system's numpy;
-# a newer numpy from PyPI in the venv breaks them ("numpy.dtype size changed").
-# Keep the system's numpy when the project accepts it.
-SYSTEM_NUMPY="$(python3 -c 'import numpy; print(numpy.__version__)' 2>/dev/null || true)"
-if [ -n "$SYSTEM_NUMPY" ]; then
-  echo "numpy==$SYSTEM_NUMPY" >"$CONSTRAINTS"
-fi
+# The venv holds its own numpy 2 (OpenCV needs it). picamera2's JPEG helper from apt
+# (simplejpeg) is built for the system's numpy 1 and fails to import under numpy 2
+# ("numpy.dtype size changed"), so the project's `pi` extra puts a simplejpeg built
+# for numpy 2 in the venv, where Python finds it before the system's.
 # --only-binary: every dependency comes as a wheel; nothing is compiled on the Pi
 # (the project itself is pure Python and is packed into a wheel here).
-pip_install() {
-  "$VENV_NEW/bin/pip" install --only-binary=:all: --progress-bar off "$@" "$SRC" >"$LOG" 2>&1
+"$VENV_NEW/bin/pip" install --only-binary=:all: --progress-bar off "${SRC}[pi]" >"$LOG" 2>&1 || {
+  tail -n 15 "$LOG" >&2
+  die "pip could not install version $NEW_VERSION (its last lines are above); $(still_there). Check that the Pi reaches the internet (pip downloads from PyPI), then run me again"
 }
-if ! pip_install --constraint "$CONSTRAINTS"; then
-  if grep -q "numpy" "$LOG" && [ -n "$SYSTEM_NUMPY" ]; then
-    echo "install-pi: warning: the project does not accept the system's numpy $SYSTEM_NUMPY; installing its own" >&2
-  fi
-  pip_install || {
-    tail -n 15 "$LOG" >&2
-    die "pip could not install version $NEW_VERSION (its last lines are above); $(still_there). Check that the Pi reaches the internet (pip downloads from PyPI), then run me again"
-  }
-fi
 built="$(sed -n 's/^ *Building wheel for \([^ ]*\).*/\1/p' "$LOG" | grep -v '^elephants[-_]bluff$' || true)"
 [ -z "$built" ] || die "pip compiled $built from source, which must come as a wheel; $(still_there)"
 echo "    (no package was built from source; pip's log: $(grep -c '' "$LOG") lines)"
-imports="gpiozero, cv2, onnxruntime, numpy"
+imports="gpiozero, cv2, onnxruntime, numpy, simplejpeg"
 case " $skipped " in
   *python3-picamera2*) ;;
   *) imports="picamera2, $imports" ;;

@@ -22,6 +22,9 @@ ROOT_SCRIPT = REPO / "deploy" / "pi" / "root.sh"
 #: qemu-user's default CPU lacks features onnxruntime's arm64 kernels probe; a Pi 4 is a Cortex-A72.
 QEMU_ENV = {"QEMU_CPU": "cortex-a72"}
 CHROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: the aarch64 wheels pip may take (the Pi's glibc 2.36 takes all of these)
+AARCH64_PLATFORMS = ["manylinux2014_aarch64", "manylinux_2_17_aarch64", "manylinux_2_27_aarch64", "manylinux_2_28_aarch64",
+                     "manylinux_2_31_aarch64", "manylinux_2_34_aarch64", "manylinux_2_35_aarch64", "manylinux_2_36_aarch64"]
 
 
 class PiError(Exception):

@@ -29,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import CACHE, REPO, Chroot, PiError, ensure_root, host_runtime_versions, utc_now, write_result  # noqa: E402
+from common import AARCH64_PLATFORMS, CACHE, REPO, Chroot, PiError, ensure_root, host_runtime_versions, utc_now, write_result  # noqa: E402
 
 FRAMES = REPO / "tests" / "conformance" / "frames"
 #: groups of frames each read with its own settings (``read --instance``): a calibrated tray (its config.toml and
@@ -47,9 +47,6 @@ HOST_CHECK_VENV = CACHE / "pi-check-host-venv"
 CHECK_ROOT = CACHE / "pi-check-bookworm-arm64"
 WHEELS = CACHE / "wheels-aarch64"
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
-#: the aarch64 wheels pip may take (the Pi's glibc 2.36 takes all of these)
-AARCH64_PLATFORMS = ["manylinux2014_aarch64", "manylinux_2_17_aarch64", "manylinux_2_27_aarch64", "manylinux_2_28_aarch64",
-                     "manylinux_2_31_aarch64", "manylinux_2_34_aarch64", "manylinux_2_35_aarch64", "manylinux_2_36_aarch64"]
 
 
 # --- comparing two readings of the same set (pure: tested without emulation) ------------

@@ -42,12 +42,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import zipfile
 from pathlib import Path
 from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import CACHE, REPO, Chroot, PiError, ensure_root, free_port, ids_in, utc_now, write_result  # noqa: E402
+from common import AARCH64_PLATFORMS, CACHE, REPO, Chroot, PiError, ensure_root, free_port, ids_in, utc_now, write_result  # noqa: E402
 
 OUTPUT = REPO / "docs" / "pi-rehearsal-latest.json"
 WORK = Path(os.environ.get("PI_REHEARSAL_WORK", "/var/tmp/elephants-bluff-rehearsal"))
@@ -58,6 +59,10 @@ UNIT = "/etc/systemd/system/elephants-bluff.service"
 LOCK = "/run/lock/elephants-bluff-install.lock"
 FRAME = REPO / "tests" / "conformance" / "frames" / "render-00-plain.jpg"
 FRAME_DIR = "/srv/rehearsal-camera"
+#: Raspberry Pi OS's python3-picamera2 brings Debian's numpy 1.24 and the archive's simplejpeg built for it; the
+#: archive is not reachable here, so simplejpeg's last release built for numpy 1 (its wheel says numpy<2) stands in.
+PI_OS_SIMPLEJPEG = "simplejpeg==1.7.3"
+SYSTEM_SITE = "/usr/lib/python3/dist-packages"
 
 
 def lock_held(path: Path) -> bool:
@@ -252,6 +257,47 @@ class Rehearsal:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
         self.facts["commit"] = head
         return f"a fresh {'overlay' if self.c.overlay else 'copy'} of {base}; commit {head} in {CHECKOUT}"
+
+    def pi_os_camera_helpers(self) -> str:
+        """What ``python3-picamera2`` puts in the system site on Raspberry Pi OS, beneath the venv's
+        ``--system-site-packages``: Debian's numpy 1 and a simplejpeg built for it (unpacked from its wheel as
+        apt unpacks the archive's package)."""
+        apt = self.c.run(["sh", "-c", "apt-get update -qq && apt-get install -y -qq --no-install-recommends python3-numpy"],
+                         env={"DEBIAN_FRONTEND": "noninteractive"}, timeout=1800)
+        check(apt.returncode == 0, f"apt could not install python3-numpy: {(apt.stdout + apt.stderr).strip()[-400:]}")
+        wheels = WORK / "pi-os-wheels"
+        shutil.rmtree(wheels, ignore_errors=True)
+        argv = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--python-version", "3.11",
+                "--implementation", "cp", "--abi", "cp311", "-d", str(wheels), PI_OS_SIMPLEJPEG]
+        for platform in AARCH64_PLATFORMS:
+            argv += ["--platform", platform]
+        out = subprocess.run(argv, capture_output=True, text=True)
+        check(out.returncode == 0, f"pip could not download {PI_OS_SIMPLEJPEG} for aarch64: {out.stderr.strip()[-400:]}")
+        (wheel,) = wheels.glob("simplejpeg-*.whl")
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(self.c.path(SYSTEM_SITE))
+        seen = self.c.run(["python3", "-c", "import numpy, simplejpeg; print(numpy.__version__, simplejpeg.__file__)"], timeout=600)
+        check(seen.returncode == 0, f"the system's python cannot import its own simplejpeg: {seen.stderr.strip()[-400:]}")
+        return f"the system python imports numpy and simplejpeg: {seen.stdout.strip()}"
+
+    def camera_helper_for_the_venv(self) -> str:
+        """The install's own simplejpeg (the ``pi`` extra) comes first on the venv's path and loads under its numpy 2;
+        the system's, put first instead (what the venv imported before the extra), fails as on a Pi."""
+        probe = "import numpy, simplejpeg; print(numpy.__version__, simplejpeg.__file__, len(simplejpeg.encode_jpeg(numpy.zeros((8, 8, 3), numpy.uint8), 85, 'BGR')))"
+        python = f"{PREFIX}/venv/bin/python"
+        out = self.c.run([python, "-c", probe], timeout=600)
+        check(out.returncode == 0, f"the venv cannot load its camera helper: {out.stderr.strip()[-600:]}")
+        numpy_version, mine, size = out.stdout.split()
+        check(numpy_version.startswith("2.") and mine.startswith(PREFIX), f"the venv's numpy {numpy_version}, its simplejpeg {mine}: not the case this step is for")
+        first = self.c.path("/tmp/system-simplejpeg-first")
+        first.mkdir(exist_ok=True)
+        (first / "simplejpeg").unlink(missing_ok=True)
+        (first / "simplejpeg").symlink_to(f"{SYSTEM_SITE}/simplejpeg")
+        system = self.c.run([python, "-c", probe], env={"PYTHONPATH": "/tmp/system-simplejpeg-first"}, timeout=600)
+        failure = (system.stderr.strip().splitlines() or ["(nothing)"])[-1]
+        check(system.returncode != 0 and "numpy.dtype size changed" in failure,
+              f"the system's simplejpeg under the venv's numpy did not fail as on a Pi: {system.stdout.strip()} {failure}")
+        return f"venv numpy {numpy_version}, its simplejpeg {mine} encodes ({size} bytes); the system's under it: {failure[:90]}"
 
     def refuse_bullseye(self) -> str:
         fake = self.c.path("/tmp/os-release-bullseye")
@@ -507,6 +553,7 @@ class Rehearsal:
             s = self.step
             s("a fresh arm64 root with the checkout", self.prepare)
             root = ["a fresh arm64 root with the checkout"]
+            s("Raspberry Pi OS's numpy 1 and simplejpeg in the system site", self.pi_os_camera_helpers, root)
             s("refuses Bullseye (fake os-release)", self.refuse_bullseye, root)
             s("refuses a 32-bit system (armhf userland)", self.refuse_32_bit, root)
             s("refuses to run the service as root", self.refuse_root_user, root)
@@ -516,6 +563,8 @@ class Rehearsal:
             s("a second install while one runs is refused", self.install_twice_at_once, root)
             s("install-pi.sh --no-start --skip-pi-only-packages", self.first_install_worked, ["a second install while one runs is refused"])
             installed = ["install-pi.sh --no-start --skip-pi-only-packages"]
+            s("the venv's own simplejpeg loads under its numpy 2, where the system's fails", self.camera_helper_for_the_venv,
+              [*installed, "Raspberry Pi OS's numpy 1 and simplejpeg in the system site"])
             s("systemd-analyze verify on the installed unit", self.verify_unit, installed)
             s("the saved frame as the camera", self.configure_camera, installed)
             s("ExecStart runs as the service user with the unit's environment", self.start_service, ["the saved frame as the camera"])
