@@ -180,9 +180,12 @@ python3 -m venv --system-site-packages "$VENV_NEW"
 # (simplejpeg) is built for the system's numpy 1 and fails to import under numpy 2
 # ("numpy.dtype size changed"), so the project's `pi` extra puts a simplejpeg built
 # for numpy 2 in the venv, where Python finds it before the system's.
+# --ignore-installed: pip counts the system's packages as installed, and would keep
+# apt's simplejpeg (its version meets the extra's) and other apt builds; every
+# dependency goes into the venv instead, as pip resolves it.
 # --only-binary: every dependency comes as a wheel; nothing is compiled on the Pi
 # (the project itself is pure Python and is packed into a wheel here).
-"$VENV_NEW/bin/pip" install --only-binary=:all: --progress-bar off "${SRC}[pi]" >"$LOG" 2>&1 || {
+"$VENV_NEW/bin/pip" install --ignore-installed --only-binary=:all: --progress-bar off "${SRC}[pi]" >"$LOG" 2>&1 || {
   tail -n 15 "$LOG" >&2
   die "pip could not install version $NEW_VERSION (its last lines are above); $(still_there). Check that the Pi reaches the internet (pip downloads from PyPI), then run me again"
 }

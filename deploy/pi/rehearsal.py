@@ -59,9 +59,11 @@ UNIT = "/etc/systemd/system/elephants-bluff.service"
 LOCK = "/run/lock/elephants-bluff-install.lock"
 FRAME = REPO / "tests" / "conformance" / "frames" / "render-00-plain.jpg"
 FRAME_DIR = "/srv/rehearsal-camera"
-#: Raspberry Pi OS's python3-picamera2 brings Debian's numpy 1.24 and the archive's simplejpeg built for it; the
-#: archive is not reachable here, so simplejpeg's last release built for numpy 1 (its wheel says numpy<2) stands in.
-PI_OS_SIMPLEJPEG = "simplejpeg==1.7.3"
+#: Raspberry Pi OS's python3-picamera2 brings Debian's numpy 1.24 and the archive's simplejpeg 1.8 built for it; the
+#: archive is not reachable here, so simplejpeg's last release built for numpy 1 (its wheel says numpy<2) stands in,
+#: its metadata given the archive's version (pip counts the system's packages as installed: one that meets the
+#: project's requirement is kept unless the install says otherwise).
+PI_OS_SIMPLEJPEG, PI_OS_SIMPLEJPEG_VERSION = "simplejpeg==1.7.3", "1.8.2"
 SYSTEM_SITE = "/usr/lib/python3/dist-packages"
 
 
@@ -274,11 +276,18 @@ class Rehearsal:
         out = subprocess.run(argv, capture_output=True, text=True)
         check(out.returncode == 0, f"pip could not download {PI_OS_SIMPLEJPEG} for aarch64: {out.stderr.strip()[-400:]}")
         (wheel,) = wheels.glob("simplejpeg-*.whl")
+        site = self.c.path(SYSTEM_SITE)
         with zipfile.ZipFile(wheel) as z:
-            z.extractall(self.c.path(SYSTEM_SITE))
-        seen = self.c.run(["python3", "-c", "import numpy, simplejpeg; print(numpy.__version__, simplejpeg.__file__)"], timeout=600)
+            z.extractall(site)
+        (info,) = site.glob("simplejpeg-*.dist-info")
+        metadata = (info / "METADATA").read_text(encoding="utf-8")
+        metadata = re.sub(r"(?m)^Version: .*$", f"Version: {PI_OS_SIMPLEJPEG_VERSION}", metadata, count=1)
+        (info / "METADATA").write_text(re.sub(r"(?m)^Requires-Dist: numpy.*$", "Requires-Dist: numpy>=1.19.3", metadata), encoding="utf-8")
+        info.rename(site / f"simplejpeg-{PI_OS_SIMPLEJPEG_VERSION}.dist-info")
+        probe = "import importlib.metadata as m, numpy, simplejpeg; print(numpy.__version__, m.version('simplejpeg'), simplejpeg.__file__)"
+        seen = self.c.run(["python3", "-c", probe], timeout=600)
         check(seen.returncode == 0, f"the system's python cannot import its own simplejpeg: {seen.stderr.strip()[-400:]}")
-        return f"the system python imports numpy and simplejpeg: {seen.stdout.strip()}"
+        return "the system python imports numpy {}, simplejpeg {} ({})".format(*seen.stdout.split())
 
     def camera_helper_for_the_venv(self) -> str:
         """The install's own simplejpeg (the ``pi`` extra) comes first on the venv's path and loads under its numpy 2;
