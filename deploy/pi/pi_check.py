@@ -12,7 +12,10 @@ Pi, is a difference to look at but not a verdict the table would see otherwise).
 
     sudo python3 deploy/pi/pi_check.py [--frames DIR] [--groups DIR ...] [--output FILE]
 
-It does not care which reader runs: it sees only the command's JSON lines.
+It does not care which reader runs: it sees only the command's JSON lines. When every frame is equal it writes
+the reading stack's versions it read with (numpy, onnxruntime, opencv-python-headless) to
+``deploy/pi/tested-versions.txt``, the constraints ``install-pi.sh`` installs the Pi with and ``make venv``
+installs this machine with, so the Pi decides with the versions that were checked.
 """
 
 from __future__ import annotations
@@ -42,11 +45,28 @@ BIGFRAME = REPO / "tests" / "conformance" / "bigframe"
 CALIBRATED = REPO / "tests" / "conformance" / "calibrated"
 GROUPS = (TRAY, CLOSEUP, BIGFRAME, CALIBRATED)
 OUTPUT = REPO / "docs" / "pi-check-latest.json"
+#: The libraries a reading's numbers come from, and where the versions last read equal on arm64 are kept.
+READING_STACK = ("numpy", "onnxruntime", "opencv-python-headless")
+TESTED_VERSIONS = REPO / "deploy" / "pi" / "tested-versions.txt"
 HOST_VENV = REPO / ".venv"
 HOST_CHECK_VENV = CACHE / "pi-check-host-venv"
 CHECK_ROOT = CACHE / "pi-check-bookworm-arm64"
 WHEELS = CACHE / "wheels-aarch64"
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
+
+
+def tested_versions_text(versions: dict[str, str], commit: str, when: str) -> str:
+    """The constraints file of the reading stack at ``versions``, saying which check read them equal.
+
+    >>> print(tested_versions_text({"numpy": "2.4.6", "onnxruntime": "1.32.0", "opencv-python-headless": "5.0.0.93", "flask": "3.1.3"},
+    ...                            "abc1234", "2026-12-02T10:00:00Z").splitlines()[-3:])
+    ['numpy==2.4.6', 'onnxruntime==1.32.0', 'opencv-python-headless==5.0.0.93']
+    """
+    head = ("# The reading stack at the versions `make pi-check` read every conformance frame equal with, here and\n"
+            f"# on arm64 (commit {commit}, {when}). Written by deploy/pi/pi_check.py; install-pi.sh installs the Pi\n"
+            "# with these constraints and `make venv` this machine, so the Pi decides with what was checked.\n"
+            "# To move to newer versions: upgrade them in .venv, run make test, make bench and make pi-check.\n")
+    return head + "".join(f"{name}=={versions[name]}\n" for name in READING_STACK)
 
 
 # --- comparing two readings of the same set (pure: tested without emulation) ------------
@@ -287,8 +307,7 @@ def main(argv: list[str] | None = None) -> int:
             pi, times, versions_pi = read_on_pi(base, args.frames, names, wheel, constraints, groups)
         for _, group_names, _ in groups:
             names = names + group_names  # every group is compared frame by frame
-        key = ["numpy", "onnxruntime", "opencv-python-headless"]
-        mismatch = [f"{k} {versions_here.get(k)} here, {versions_pi.get(k)} on the Pi" for k in key if versions_here.get(k) != versions_pi.get(k)]
+        mismatch = [f"{k} {versions_here.get(k)} here, {versions_pi.get(k)} on the Pi" for k in READING_STACK if versions_here.get(k) != versions_pi.get(k)]
         if mismatch:
             raise PiError("the arm64 root does not have this machine's versions: " + "; ".join(mismatch))
         rows = compare(names, here, pi)
@@ -297,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
             "status_equal": sum(r["here"]["status"] == r["pi"]["status"] for r in rows),
             "reasons_equal": sum(r["reasons_equal"] for r in rows),
             "differ_while_ok_here": sum(not r["equal"] and r["here"]["status"] == "ok" for r in rows),
-            "versions": {k: versions_here.get(k) for k in key}, "python_here": sys.version.split()[0],
+            "versions": {k: versions_here.get(k) for k in READING_STACK}, "python_here": sys.version.split()[0],
             "times_s": {"read_here": round(here_s, 1), **times, "total": round(time.monotonic() - started, 1)},
             "rows": rows,
         })
@@ -307,6 +326,9 @@ def main(argv: list[str] | None = None) -> int:
             elif not row["reasons_equal"]:
                 print(f"  reasons differ: {row['file']}: {row['here']['reasons']} here, {row['pi']['reasons']} on the Pi")
         write_result(args.output, result)
+        if all(r["equal"] for r in rows) and args.frames == FRAMES and args.groups == list(GROUPS):  # the whole set
+            TESTED_VERSIONS.write_text(tested_versions_text(versions_here, result["commit"], result["when"]), encoding="utf-8")
+            print(f"pi-check: the reading stack's versions kept in {os.path.relpath(TESTED_VERSIONS, REPO)}")
         line = summary_line(rows)
         print(f"pi-check: {times['read_s']} s to read {len(rows)} frames in the arm64 root; the status agrees on {result['status_equal']}, the reasons on {result['reasons_equal']}; "
               f"result in {os.path.relpath(args.output, REPO)}")
