@@ -11,17 +11,20 @@ PORT ?= 8000
 
 .PHONY: run test bench venv system-deps train train-base clean translations pi-root pi-rehearsal pi-check
 
-# The stamps are remade when pyproject.toml changes, so a pulled dependency
-# change installs itself on the next run. `run` needs only the runtime;
-# `test` adds the test tools.
-$(VENV)/.runtime: pyproject.toml
+# The stamps are remade when pyproject.toml or the tested versions change, so a
+# pulled dependency change installs itself on the next run. `run` needs only the
+# runtime; `test` adds the test tools. numpy, onnxruntime and OpenCV are held at
+# the versions `make pi-check` last read equal on arm64 (deploy/pi/tested-versions.txt),
+# as the Pi's install holds them: the tests read with what the Pi reads with.
+TESTED := deploy/pi/tested-versions.txt
+$(VENV)/.runtime: pyproject.toml $(TESTED)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e . -c $(TESTED)
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.runtime
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test]' -c $(TESTED)
 	touch $@
 
 venv: $(VENV)/.installed

@@ -391,8 +391,14 @@ class Rehearsal:
         self.pin = re.search(r'(?m)^pin = "(\d{6})"$', config).group(1)
         groups = self.c.path("/etc/group").read_text(encoding="utf-8")
         check(all(re.search(rf"(?m)^{g}:.*\belephants\b", groups) for g in ("gpio", "video")), "the user elephants is not in gpio and video")
+        tested = dict(line.split("==") for line in (REPO / "deploy" / "pi" / "tested-versions.txt").read_text(encoding="utf-8").split()
+                      if "==" in line)
+        probe = "import importlib.metadata as m, sys; print(' '.join(m.version(n) for n in sys.argv[1:]))"
+        got = dict(zip(tested, self.c.run([f"{PREFIX}/venv/bin/python", "-c", probe, *tested], timeout=600).stdout.split()))
+        check(got == tested, f"the venv's reading stack {got} is not the tested versions {tested}")
         self.facts["install_s"] = round(seconds, 1)
-        return f"{seconds:.0f} s (apt packages from the root's cache, pip's downloads from its cache when warm); PIN {self.pin}"
+        return (f"{seconds:.0f} s (apt packages from the root's cache, pip's downloads from its cache when warm); PIN {self.pin}; "
+                + ", ".join(f"{n} {v}" for n, v in got.items()) + " as tested")
 
     def verify_unit(self) -> str:
         out = subprocess.run(["systemd-analyze", "verify", f"--root={self.c.root}", UNIT], capture_output=True, text=True)

@@ -158,3 +158,16 @@ def test_the_help_names_every_option_the_script_takes():
 def test_the_new_shell_scripts_pass_shellcheck(script):
     out = subprocess.run(["shellcheck", "-x", "--severity=style", str(ROOT / script)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+@as_root
+def test_a_checkout_without_the_tested_versions_is_refused(fake, tmp_path):
+    """The Pi installs numpy, onnxruntime and OpenCV at the versions pi-check read equal on arm64; a checkout that
+    lacks that list is refused before anything is installed, not installed with whatever PyPI has."""
+    checkout = tmp_path / "checkout"
+    (checkout / "deploy").mkdir(parents=True)
+    for name in ("pyproject.toml", "deploy/install-pi.sh", "deploy/elephants-bluff.service"):
+        shutil.copy2(ROOT / name, checkout / name)
+    said = one_sentence(fake(prefix=tmp_path / "opt", script=checkout / "deploy" / "install-pi.sh"))
+    assert "tested-versions.txt is missing" in said and "git pull" in said
+    assert not (tmp_path / "opt").exists()
