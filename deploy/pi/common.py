@@ -22,6 +22,10 @@ ROOT_SCRIPT = REPO / "deploy" / "pi" / "root.sh"
 #: qemu-user's default CPU lacks features onnxruntime's arm64 kernels probe; a Pi 4 is a Cortex-A72.
 QEMU_ENV = {"QEMU_CPU": "cortex-a72"}
 CHROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: The libraries a reading's numbers come from, and where the versions `make pi-check` last read equal on arm64 are
+#: kept (written by pi_check.py, installed by install-pi.sh and `make venv` as pip constraints).
+READING_STACK = ("numpy", "onnxruntime", "opencv-python-headless")
+TESTED_VERSIONS = REPO / "deploy" / "pi" / "tested-versions.txt"
 #: the aarch64 wheels pip may take (the Pi's glibc 2.36 takes all of these)
 AARCH64_PLATFORMS = ["manylinux2014_aarch64", "manylinux_2_17_aarch64", "manylinux_2_27_aarch64", "manylinux_2_28_aarch64",
                      "manylinux_2_31_aarch64", "manylinux_2_34_aarch64", "manylinux_2_35_aarch64", "manylinux_2_36_aarch64"]
@@ -164,6 +168,15 @@ def write_result(path: Path, result: dict) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(result, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
+
+
+def pinned_versions(text: str) -> dict[str, str]:
+    r"""The ``name==version`` lines of a constraints file, comments left out.
+
+    >>> pinned_versions("# numpy==1 in a comment\nnumpy==2.4.6\n\nonnxruntime==1.32.0\n")
+    {'numpy': '2.4.6', 'onnxruntime': '1.32.0'}
+    """
+    return dict(line.strip().split("==", 1) for line in text.splitlines() if "==" in line and not line.lstrip().startswith("#"))
 
 
 def utc_now() -> str:

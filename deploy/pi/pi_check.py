@@ -32,7 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import AARCH64_PLATFORMS, CACHE, REPO, Chroot, PiError, ensure_root, host_runtime_versions, utc_now, write_result  # noqa: E402
+from common import (AARCH64_PLATFORMS, CACHE, READING_STACK, REPO, TESTED_VERSIONS, Chroot, PiError, ensure_root,  # noqa: E402
+                    host_runtime_versions, utc_now, write_result)
 
 FRAMES = REPO / "tests" / "conformance" / "frames"
 #: groups of frames each read with its own settings (``read --instance``): a calibrated tray (its config.toml and
@@ -45,9 +46,6 @@ BIGFRAME = REPO / "tests" / "conformance" / "bigframe"
 CALIBRATED = REPO / "tests" / "conformance" / "calibrated"
 GROUPS = (TRAY, CLOSEUP, BIGFRAME, CALIBRATED)
 OUTPUT = REPO / "docs" / "pi-check-latest.json"
-#: The libraries a reading's numbers come from, and where the versions last read equal on arm64 are kept.
-READING_STACK = ("numpy", "onnxruntime", "opencv-python-headless")
-TESTED_VERSIONS = REPO / "deploy" / "pi" / "tested-versions.txt"
 HOST_VENV = REPO / ".venv"
 HOST_CHECK_VENV = CACHE / "pi-check-host-venv"
 CHECK_ROOT = CACHE / "pi-check-bookworm-arm64"

@@ -48,7 +48,8 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import AARCH64_PLATFORMS, CACHE, REPO, Chroot, PiError, ensure_root, free_port, ids_in, utc_now, write_result  # noqa: E402
+from common import (AARCH64_PLATFORMS, CACHE, REPO, TESTED_VERSIONS, Chroot, PiError, ensure_root, free_port, ids_in,  # noqa: E402
+                    pinned_versions, utc_now, write_result)
 
 OUTPUT = REPO / "docs" / "pi-rehearsal-latest.json"
 WORK = Path(os.environ.get("PI_REHEARSAL_WORK", "/var/tmp/elephants-bluff-rehearsal"))
@@ -391,8 +392,7 @@ class Rehearsal:
         self.pin = re.search(r'(?m)^pin = "(\d{6})"$', config).group(1)
         groups = self.c.path("/etc/group").read_text(encoding="utf-8")
         check(all(re.search(rf"(?m)^{g}:.*\belephants\b", groups) for g in ("gpio", "video")), "the user elephants is not in gpio and video")
-        tested = dict(line.split("==") for line in (REPO / "deploy" / "pi" / "tested-versions.txt").read_text(encoding="utf-8").split()
-                      if "==" in line)
+        tested = pinned_versions(TESTED_VERSIONS.read_text(encoding="utf-8"))
         probe = "import importlib.metadata as m, sys; print(' '.join(m.version(n) for n in sys.argv[1:]))"
         got = dict(zip(tested, self.c.run([f"{PREFIX}/venv/bin/python", "-c", probe, *tested], timeout=600).stdout.split()))
         check(got == tested, f"the venv's reading stack {got} is not the tested versions {tested}")

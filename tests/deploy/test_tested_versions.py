@@ -7,6 +7,7 @@ pip constraints (docs/PI.md).
 
 from __future__ import annotations
 
+import sys
 import tomllib
 
 from packaging.requirements import Requirement
@@ -14,16 +15,13 @@ from packaging.requirements import Requirement
 from tests.deploy.scripts import ROOT, load_script
 
 pi_check = load_script("pi_check_tested_versions", ROOT / "deploy" / "pi" / "pi_check.py")
-TESTED = ROOT / "deploy" / "pi" / "tested-versions.txt"
-
-
-def pins(text: str) -> dict[str, str]:
-    return dict(line.split("==") for line in text.splitlines() if line and not line.startswith("#"))
+common = sys.modules[pi_check.Chroot.__module__]  # deploy/pi/common.py, as the script imported it
+pins = common.pinned_versions
 
 
 def test_the_tested_versions_pin_the_reading_stack_within_the_projects_ranges():
-    pinned = pins(TESTED.read_text(encoding="utf-8"))
-    assert tuple(pinned) == pi_check.READING_STACK
+    pinned = pins(common.TESTED_VERSIONS.read_text(encoding="utf-8"))
+    assert tuple(pinned) == common.READING_STACK
     wanted = {r.name: r for r in map(Requirement, tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"])}
     for name, version in pinned.items():
         assert version in wanted[name].specifier, f"{name} {version} is outside the project's range {wanted[name].specifier}"
