@@ -10,6 +10,10 @@
 # The settings file and the game log in the instance folder are never replaced.
 # A failed update leaves the installed version in place and running.
 set -euo pipefail
+# onnxruntime reports usage to Microsoft and keeps a device id in the home of whoever
+# imports it, unless told not to before the import (vision/onnx_runtime.py): the checks
+# below import it as root.
+export ORT_DISABLE_TELEMETRY=1
 
 APP_USER="elephants"
 PREFIX="/opt/elephants-bluff"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 from typing import Iterator
@@ -12,6 +13,10 @@ from companion.core.capture import ValuesDiceSource
 from bench.live_server import LiveServer
 from companion.app.settings import Settings
 from companion.app.web import create_app
+
+# onnxruntime's usage telemetry off for the whole run, as vision/onnx_runtime.py keeps it off for the reader: a test
+# that imports onnxruntime itself, before the reader does, would otherwise switch it on for the process.
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
 
 PIN = "4321"
 PIN_HEADERS = {"X-Table-Pin": PIN}

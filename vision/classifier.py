@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from companion.core.errors import HardwareError
+from vision.onnx_runtime import load_onnxruntime
 
 #: Side of the classifier's input, in pixels.
 CROP = 40
@@ -96,7 +97,7 @@ def open_session(model: str | bytes, name: str, threads: int = 1):  # noqa: ANN2
     die), and the arena kept every size it had seen: ``serve`` grew from 131 to 177 MiB
     under the load bench. Without it 3 crops cost the same and 24 about 3 % more.
     """
-    import onnxruntime as ort
+    ort = load_onnxruntime()
 
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads

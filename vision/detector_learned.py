@@ -29,6 +29,7 @@ import numpy as np
 
 from companion.core.errors import HardwareError
 from companion.core.protocols import Proposal
+from vision.onnx_runtime import load_onnxruntime
 
 #: The long side of the network's input, in pixels.
 NET_SIDE = 256
@@ -240,7 +241,7 @@ class LearnedDetector:
     name = "learned"
 
     def __init__(self, model_path: str | Path | None = None, *, score_threshold: float | None = None, threads: int = 1) -> None:
-        import onnxruntime as ort
+        ort = load_onnxruntime()
 
         self.path = Path(model_path) if model_path is not None else default_model_path()
         if not self.path.is_file():

@@ -465,7 +465,9 @@ class Rehearsal:
                 status, game = self.http("POST", f"/api/games/{game['id']}/confirm", {"dice": top}, pin=self.pin)
             check(status in (200, 201), f"{game}")
         check(game["phase"] == "over" and game.get("loser") is not None, f"the game did not end: {game.get('phase')}")
-        return f"game {self.game_id} over, loser seat {game['loser']}; Bluffs: " + "; ".join(bluffs)
+        kept = [home for home in (INSTANCE, "/root") if self.c.path(f"{home}/.cache/Microsoft").exists()]
+        check(not kept, f"onnxruntime kept its telemetry device id and queue in {', '.join(kept)}")
+        return f"game {self.game_id} over, loser seat {game['loser']}, no onnxruntime telemetry kept; Bluffs: " + "; ".join(bluffs)
 
     def update_keeps_everything(self) -> str:
         self.stop_service()
