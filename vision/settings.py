@@ -36,6 +36,7 @@ SETTINGS: list[Setting] = [
     Setting("camera.backend", "simulated", "Where frames come from: picamera2 (the Pi camera), webcam (OpenCV VideoCapture), files (a folder of images), simulated (the rendered table).", one_of("picamera2", "webcam", "files", "simulated")),
     Setting("camera.camera_view", "below", "Where the camera looks from: below (through the tray: it sees bottom faces) or above (it sees top faces).", one_of("below", "above")),
     Setting("camera.device", 0, "The webcam's OpenCV device number (camera.backend = webcam).", int_between(0, 63)),
+    Setting("camera.simulated_seed", 0, "The simulated table's seed (camera.backend = simulated): the same rolls and layouts from every start, for a demonstration or a test (0: new ones each start).", int_between(0, 2**31 - 1)),
     Setting("camera.files_dir", "", "An image file, or a folder of images read in name order and cycled (camera.backend = files).", None),
     Setting("camera.width", 1280, "Frame width the camera is asked for, in pixels.", int_between(160, 4096)),
     Setting("camera.height", 960, "Frame height the camera is asked for, in pixels.", int_between(120, 3072)),

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from companion.core.dice import STANDARD_OPPOSITE
 from companion.core.errors import SettingsError
 from companion.core.protocols import FrameSource
@@ -24,7 +26,9 @@ def build_frame_source(settings: Any) -> FrameSource:
     if backend == "simulated":
         from vision.sources.simulated import SimulatedTableSource
 
-        return SimulatedTableSource(view=settings.get("camera.camera_view", "below"), opposite_faces=settings.get("reader.opposite_faces", list(STANDARD_OPPOSITE)),
+        seed = settings.get("camera.simulated_seed", 0)
+        return SimulatedTableSource(rng=np.random.default_rng(seed) if seed else None, view=settings.get("camera.camera_view", "below"),
+                                    opposite_faces=settings.get("reader.opposite_faces", list(STANDARD_OPPOSITE)),
                                     width=settings.get("camera.width", 1280), height=settings.get("camera.height", 960))
     if backend == "files":
         from vision.sources.files import FilesSource
