@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,9 +27,25 @@ CHROOT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #: kept (written by pi_check.py, installed by install-pi.sh and `make venv` as pip constraints).
 READING_STACK = ("numpy", "onnxruntime", "opencv-python-headless")
 TESTED_VERSIONS = REPO / "deploy" / "pi" / "tested-versions.txt"
+#: Every distribution the project installs (its runtime, the tests' tools, the Pi's extra), one version each, the
+#: reading stack at the tested versions: written by `make lock` (deploy/lock_versions.py), installed as pip
+#: constraints by `make venv` and install-pi.sh, so CI, this machine and the Pi install the same set.
+LOCKED_VERSIONS = REPO / "deploy" / "locked-versions.txt"
 #: the aarch64 wheels pip may take (the Pi's glibc 2.36 takes all of these)
 AARCH64_PLATFORMS = ["manylinux2014_aarch64", "manylinux_2_17_aarch64", "manylinux_2_27_aarch64", "manylinux_2_28_aarch64",
                      "manylinux_2_31_aarch64", "manylinux_2_34_aarch64", "manylinux_2_35_aarch64", "manylinux_2_36_aarch64"]
+
+
+def aarch64_download_argv(dest: Path, *, with_dependencies: bool = True) -> list[str]:
+    """``pip download``'s command for the wheels a Pi's Python 3.11 on aarch64 installs, into ``dest``; the
+    requirements (and any ``-c`` constraints) follow it. Wheels only: nothing is built for another machine here."""
+    argv = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--python-version", "3.11",
+            "--implementation", "cp", "--abi", "cp311", "--abi", "abi3", "--abi", "none", "-d", str(dest)]
+    if not with_dependencies:
+        argv.append("--no-deps")
+    for platform in AARCH64_PLATFORMS:
+        argv += ["--platform", platform]
+    return argv
 
 
 class PiError(Exception):

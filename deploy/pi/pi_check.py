@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (AARCH64_PLATFORMS, CACHE, READING_STACK, REPO, TESTED_VERSIONS, Chroot, PiError, ensure_root,  # noqa: E402
+from common import (CACHE, READING_STACK, REPO, TESTED_VERSIONS, Chroot, PiError, aarch64_download_argv, ensure_root,  # noqa: E402
                     host_runtime_versions, utc_now, write_result)
 
 FRAMES = REPO / "tests" / "conformance" / "frames"
@@ -190,11 +190,7 @@ def download_wheels(wheel: Path, constraints: Path) -> None:
     # project's wheel there would stand in for this one (and its dependencies). The cache holds none.
     for stale in WHEELS.glob("elephants_bluff-*.whl"):
         stale.unlink()
-    argv = [sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "--python-version", "3.11",
-            "--implementation", "cp", "--abi", "cp311", "--abi", "abi3", "--abi", "none", "-d", str(WHEELS), "-c", str(constraints)]
-    for platform in AARCH64_PLATFORMS:
-        argv += ["--platform", platform]
-    out = subprocess.run([*argv, str(wheel)], capture_output=True, text=True)
+    out = subprocess.run([*aarch64_download_argv(WHEELS), "-c", str(constraints), str(wheel)], capture_output=True, text=True)
     for copy in WHEELS.glob("elephants_bluff-*.whl"):
         copy.unlink()
     if out.returncode != 0:

@@ -48,8 +48,8 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (AARCH64_PLATFORMS, CACHE, REPO, TESTED_VERSIONS, Chroot, PiError, ensure_root, free_port, ids_in,  # noqa: E402
-                    pinned_versions, utc_now, write_result)
+from common import (CACHE, LOCKED_VERSIONS, REPO, TESTED_VERSIONS, Chroot, PiError, ensure_root, free_port, ids_in,  # noqa: E402
+                    aarch64_download_argv, pinned_versions, utc_now, write_result)
 
 OUTPUT = REPO / "docs" / "pi-rehearsal-latest.json"
 WORK = Path(os.environ.get("PI_REHEARSAL_WORK", "/var/tmp/elephants-bluff-rehearsal"))
@@ -270,11 +270,7 @@ class Rehearsal:
         check(apt.returncode == 0, f"apt could not install python3-numpy: {(apt.stdout + apt.stderr).strip()[-400:]}")
         wheels = WORK / "pi-os-wheels"
         shutil.rmtree(wheels, ignore_errors=True)
-        argv = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--python-version", "3.11",
-                "--implementation", "cp", "--abi", "cp311", "-d", str(wheels), PI_OS_SIMPLEJPEG]
-        for platform in AARCH64_PLATFORMS:
-            argv += ["--platform", platform]
-        out = subprocess.run(argv, capture_output=True, text=True)
+        out = subprocess.run([*aarch64_download_argv(wheels, with_dependencies=False), PI_OS_SIMPLEJPEG], capture_output=True, text=True)
         check(out.returncode == 0, f"pip could not download {PI_OS_SIMPLEJPEG} for aarch64: {out.stderr.strip()[-400:]}")
         (wheel,) = wheels.glob("simplejpeg-*.whl")
         site = self.c.path(SYSTEM_SITE)
