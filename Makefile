@@ -9,23 +9,31 @@ INSTANCE ?= instance
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test bench venv system-deps train train-base clean translations pi-root pi-rehearsal pi-check
+.PHONY: run test bench venv lock system-deps train train-base clean translations pi-root pi-rehearsal pi-check
 
-# The stamps are remade when pyproject.toml or the tested versions change, so a
+# The stamps are remade when pyproject.toml or the pinned versions change, so a
 # pulled dependency change installs itself on the next run. `run` needs only the
-# runtime; `test` adds the test tools. numpy, onnxruntime and OpenCV are held at
-# the versions `make pi-check` last read equal on arm64 (deploy/pi/tested-versions.txt),
-# as the Pi's install holds them: the tests read with what the Pi reads with.
+# runtime; `test` adds the test tools. Every dependency is installed at the version
+# deploy/locked-versions.txt names (`make lock` writes it), as the Pi's install is,
+# and numpy, onnxruntime and OpenCV at the versions `make pi-check` last read equal
+# on arm64 (deploy/pi/tested-versions.txt): the tests read with what the Pi reads with.
 TESTED := deploy/pi/tested-versions.txt
-$(VENV)/.runtime: pyproject.toml $(TESTED)
+LOCKED := deploy/locked-versions.txt
+PINS := -c $(TESTED) -c $(LOCKED)
+$(VENV)/.runtime: pyproject.toml $(TESTED) $(LOCKED)
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e . -c $(TESTED)
+	$(PY) -m pip install --quiet -e . $(PINS)
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.runtime
-	$(PY) -m pip install --quiet -e '.[test]' -c $(TESTED)
+	$(PY) -m pip install --quiet -e '.[test]' $(PINS)
 	touch $@
+
+# Writes deploy/locked-versions.txt from a fresh venv of the project with its test and pi
+# extras (deploy/lock_versions.py); then run make test and make pi-rehearsal on it.
+lock:
+	$(PYTHON) deploy/lock_versions.py
 
 venv: $(VENV)/.installed
 

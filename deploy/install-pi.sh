@@ -28,6 +28,8 @@ UNIT_SRC="$SRC/deploy/elephants-bluff.service"
 # numpy, onnxruntime and OpenCV at the versions `make pi-check` last read every
 # conformance frame equal with on arm64: the Pi decides as the tests did.
 TESTED_VERSIONS="$SRC/deploy/pi/tested-versions.txt"
+# Every other dependency at the version CI tested (`make lock` writes the list).
+LOCKED_VERSIONS="$SRC/deploy/locked-versions.txt"
 UNIT_DST="/etc/systemd/system/elephants-bluff.service"
 # The tests and `make pi-rehearsal` point this at a fake file to play other systems.
 OS_RELEASE="${INSTALL_PI_OS_RELEASE:-/etc/os-release}"
@@ -100,6 +102,7 @@ esac
 [ -f "$SRC/pyproject.toml" ] || die "run me from a checkout of the project (no pyproject.toml in $SRC)"
 [ -f "$UNIT_SRC" ] || die "the unit file $UNIT_SRC is missing"
 [ -f "$TESTED_VERSIONS" ] || die "the list of tested versions $TESTED_VERSIONS is missing: run 'git pull' or clone the project again"
+[ -f "$LOCKED_VERSIONS" ] || die "the list of locked versions $LOCKED_VERSIONS is missing: run 'git pull' or clone the project again"
 
 mkdir -p "$(dirname "$LOCK")"
 exec 9>"$LOCK"
@@ -190,11 +193,12 @@ python3 -m venv --system-site-packages "$VENV_NEW"
 # for numpy 2 in the venv, where Python finds it before the system's.
 # --ignore-installed: pip counts the system's packages as installed, and would keep
 # apt's simplejpeg (its version meets the extra's) and other apt builds; every
-# dependency goes into the venv instead, as pip resolves it.
+# dependency goes into the venv instead, at the version the lists of tested and
+# locked versions name.
 # --only-binary: every dependency comes as a wheel; nothing is compiled on the Pi
 # (the project itself is pure Python and is packed into a wheel here).
 "$VENV_NEW/bin/pip" install --ignore-installed --only-binary=:all: --progress-bar off \
-  --constraint "$TESTED_VERSIONS" "${SRC}[pi]" >"$LOG" 2>&1 || {
+  --constraint "$TESTED_VERSIONS" --constraint "$LOCKED_VERSIONS" "${SRC}[pi]" >"$LOG" 2>&1 || {
   tail -n 15 "$LOG" >&2
   die "pip could not install version $NEW_VERSION (its last lines are above); $(still_there). Check that the Pi reaches the internet (pip downloads from PyPI), then run me again"
 }

@@ -63,7 +63,7 @@ def tested_versions_text(versions: dict[str, str], commit: str, when: str) -> st
     head = ("# The reading stack at the versions `make pi-check` read every conformance frame equal with, here and\n"
             f"# on arm64 (commit {commit}, {when}). Written by deploy/pi/pi_check.py; install-pi.sh installs the Pi\n"
             "# with these constraints and `make venv` this machine, so the Pi decides with what was checked.\n"
-            "# To move to newer versions: upgrade them in .venv, run make test, make bench and make pi-check.\n")
+            "# To move to newer versions: upgrade them in .venv, run make pi-check, then make lock, make test and make bench.\n")
     return head + "".join(f"{name}=={versions[name]}\n" for name in READING_STACK)
 
 

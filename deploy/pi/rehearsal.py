@@ -82,6 +82,11 @@ class StepFailed(Exception):
     pass
 
 
+def _canonical(name: str) -> str:
+    """A distribution's name as pip compares it (PEP 503): ``Flask_Babel`` and ``flask-babel`` are one."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def check(condition: bool, why: str) -> None:
     if not condition:
         raise StepFailed(why)
@@ -392,9 +397,17 @@ class Rehearsal:
         probe = "import importlib.metadata as m, sys; print(' '.join(m.version(n) for n in sys.argv[1:]))"
         got = dict(zip(tested, self.c.run([f"{PREFIX}/venv/bin/python", "-c", probe, *tested], timeout=600).stdout.split()))
         check(got == tested, f"the venv's reading stack {got} is not the tested versions {tested}")
+        # Every distribution in the venv's own site (the system's, beneath it, are apt's) at its locked version.
+        locked = {_canonical(n): v for n, v in pinned_versions(LOCKED_VERSIONS.read_text(encoding="utf-8")).items()}
+        probe = ("import importlib.metadata as m, json, sysconfig; "
+                 "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions(path=[sysconfig.get_paths()['purelib']])}))")
+        own = {_canonical(n): v for n, v in json.loads(self.c.run([f"{PREFIX}/venv/bin/python", "-c", probe], timeout=600).stdout).items()}
+        own = {n: v for n, v in own.items() if n not in ("elephants-bluff", "pip")}
+        off = {n: (v, locked.get(n)) for n, v in own.items() if locked.get(n) != v}
+        check(not off, f"the venv holds distributions not at their locked versions (installed, locked): {off}")
         self.facts["install_s"] = round(seconds, 1)
         return (f"{seconds:.0f} s (apt packages from the root's cache, pip's downloads from its cache when warm); PIN {self.pin}; "
-                + ", ".join(f"{n} {v}" for n, v in got.items()) + " as tested")
+                + ", ".join(f"{n} {v}" for n, v in got.items()) + f" as tested; all {len(own)} of the venv's distributions as locked")
 
     def verify_unit(self) -> str:
         out = subprocess.run(["systemd-analyze", "verify", f"--root={self.c.root}", UNIT], capture_output=True, text=True)

@@ -171,3 +171,16 @@ def test_a_checkout_without_the_tested_versions_is_refused(fake, tmp_path):
     said = one_sentence(fake(prefix=tmp_path / "opt", script=checkout / "deploy" / "install-pi.sh"))
     assert "tested-versions.txt is missing" in said and "git pull" in said
     assert not (tmp_path / "opt").exists()
+
+
+@as_root
+def test_a_checkout_without_the_locked_versions_is_refused(fake, tmp_path):
+    """Every other dependency is installed at the version CI tested; a checkout that lacks that list is refused
+    before anything is installed."""
+    checkout = tmp_path / "checkout"
+    (checkout / "deploy" / "pi").mkdir(parents=True)
+    for name in ("pyproject.toml", "deploy/install-pi.sh", "deploy/elephants-bluff.service", "deploy/pi/tested-versions.txt"):
+        shutil.copy2(ROOT / name, checkout / name)
+    said = one_sentence(fake(prefix=tmp_path / "opt", script=checkout / "deploy" / "install-pi.sh"))
+    assert "locked-versions.txt is missing" in said and "git pull" in said
+    assert not (tmp_path / "opt").exists()
