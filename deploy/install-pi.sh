@@ -187,6 +187,12 @@ still_there() {
 }
 # --system-site-packages: picamera2 and libcamera come from apt, not from PyPI.
 python3 -m venv --system-site-packages "$VENV_NEW"
+# The setuptools venv seeds goes first: --ignore-installed (below) writes the locked
+# one over its files but leaves its record, and the venv would hold two setuptools.
+"$VENV_NEW/bin/pip" uninstall --yes setuptools >"$LOG" 2>&1 || {
+  tail -n 5 "$LOG" >&2
+  die "pip could not prepare the new environment (its last lines are above); $(still_there)"
+}
 # The venv holds its own numpy 2 (OpenCV needs it). picamera2's JPEG helper from apt
 # (simplejpeg) is built for the system's numpy 1 and fails to import under numpy 2
 # ("numpy.dtype size changed"), so the project's `pi` extra puts a simplejpeg built
@@ -198,7 +204,7 @@ python3 -m venv --system-site-packages "$VENV_NEW"
 # --only-binary: every dependency comes as a wheel; nothing is compiled on the Pi
 # (the project itself is pure Python and is packed into a wheel here).
 "$VENV_NEW/bin/pip" install --ignore-installed --only-binary=:all: --progress-bar off \
-  --constraint "$TESTED_VERSIONS" --constraint "$LOCKED_VERSIONS" "${SRC}[pi]" >"$LOG" 2>&1 || {
+  --constraint "$TESTED_VERSIONS" --constraint "$LOCKED_VERSIONS" "${SRC}[pi]" >>"$LOG" 2>&1 || {
   tail -n 15 "$LOG" >&2
   die "pip could not install version $NEW_VERSION (its last lines are above); $(still_there). Check that the Pi reaches the internet (pip downloads from PyPI), then run me again"
 }

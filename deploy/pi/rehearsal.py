@@ -400,9 +400,11 @@ class Rehearsal:
         # Every distribution in the venv's own site (the system's, beneath it, are apt's) at its locked version.
         locked = {_canonical(n): v for n, v in pinned_versions(LOCKED_VERSIONS.read_text(encoding="utf-8")).items()}
         probe = ("import importlib.metadata as m, json, sysconfig; "
-                 "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions(path=[sysconfig.get_paths()['purelib']])}))")
-        own = {_canonical(n): v for n, v in json.loads(self.c.run([f"{PREFIX}/venv/bin/python", "-c", probe], timeout=600).stdout).items()}
-        own = {n: v for n, v in own.items() if n not in ("elephants-bluff", "pip")}
+                 "print(json.dumps([[d.metadata['Name'], d.version] for d in m.distributions(path=[sysconfig.get_paths()['purelib']])]))")
+        records = [(_canonical(n), v) for n, v in json.loads(self.c.run([f"{PREFIX}/venv/bin/python", "-c", probe], timeout=600).stdout)]
+        twice = sorted({n for n, _ in records if sum(1 for m, _ in records if m == n) > 1})
+        check(not twice, f"the venv holds two records of {', '.join(twice)} (one installed over another): {sorted(records)}")
+        own = {n: v for n, v in records if n not in ("elephants-bluff", "pip")}
         off = {n: (v, locked.get(n)) for n, v in own.items() if locked.get(n) != v}
         check(not off, f"the venv holds distributions not at their locked versions (installed, locked): {off}")
         self.facts["install_s"] = round(seconds, 1)
