@@ -22,7 +22,7 @@ LOCKED := deploy/locked-versions.txt
 PINS := -c $(TESTED) -c $(LOCKED)
 $(VENV)/.runtime: pyproject.toml $(TESTED) $(LOCKED)
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --upgrade pip -c $(LOCKED)
 	$(PY) -m pip install --quiet -e . $(PINS)
 	touch $@
 

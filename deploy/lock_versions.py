@@ -27,7 +27,7 @@ EXTRAS = "test,pi"
 
 def header(commit: str, at: str) -> str:
     return (
-        "# Every distribution the project installs (its runtime, the `test` and `pi` extras), one version each, with\n"
+        "# Every distribution the project installs (its runtime, the `test` and `pi` extras, pip), one version each,\n"
         "# the reading stack at deploy/pi/tested-versions.txt. Written by `make lock` (deploy/lock_versions.py) on\n"
         f"# commit {commit}, {at}. `make venv` (so CI) and deploy/install-pi.sh install with it as pip constraints.\n"
         "# To move: edit pyproject.toml's ranges (or the tested versions), run make lock, make test and make pi-rehearsal.\n"
@@ -58,7 +58,7 @@ def main() -> None:
     # setuptools too: the venv seeds an old one, which would otherwise be locked (colorzero names it).
     run([python, "-m", "pip", "install", "--quiet", "--upgrade", "pip", "setuptools"])
     run([python, "-m", "pip", "install", "--quiet", f"{REPO}[{EXTRAS}]", "--constraint", str(TESTED_VERSIONS)])
-    freeze = run([python, "-m", "pip", "freeze", "--all", "--exclude", "elephants-bluff", "--exclude", "pip"])
+    freeze = run([python, "-m", "pip", "freeze", "--all", "--exclude", "elephants-bluff"])
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip() or "unknown"
     text = locked_text(freeze, commit, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     tmp = LOCKED_VERSIONS.with_suffix(".tmp")

@@ -89,6 +89,7 @@ def test_this_environment_holds_every_dependency_of_the_project_at_its_locked_ve
             assert installed == locked[dep], f"{dep} {installed} is installed here, {locked[dep]} locked: run make venv (or make lock)"
             todo.append((dep, frozenset(requirement.extras)))
     assert {"flask", "numpy", "pytest", "werkzeug"} <= {key.split("[")[0] for key in seen}
+    assert metadata.version("pip") == locked["pip"], "make venv installs pip at its locked version: run make venv (or make lock)"
 
 
 def test_the_lock_is_written_sorted_with_a_header_saying_where_it_came_from():
