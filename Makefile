@@ -80,14 +80,14 @@ bench: $(VENV)/.installed
 # val and built set (never Byler's test split) before shipping it: make judge (about 5 minutes a model with the table, and
 # once per candidate about 16 minutes more to fit its own cues into build/judge/cues).
 train: $(VENV)/.installed
-	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
+	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2' $(PINS)
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --resume --out build/classifier/candidate
 
 # The second opinion (vision/second_opinion.py; models/MODEL_CARD.md, "The second opinion"): the same recipe, seed 3,
 # with 3,000 round things labelled not a die; written as models/second-opinion-<id>.onnx in place of the one there
 # (about 7 minutes with train's data cache in build/classifier/, longer without).
 train-second-opinion: $(VENV)/.installed
-	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
+	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2' $(PINS)
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --round-things 3000 --resume --out build/classifier/second-opinion
 	f=$$(ls build/classifier/second-opinion/dice-faces-*.onnx | head -1) && rm -f models/second-opinion-*.onnx && cp $$f models/second-opinion-$$(sha256sum $$f | cut -c1-12).onnx
 .PHONY: train-second-opinion
@@ -114,7 +114,7 @@ train-number-cue: $(VENV)/.installed
 
 # Stage 1: the base model (models/training/base/) from scratch, into build/classifier/base.
 train-base: $(VENV)/.installed
-	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
+	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2' $(PINS)
 	$(PY) -m models.training.train --strong-augment --widths 16,48,96,96 --epochs 20 --out build/classifier/base
 
 # The Pi, rehearsed here in a Debian Bookworm arm64 root under qemu-user (root
@@ -139,6 +139,6 @@ clean:
 # a short first schedule, then a longer one from its best weights (models/DETECTOR_CARD.md).
 .PHONY: train-detector
 train-detector: $(VENV)/.installed
-	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2'
+	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2' $(PINS)
 	$(PY) -m models.training.detector.train --work build/detector --epochs 14 --steps 60 --synth 8000 --val-synth 80 --resume
 	$(PY) -m models.training.detector.train --work build/detector/run2 --init build/detector/best.pt --epochs 16 --steps 100 --synth 8000 --val-synth 80 --resume --export models
