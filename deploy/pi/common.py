@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -46,6 +47,56 @@ def aarch64_download_argv(dest: Path, *, with_dependencies: bool = True) -> list
     for platform in AARCH64_PLATFORMS:
         argv += ["--platform", platform]
     return argv
+
+
+#: A Raspberry Pi 5 runs Raspberry Pi OS's kernel with 16 KB pages; a Pi 4's has 4 KB.
+PI5_PAGE_SIZE = 16384
+
+
+def elf_page_misfits(header: bytes, page_size: int = PI5_PAGE_SIZE) -> list[str] | None:
+    """Why the dynamic loader would refuse this 64-bit little-endian ELF on a kernel with ``page_size``-byte pages
+    (an empty list: it loads), or None for what is not such an ELF. ``header`` holds the file from its start to the
+    end of its program headers. glibc's loader refuses a loadable segment whose alignment, or whose address less its
+    offset, is not a whole number of pages ("ELF load command ... not page-aligned"): a library built for 4 KB pages
+    only does not load on a Pi 5."""
+    if header[:5] != b"\x7fELF\x02" or header[5] != 1:
+        return None
+    phoff, = struct.unpack_from("<Q", header, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", header, 0x36)
+    misfits = []
+    for i in range(phnum):
+        p_type, _, p_offset, p_vaddr, _, _, _, p_align = struct.unpack_from("<IIQQQQQQ", header, phoff + i * phentsize)
+        if p_type != 1:  # PT_LOAD
+            continue
+        if p_align % page_size:
+            misfits.append(f"segment {i} aligned to {p_align} bytes")
+        elif (p_vaddr - p_offset) % page_size:
+            misfits.append(f"segment {i} at address {p_vaddr:#x}, offset {p_offset:#x}")
+    return misfits
+
+
+def libraries_misfit_for_pages(folder: Path, page_size: int = PI5_PAGE_SIZE) -> tuple[int, dict[str, list[str]]]:
+    """The compiled libraries (``*.so*``) under ``folder``: how many, and those the loader would refuse on a
+    kernel with ``page_size``-byte pages, with why."""
+    count, misfit = 0, {}
+    for path in sorted(folder.rglob("*.so*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        with path.open("rb") as f:
+            start = f.read(64)
+            if len(start) < 64 or start[:5] != b"\x7fELF\x02" or start[5] != 1:
+                continue  # not a 64-bit little-endian ELF (a linker script, a text file named .so)
+            phoff, = struct.unpack_from("<Q", start, 0x20)
+            phentsize, phnum = struct.unpack_from("<HH", start, 0x36)
+            f.seek(0)
+            try:
+                why = elf_page_misfits(f.read(phoff + phentsize * phnum), page_size)
+            except struct.error:
+                why = ["its program headers are cut short"]
+        count += 1
+        if why:
+            misfit[str(path.relative_to(folder))] = why
+    return count, misfit
 
 
 class PiError(Exception):

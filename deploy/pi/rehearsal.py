@@ -48,8 +48,8 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import (CACHE, LOCKED_VERSIONS, REPO, TESTED_VERSIONS, Chroot, PiError, ensure_root, free_port, ids_in,  # noqa: E402
-                    aarch64_download_argv, pinned_versions, utc_now, write_result)
+from common import (CACHE, LOCKED_VERSIONS, PI5_PAGE_SIZE, REPO, TESTED_VERSIONS, Chroot, PiError, ensure_root, free_port,  # noqa: E402
+                    ids_in, aarch64_download_argv, libraries_misfit_for_pages, pinned_versions, utc_now, write_result)
 
 OUTPUT = REPO / "docs" / "pi-rehearsal-latest.json"
 WORK = Path(os.environ.get("PI_REHEARSAL_WORK", "/var/tmp/elephants-bluff-rehearsal"))
@@ -411,6 +411,17 @@ class Rehearsal:
         return (f"{seconds:.0f} s (apt packages from the root's cache, pip's downloads from its cache when warm); PIN {self.pin}; "
                 + ", ".join(f"{n} {v}" for n, v in got.items()) + f" as tested; all {len(own)} of the venv's distributions as locked")
 
+    def libraries_load_on_a_pi_5(self) -> str:
+        """A Raspberry Pi 5's kernel has 16 KB pages; the loader refuses a library built for 4 KB pages only, so one
+        such wheel in the venv would stop the companion on a Pi 5 while a Pi 4 (and qemu here) runs it."""
+        link = os.readlink(self.c.path(f"{PREFIX}/venv"))  # a link inside the root: read, not followed from here
+        site = self.c.path(link if link.startswith("/") else f"{PREFIX}/{link}") / "lib" / "python3.11" / "site-packages"
+        count, misfit = libraries_misfit_for_pages(site, PI5_PAGE_SIZE)
+        check(count > 0, f"no compiled library found under {site}")
+        check(not misfit, f"{len(misfit)} of the venv's {count} libraries would not load with 16 KB pages: "
+              + "; ".join(f"{name} ({why[0]})" for name, why in list(misfit.items())[:5]))
+        return f"all {count} compiled libraries in the venv load with 16 KB pages (and with 4 KB)"
+
     def verify_unit(self) -> str:
         out = subprocess.run(["systemd-analyze", "verify", f"--root={self.c.root}", UNIT], capture_output=True, text=True)
         noise = [line for line in out.stderr.splitlines() if line.strip()]
@@ -593,6 +604,7 @@ class Rehearsal:
             installed = ["install-pi.sh --no-start --skip-pi-only-packages"]
             s("the venv's own simplejpeg loads under its numpy 2, where the system's fails", self.camera_helper_for_the_venv,
               [*installed, "Raspberry Pi OS's numpy 1 and simplejpeg in the system site"])
+            s("every compiled library in the venv loads on a Pi 5's 16 KB pages", self.libraries_load_on_a_pi_5, installed)
             s("systemd-analyze verify on the installed unit", self.verify_unit, installed)
             s("the saved frame as the camera", self.configure_camera, installed)
             s("ExecStart runs as the service user with the unit's environment", self.start_service, ["the saved frame as the camera"])
