@@ -128,9 +128,11 @@ pi-root:
 pi-rehearsal:
 	python3 deploy/pi/rehearsal.py
 
-# the conformance frames read here and in the root: docs/pi-check-latest.json
+# the conformance frames read here and in the root as a Pi 4: docs/pi-check-latest.json;
+# make pi-check PI_CPU=cortex-a76 reads them as a Pi 5: docs/pi-check-pi5-latest.json
+PI_CPU ?= cortex-a72
 pi-check: $(VENV)/.runtime
-	python3 deploy/pi/pi_check.py
+	python3 deploy/pi/pi_check.py --cpu $(PI_CPU)
 
 clean:
 	rm -rf $(VENV) .pytest_cache build *.egg-info

@@ -171,6 +171,7 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Taught on 20 confirmed rolls: teal-small-elephants, per die", "teach.looks.teal-small-elephants.after.accuracy", ">= 0.995", lambda v: v >= 0.995),
     ("Taught on 20 confirmed rolls: teal-small-elephants, silently wrong", "teach.looks.teal-small-elephants.after.silently_wrong", "0", lambda v: v == 0),
     ("pi-check: conformance frames read differently on arm64 (qemu)", "pi.pi_check.differ", "0", lambda v: v == 0),
+    ("pi-check as a Raspberry Pi 5 (qemu's Cortex-A76): frames read differently", "pi.pi_check_pi5.differ", "0", lambda v: v == 0),
     ("pi-rehearsal: steps passed in the arm64 root", "pi.pi_rehearsal.passed", "all", lambda v: True),
     ("serve resident memory under load, MiB", "load.server_rss_mib.end_of_load", "<= 150, no growth", lambda v: v <= 150),
     ("serve under load: its own (anonymous) pages at the end, MiB (the rest of its RSS is its libraries' file pages: bench/process_memory.py)", "load.server_memory_at_end_mib.anonymous", "(the part the kernel cannot take back)", lambda v: True),

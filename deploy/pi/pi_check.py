@@ -10,7 +10,10 @@ values and prints ``pi-check: N of M frames equal`` last; any difference exits 1
 (``reasons``) are compared too and counted beside it (a reading never ok either way, told another reason on the
 Pi, is a difference to look at but not a verdict the table would see otherwise).
 
-    sudo python3 deploy/pi/pi_check.py [--frames DIR] [--groups DIR ...] [--output FILE]
+    sudo python3 deploy/pi/pi_check.py [--cpu cortex-a72|cortex-a76] [--frames DIR] [--groups DIR ...] [--output FILE]
+
+qemu-user plays a Raspberry Pi 4's CPU (Cortex-A72) by default, or a Pi 5's (``--cpu cortex-a76``, result in
+``docs/pi-check-pi5-latest.json``): the libraries choose their kernels by the CPU's features.
 
 It does not care which reader runs: it sees only the command's JSON lines. When every frame is equal it writes
 the reading stack's versions it read with (numpy, onnxruntime, opencv-python-headless) to
@@ -46,6 +49,13 @@ BIGFRAME = REPO / "tests" / "conformance" / "bigframe"
 CALIBRATED = REPO / "tests" / "conformance" / "calibrated"
 GROUPS = (TRAY, CLOSEUP, BIGFRAME, CALIBRATED)
 OUTPUT = REPO / "docs" / "pi-check-latest.json"
+#: The Pis the companion runs on (hardware/BOM.md), by the CPU qemu-user plays for each: onnxruntime, OpenCV and
+#: numpy pick their kernels by the CPU's features (a Pi 5's Cortex-A76 has dot products and half floats a Pi 4's
+#: Cortex-A72 lacks), so the same verdict is checked on each. The first is the default, and its run keeps the versions.
+PI_CPUS = {"cortex-a72": "Raspberry Pi 4", "cortex-a76": "Raspberry Pi 5"}
+DEFAULT_CPU = "cortex-a72"
+#: where each CPU's result goes when --output is not given
+OUTPUTS = {"cortex-a72": OUTPUT, "cortex-a76": REPO / "docs" / "pi-check-pi5-latest.json"}
 HOST_VENV = REPO / ".venv"
 HOST_CHECK_VENV = CACHE / "pi-check-host-venv"
 CHECK_ROOT = CACHE / "pi-check-bookworm-arm64"
@@ -212,7 +222,7 @@ def prepare_check_root(base: Path) -> Chroot:
 
 
 def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constraints: Path,
-               groups: list[tuple[Path, list[str], Path]] = ()) -> tuple[dict[str, dict], dict, dict[str, str]]:
+               groups: list[tuple[Path, list[str], Path]] = (), cpu: str = DEFAULT_CPU) -> tuple[dict[str, dict], dict, dict[str, str]]:
     """Installs the wheel in the check root's venv from aarch64 wheels only, then reads every frame in one process
     (and each group's frames, the calibrated tray's and the close-up dice's, in one more each, with its settings)."""
     times: dict[str, float] = {}
@@ -251,7 +261,8 @@ def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constrai
         versions = json.loads(chroot.run([f"{venv}/bin/python", "-c", code], timeout=600).stdout)
         chroot.without_proc()
         t = time.monotonic()
-        out = chroot.run([f"{venv}/bin/elephants-bluff", "read", "--json", *names], cwd="/srv/pi-check/frames", timeout=3600)
+        as_the_pi = {"QEMU_CPU": cpu}  # the CPU qemu-user shows the libraries, whose kernels they choose by its features
+        out = chroot.run([f"{venv}/bin/elephants-bluff", "read", "--json", *names], cwd="/srv/pi-check/frames", timeout=3600, env=as_the_pi)
         times["read_s"] = round(time.monotonic() - t, 1)
         if not out.stdout.strip():
             raise PiError(f"the reader in the arm64 root printed nothing (exit {out.returncode}): {out.stderr.strip()[-600:]}")
@@ -259,7 +270,8 @@ def read_on_pi(base: Path, frames: Path, names: list[str], wheel: Path, constrai
         for _, group_names, instance in groups:
             t = time.monotonic()
             there = f"/srv/pi-check/groups/{instance.name}"
-            out = chroot.run([f"{venv}/bin/elephants-bluff", "read", "--json", "--instance", there, *group_names], cwd=f"{there}/frames", timeout=3600)
+            out = chroot.run([f"{venv}/bin/elephants-bluff", "read", "--json", "--instance", there, *group_names], cwd=f"{there}/frames", timeout=3600,
+                             env=as_the_pi)
             times[f"read_{instance.name}_s"] = round(time.monotonic() - t, 1)
             if not out.stdout.strip():
                 raise PiError(f"the reader in the arm64 root printed nothing for {instance.name} (exit {out.returncode}): {out.stderr.strip()[-600:]}")
@@ -274,10 +286,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--frames", type=Path, default=FRAMES, help="the conformance frames (default: tests/conformance/frames)")
     parser.add_argument("--groups", type=Path, nargs="*", default=list(GROUPS),
                         help="folders of frames each read with its own config.toml (default: tests/conformance/tray, closeup, bigframe and calibrated)")
-    parser.add_argument("--output", type=Path, default=OUTPUT, help="where the JSON result goes (default: docs/pi-check-latest.json)")
+    parser.add_argument("--cpu", choices=list(PI_CPUS), default=DEFAULT_CPU,
+                        help="the CPU qemu plays: cortex-a72, a Raspberry Pi 4 (the default), or cortex-a76, a Raspberry Pi 5")
+    parser.add_argument("--output", type=Path, help="where the JSON result goes (default: docs/pi-check-latest.json; "
+                                                    "docs/pi-check-pi5-latest.json with --cpu cortex-a76)")
     args = parser.parse_args(argv)
+    args.output = args.output or OUTPUTS[args.cpu]
     started = time.monotonic()
-    result: dict = {"command": "make pi-check", "when": utc_now(), "frames_dir": os.path.relpath(args.frames, REPO)}
+    how = "make pi-check" if args.cpu == DEFAULT_CPU else f"make pi-check PI_CPU={args.cpu}"
+    result: dict = {"command": how, "when": utc_now(), "frames_dir": os.path.relpath(args.frames, REPO),
+                    "cpu": f"{args.cpu} ({PI_CPUS[args.cpu]}, played by qemu-user)"}
     try:
         if os.geteuid() != 0:
             raise PiError("the arm64 root needs root (chroot and mounts): run me with sudo")
@@ -298,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
                 here_group, group_s = read_here(command, frames, group_names, instance)
                 here.update(here_group)
                 here_s += group_s
-            pi, times, versions_pi = read_on_pi(base, args.frames, names, wheel, constraints, groups)
+            pi, times, versions_pi = read_on_pi(base, args.frames, names, wheel, constraints, groups, args.cpu)
         for _, group_names, _ in groups:
             names = names + group_names  # every group is compared frame by frame
         mismatch = [f"{k} {versions_here.get(k)} here, {versions_pi.get(k)} on the Pi" for k in READING_STACK if versions_here.get(k) != versions_pi.get(k)]
@@ -320,11 +338,11 @@ def main(argv: list[str] | None = None) -> int:
             elif not row["reasons_equal"]:
                 print(f"  reasons differ: {row['file']}: {row['here']['reasons']} here, {row['pi']['reasons']} on the Pi")
         write_result(args.output, result)
-        if all(r["equal"] for r in rows) and args.frames == FRAMES and args.groups == list(GROUPS):  # the whole set
+        if all(r["equal"] for r in rows) and args.frames == FRAMES and args.groups == list(GROUPS) and args.cpu == DEFAULT_CPU:  # the whole set
             TESTED_VERSIONS.write_text(tested_versions_text(versions_here, result["commit"], result["when"]), encoding="utf-8")
             print(f"pi-check: the reading stack's versions kept in {os.path.relpath(TESTED_VERSIONS, REPO)}")
         line = summary_line(rows)
-        print(f"pi-check: {times['read_s']} s to read {len(rows)} frames in the arm64 root; the status agrees on {result['status_equal']}, the reasons on {result['reasons_equal']}; "
+        print(f"pi-check: {times['read_s']} s to read {len(rows)} frames in the arm64 root as a {PI_CPUS[args.cpu]} ({args.cpu}); the status agrees on {result['status_equal']}, the reasons on {result['reasons_equal']}; "
               f"result in {os.path.relpath(args.output, REPO)}")
         print(line)
         return 0 if all(r["equal"] for r in rows) else 1

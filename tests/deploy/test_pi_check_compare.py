@@ -199,3 +199,17 @@ def test_a_folder_without_settings_is_no_group(tmp_path):
     assert pi_check.instance_group(tmp_path) is None
     (tmp_path / "config.toml").write_text("[reader]\ndie_side_px = 64\n", encoding="utf-8")
     assert pi_check.instance_group(tmp_path) == (tmp_path / "frames", ["a.jpg"], tmp_path)
+
+
+def test_each_pi_the_check_plays_has_its_own_result_file_and_only_the_pi_4_keeps_the_versions():
+    """A Pi 4 (Cortex-A72, the default) and a Pi 5 (Cortex-A76): each CPU's run writes its own result; the Pi 4's
+    whole-set run is the one that writes tested-versions.txt (the Pi 5's is a second check of the same versions)."""
+    assert pi_check.DEFAULT_CPU == "cortex-a72" and set(pi_check.PI_CPUS) == {"cortex-a72", "cortex-a76"}
+    assert pi_check.OUTPUTS["cortex-a72"] == pi_check.OUTPUT and len(set(pi_check.OUTPUTS.values())) == len(pi_check.PI_CPUS)
+    assert set(pi_check.OUTPUTS) == set(pi_check.PI_CPUS)
+
+
+def test_a_cpu_the_check_does_not_play_is_refused_before_anything_runs(capsys):
+    with pytest.raises(SystemExit) as stop:
+        pi_check.main(["--cpu", "cortex-a53"])
+    assert stop.value.code == 2 and "invalid choice: 'cortex-a53'" in capsys.readouterr().err

@@ -51,3 +51,20 @@ def test_the_pi_check_goal_is_that_no_frame_differs_however_many_the_set_holds(t
     (tmp_path / "pi-check-latest.json").write_text(json.dumps({"frames": 44, "equal": 43, "status_equal": 44}))
     lines = render_goals({"pi": bench.pi.bench_pi(False)})
     assert "| pi-check: conformance frames read differently on arm64 (qemu) | 1 | 0 | **no** |" in lines
+
+
+
+def test_the_pi_5_check_is_its_own_goal_row_and_a_missing_one_says_so(tmp_path, monkeypatch):
+    import json
+
+    import bench.pi
+    from bench.report import render_goals
+
+    monkeypatch.setattr(bench.pi, "DOCS", tmp_path)
+    (tmp_path / "pi-check-latest.json").write_text(json.dumps({"frames": 71, "equal": 71, "status_equal": 71}))
+    report = {"pi": bench.pi.bench_pi(False)}
+    assert report["pi"]["pi_check_pi5"] == "not run yet: pi-check-pi5-latest.json is missing"
+    assert not any("as a Raspberry Pi 5" in line and line.endswith("| yes |") for line in render_goals(report))
+    (tmp_path / "pi-check-pi5-latest.json").write_text(json.dumps({"frames": 71, "equal": 70, "status_equal": 71, "cpu": "cortex-a76"}))
+    lines = render_goals({"pi": bench.pi.bench_pi(False)})
+    assert "| pi-check as a Raspberry Pi 5 (qemu's Cortex-A76): frames read differently | 1 | 0 | **no** |" in lines
