@@ -59,7 +59,7 @@ def elf_page_misfits(header: bytes, page_size: int = PI5_PAGE_SIZE) -> list[str]
     end of its program headers. glibc's loader refuses a loadable segment whose alignment, or whose address less its
     offset, is not a whole number of pages ("ELF load command ... not page-aligned"): a library built for 4 KB pages
     only does not load on a Pi 5."""
-    if header[:5] != b"\x7fELF\x02" or header[5] != 1:
+    if header[:6] != b"\x7fELF\x02\x01":
         return None
     phoff, = struct.unpack_from("<Q", header, 0x20)
     phentsize, phnum = struct.unpack_from("<HH", header, 0x36)
@@ -84,7 +84,7 @@ def libraries_misfit_for_pages(folder: Path, page_size: int = PI5_PAGE_SIZE) -> 
             continue
         with path.open("rb") as f:
             start = f.read(64)
-            if len(start) < 64 or start[:5] != b"\x7fELF\x02" or start[5] != 1:
+            if len(start) < 64 or start[:6] != b"\x7fELF\x02\x01":
                 continue  # not a 64-bit little-endian ELF (a linker script, a text file named .so)
             phoff, = struct.unpack_from("<Q", start, 0x20)
             phentsize, phnum = struct.unpack_from("<HH", start, 0x36)

@@ -51,6 +51,8 @@ def test_a_segment_whose_address_and_offset_differ_by_part_of_a_page_is_refused(
 def test_what_is_not_a_64_bit_little_endian_elf_is_not_judged():
     assert common.elf_page_misfits(b"/* GNU ld script */ INPUT(libfoo.so.1)") is None
     assert common.elf_page_misfits(b"\x7fELF\x01\x01" + bytes(58)) is None  # 32-bit
+    assert common.elf_page_misfits(b"\x7fELF\x02\x02" + bytes(58)) is None  # big-endian
+    assert common.elf_page_misfits(b"\x7fELF\x02") is None and common.elf_page_misfits(b"") is None
 
 
 def test_a_folder_of_libraries_is_counted_and_the_misfits_named(tmp_path):
