@@ -7,6 +7,10 @@ virtual environment (``build/lock-venv``), the reading stack held at ``deploy/pi
 any library beneath them reaches neither the tests nor the Pi until someone runs ``make lock``,
 then ``make test`` and ``make pi-rehearsal`` on it (docs/PI.md, "The versions the Pi reads with").
 
+Before it writes, it checks that a Pi can install what it locked: the runtime's and the ``pi`` extra's
+requirements, resolved within the new pins for a Pi's Python 3.11 on aarch64, must all come as wheels
+(``install-pi.sh`` builds nothing on the Pi); a pin with no aarch64 wheel stops it, the old list kept.
+
 Only the standard library: it runs with the machine's own python3, before any venv exists.
 """
 
@@ -15,12 +19,18 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "pi"))
+from common import aarch64_download_argv  # noqa: E402  (deploy/pi/common.py: standard library only)
 
 REPO = Path(__file__).resolve().parents[1]
 TESTED_VERSIONS = REPO / "deploy" / "pi" / "tested-versions.txt"
 LOCKED_VERSIONS = REPO / "deploy" / "locked-versions.txt"
 LOCK_VENV = REPO / "build" / "lock-venv"
+#: where the check's aarch64 wheels are downloaded (pip's cache keeps them between runs)
+PI_WHEELS = REPO / "build" / "lock-aarch64-wheels"
 #: The extras whose dependencies are locked: the tests' tools and the Pi's camera helper (training's PyTorch is not).
 EXTRAS = "test,pi"
 
@@ -44,6 +54,25 @@ def locked_text(freeze: str, commit: str, at: str) -> str:
     return header(commit, at) + "".join(pin + "\n" for pin in pins)
 
 
+def pi_requirements(pyproject: Path = REPO / "pyproject.toml") -> list[str]:
+    """What ``install-pi.sh`` installs besides the project itself: its runtime requirements and the ``pi`` extra."""
+    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    return [*project["dependencies"], *project["optional-dependencies"]["pi"]]
+
+
+def check_the_pi_can_install(locked: Path) -> int:
+    """Resolves the Pi's requirements within ``locked`` as aarch64 wheels only; exits with pip's words if it cannot.
+    Returns how many wheels the Pi would install."""
+    subprocess.run(["rm", "-rf", str(PI_WHEELS)], check=True)
+    argv = [*aarch64_download_argv(PI_WHEELS), "-c", str(TESTED_VERSIONS), "-c", str(locked), *pi_requirements()]
+    out = subprocess.run(argv, capture_output=True, text=True)
+    if out.returncode != 0:
+        said = "\n".join(line for line in out.stderr.splitlines() if line.strip() and not line.startswith("WARNING:"))
+        sys.exit("lock: a Raspberry Pi could not install these versions (no aarch64 wheel for one of them, or they "
+                 f"conflict); deploy/locked-versions.txt was left as it was. pip said:\n{said[-1500:]}")
+    return len(list(PI_WHEELS.glob("*.whl")))
+
+
 def run(argv: list[str]) -> str:
     out = subprocess.run(argv, capture_output=True, text=True)
     if out.returncode != 0:
@@ -63,8 +92,14 @@ def main() -> None:
     text = locked_text(freeze, commit, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
     tmp = LOCKED_VERSIONS.with_suffix(".tmp")
     tmp.write_text(text, encoding="utf-8")
+    try:
+        wheels = check_the_pi_can_install(tmp)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     tmp.replace(LOCKED_VERSIONS)
-    print(f"lock: {text.count('==')} distributions written to {LOCKED_VERSIONS.relative_to(REPO)}")
+    print(f"lock: {text.count('==')} distributions written to {LOCKED_VERSIONS.relative_to(REPO)}; "
+          f"a Pi installs {wheels} of them, each an aarch64 or pure-Python wheel")
 
 
 if __name__ == "__main__":

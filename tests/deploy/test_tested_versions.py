@@ -100,3 +100,10 @@ def test_the_lock_is_written_sorted_with_a_header_saying_where_it_came_from():
     assert [line for line in lines if not line.startswith("#")] == ["babel==2.19.0", "Flask==3.1.3", "numpy==2.4.6"]
     assert "abc1234" in text and "2026-12-02T12:00:00Z" in text and "make lock" in text
     assert pins(text) == {"babel": "2.19.0", "Flask": "3.1.3", "numpy": "2.4.6"}
+
+
+def test_make_lock_checks_what_the_pi_installs_the_runtime_and_the_pi_extra_not_the_test_tools():
+    wanted = lock_versions.pi_requirements()
+    names = {canonicalize_name(Requirement(r).name) for r in wanted}
+    assert {"flask", "numpy", "onnxruntime", "opencv-python-headless", "gpiozero", "simplejpeg"} <= names
+    assert not names & {"pytest", "playwright", "hypothesis", "torch"}
