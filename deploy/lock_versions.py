@@ -5,7 +5,7 @@ virtual environment (``build/lock-venv``), the reading stack held at ``deploy/pi
 (what ``make pi-check`` read equal on arm64), and writes what pip chose. ``make venv`` (so CI) and
 ``deploy/install-pi.sh`` install with the list as pip constraints: a new release of Flask, pytest or
 any library beneath them reaches neither the tests nor the Pi until someone runs ``make lock``,
-then ``make test`` and ``make pi-rehearsal`` on it (docs/PI.md, "The versions the Pi reads with").
+then ``make test`` and ``make pi-rehearsal`` on it (docs/PI.md, "Every other dependency, locked").
 
 Before it writes, it checks that a Pi can install what it locked: the runtime's and the ``pi`` extra's
 requirements, resolved within the new pins for a Pi's Python 3.11 on aarch64, must all come as wheels
