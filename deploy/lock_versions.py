@@ -9,7 +9,8 @@ then ``make test`` and ``make pi-rehearsal`` on it (docs/PI.md, "Every other dep
 
 Before it writes, it checks that a Pi can install what it locked: the runtime's and the ``pi`` extra's
 requirements, resolved within the new pins for a Pi's Python 3.11 on aarch64, must all come as wheels
-(``install-pi.sh`` builds nothing on the Pi); a pin with no aarch64 wheel stops it, the old list kept.
+(``install-pi.sh`` builds nothing on the Pi), and every compiled library in them must load with a Pi 5's
+16 KB pages; either failing stops it, the old list kept.
 
 Only the standard library: it runs with the machine's own python3, before any venv exists.
 """
@@ -18,12 +19,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
+import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "pi"))
-from common import aarch64_download_argv  # noqa: E402  (deploy/pi/common.py: standard library only)
+from common import PI5_PAGE_SIZE, aarch64_download_argv, libraries_misfit_for_pages  # noqa: E402  (standard library only)
 
 REPO = Path(__file__).resolve().parents[1]
 TESTED_VERSIONS = REPO / "deploy" / "pi" / "tested-versions.txt"
@@ -70,7 +73,25 @@ def check_the_pi_can_install(locked: Path) -> int:
         said = "\n".join(line for line in out.stderr.splitlines() if line.strip() and not line.startswith("WARNING:"))
         sys.exit("lock: a Raspberry Pi could not install these versions (no aarch64 wheel for one of them, or they "
                  f"conflict); deploy/locked-versions.txt was left as it was. pip said:\n{said[-1500:]}")
-    return len(list(PI_WHEELS.glob("*.whl")))
+    wheels = sorted(PI_WHEELS.glob("*.whl"))
+    misfit = wheels_misfit_for_pages(wheels)
+    if misfit:
+        sys.exit("lock: these libraries would not load on a Raspberry Pi 5 (16 KB pages), so the versions were not locked "
+                 "and deploy/locked-versions.txt was left as it was: " + "; ".join(f"{n} ({why[0]})" for n, why in misfit.items()))
+    return len(wheels)
+
+
+def wheels_misfit_for_pages(wheels: list[Path], page_size: int = PI5_PAGE_SIZE) -> dict[str, list[str]]:
+    """The compiled libraries in ``wheels`` the loader would refuse with ``page_size``-byte pages, by wheel and file."""
+    misfit: dict[str, list[str]] = {}
+    with tempfile.TemporaryDirectory(prefix="lock-libraries-") as tmp:
+        for wheel in wheels:
+            with zipfile.ZipFile(wheel) as z:
+                libraries = [n for n in z.namelist() if ".so" in n.rsplit("/", 1)[-1]]
+                z.extractall(Path(tmp) / wheel.name, members=libraries)
+            _, bad = libraries_misfit_for_pages(Path(tmp) / wheel.name, page_size)
+            misfit.update({f"{wheel.name}: {name}": why for name, why in bad.items()})
+    return misfit
 
 
 def run(argv: list[str]) -> str:

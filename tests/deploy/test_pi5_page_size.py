@@ -74,3 +74,19 @@ def test_this_machines_own_libraries_are_read_and_all_load_with_its_own_page_siz
     site = Path(sysconfig.get_paths()["platlib"])
     count, misfit = common.libraries_misfit_for_pages(site / "numpy", mmap.PAGESIZE)
     assert count >= 5 and misfit == {}
+
+
+def test_make_lock_finds_a_wheel_whose_library_a_pi_5_would_refuse(tmp_path):
+    """``make lock`` looks inside the wheels a Pi would install, before it writes the lock."""
+    import zipfile
+
+    lock_versions = load_script("lock_versions_pages", ROOT / "deploy" / "lock_versions.py")
+    good, old = tmp_path / "good-1.0-cp311-cp311-manylinux_2_28_aarch64.whl", tmp_path / "old-1.0-cp311-cp311-manylinux2014_aarch64.whl"
+    with zipfile.ZipFile(good, "w") as z:
+        z.writestr("good/_speedups.cpython-311-aarch64-linux-gnu.so", elf([(PT_LOAD, 0, 0, 0x10000)]))
+        z.writestr("good/__init__.py", "")
+    with zipfile.ZipFile(old, "w") as z:
+        z.writestr("old.libs/libold-1a2b3c.so.1.0", elf([(PT_LOAD, 0, 0, 0x1000)]))
+        z.writestr("old/core.cpython-311-aarch64-linux-gnu.so", elf([(PT_LOAD, 0, 0, 0x10000)]))
+    assert lock_versions.wheels_misfit_for_pages([good]) == {}
+    assert lock_versions.wheels_misfit_for_pages([good, old]) == {f"{old.name}: old.libs/libold-1a2b3c.so.1.0": ["segment 0 aligned to 4096 bytes"]}
