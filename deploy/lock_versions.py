@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
 import time
 import tomllib
 import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "pi"))
-from common import PI5_PAGE_SIZE, aarch64_download_argv, libraries_misfit_for_pages  # noqa: E402  (standard library only)
+from common import PI5_PAGE_SIZE, aarch64_download_argv, library_page_misfits  # noqa: E402  (standard library only)
 
 REPO = Path(__file__).resolve().parents[1]
 TESTED_VERSIONS = REPO / "deploy" / "pi" / "tested-versions.txt"
@@ -84,13 +83,15 @@ def check_the_pi_can_install(locked: Path) -> int:
 def wheels_misfit_for_pages(wheels: list[Path], page_size: int = PI5_PAGE_SIZE) -> dict[str, list[str]]:
     """The compiled libraries in ``wheels`` the loader would refuse with ``page_size``-byte pages, by wheel and file."""
     misfit: dict[str, list[str]] = {}
-    with tempfile.TemporaryDirectory(prefix="lock-libraries-") as tmp:
-        for wheel in wheels:
-            with zipfile.ZipFile(wheel) as z:
-                libraries = [n for n in z.namelist() if ".so" in n.rsplit("/", 1)[-1]]
-                z.extractall(Path(tmp) / wheel.name, members=libraries)
-            _, bad = libraries_misfit_for_pages(Path(tmp) / wheel.name, page_size)
-            misfit.update({f"{wheel.name}: {name}": why for name, why in bad.items()})
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as z:
+            for name in z.namelist():
+                if ".so" not in name.rsplit("/", 1)[-1]:
+                    continue
+                with z.open(name) as f:
+                    why = library_page_misfits(f, page_size)
+                if why:
+                    misfit[f"{wheel.name}: {name}"] = why
     return misfit
 
 

@@ -17,6 +17,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("PI_CACHE", "/var/cache/elephants-bluff"))
@@ -75,6 +76,20 @@ def elf_page_misfits(header: bytes, page_size: int = PI5_PAGE_SIZE) -> list[str]
     return misfits
 
 
+def library_page_misfits(f: BinaryIO, page_size: int = PI5_PAGE_SIZE) -> list[str] | None:
+    """``elf_page_misfits`` for an open library (a file, or a member of a wheel), reading no more of it than its
+    program headers."""
+    start = f.read(64)
+    if len(start) < 64 or start[:6] != b"\x7fELF\x02\x01":
+        return None  # not a 64-bit little-endian ELF (a linker script, a text file named .so)
+    phoff, = struct.unpack_from("<Q", start, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", start, 0x36)
+    try:
+        return elf_page_misfits(start + f.read(max(0, phoff + phentsize * phnum - len(start))), page_size)
+    except struct.error:
+        return ["its program headers are cut short"]
+
+
 def libraries_misfit_for_pages(folder: Path, page_size: int = PI5_PAGE_SIZE) -> tuple[int, dict[str, list[str]]]:
     """The compiled libraries (``*.so*``) under ``folder``: how many, and those the loader would refuse on a
     kernel with ``page_size``-byte pages, with why."""
@@ -83,16 +98,9 @@ def libraries_misfit_for_pages(folder: Path, page_size: int = PI5_PAGE_SIZE) -> 
         if not path.is_file() or path.is_symlink():
             continue
         with path.open("rb") as f:
-            start = f.read(64)
-            if len(start) < 64 or start[:6] != b"\x7fELF\x02\x01":
-                continue  # not a 64-bit little-endian ELF (a linker script, a text file named .so)
-            phoff, = struct.unpack_from("<Q", start, 0x20)
-            phentsize, phnum = struct.unpack_from("<HH", start, 0x36)
-            f.seek(0)
-            try:
-                why = elf_page_misfits(f.read(phoff + phentsize * phnum), page_size)
-            except struct.error:
-                why = ["its program headers are cut short"]
+            why = library_page_misfits(f, page_size)
+        if why is None:
+            continue
         count += 1
         if why:
             misfit[str(path.relative_to(folder))] = why
