@@ -393,18 +393,18 @@ class Rehearsal:
         self.pin = re.search(r'(?m)^pin = "(\d{6})"$', config).group(1)
         groups = self.c.path("/etc/group").read_text(encoding="utf-8")
         check(all(re.search(rf"(?m)^{g}:.*\belephants\b", groups) for g in ("gpio", "video")), "the user elephants is not in gpio and video")
-        tested = pinned_versions(TESTED_VERSIONS.read_text(encoding="utf-8"))
-        probe = "import importlib.metadata as m, sys; print(' '.join(m.version(n) for n in sys.argv[1:]))"
-        got = dict(zip(tested, self.c.run([f"{PREFIX}/venv/bin/python", "-c", probe, *tested], timeout=600).stdout.split()))
-        check(got == tested, f"the venv's reading stack {got} is not the tested versions {tested}")
-        # Every distribution in the venv's own site (the system's, beneath it, are apt's) at its locked version.
-        locked = {_canonical(n): v for n, v in pinned_versions(LOCKED_VERSIONS.read_text(encoding="utf-8")).items()}
+        # Every distribution in the venv's own site (the system's, beneath it, are apt's): the reading stack at the
+        # tested versions, the rest at the locked ones, none recorded twice.
         probe = ("import importlib.metadata as m, json, sysconfig; "
                  "print(json.dumps([[d.metadata['Name'], d.version] for d in m.distributions(path=[sysconfig.get_paths()['purelib']])]))")
         records = [(_canonical(n), v) for n, v in json.loads(self.c.run([f"{PREFIX}/venv/bin/python", "-c", probe], timeout=600).stdout)]
         twice = sorted({n for n, _ in records if sum(1 for m, _ in records if m == n) > 1})
         check(not twice, f"the venv holds two records of {', '.join(twice)} (one installed over another): {sorted(records)}")
         own = {n: v for n, v in records if n not in ("elephants-bluff", "pip")}
+        tested = pinned_versions(TESTED_VERSIONS.read_text(encoding="utf-8"))
+        got = {n: own.get(_canonical(n)) for n in tested}
+        check(got == tested, f"the venv's reading stack {got} is not the tested versions {tested}")
+        locked = {_canonical(n): v for n, v in pinned_versions(LOCKED_VERSIONS.read_text(encoding="utf-8")).items()}
         off = {n: (v, locked.get(n)) for n, v in own.items() if locked.get(n) != v}
         check(not off, f"the venv holds distributions not at their locked versions (installed, locked): {off}")
         self.facts["install_s"] = round(seconds, 1)
