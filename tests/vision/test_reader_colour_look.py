@@ -40,6 +40,20 @@ def test_colour_contrast_of_a_grey_frame_is_flat() -> None:
     assert int(colour_contrast(frame).max()) <= 3
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_colour_contrast_is_each_pixels_own_colour_distance(seed: int) -> None:
+    # the table of every (a*, b*) pair must give the bytes the distance computed pixel by pixel gives: a reading
+    # may not move with how the contrast is computed (the Pi reads the same frames, make pi-check)
+    rng = np.random.default_rng(seed)
+    frame = rng.integers(0, 256, (97, 131, 3), dtype=np.uint8)
+    frame[: 40 + seed * 10] = rng.integers(0, 256, 3, dtype=np.uint8)  # a commonest colour, other on each seed
+    lab = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)
+    centre = np.median(lab[::1, ::1].reshape(-1, 3)[:, 1:], axis=0).astype(np.float32)
+    ab = lab[..., 1:].astype(np.float32) - centre
+    by_pixel = np.clip(np.sqrt((ab * ab).sum(axis=2)) * 3.0, 0, 255).astype(np.uint8)
+    assert np.array_equal(colour_contrast(frame), by_pixel)
+
+
 def _skovy_under_warm_light(name: str) -> tuple[np.ndarray, list[int]]:
     """A val photo of skovy's red and cream dice on grey wood, under the robustness sweep's warm light."""
     shared = dataset_dir()
