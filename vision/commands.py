@@ -2,8 +2,8 @@
 
 ``read [--json] [--as-seen] IMAGE...`` and ``classify [--json] CROP...`` print
 one line per image (with ``--json``, one JSON object whose ``file`` repeats the
-path as given). ``evaluate DIR [--split NAME] [--json]`` reports how well
-the reader reads a labelled folder (``vision/evaluate.py``). A file that cannot be read gives a line saying why and makes
+path as given). ``evaluate DIR [--split NAME] [--json] [--show FOLDER]`` reports how well
+the reader reads a labelled folder (``vision/evaluate.py``; ``--show`` draws its misses, ``vision/evaluate_show.py``). A file that cannot be read gives a line saying why and makes
 the exit status 1; the others are still read. ``calibrate`` checks the real
 camera on an empty tray and stores what it locks (``vision/calibrate.py``).
 """
@@ -37,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split", help="read only this split (split.json, or the split column of crops.csv)")
     p.add_argument("--json", action="store_true", help="one JSON object with every count")
     p.add_argument("--crops", action="store_true", help="read the folder's crops.csv even where it also has whole photos")
+    p.add_argument("--show", type=Path, metavar="FOLDER", help="draw each photo or crop not read all right into this folder (made if missing): the reading, and the labels in cyan")
     p.add_argument("--instance", type=Path, default=Path("instance"), help="folder whose config.toml holds the reader settings")
     p.set_defaults(func=_evaluate)
 
@@ -106,7 +107,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate, summary
     from vision.reader import load_reader
 
-    report = evaluate(args.folder, load_reader(_settings(args.instance)), args.split, crops=args.crops)
+    report = evaluate(args.folder, load_reader(_settings(args.instance)), args.split, crops=args.crops, show=args.show)
     _emit(args.json, report, summary(report))
     return 0
 

@@ -33,6 +33,7 @@ from companion.core.dice import FACES
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
 from vision.dataset import yolo_box
+from vision.evaluate_show import MissPictures
 from vision.images import CROP_MIN_SIDE, IMAGE_SUFFIXES, frame_images, is_image_name, load_image, read_splits
 from vision.photo_sets import face_named, face_of_class, set_class_faces, split_called, split_folder_name, split_folders
 from vision.pipeline.decide import sure_confidence
@@ -106,24 +107,28 @@ class Tally:
         }
 
 
-def evaluate(root: Path, reader: Any, split: str | None = None, crops: bool = False) -> dict[str, Any]:
+def evaluate(root: Path, reader: Any, split: str | None = None, crops: bool = False, show: Path | None = None) -> dict[str, Any]:
     """The report for the folder ``root`` read by ``reader`` (one ``split``, or every image).
 
     Whole photos are read when the folder has them; its ``crops.csv`` when it
-    has only crops, or when ``crops`` asks for them.
+    has only crops, or when ``crops`` asks for them. ``show``: a folder to draw each photo or crop not read all
+    right into (``vision.evaluate_show``); the report then names it and the files under ``shown``.
     """
     root = Path(root)
     if not root.is_dir():
         raise EvaluationError(f"{root} is not a folder of dice photos.")
     has_frames = bool(photo_folders(root, None))
-    if has_crops(root) and (crops or not has_frames):
-        return _evaluate_crops(root, reader, split)
-    if crops:
+    reads_crops = has_crops(root) and (crops or not has_frames)
+    if crops and not reads_crops:
         raise EvaluationError(f"{root} has no crops.csv and no folders of crops named for their face (1/ to 6/).")
-    if has_frames:
-        return _evaluate_frames(root, reader, split)
-    raise EvaluationError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv or folders of crops "
-                          "named for their face, 1/ to 6/ (crops).")
+    if not (reads_crops or has_frames):
+        raise EvaluationError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv or folders of crops "
+                              "named for their face, 1/ to 6/ (crops).")
+    pictures = MissPictures(show) if show is not None else None  # a folder it cannot write is refused before any read
+    report = (_evaluate_crops if reads_crops else _evaluate_frames)(root, reader, split, pictures)
+    if pictures is not None:
+        report["shown"] = {"folder": str(pictures.folder), "files": pictures.written}
+    return report
 
 
 @dataclass(frozen=True)
@@ -257,7 +262,7 @@ def photo_folders(root: Path, split: str | None) -> list[tuple[Path, str, str | 
     return [(folders[name], f"{name}/", None)]
 
 
-def _evaluate_frames(root: Path, reader: Any, split: str | None) -> dict[str, Any]:
+def _evaluate_frames(root: Path, reader: Any, split: str | None, pictures: MissPictures | None = None) -> dict[str, Any]:
     tally = Tally()
     for photo in read_photos(root, reader, split, tally.unreadable_files):
         reading, labels, matched = photo.reading, photo.labels, photo.matched
@@ -274,6 +279,8 @@ def _evaluate_frames(root: Path, reader: Any, split: str | None) -> dict[str, An
         tally.photos_all_right += all_right and extra == 0
         if not (all_right and extra == 0):
             tally.add_miss(photo.name, [truth for truth, *_ in labels], photo.values_read(), acted_on, extra)
+            if pictures is not None:
+                pictures.photo(photo.name, photo.frame, labels, reading, reader)
     return tally.as_json("frames", split)
 
 
@@ -406,7 +413,7 @@ def crop_file(root: Path, file: str) -> Path:
     return path
 
 
-def _evaluate_crops(root: Path, reader: Any, split: str | None) -> dict[str, Any]:
+def _evaluate_crops(root: Path, reader: Any, split: str | None, pictures: MissPictures | None = None) -> dict[str, Any]:
     tally = Tally()
     sure_at = sure_confidence(reader.min_confidence)
     for file, truth in crop_rows(root, split):
@@ -422,6 +429,8 @@ def _evaluate_crops(root: Path, reader: Any, split: str | None) -> dict[str, Any
         tally.photos_all_right += value == truth
         if value != truth:
             tally.add_miss(file, [truth], [value], sure)
+            if pictures is not None:
+                pictures.crop(file, image, truth, value, confidence, sure)
     return tally.as_json("crops", split)
 
 
@@ -438,6 +447,9 @@ def summary(report: dict[str, Any]) -> str:
         "per face: " + ", ".join(f"{v}: {d['right']}/{d['dice']}" for v, d in report["per_value"].items()),
     ]
     lines += [f"unreadable: {u}" for u in report["unreadable_files"]]
+    if "shown" in report:
+        n = len(report["shown"]["files"])
+        lines.append(f"drawn in {report['shown']['folder']}: {n} {'photo' if n == 1 else 'photos'} not read all right (labels in cyan)")
     misses = report["misses"]
     if misses:
         lines.append(f"read wrong or missed (labelled -> read, 0 not found), {len(misses)} {'photo' if len(misses) == 1 else 'photos'}"
