@@ -449,7 +449,8 @@ def summary(report: dict[str, Any]) -> str:
     lines += [f"unreadable: {u}" for u in report["unreadable_files"]]
     if "shown" in report:
         n = len(report["shown"]["files"])
-        lines.append(f"drawn in {report['shown']['folder']}: {n} {'photo' if n == 1 else 'photos'} not read all right (labels in cyan)")
+        how = "the labels in cyan" if report["kind"] == "frames" else "each with its label and what was read"
+        lines.append(f"drawn in {report['shown']['folder']}: {n} {'photo' if n == 1 else 'photos'} not read all right ({how})")
     misses = report["misses"]
     if misses:
         lines.append(f"read wrong or missed (labelled -> read, 0 not found), {len(misses)} {'photo' if len(misses) == 1 else 'photos'}"

@@ -39,7 +39,7 @@ def test_each_photo_not_read_all_right_is_drawn_and_no_other(tmp_path, reader):
     b, g, r = (drawn[..., c].astype(int) for c in range(3))
     cyan = (b - r > 90) & (g - r > 90)  # the boxes: 1 px cyan lines, softened by the JPEG
     assert cyan.sum() > 100, "the labels' boxes are drawn"
-    assert f"drawn in {tmp_path / 'shown'}: {len(missed)} " in summary(report)
+    assert f"drawn in {tmp_path / 'shown'}: {len(missed)} " in summary(report) and "(the labels in cyan)" in summary(report)
 
 
 def test_without_show_nothing_is_drawn_and_the_report_has_no_shown(tmp_path, reader):
@@ -70,6 +70,7 @@ def test_a_crop_read_wrong_is_drawn_enlarged_with_its_label_and_reading(tmp_path
     assert report["shown"]["files"] == ["crops--two.jpg"]
     drawn = cv2.imread(str(tmp_path / "shown" / "crops--two.jpg"))
     assert min(drawn.shape[:2]) >= CROP_SHOWN_SIDE
+    assert "1 photo not read all right (each with its label and what was read)" in summary(report)
 
 
 def test_two_photos_whose_flattened_names_meet_are_both_kept(tmp_path):
@@ -101,7 +102,7 @@ def test_the_command_draws_the_misses_and_refuses_a_file_in_words(tmp_path):
     done = subprocess.run([sys.executable, "-m", "companion.app.cli", "evaluate", str(tmp_path / "set"), "--show", str(tmp_path / "shown"),
                            "--instance", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert f"drawn in {tmp_path / 'shown'}: 1 photo not read all right" in done.stdout
+    assert f"drawn in {tmp_path / 'shown'}: 1 photo not read all right (the labels in cyan)" in done.stdout
     assert (tmp_path / "shown" / "p0.jpg").is_file()
     (tmp_path / "file").write_text("")
     done = subprocess.run([sys.executable, "-m", "companion.app.cli", "evaluate", str(tmp_path / "set"), "--show", str(tmp_path / "file"),
