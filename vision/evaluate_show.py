@@ -4,7 +4,7 @@ A figure says how often; the photos say why. On a set the reader was never tuned
 looks first: an "extra" die that is a die the labels left out, a die seen at a slant and boxed loosely, a face
 misread, a thing on the table taken for a die. A photo is the reader's own annotated frame (``annotate``: a sure
 die green, a doubted one orange, the reading's status on top), with each label's box drawn over it in cyan and its
-face under the box; a crop is shown enlarged with its label and what was read above it.
+face in the box's lower left corner; a crop is shown enlarged with its label and what was read above it.
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ class MissPictures:
         scale = max(0.5, max(out.shape[:2]) / 1280)
         thick = max(1, int(round(scale)))
         for face, cx, cy, w, h in labels:
-            x0, y0, x1, y1 = (int(round(v)) for v in (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
+            height, width = out.shape[:2]  # a label far outside the photo is drawn at its edge
+            x0, x1 = (int(round(min(max(v, -1.0), width))) for v in (cx - w / 2, cx + w / 2))
+            y0, y1 = (int(round(min(max(v, -1.0), height))) for v in (cy - h / 2, cy + h / 2))
             cv2.rectangle(out, (x0, y0), (x1, y1), LABEL_COLOUR, thick, cv2.LINE_AA)
             draw_text(out, str(face), (x0 + thick + 1, max(0, y1 - thick - 2)), max(7, int(round(13 * scale))), LABEL_COLOUR)
         return self._write(name, out)

@@ -49,6 +49,15 @@ def test_without_show_nothing_is_drawn_and_the_report_has_no_shown(tmp_path, rea
     assert "shown" not in report and report["misses"] and "drawn in" not in summary(report)
 
 
+def test_a_label_far_outside_its_photo_is_drawn_at_the_edge(tmp_path, reader):
+    write_frames(tmp_path / "set", [[1, 3, 4]])
+    with open(tmp_path / "set" / "labels" / "p0.txt", "a") as labels:
+        labels.write("2 1e300 -1e300 1e300 1e300\n")  # a broken export's box: a die nowhere in the photo
+    report = evaluate(tmp_path / "set", reader, show=tmp_path / "shown")
+    assert report["shown"]["files"] == ["p0.jpg"] and report["misses"][0]["read"][-1] == 0
+    assert cv2.imread(str(tmp_path / "shown" / "p0.jpg")).shape == (480, 640, 3)
+
+
 def test_a_photo_in_a_split_folder_is_drawn_under_a_flattened_name(tmp_path, reader):
     write_frames(tmp_path / "set", [[2, 5, 6], [1, 3, 4]])
     _mislabel_first_die(tmp_path / "set", "p1")
