@@ -55,8 +55,8 @@ class MissPictures:
         out = reader.annotate(frame, reading)
         scale = max(0.5, max(out.shape[:2]) / 1280)
         thick = max(1, int(round(scale)))
-        for face, cx, cy, w, h in labels:
-            height, width = out.shape[:2]  # a label far outside the photo is drawn at its edge
+        height, width = out.shape[:2]
+        for face, cx, cy, w, h in labels:  # a label far outside the photo is drawn at its edge
             x0, x1 = (int(round(min(max(v, -1.0), width))) for v in (cx - w / 2, cx + w / 2))
             y0, y1 = (int(round(min(max(v, -1.0), height))) for v in (cy - h / 2, cy + h / 2))
             cv2.rectangle(out, (x0, y0), (x1, y1), LABEL_COLOUR, thick, cv2.LINE_AA)
