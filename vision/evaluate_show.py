@@ -64,12 +64,10 @@ class MissPictures:
         return self._write(name, out)
 
     def crop(self, name: str, image: np.ndarray, truth: int, value: int, confidence: float, sure: bool) -> str:
-        """``image`` enlarged, its label and the face read (0: not a die) above it."""
+        """``image`` (BGR, as ``load_image`` gives a crop) enlarged, its label and the face read (0: not a die) above it."""
         big = enlarged_to(image, CROP_SHOWN_SIDE)
-        if big.ndim == 2:
-            big = cv2.cvtColor(big, cv2.COLOR_GRAY2BGR)
         out = np.zeros((big.shape[0] + CROP_BAND, max(big.shape[1], CROP_SHOWN_SIDE), 3), np.uint8)
-        out[CROP_BAND:, :big.shape[1]] = big[..., :3]
+        out[CROP_BAND:, :big.shape[1]] = big
         read = f"read {value}" if value else "read: not a die"
         draw_text(out, f"label {truth}, {read} {confidence:.2f} {'sure' if sure else 'unsure'}", (6, CROP_BAND - 8), 14,
                   (60, 200, 60) if value == truth else (0, 140, 255))
