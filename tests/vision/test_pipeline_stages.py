@@ -169,14 +169,20 @@ def test_a_die_that_cannot_be_told_from_the_background_has_no_outline():
     assert footprint(np.full((100, 100), 90, np.uint8), Proposal(2, 2, 4, 0, 0.9)) is None
 
 
-def test_a_slightly_long_outline_is_leaning_from_below_but_a_contact_shadow_from_above():
+def test_a_slightly_long_outline_is_leaning_from_below_but_not_judged_from_above():
+    """Through the tray, square below the dice, a flat die's outline is square; from above, a camera's slant and a
+    die's shadow lengthen every outline, so there the outline is no doubt (the leaning cue is the check)."""
+    from vision.pipeline.classify import FaceRead
+    from vision.pipeline.reconcile import Die, flag_leaning
     from vision.pipeline.shape import footprint
 
     grey = np.full((200, 200), 60, np.uint8)
     grey[80:120, 80:123] = 220  # 43 x 40 px: 1.075 times as long as wide
-    f = footprint(grey, Proposal(101, 100, 42, 0, 0.9))
-    assert f.leaning_seen_from("below") and f.leaning
-    assert not f.leaning_seen_from("above")  # from above, a flat die's shadow lengthens it as much
+    p = Proposal(101, 100, 42, 0, 0.9)
+    assert footprint(grey, p).leaning
+    die = Die(p, FaceRead(5, 0.99, 0.01, 0.0), ())
+    assert flag_leaning([die], grey, "below")[0].doubts == ("leaning",)
+    assert flag_leaning([die], grey, "above")[0].doubts == ()
 
 
 @pytest.mark.parametrize("wrong_size", [0.55, 1.7], ids=["half the die", "the die and its surroundings"])

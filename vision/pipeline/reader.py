@@ -44,8 +44,9 @@ class PipelineReader(ReaderOptions):
     ``camera_view`` "below" sees bottom faces (the top is the opposite face),
     "above" sees the top faces themselves. ``die_side_px`` and ``tray_region``
     are the tray's calibration: with them the detector looks for dice of that
-    size inside that region only. ``leaning_cue``: from below, a die that looks
-    leaning (``vision.leaning_cue``) is doubted as well as one whose outline is. ``number_cue``: a die whose marks look
+    size inside that region only. ``leaning_cue``: a die that looks leaning
+    (``vision.leaning_cue``) is doubted, from below as well as one whose outline is, from above alone (an outline
+    seen from above is lengthened by the camera's slant, ``reconcile.flag_leaning``). ``number_cue``: a die whose marks look
     like numbers or signs, not pips (``vision.number_cue``), is doubted from any view. ``leaning_problem`` and
     ``number_problem``: why a cue is missing, in words for ``/api/health`` (``load_reader`` sets them; every copy made
     by a ``with_*`` keeps them, as it keeps the cues). ``on_dice``: called with each look's normalised frame and the
@@ -317,7 +318,7 @@ class PipelineReader(ReaderOptions):
         if len(dice) == 1 and not self.die_side_px:  # told the die's size, every square is a die's: none holds a die far off
             dice = [self._alone_holding_a_die(prepared, dice[0])]
         dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
-        dice = flag_by_looks(dice, prepared.bgr, self.classifier, self.leaning_cue if self.camera_view == "below" else None, self.number_cue)
+        dice = flag_by_looks(dice, prepared.bgr, self.classifier, self.leaning_cue, self.number_cue)
         if self.on_dice is not None:
             self.on_dice(prepared, dice)
         return dice

@@ -91,14 +91,22 @@ def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tupl
 
 def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below", empty: np.ndarray | None = None) -> list[Die]:
     """The dice, each whose outline is a leaning die's (``shape.footprint``; against the calibrated ``empty``
-    tray where there is one) seen from ``camera_view`` doubted as leaning (RULES.md R14)."""
+    tray where there is one) doubted as leaning (RULES.md R14), and where ``empty`` is known, the dice joined in an
+    outline too big for them (``shape.joined_excess``).
+
+    Only a camera below, looking up square through the tray, sees a flat die's outline as a square. From above (a
+    photo of dice on a table, ``read --as-seen``) a camera at a slant shows every die's side faces and its shadow, so
+    a flat die's outline is as long as a leaning one's: there the outline is not judged, and the leaning cue
+    (``flag_leaning_by_look``), which reads how the die itself looks, is the check (docs/READING.md, "The leaning
+    cue").
+    """
     out = []
     side = statistics.median([d.proposal.side for d in dice]) if dice else 0.0
     crowded = joined_excess(grey, empty, [d.proposal for d in dice], side) if empty is not None else [False] * len(dice)
     for d, too_big in zip(dice, crowded):
         if "leaning" not in d.doubts:
-            shape = footprint(grey, d.proposal, [o.proposal for o in dice if o is not d], empty)
-            if too_big or (shape is not None and shape.leaning_seen_from(camera_view)):
+            shape = footprint(grey, d.proposal, [o.proposal for o in dice if o is not d], empty) if camera_view == "below" else None
+            if too_big or (shape is not None and shape.leaning):
                 d = Die(d.proposal, d.face, d.doubts + ("leaning",))
         out.append(d)
     return out

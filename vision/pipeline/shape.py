@@ -41,10 +41,8 @@ OUTLINE_SHARE = 0.5
 #: ``calibrate --dice`` and tray mode's size check: the dice's sides may differ this much from their median (more:
 #: touching or leaning dice, or a blob that is no die, and the measure is not taken).
 SIDE_AGREEMENT = 0.15
-#: An outline longer than this times its width is a die leaning on something (seen from below, through the tray) ...
+#: An outline longer than this times its width is a die leaning on something (seen from below, through the tray).
 LEANING_ASPECT = 1.07
-#: ... and seen from above (a photo of dice on a table), where a flat die's contact shadow joins its outline.
-LEANING_ASPECT_FROM_ABOVE = 1.1
 #: A blob bigger than this many dice' areas is joined to something else (touching dice, the rim): not judged.
 JOINED_AREA = 2.0
 #: An outline with more than this share of its pixels beyond ``SQUARE_REACH`` of the die's side from its centre
@@ -85,13 +83,9 @@ class Footprint:
 
     @property
     def leaning(self) -> bool:
-        """The outline of a die leaning on something, not of one lying flat (and not joined to another blob), seen from below."""
-        return self.leaning_seen_from("below")
-
-    def leaning_seen_from(self, camera_view: str) -> bool:
-        """``leaning`` for a camera that looks at the dice from ``camera_view`` ("below" or "above")."""
-        line = LEANING_ASPECT_FROM_ABOVE if camera_view == "above" else LEANING_ASPECT
-        return self.aspect > line and self.area < JOINED_AREA and (self.against_empty or self.outside <= JOINED_OUTSIDE)
+        """The outline of a die leaning on something, not of one lying flat (and not joined to another blob), seen from
+        below. From above an outline tells nothing of the kind (``reconcile.flag_leaning``)."""
+        return self.aspect > LEANING_ASPECT and self.area < JOINED_AREA and (self.against_empty or self.outside <= JOINED_OUTSIDE)
 
 
 def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty: np.ndarray | None = None) -> Footprint | None:
