@@ -238,6 +238,39 @@ def synthetic_leaning(reader: DiceReader, frames: int, tray_mode: bool = False) 
     return out
 
 
+#: ``from_above``'s frames: their own seeds, apart from the leaning cue's fit (from 110,000) and the tests' (30,000-30,199).
+ABOVE_SEED = 40_000
+
+
+def from_above(reader: Any, frames: int, first_seed: int = ABOVE_SEED) -> dict[str, Any]:
+    """``frames`` seeded three-dice frames rendered from above (a photo of the tray's floor, each die's shadow drawn),
+    every other one with its first die leaning on the cup by 20-45 degrees, read as ``read --as-seen`` reads (face
+    seen, nothing known of the tray). From above a die's outline is not judged (``reconcile.flag_leaning``): the
+    leaning cue is the check. ``leaning``: readings of a leaning frame ``ok`` all the same (``trusted``) and those of
+    them whose faces are not the ones the camera sees; ``flat``: readings ``ok`` and right, and ``ok`` but wrong;
+    ``ok_but_wrong``: both kinds' together."""
+    above = reader.with_view("above")
+    lean = {"frames": 0, "trusted": 0, "ok_but_wrong": 0}
+    flat = {"frames": 0, "ok_and_right": 0, "ok_but_wrong": 0}
+    for seed in range(first_seed, first_seed + frames):
+        rng = np.random.default_rng(seed)
+        seen = [int(v) for v in rng.integers(1, 7, 3)]
+        leaning = seed % 2 == 0
+        frame, _ = render_table(seen, rng, view="above", leaning=float(rng.uniform(20, 45)) if leaning else 0.0)
+        r = above.read(frame)
+        right = r.status == "ok" and sorted(d.seen for d in r.dice) == sorted(seen)
+        tally = lean if leaning else flat
+        tally["frames"] += 1
+        tally["ok_but_wrong"] += r.status == "ok" and not right
+        if leaning:
+            lean["trusted"] += r.status == "ok"
+        else:
+            flat["ok_and_right"] += right
+    lean["uncertain_share"] = round(1 - lean["trusted"] / max(1, lean["frames"]), 4)
+    flat["ok_share"] = round(flat["ok_and_right"] / max(1, flat["frames"]), 4)
+    return {"leaning": lean, "flat": flat, "ok_but_wrong": lean["ok_but_wrong"] + flat["ok_but_wrong"]}
+
+
 def _read_times(reads: list[tuple[DiceReader, np.ndarray]], repeats: int) -> tuple[list[float], list[list[float]]]:
     """Milliseconds of each read (after one untimed read of each), round-robin, ``repeats`` in all; and per frame."""
     for reader, frame in reads:

@@ -119,8 +119,9 @@ def bench_reading(full: bool) -> dict[str, Any]:
 
 def _table(reader: Any, full: bool) -> dict[str, Any]:
     """The staged reader on the simulated table's 216 outcomes (knowing nothing of the tray, its die size, and
-    its whole calibration: die size and the empty tray's photo) and on frames with a die leaning on the cup."""
-    from bench.reader import synthetic, synthetic_leaning
+    its whole calibration: die size and the empty tray's photo), on frames with a die leaning on the cup, and on
+    frames from above read as seen (half of them with a die leaning)."""
+    from bench.reader import from_above, synthetic, synthetic_leaning
 
     out: dict[str, Any] = {}
     for name, known in (("synthetic_table", {}), ("synthetic_table_die_size", {"die_side_known": True}),
@@ -130,6 +131,7 @@ def _table(reader: Any, full: bool) -> dict[str, Any]:
         figures["ok_share"] = round(table["ok_and_right"] / table["frames"], 4)
         out[name] = figures
     return {**out, "synthetic_leaning": synthetic_leaning(reader, 100 if full else 20, tray_mode=True),
+            "from_above": from_above(reader, 200 if full else 40),
             "real_dice_calibrated": real_dice_calibrated(reader)}
 
 

@@ -44,6 +44,21 @@ def test_the_bench_counts_the_leaning_frames_the_reader_trusted(reader):
     assert report["uncertain_share"] == pytest.approx(1 - report["trusted"] / 8, abs=1e-4)
 
 
+def test_the_bench_counts_frames_from_above_leaning_and_flat_apart(staged_reader):
+    """``from_above``: every other frame has a leaning die; the leaning ones count trusted readings, the flat ones
+    readings ok and right; a reading ok and wrong is counted in its kind and in the sum."""
+    from bench.reader import from_above
+
+    report = from_above(staged_reader, 6)
+    lean, flat = report["leaning"], report["flat"]
+    assert lean["frames"] == flat["frames"] == 3
+    assert 0 <= lean["ok_but_wrong"] <= lean["trusted"] <= 3
+    assert flat["ok_and_right"] + flat["ok_but_wrong"] <= 3
+    assert report["ok_but_wrong"] == lean["ok_but_wrong"] + flat["ok_but_wrong"]
+    assert lean["uncertain_share"] == pytest.approx(1 - lean["trusted"] / 3, abs=1e-4)
+    assert flat["ok_share"] == pytest.approx(flat["ok_and_right"] / 3, abs=1e-4)
+
+
 def test_the_staged_reader_doubts_most_leaning_dice_by_their_outline_and_never_reads_one_wrong(staged_reader):
     """The learned detector proposes a square for a leaning die too; its outline (the tilted face and a side face,
     ``vision.pipeline.shape``) is longer than a flat die's. On these 20 frames, read with the die size unknown and

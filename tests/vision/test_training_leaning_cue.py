@@ -27,16 +27,40 @@ def test_frames_are_counted_once_whichever_of_their_dice_is_doubted():
 
 def test_the_command_writes_a_cue_for_the_shipped_classifier(tmp_path, capsys):
     out = tmp_path / "cue.npz"
-    assert main(["--leaning", "5", "--flat", "5", "--out", str(out)]) == 0
+    assert main(["--leaning", "5", "--flat", "5", "--above", "0", "--no-real-flat", "--out", str(out)]) == 0
     cue = LeaningCue.load(out)
     assert cue.classifier_id == shipped_model_id() and cue.width > 0
-    assert "held out:" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "held out, from below:" in said and "from above" not in said and "real" not in said
+
+
+def test_frames_from_above_and_real_train_photos_of_flat_dice_are_fit_and_reported(tmp_path, capsys, monkeypatch):
+    """From above the cue is the only leaning check, and real photos' flat dice show side faces: both are in the fit,
+    each with its held-out count. Only ``train`` photos are read, never a val or test split."""
+    import models.training.leaning_cue as leaning_cue
+    from vision.dataset import shared_datasets
+
+    if not (shared_datasets() / "real-dice-byler" / "split.json").is_file():
+        pytest.skip("the shared sets are not beside the repository")
+    read: list[str] = []
+    real_split_names = leaning_cue.split_names
+    monkeypatch.setattr(leaning_cue, "split_names", lambda root, split: read.append(split) or real_split_names(root, split))
+    out = tmp_path / "cue.npz"
+    assert main(["--leaning", "5", "--flat", "5", "--above", "10", "--real-photos", "5", "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert "held out, from above: " in said and "flat frames doubted" in said.split("from above")[1]
+    assert "held out, real train photos read as seen: " in said
+    assert read and set(read) == {"train"}
+    assert LeaningCue.load(out).classifier_id == shipped_model_id()
 
 
 def test_too_few_frames_are_refused_in_words(capsys):
     with pytest.raises(SystemExit):
         main(["--leaning", "2", "--flat", "5"])
     assert "at least 5 frames" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--leaning", "5", "--flat", "5", "--above", "4"])
+    assert "at least 10 from above" in capsys.readouterr().err
 
 
 def test_the_command_writes_a_cue_for_a_candidate_model_named_by_its_file(tmp_path, capsys):
@@ -46,7 +70,7 @@ def test_the_command_writes_a_cue_for_a_candidate_model_named_by_its_file(tmp_pa
 
     candidate = Path("models/training/base/dice-faces-5bbb6f704193.onnx")
     out = tmp_path / "cue.npz"
-    assert main(["--leaning", "5", "--flat", "5", "--model", str(candidate), "--out", str(out)]) == 0
+    assert main(["--leaning", "5", "--flat", "5", "--above", "0", "--no-real-flat", "--model", str(candidate), "--out", str(out)]) == 0
     cue = LeaningCue.load(out)
     assert cue.classifier_id == file_model_id(candidate) != shipped_model_id()
     assert "classifier dice-faces-5bbb6f704193" in capsys.readouterr().out
