@@ -99,8 +99,8 @@ judge: $(VENV)/.installed
 	$(PY) -m models.training.judge build/classifier/candidate/dice-faces-*.onnx --table 2 --things 20
 .PHONY: judge
 
-# The leaning cue on the shipped classifier's embedding (rendered frames, seeded, numpy only; about twelve minutes,
-# 6 GB): writes models/leaning-cue.npz. Retrain it after the classifier (docs/READING.md, "The leaning cue").
+# The leaning cue on the shipped classifier's embedding (rendered frames from below and above, and the shared sets'
+# train photos as flat dice; seeded, numpy only; about twenty minutes): writes models/leaning-cue.npz. Retrain it after the classifier (docs/READING.md, "The leaning cue").
 .PHONY: train-leaning-cue
 train-leaning-cue: $(VENV)/.installed
 	$(PY) -m models.training.leaning_cue

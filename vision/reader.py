@@ -45,7 +45,7 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
         detector_model = settings.get("reader.detector_model", "") or None
         options = _reader_settings(settings)
         embedding = _embedding_of(clf)  # one network run: both cues are fit on it
-        cue, problem = _leaning_cue(embedding, _path(settings, "reader.leaning_cue")) if options["camera_view"] == "below" else (None, None)
+        cue, problem = _leaning_cue(embedding, _path(settings, "reader.leaning_cue"))  # from either view (reconcile.flag_leaning)
         numbers, numbers_problem = _number_cue(embedding, _path(settings, "reader.number_cue"))
         second, second_problem = _second_opinion(settings.get("reader.second_opinion", "on"), threads)
         return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,

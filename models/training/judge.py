@@ -19,8 +19,10 @@ coin, a glass bead... in a die's place, beside three dice, in the tray): reading
 a model that has learned more dice may add on things that are not dice.
 
 A candidate is read with cues of its own, as it would ship with them: the number-dice cue (and with ``--table``
-the leaning cue, which only the view from below uses) fit on its embedding by the cue's own command, once per
-model, into ``--cues`` (default ``build/judge/cues``: four minutes a candidate, twelve more for the leaning cue;
+the leaning cue) fit on its embedding by the cue's own command, once per model, into ``--cues`` (default
+``build/judge/cues``: four minutes a candidate, twenty more for the leaning cue; without ``--table`` a candidate has
+no leaning cue, so from above, as the judged sets are read, it has no leaning check and its dice right without a
+doubt are more than it would ship with;
 the fits are seeded, so a file already there for the same model is the same file and is used as it is). The shipped
 files' cues are fit on the shipped model only: without its own, a candidate would be read with no doubt from either.
 With ``--number-cue CUE.npz`` (and no model, or beside them) the shipped model is also read with that cue in place of
@@ -62,8 +64,7 @@ def reader_of(model: Path | None, detector: Path | None = None, cues: dict[str, 
     """The product's reader with ``model`` as its face classifier and ``detector`` as its learned detector (the
     shipped ones where None), as ``evaluate --instance`` reads with a ``[reader] model`` in the instance's config;
     ``cues``: the cue files fit on ``model`` (``reader.leaning_cue``, ``reader.number_cue``; ``candidate_cues``);
-    ``camera_view``: the setting's (default "below"), given "above" where the labels are the faces photographed:
-    loaded so, a reader never looks for the leaning cue it would not use from above."""
+    ``camera_view``: the setting's (default "below"), given "above" where the labels are the faces photographed."""
     overrides: dict[str, str] = {f"reader__{key}": str(path) for key, path in (cues or {}).items()}
     if camera_view is not None:
         overrides["camera__camera_view"] = camera_view
@@ -90,7 +91,7 @@ def candidate_cues(model: Path, folder: Path, leaning: bool, quick: bool = False
     tag = "-quick" if quick else ""
     wanted = {"number_cue": (NumberCue, [str(model), *(["--quick"] if quick else []), "--out"], number_cue.main)}
     if leaning:
-        wanted["leaning_cue"] = (LeaningCue, ["--model", str(model), *(["--leaning", "5", "--flat", "5"] if quick else []), "--out"],
+        wanted["leaning_cue"] = (LeaningCue, ["--model", str(model), *(["--leaning", "5", "--flat", "5", "--above", "0", "--no-real-flat"] if quick else []), "--out"],
                                  leaning_cue.main)
     out = {}
     for key, (kind, args, fit) in wanted.items():

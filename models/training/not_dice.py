@@ -274,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     dice = real_val_dice()
     if len(dice) < EXPECTED:
         ap.error("no real dice to paste: the shared datasets are not beside the repository")
-    # a candidate with its own number cue, as the judge fits it; the leaning cue (twelve minutes more) is the shipped
+    # a candidate with its own number cue, as the judge fits it; the leaning cue (twenty minutes more) is the shipped
     # model's, so a candidate reads the tray without one: it only adds doubts
     own = candidate_cues(args.model, CUE_DIR, leaning=False) if args.model is not None else {}
     report = read(reader_of(args.model, cues=own), args.per_kind, dice)

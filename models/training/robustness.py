@@ -351,13 +351,13 @@ def reader_with_model(model: Path | None, kind: str, detector: Path | None = Non
     """The reader that reads as the camera sees (the labels are the faces photographed): the product's default
     (``learned``, the staged reader) or the ``classic`` one, with ``model`` as its face classifier if given, and the
     staged reader with ``detector`` as its ONNX detector if given (a detector trained without the set read). A
-    ``model`` of the staged reader's is read with its own number-dice cue, fit once into ``cues`` as the judge fits
-    it (``judge.candidate_cues``): the shipped cue is fit on the shipped model only."""
+    ``model`` of the staged reader's is read with its own number-dice and leaning cues, fit once into ``cues`` as the
+    judge fits them (``judge.candidate_cues``): the shipped cues are fit on the shipped model only."""
     if kind == "classic":
         if detector is not None:
             raise ValueError(CLASSIC_HAS_NO_DETECTOR)
         return DiceReader(FaceClassifier(model), camera_view="above")
-    own = candidate_cues(model, cues, leaning=False) if model is not None else {}
+    own = candidate_cues(model, cues, leaning=True) if model is not None else {}
     return reader_of(model, detector, own, camera_view="above")
 
 
