@@ -114,8 +114,6 @@ def collect_real_flat(model: Path | None = None, sets: tuple[str, ...] = REAL_FL
     """Features of every die the reader keeps, read as seen and told the photo's count, in the ``train`` photos of
     the shared ``sets`` that are there (dice lying flat; the first ``per_set`` of each, 0: all), and each row's photo
     number (in the order read)."""
-    import cv2 as _cv2
-
     looked: list = []
     reader, embed = _cue_reader(model, looked)
     above = reader.with_view("above")
@@ -128,7 +126,7 @@ def collect_real_flat(model: Path | None = None, sets: tuple[str, ...] = REAL_FL
         names = split_names(root, "train")
         for photo in names[:per_set] if per_set else names:
             path = next((p for p in (root / "images").glob(f"{photo}.*")), None)
-            frame = _cv2.imread(str(path)) if path is not None else None
+            frame = cv2.imread(str(path)) if path is not None else None
             if frame is None:
                 continue
             labels = labels_in_pixels(root, photo, frame.shape[1], frame.shape[0])
