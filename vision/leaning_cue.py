@@ -6,7 +6,8 @@ touches another die, or the detector boxed only its lit face, the outline says n
 trusted (RULES.md R14 says the referee must not). The face classifier's embedding (the vector its last
 layer reads, ``vision.embedding``) holds what the crop looks like, side strip included, so one logistic
 layer on it (``models/leaning-cue.npz``, fit by ``python -m models.training.leaning_cue`` on rendered
-frames) tells a leaning die from a flat one. It only ever adds a doubt: a die it calls leaning sends the
+frames from below and from above, with real photos' flat dice as negatives) tells a leaning die from a flat one.
+From above, where a photo's slant lengthens every die's outline, it is the reader's only leaning check. It only ever adds a doubt: a die it calls leaning sends the
 reading to the table; it never makes a reading sure.
 
 The cue belongs to one classifier's embedding: the file names the classifier it was fit on, and with another
