@@ -26,6 +26,7 @@ from bench.eval_sets import up_to_date
 from bench.reader import _read_times
 from bench.report import BENCHES
 from companion.app.settings import Settings
+from vision.dataset import VAL_LABEL_FIXES
 from vision.evaluate import evaluate
 from vision.reader import load_reader
 from vision.simtable import render_calibrated_table, render_table
@@ -49,11 +50,16 @@ SETS = [
     ("many", EVAL_SETS / "many", None, False),
     ("crops_whole", EVAL_SETS / "whole", None, False),
 ]
+#: (name, folder, split, the labels found wrong by eye) of the sets read again by the project's checked labels: a
+#: published label the photo contradicts counts a right reading as silently wrong (``vision.dataset``)
+CHECKED_SETS = [("rune55_val_checked_labels", SHARED / "real-dice-rune55", "val", VAL_LABEL_FIXES)]
 KEYS = ("dice", "right", "accuracy", "silently_wrong", "flagged", "extra", "photos", "photos_all_right", "right_without_doubt")
 
 
-def accuracy(reader: Any, full: bool, sets: list[tuple[str, Path, str | None, bool]] = SETS) -> dict[str, Any]:
-    """``evaluate``'s counts for each of ``sets`` (every set by default), the built ones made first where needed."""
+def accuracy(reader: Any, full: bool, sets: list[tuple[str, Path, str | None, bool]] = SETS,
+             checked: list[tuple[str, Path, str, dict]] = CHECKED_SETS) -> dict[str, Any]:
+    """``evaluate``'s counts for each of ``sets`` (every set by default), the built ones made first where needed, and
+    for each of ``checked``, its labels found wrong by eye read as the photo shows them (``labels_fixed``: how many)."""
     if any(folder.is_relative_to(EVAL_SETS) for _, folder, *_ in sets) and not up_to_date(EVAL_SETS):
         build_eval_sets([str(EVAL_SETS)])
     out: dict[str, Any] = {}
@@ -61,10 +67,21 @@ def accuracy(reader: Any, full: bool, sets: list[tuple[str, Path, str | None, bo
         if not folder.is_dir():
             out[name] = f"skipped: {folder} is not there"
             continue
-        report = evaluate(folder, reader, split, crops=crops)
-        out[name] = {k: report[k] for k in KEYS}
-        if report["dice"]:
-            out[name]["silently_wrong_per_1000"] = round(1000 * report["silently_wrong"] / report["dice"], 2)
+        out[name] = _counts(evaluate(folder, reader, split, crops=crops))
+    for name, folder, split, fixes in checked:
+        if not folder.is_dir():
+            out[name] = f"skipped: {folder} is not there"
+            continue
+        report = evaluate(folder, reader, split, label_fixes=fixes)
+        out[name] = {**_counts(report), "labels_fixed": len(report["labels_fixed"])}
+    return out
+
+
+def _counts(report: dict[str, Any]) -> dict[str, Any]:
+    """The bench's keys of an ``evaluate`` report, and its silently wrong dice per 1,000."""
+    out = {k: report[k] for k in KEYS}
+    if report["dice"]:
+        out["silently_wrong_per_1000"] = round(1000 * report["silently_wrong"] / report["dice"], 2)
     return out
 
 

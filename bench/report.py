@@ -150,6 +150,10 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Staged reader: rendered tray frames, per die", "reading.learned.rendered.accuracy", "(>= 0.98 ok)", lambda v: True),
     ("Staged reader: silently wrong per 1,000 dice, Byler test", "reading.learned.byler_test.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("Staged reader: silently wrong per 1,000 dice, rune55 val", "reading.learned.rune55_val.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
+    ("Staged reader: the same by the project's checked labels (vision.dataset.VAL_LABEL_FIXES: labels the photo contradicts, "
+     "checked by eye)", "reading.learned.rune55_val_checked_labels.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
+    ("Staged reader: rune55 val by those checked labels, per die", "reading.learned.rune55_val_checked_labels.accuracy",
+     "(>= 0.95)", lambda v: True),
     ("Staged reader: silently wrong per 1,000 dice, cup frames", "reading.learned.cup_one.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),
     ("classify on the shared val crops cut 13 other ways (crop_robustness), per crop", "crops.all.right", "(higher is better)", lambda v: True),
     ("classify on those crops: silently wrong per 1,000 crops", "crops.all.silently_wrong_per_1000", "<= 1", lambda v: v <= 1),

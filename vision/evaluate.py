@@ -25,7 +25,7 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 
@@ -107,12 +107,16 @@ class Tally:
         }
 
 
-def evaluate(root: Path, reader: Any, split: str | None = None, crops: bool = False, show: Path | None = None) -> dict[str, Any]:
+def evaluate(root: Path, reader: Any, split: str | None = None, crops: bool = False, show: Path | None = None,
+             label_fixes: Mapping[tuple[str, float, float], int] | None = None) -> dict[str, Any]:
     """The report for the folder ``root`` read by ``reader`` (one ``split``, or every image).
 
     Whole photos are read when the folder has them; its ``crops.csv`` when it
     has only crops, or when ``crops`` asks for them. ``show``: a folder to draw each photo or crop not read all
     right into (``vision.evaluate_show``); the report then names it and the files under ``shown``.
+    ``label_fixes``: labels found wrong by eye, (photo, cx, cy as the label file's fractions to four decimals) ->
+    the face the photo shows (``vision.dataset.VAL_LABEL_FIXES``), read in place of the published ones (whole
+    photos only); the report then counts them under ``labels_fixed``. The command reads labels as published.
     """
     root = Path(root)
     if not root.is_dir():
@@ -125,7 +129,10 @@ def evaluate(root: Path, reader: Any, split: str | None = None, crops: bool = Fa
         raise EvaluationError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv or folders of crops "
                               "named for their face, 1/ to 6/ (crops).")
     pictures = MissPictures(show) if show is not None else None  # a folder it cannot write is refused before any read
-    report = (_evaluate_crops if reads_crops else _evaluate_frames)(root, reader, split, pictures)
+    if reads_crops:
+        report = _evaluate_crops(root, reader, split, pictures)
+    else:
+        report = _evaluate_frames(root, reader, split, pictures, label_fixes)
     if pictures is not None:
         report["shown"] = {"folder": str(pictures.folder), "files": pictures.written}
     return report
@@ -220,10 +227,13 @@ def image_of(root: Path, name: str) -> Path | None:
     return frame_images(root / "images").get(name)
 
 
-def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str]) -> Iterator[PhotoRead]:
+def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str],
+                label_fixes: Mapping[tuple[str, float, float], int] | None = None,
+                fixed: list[str] | None = None) -> Iterator[PhotoRead]:
     """Each photo of ``split`` read as the camera saw it, told how many dice it holds, its labels matched to the
     dice read. A photo without its image or label file, or whose image cannot be opened, is skipped with a
-    sentence in ``unreadable``."""
+    sentence in ``unreadable``. ``label_fixes`` (``evaluate``'s) replace the published faces they name; each label
+    replaced is appended to ``fixed`` as ``photo@cx,cy``."""
     seen_reader = reader.with_view("above")
     try:
         classes = set_class_faces(root)
@@ -243,6 +253,8 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
                 unreadable.append(exc.message)
                 continue
             labels = yolo_labels(label_path, frame.shape[1], frame.shape[0], classes)
+            if label_fixes:
+                labels = _fixed_labels(prefix + name, labels, frame.shape[1], frame.shape[0], label_fixes, fixed)
             reading = reader_for(seen_reader, len(labels)).read(frame)
             yield PhotoRead(prefix + name, frame, labels, reading, match_boxes([d.box for d in reading.dice], labels))
 
@@ -262,9 +274,11 @@ def photo_folders(root: Path, split: str | None) -> list[tuple[Path, str, str | 
     return [(folders[name], f"{name}/", None)]
 
 
-def _evaluate_frames(root: Path, reader: Any, split: str | None, pictures: MissPictures | None = None) -> dict[str, Any]:
+def _evaluate_frames(root: Path, reader: Any, split: str | None, pictures: MissPictures | None = None,
+                     label_fixes: Mapping[tuple[str, float, float], int] | None = None) -> dict[str, Any]:
     tally = Tally()
-    for photo in read_photos(root, reader, split, tally.unreadable_files):
+    fixed: list[str] = []
+    for photo in read_photos(root, reader, split, tally.unreadable_files, label_fixes, fixed):
         reading, labels, matched = photo.reading, photo.labels, photo.matched
         acted_on = reading.status == OK
         tally.photos += 1
@@ -281,7 +295,31 @@ def _evaluate_frames(root: Path, reader: Any, split: str | None, pictures: MissP
             tally.add_miss(photo.name, [truth for truth, *_ in labels], photo.values_read(), acted_on, extra)
             if pictures is not None:
                 pictures.photo(photo.name, photo.frame, labels, reading, reader)
-    return tally.as_json("frames", split)
+    report = tally.as_json("frames", split)
+    if label_fixes is not None:
+        report["labels_fixed"] = fixed
+    return report
+
+
+def _fixed_labels(name: str, labels: list[tuple[int, float, float, float, float]], width: int, height: int,
+                  label_fixes: Mapping[tuple[str, float, float], int], fixed: list[str] | None
+                  ) -> list[tuple[int, float, float, float, float]]:
+    """``labels`` (in pixels) of the photo ``name``, each face ``label_fixes`` names for its centre in its frame's
+    fractions (to four decimals, as ``vision.dataset.LABEL_FIXES`` keys them) replaced, and noted in ``fixed``.
+
+    >>> fixed = []
+    >>> _fixed_labels("a", [(4, 64.0, 32.0, 10, 10), (2, 10.0, 10.0, 8, 8)], 640, 320, {("a", 0.1, 0.1): 3}, fixed), fixed
+    ([(3, 64.0, 32.0, 10, 10), (2, 10.0, 10.0, 8, 8)], ['a@0.1,0.1'])
+    """
+    out = []
+    for face, cx, cy, w, h in labels:
+        key = (name, round(cx / width, 4), round(cy / height, 4))
+        if key in label_fixes:
+            face = label_fixes[key]
+            if fixed is not None:
+                fixed.append(f"{name}@{key[1]},{key[2]}")
+        out.append((face, cx, cy, w, h))
+    return out
 
 
 def reader_for(reader: Any, count: int) -> Any:

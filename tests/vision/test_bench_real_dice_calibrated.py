@@ -29,3 +29,18 @@ def test_each_photo_is_calibrated_on_itself_and_read_at_that_size(staged_reader,
     assert counts["photos"] == 3 and counts["calibrated"] == counts["dice"] == 3
     assert counts["right"] == 3 and counts["silently_wrong"] == 0
     assert out["all"] == counts
+
+
+def test_a_set_read_by_its_checked_labels_counts_the_fixes_and_the_die_read_right(staged_reader, tmp_path):
+    from bench.reading import accuracy
+
+    _one_die_set(tmp_path / "one", [2, 5])
+    label = tmp_path / "one" / "labels" / "d0.txt"
+    _, x, y, rest = label.read_text().split(" ", 3)
+    label.write_text(f"3 {x} {y} {rest}")  # published as a four; the photo shows its two
+    fixes = {("d0", round(float(x), 4), round(float(y), 4)): 2}
+    out = accuracy(staged_reader, False, sets=[("published", tmp_path / "one", None, False)],
+                   checked=[("checked", tmp_path / "one", None, fixes), ("gone", tmp_path / "gone", None, fixes)])
+    assert out["checked"]["labels_fixed"] == 1 and out["checked"]["right"] == out["published"]["right"] + 1 == 2
+    assert out["checked"]["silently_wrong_per_1000"] == 0
+    assert out["gone"].startswith("skipped:")

@@ -103,6 +103,24 @@ def test_a_wrong_label_read_sure_counts_as_silently_wrong(tmp_path, reader):
         assert after["flagged"] + after["silently_wrong"] == before["flagged"] + before["silently_wrong"] + 1
 
 
+def test_a_label_found_wrong_by_eye_is_read_as_its_fix_says_and_listed(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6]])
+    published = evaluate(tmp_path, reader)
+    label = tmp_path / "labels" / "p0.txt"
+    lines = label.read_text().splitlines()
+    cls, x, y, _ = lines[0].split(" ", 3)
+    lines[0] = lines[0].replace(f"{cls} ", f"{(int(cls) + 2) % 6} ", 1)  # published wrong: another face than the die shows
+    label.write_text("\n".join(lines) + "\n")
+    fixes = {("p0", round(float(x), 4), round(float(y), 4)): int(cls) + 1}  # the face it shows, keyed as vision.dataset keys it
+    wrong = evaluate(tmp_path, reader)
+    fixed = evaluate(tmp_path, reader, label_fixes=fixes)
+    assert wrong["right"] == published["right"] - 1  # the die read right counts wrong against the published label
+    assert {k: fixed[k] for k in ("right", "silently_wrong", "flagged")} == {k: published[k] for k in ("right", "silently_wrong", "flagged")}
+    assert fixed["labels_fixed"] == [f"p0@{round(float(x), 4)},{round(float(y), 4)}"]
+    assert "labels_fixed" not in wrong  # the command reads labels as published and says nothing of fixes
+    assert evaluate(tmp_path, reader, label_fixes={("other", 0.5, 0.5): 3})["labels_fixed"] == []
+
+
 def test_the_photos_read_wrong_are_listed_with_their_labels_and_what_was_read(tmp_path, reader):
     from vision.evaluate import summary
 
