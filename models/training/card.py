@@ -20,7 +20,7 @@ import numpy as np
 from companion.core.settings import Settings
 from models.training import data
 from bench import reader as bench
-from bench.reading import SETS, accuracy
+from bench.reading import CHECKED_SETS, SETS, accuracy
 from vision.classifier import cut_crop
 from vision.dataset import photo
 from vision.reader import load_reader
@@ -53,6 +53,7 @@ def synthetic_crops(reader, n: int = 1200) -> dict:
 #: What each of the bench's sets is, in the card's words.
 SET_NAMES = {
     "rune55_val": "rune55 `val` (cup and tray photos)",
+    "rune55_val_checked_labels": "rune55 `val` by its labels checked by eye",
     "skovy_val": "skovy `val` (webcam frames)",
     "skovy_val_crops": "skovy `val` crops",
     "patterson_val_crops": "patterson `val` crops",
@@ -68,11 +69,13 @@ SET_NAMES = {
 }
 
 
-def every_set(reader, sets: list[tuple[str, Path, str | None, bool]] = SETS) -> list[str]:
-    """One table line a set: ``evaluate``'s counts, as the bench and ``judge`` read them; a set not there says so."""
+def every_set(reader, sets: list[tuple[str, Path, str | None, bool]] = SETS,
+              checked: list[tuple[str, Path, str | None, dict]] = CHECKED_SETS) -> list[str]:
+    """One table line a set (``sets``, then ``checked``, read by the labels found wrong by eye): ``evaluate``'s counts,
+    as the bench and ``judge`` read them; a set not there says so."""
     lines = ["| set | dice | right | silently wrong | flagged | right without a doubt | photos all right |",
              "| --- | --- | --- | --- | --- | --- | --- |"]
-    for name, counts in accuracy(reader, False, sets).items():
+    for name, counts in accuracy(reader, False, sets, checked).items():
         if isinstance(counts, str):
             lines.append(f"| {SET_NAMES.get(name, name)} | {counts} | | | | | |")
             continue

@@ -110,9 +110,10 @@ def candidate_cues(model: Path, folder: Path, leaning: bool, quick: bool = False
 
 
 def judge(reader: Any, sets: list[tuple[str, Path, str | None, bool]]) -> dict[str, Any]:
-    """The bench's counts for each set (``bench.reading.accuracy``), and the pasted sets' sum (when all four were read)."""
+    """The bench's counts for each of ``sets`` and no others (``bench.reading.accuracy``), and the pasted sets' sum (when
+    all four were read)."""
     out: dict[str, Any] = {"model": reader.model_id}
-    out.update({name: {k: counts[k] for k in COUNTS} for name, counts in accuracy(reader, False, sets).items()})
+    out.update({name: {k: counts[k] for k in COUNTS} for name, counts in accuracy(reader, False, sets, checked=[]).items()})
     if all(name in out for name in PASTED):
         out["pasted"] = {k: sum(out[name][k] for name in PASTED) for k in COUNTS}
     return out
