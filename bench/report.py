@@ -160,7 +160,7 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("classify on number dice drawn by other_looks (600 in the full form): read right", "other_looks.number dice.right", "(higher is better)", lambda v: True),
     ("classify on those number dice: silently wrong (sure and wrong)", "other_looks.number dice.silently_wrong", "0 (<= 1 per 1,000)", lambda v: v == 0),
     ("classify on ones printed as an emblem (other_looks): silently wrong", "other_looks.emblem one.silently_wrong", "0", lambda v: v == 0),
-    ("Staged reader: a thing not a die in a die's place (not_dice: a button, a coin, a glass bead...; 160 scenes in the "
+    ("Staged reader: a thing not a die in a die's place (not_dice: a button, a coin, a glass bead...; 800 scenes in the "
      "full form): readings ok, each a wrong verdict", "not_dice.in a die's place.all.wrong_verdicts", "0", lambda v: v == 0),
     ("Staged reader: the same things in the tray in a die's place (tray mode, from below): readings ok, each a wrong verdict",
      "not_dice.in the tray, in a die's place.all.wrong_verdicts", "0", lambda v: v == 0),
