@@ -51,7 +51,8 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
         return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
                               empty_tray=_empty_tray(settings), leaning_cue=cue, number_cue=numbers,
                               leaning_problem=problem, number_problem=numbers_problem,
-                              second_opinion=second, second_opinion_problem=second_problem)
+                              second_opinion=second, second_opinion_problem=second_problem,
+                              dice_alike=settings.get("reader.dice_alike", "on") == "on")
     from vision.classic_reader import DiceReader
 
     return DiceReader(clf, **_reader_settings(settings))

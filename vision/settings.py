@@ -55,6 +55,7 @@ SETTINGS: list[Setting] = [
     Setting("reader.leaning_cue", "", "Path of a leaning cue fit on the face model in use, for a `reader.model` of your own ('' : the shipped models/leaning-cue.npz, fit on the shipped model; `python -m models.training.leaning_cue --model MODEL --out FILE` fits one).", None),
     Setting("reader.number_cue", "", "Path of a number-dice cue fit on the face model in use, for a `reader.model` of your own ('' : the shipped models/number-cue.npz, fit on the shipped model; `python -m models.training.number_cue MODEL --out FILE` fits one).", None),
     Setting("reader.second_opinion", "on", "A second face model that checks every die of a reading about to be `ok`, so a glass bead read as surely as a die goes to the table; it costs about 1 ms a reading here (docs/READING.md, \"The second opinion\"). on: the shipped models/second-opinion-*.onnx; off: none (a table that never sees beads and wants the millisecond); or the path of another.", None),
+    Setting("reader.dice_alike", "on", "In tray mode (a calibrated empty tray), a die whose colour is unlike every other die's makes the reading go to the table: the table plays with one set of dice, so a toy brick or a glass bead read as a die is checked (docs/READING.md, \"The dice of one set\"). off: for a table that rolls dice of different colours.", one_of("on", "off")),
 ]
 
 register_settings(SETTINGS)

@@ -18,9 +18,10 @@ UNCERTAIN = "uncertain"
 #: ``size`` {seen_px, calibrated_px} (the dice look another size than calibrated), ``marks`` (a die shows numbers or signs,
 #: not pips: ``vision.number_cue``), ``second_look`` {n} (tray mode's look at the calibrated size missed ``n`` dice that a
 #: look knowing no size found, of that size), ``second_opinion`` (a second classifier does not read a die's face: a bead or a
-#: game piece taken for a die?, ``vision.second_opinion``).
+#: game piece taken for a die?, ``vision.second_opinion``), ``unlike`` (tray mode: a die's colour is unlike every other die's,
+#: ``vision.pipeline.alike``).
 #: Any other trouble (an unusable image) keeps only the English ``reason``.
-REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank", "size", "marks", "second_look", "second_opinion")
+REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank", "size", "marks", "second_look", "second_opinion", "unlike")
 
 
 @dataclass(frozen=True)

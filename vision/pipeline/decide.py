@@ -61,7 +61,7 @@ def decide(dice: Sequence[Die], *, expected: int, min_confidence: float, camera_
     codes: list[dict[str, Any]] = []
     if len(out) != expected:
         codes.append({"code": "count", "found": len(out), "expected": expected})
-    codes += [{"code": doubt} for doubt in ("cut_off", "leaning", "marks", "second_opinion") if any(doubt in d.doubts for d in out)]
+    codes += [{"code": doubt} for doubt in ("cut_off", "leaning", "marks", "second_opinion", "unlike") if any(doubt in d.doubts for d in out)]
     low = [d.confidence for d in out if "low_confidence" in d.doubts]
     if low:
         codes.append({"code": "low_confidence", "n": len(low), "lowest": round(min(low), 2)})
@@ -178,4 +178,5 @@ def reason_in_words(code: dict[str, Any]) -> str:
         return f"the dice look {how} than calibrated ({code['seen_px']} px, not {code['calibrated_px']}): measure the die again (calibrate --dice)"
     return {"cut_off": "a die is cut off by the frame's edge", "leaning": "a die looks leaning or misshapen (not flat on the tray?)",
             "marks": "a die's marks look like numbers or signs, not the dots this reader knows",
-            "second_opinion": "a second check does not read a die the same (a bead or a game piece taken for a die?)"}[kind]
+            "second_opinion": "a second check does not read a die the same (a bead or a game piece taken for a die?)",
+            "unlike": "a die does not look like the others (another die, or something else on the tray?)"}[kind]

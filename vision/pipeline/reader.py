@@ -18,6 +18,7 @@ from companion.core.protocols import Proposal
 from companion.core.reading import OK, UNCERTAIN, Reading
 from vision.annotate import annotate
 from vision.classifier import MARGIN, FaceClassifier
+from vision.pipeline.alike import flag_unlike
 from vision.pipeline.classify import FaceRead, a_die_seen_from_afar, classify, classify_crop, one_holding_a_die, read_inside, readable_crop
 from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, found_on_a_second_look, is_sure, missed_at_the_size, off_the_calibrated_size, sure_confidence
 from vision.pipeline.looks import (a_mark_of, a_small_die_reads_another_face, every_die_surer, holds_a_sure_die, read_sure, surer_answer,
@@ -49,7 +50,8 @@ class PipelineReader(ReaderOptions):
     seen from above is lengthened by the camera's slant, ``reconcile.flag_leaning``). ``number_cue``: a die whose marks look
     like numbers or signs, not pips (``vision.number_cue``), is doubted from any view. ``leaning_problem`` and
     ``number_problem``: why a cue is missing, in words for ``/api/health`` (``load_reader`` sets them; every copy made
-    by a ``with_*`` keeps them, as it keeps the cues). ``on_dice``: called with each look's normalised frame and the
+    by a ``with_*`` keeps them, as it keeps the cues). ``dice_alike``: in tray mode (the empty tray known) a die whose
+    colour is unlike every other die's is doubted (``pipeline.alike``). ``on_dice``: called with each look's normalised frame and the
     dice it keeps (training code collects them so; the reading is unchanged).
     """
 
@@ -57,7 +59,7 @@ class PipelineReader(ReaderOptions):
                  min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0, tray_region: list[int] | None = None,
                  empty_tray: np.ndarray | None = None, leaning_cue: LeaningCue | None = None, number_cue: NumberCue | None = None,
                  leaning_problem: str | None = None, number_problem: str | None = None,
-                 second_opinion: SecondOpinion | None = None, second_opinion_problem: str | None = None,
+                 second_opinion: SecondOpinion | None = None, second_opinion_problem: str | None = None, dice_alike: bool = True,
                  on_dice: Callable[[Normalised, list[Die]], None] | None = None) -> None:
         self.classifier = classifier
         self.proposer = proposer
@@ -72,6 +74,8 @@ class PipelineReader(ReaderOptions):
         self.number_problem = number_problem
         self.second_opinion = second_opinion
         self.second_opinion_problem = second_opinion_problem
+        #: in tray mode, doubt a die whose colour is unlike every other die's (``pipeline.alike``)
+        self.dice_alike = dice_alike
         self.on_dice = on_dice
 
     def _but(self, **changes: Any) -> "PipelineReader":
@@ -81,7 +85,7 @@ class PipelineReader(ReaderOptions):
                                                                  "number_problem": self.number_problem,
                                                                  "second_opinion": self.second_opinion,
                                                                  "second_opinion_problem": self.second_opinion_problem,
-                                                                 "on_dice": self.on_dice, **changes})
+                                                                 "dice_alike": self.dice_alike, "on_dice": self.on_dice, **changes})
 
     def with_empty_tray(self, empty_tray: np.ndarray | None) -> "PipelineReader":
         """The same reader comparing each proposal with this photo of the empty tray (grey or BGR, the whole frame)."""
@@ -319,6 +323,8 @@ class PipelineReader(ReaderOptions):
             dice = [self._alone_holding_a_die(prepared, dice[0])]
         dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
         dice = flag_by_looks(dice, prepared.bgr, self.classifier, self.leaning_cue, self.number_cue)
+        if self.dice_alike and self.empty_tray is not None:  # tray mode: the table's own set of dice (``pipeline.alike``)
+            dice = flag_unlike(dice, prepared.bgr)
         if self.on_dice is not None:
             self.on_dice(prepared, dice)
         return dice
@@ -365,7 +371,9 @@ class PipelineReader(ReaderOptions):
                           opposite=self.opposite, offset=prepared.offset, model_id=self.model_id, extra=extra)
 
         reading = decided(dice)
-        if reading.status != OK or self.second_opinion is None:
+        if reading.status != OK:
+            return reading
+        if self.second_opinion is None:
             return reading
         doubted = self._second_opinion_doubts(prepared.bgr, dice)
         if not any(doubted):
