@@ -164,12 +164,15 @@ const Dice = (() => {
       "what is on TOP of this die?". The reader's own answer is chosen already only for a die it
       read sure: a guess it doubted (a glare spot boxed as a die, a blurred face) is shown on its card
       but left for the table to tap, so "These are the dice" cannot confirm a doubt unlooked-at.
-      ``onChange(dice, complete)``. */
-  function confirmCards(holder, challenge, img, totalLine, onChange) {
+      ``onChange(dice, complete)``. ``kept``: the faces chosen already, where the cards are drawn again (with
+      the photo's crops once it has loaded), so a tap made before is not lost. */
+  function confirmCards(holder, challenge, img, totalLine, onChange, kept) {
     holder.replaceChildren();
     const boxed = boxedDice(challenge);
-    const chosen = [null, null, null];
-    boxed.forEach((d, i) => { if (d.top >= 1 && d.top <= 6 && !unsure(challenge.reading, d)) chosen[i] = d.top; });
+    const sure = [null, null, null]; // the reader's own answer, for the dice it read sure
+    boxed.forEach((d, i) => { if (d.top >= 1 && d.top <= 6 && !unsure(challenge.reading, d)) sure[i] = d.top; });
+    const chosen = sure.slice();
+    (kept || []).forEach((v, i) => { if (i < 3 && Number.isInteger(v) && v >= 1 && v <= 6) chosen[i] = v; });
     const cards = [0, 1, 2].map((i) => {
       const d = boxed[i];
       let picture;
@@ -181,7 +184,7 @@ const Dice = (() => {
         return b;
       });
       let guess = t("card_no_guess");
-      if (d) guess = chosen[i] === null ? t("card_doubt", { seen: d.seen, top: d.top }) : t("card_guess", { seen: d.seen, top: d.top });
+      if (d) guess = sure[i] === null ? t("card_doubt", { seen: d.seen, top: d.top }) : t("card_guess", { seen: d.seen, top: d.top });
       if (d) picture.append(el("span", { class: "crop-no", text: String(i + 1) }));
       return el("div", { class: "confirm-card", role: "group", "aria-label": t("card_question", { n: i + 1 }), "data-die": i },
         el("div", { class: "card-head" }, picture,

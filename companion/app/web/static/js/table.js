@@ -384,6 +384,16 @@
     const cid = state.last_challenge;
     if (confirmFor === cid) return;
     confirmFor = cid;
+    // The last Bluff's cards, its dice chosen and its button on, must not stay while this Bluff's are fetched: a tap
+    // there would be lost, and "These are the dice" would send the last Bluff's dice for this one (R14).
+    $("confirm-pickers").replaceChildren();
+    $("confirm-frame").replaceChildren();
+    $("confirm-photo").hidden = true;
+    $("confirm-problem").textContent = "";
+    $("confirm-reason").textContent = "";
+    $("confirm-total").textContent = "";
+    $("confirm-button").disabled = true;
+    confirmDice = [null, null, null];
     let challenge;
     try { challenge = await getChallenge(cid, state.events); } catch (e) { toast(EB.errorText(e)); confirmFor = null; return; }
     if (confirmFor !== cid) return;
@@ -393,7 +403,10 @@
     $("confirm-reason").textContent = typed ? (challenge.problem && challenge.problem.includes("without the camera") ? t("typed_no_camera") : t("typed_no_reading")) : Dice.reasonText(challenge.reading);
     $("confirm-photo").hidden = !challenge.has_images;
     const onChange = (dice, complete) => { confirmDice = dice; $("confirm-button").disabled = !complete; };
-    const img = Dice.frame($("confirm-frame"), challenge, { numbers: true, noDrawn: true, onLoad: (image) => Dice.confirmCards($("confirm-pickers"), challenge, image, $("confirm-total"), onChange) });
+    // The photo's crops come when it has loaded: the cards are drawn again with them, keeping what the table tapped
+    // meanwhile, and never for a Bluff the page has left (a photo that loads late).
+    const withCrops = (image) => { if (confirmFor === cid) Dice.confirmCards($("confirm-pickers"), challenge, image, $("confirm-total"), onChange, confirmDice); };
+    const img = Dice.frame($("confirm-frame"), challenge, { numbers: true, noDrawn: true, onLoad: withCrops });
     Dice.confirmCards($("confirm-pickers"), challenge, img && img.naturalWidth ? img : null, $("confirm-total"), onChange);
   }
 

@@ -1,0 +1,114 @@
+"""R14 on a slow tablet, in a real Chromium against a real ``serve --simulate``: the confirmation cards are this
+Bluff's and keep what the table tapped, whatever arrives late.
+
+Each test holds one request in flight (Playwright's ``page.route``) to play a slow network or a busy Pi: the
+Bluff's own record while the cards of the Bluff before are still on the page, or the photo while the table taps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from pagehelpers import Server, unlock
+
+pytestmark = pytest.mark.browser
+
+TABLET = {"width": 1280, "height": 800}
+
+
+def _held(page: Any, pattern: str) -> list[Any]:
+    """The requests to ``pattern`` from now on, held until the test lets each go (``route.continue_()``)."""
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    page.route(pattern, hold)
+    return held
+
+
+def _asked(page: Any, held: list[Any]) -> None:
+    """Wait until the page has asked for a held request (the route sees it while Playwright waits)."""
+    for _ in range(300):
+        if held:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError("the page never asked for the held request")
+
+
+def test_the_last_bluffs_cards_are_gone_before_the_next_bluffs_arrive(server: Server, new_context: Any) -> None:
+    """Two Bluffs typed from the page without the camera. While the second Bluff's record is on its way, the first
+    one's cards (its three faces chosen, "These are the dice" on) must not stay: a tap there would be lost, and the
+    button would send the first Bluff's dice for the second."""
+    assert server.api("POST", "/api/table", {"camera": "off"}).status_code == 200
+    try:
+        game = server.new_game(["Ida", "Jo"], starter=0, path_length=5)
+        page = new_context(viewport=TABLET)
+        page.goto(server.url + "/")
+        unlock(page)
+        assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+        page.click("#bluff")
+        expect(page.locator("#confirm-title")).to_have_text("Type the dice")
+        for die, value in enumerate([1, 2, 3]):
+            page.click(f'#confirm-pickers .pick[data-die="{die}"][data-value="{value}"]')
+        expect(page.locator("#confirm-button")).to_be_enabled()
+        page.click("#confirm-button")
+        expect(page.locator("#verdict-move")).to_be_visible()
+        page.click("#verdict-close")
+
+        assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 8}).status_code == 200
+        pattern = "**/api/challenges/*"
+        held = _held(page, pattern)
+        expect(page.locator("#bluff")).to_be_enabled()
+        page.click("#bluff")
+        expect(page.locator("#act-confirm")).to_be_visible()
+        _asked(page, held)
+        page.wait_for_timeout(300)  # the record is held: whatever the page shows now, it shows while it waits
+        expect(page.locator("#confirm-pickers .confirm-card")).to_have_count(0)
+        expect(page.locator("#confirm-button")).to_be_disabled()
+        expect(page.locator("#confirm-total")).to_have_text("")
+        held[0].continue_()
+        page.unroute(pattern)
+        cards = page.locator("#confirm-pickers .confirm-card")
+        expect(cards).to_have_count(3)
+        expect(page.locator('#confirm-pickers .pick[aria-pressed="true"]')).to_have_count(0)
+        expect(page.locator("#confirm-button")).to_be_disabled()
+        for die, value in enumerate([6, 6, 6]):
+            page.click(f'#confirm-pickers .pick[data-die="{die}"][data-value="{value}"]')
+        page.click("#confirm-button")
+        expect(page.locator("#verdict-total")).to_have_text("18")
+        bluffs = server.api("GET", f"/api/games/{game['id']}/challenges").json()["challenges"]
+        assert [b["dice"] for b in bluffs] == [[1, 2, 3], [6, 6, 6]]
+    finally:
+        assert server.api("POST", "/api/table", {"camera": "auto"}).status_code == 200
+
+
+def test_a_face_tapped_before_the_photo_loads_stays_chosen_when_the_crops_come(server: Server, new_context: Any) -> None:
+    """An uncertain reading: the cards are drawn at once and again with the photo's crops when it has loaded. A face
+    the table tapped in between stays chosen."""
+    game = server.new_game(["Kai", "Lu"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    server.set_dice([6, 4])  # a die missing from the frame: the table confirms (R14)
+    page = new_context(viewport=TABLET)
+    pattern = "**/api/challenges/*/image"
+    held = _held(page, pattern)
+    body = server.api("POST", f"/api/games/{game['id']}/bluff").json()
+    if body["phase"] != "confirm" or not body["challenge"].get("has_images"):
+        pytest.skip("two dice under the camera did not make an uncertain reading with a photo here")
+    page.goto(server.url + "/")
+    unlock(page)
+    expect(page.locator("#act-confirm")).to_be_visible()
+    cards = page.locator("#confirm-pickers .confirm-card")
+    expect(cards).to_have_count(3)
+    expect(page.locator("#confirm-pickers .crop:not(.crop-none)")).to_have_count(0)  # no photo yet
+    page.click('#confirm-pickers .pick[data-die="2"][data-value="5"]')  # the third die, which the camera did not see
+    expect(cards.nth(2).locator('.pick[data-value="5"]')).to_have_attribute("aria-pressed", "true")
+    _asked(page, held)
+    for route in held:
+        route.continue_()
+    page.unroute(pattern)
+    expect(page.locator("#confirm-pickers .crop:not(.crop-none)").first).to_be_visible()  # drawn again with the crops
+    expect(cards.nth(2).locator('.pick[data-value="5"]')).to_have_attribute("aria-pressed", "true")
