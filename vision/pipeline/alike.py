@@ -36,7 +36,7 @@ BODY_DISC = 0.4
 #: pixels give the median as well as all of them, at a constant cost.
 SAMPLES_PER_RADIUS = 12
 #: A die whose body colour lies farther than this (CIE76 ΔE: L* 0-100, a*, b*) from every other die's is unlike them.
-#: The game's dice on the simulated table, under its glare and shading, never lie farther than 24 from their nearest
+#: The game's dice on the simulated table, under its glare and shading, never lay farther than 23.1 from their nearest
 #: neighbour; 14 of the 17 things the tray read ``ok`` lie farther than 30 (docs/READING.md, "The dice of one set").
 UNLIKE_ABOVE = 27.0
 #: A disc with fewer pixels than this on the frame (a die of a few pixels, or mostly off the frame) gives no colour:
