@@ -2,9 +2,9 @@
 
 A table under a calibrated tray plays with its own dice, the game's three elephants (or the owner's set ``teach``
 learned), and the dice of one set share a body colour. A thing read as surely as a die does not: a toy brick's
-square of studs is a die showing four to the classifier and to the second opinion alike, and a pale one beside
-two dice is read ``ok`` (``python -m models.training.not_dice``), a wrong verdict. Its colour gives it away where
-its marks do not. So in tray mode each die's body colour (``body_colour``: the median colour of a disc in the middle
+square of studs is a die showing four to the classifier and to the second opinion alike, and one lying in a die's
+place beside two dice is read ``ok`` (``python -m models.training.not_dice``), a wrong verdict. Its colour gives it
+away where its marks do not (unless it is as pale as the game's ivory dice). So in tray mode each die's body colour (``body_colour``: the median colour of a disc in the middle
 of its face, where the body outnumbers the marks on every face) is compared with the other dice's, and a die whose
 colour lies farther than ``UNLIKE_ABOVE`` from every other die's is doubted (``UNLIKE``): the table confirms the
 roll (RULES.md R14). The check only ever adds a doubt; it never drops a die or changes a face. The staged reader
