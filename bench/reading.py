@@ -174,7 +174,7 @@ def real_dice_calibrated(reader: Any, sets: tuple[str, ...] = CALIBRATED_SETS) -
             labels = yolo_labels(folders[name] / "labels" / f"{photo}.txt", frame.shape[1], frame.shape[0])
             told = reader_for(seen, len(labels))
             counts["photos"] += 1
-            side, _ = measure_die_side(frame, told)
+            side, _, _ = measure_die_side(frame, told)
             if side is None:
                 continue
             reading = told.with_die_side(side).read(frame)

@@ -26,6 +26,7 @@ import numpy as np
 from companion.core.errors import HardwareError
 from companion.core.files import atomic_write
 from companion.core.settings import CONFIG_NAME, Settings, write_config
+from vision.pipeline.alike import body_colour, unlike_the_others
 from vision.pipeline.shape import die_sides, sides_agree
 from vision.reader import load_reader
 from vision.sources import build_frame_source
@@ -107,19 +108,23 @@ def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
     return [p.message for p in problems], measures
 
 
-def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None, list[str]]:
-    """A die's side in frame pixels, from a frame with the game's dice lying apart on the tray; or what to fix.
+def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None, list[str], list[str]]:
+    """A die's side in frame pixels, from a frame with the game's dice lying apart on the tray; or what to fix; and
+    notes on what is measured but worth knowing.
 
     The real reader must find exactly the expected dice, none cut off or
     leaning (a low confidence does not matter: only their size is wanted), and
     their sides must agree. Each side is measured by the die's outline
-    (``die_sides``).
+    (``die_sides``). Where the reader checks that a roll's dice are one set
+    (``dice_alike``, tray mode), dice of different colours are measured all the
+    same, with a note: otherwise the table would learn it only from its first
+    roll, which would go to the table to confirm, as would every roll after.
     """
     reading = reader.read(frame)
     codes = {c["code"] for c in reading.reasons}
     want = reader.expected_dice
     if codes & {"dark", "blank"} or (not reading.dice and reading.reason and not reading.reasons):
-        return None, [f"The camera shows nothing to measure ({reading.reason}): check the light and the camera, then run calibrate --dice again."]
+        return None, [f"The camera shows nothing to measure ({reading.reason}): check the light and the camera, then run calibrate --dice again."], []
     problems = []
     if len(reading.dice) != want:
         problems.append(f"Found {len(reading.dice)} dice, not {want}: lay all {want} dice flat on the tray, apart from each other "
@@ -129,7 +134,7 @@ def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None,
     if "leaning" in codes:
         problems.append("A die looks leaning, or two dice touch: lay them flat and apart.")
     if problems:
-        return None, problems
+        return None, problems, []
     from vision.finder import find_dice  # the classic finder, loaded only when a calibration asks
 
     found = find_dice(frame)
@@ -137,8 +142,28 @@ def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None,
     sides = die_sides(grey, [die.box for die in reading.dice], getattr(reader, "empty_tray", None), found)
     if len(sides) != want or not sides_agree(sides):
         return None, ["The dice do not look the same size (" + ", ".join(f"{s:.0f}" for s in sides) + " px): "
-                      "lay them flat and apart, away from glare, then run calibrate --dice again."]
-    return round(float(np.median(sides))), []
+                      "lay them flat and apart, away from glare, then run calibrate --dice again."], []
+    notes = dice_unlike_the_others(frame, [die.box for die in reading.dice], sides) if getattr(reader, "dice_alike", False) else []
+    return round(float(np.median(sides))), [], notes
+
+
+def dice_unlike_the_others(frame: np.ndarray, boxes: list, sides: list[float]) -> list[str]:
+    """A note for each die (its box ``x, y, w, h`` and measured side) whose colour tray mode would call unlike every
+    other's (``pipeline.alike``), the way a roll's dice are judged; none for a grey frame, which has no colours.
+
+    >>> frame = np.full((100, 300, 3), 90, np.uint8)
+    >>> frame[30:70, 30:70] = frame[30:70, 130:170] = (232, 240, 246); frame[30:70, 230:270] = (140, 130, 20)
+    >>> dice_unlike_the_others(frame, [(30, 30, 40, 40), (130, 30, 40, 40), (230, 30, 40, 40)], [40, 40, 40])[0][:63]
+    'The die at 250, 50 px does not look like the others (its colour'
+    """
+    if frame.ndim != 3:
+        return []
+    centres = [(x + w / 2, y + h / 2) for x, y, w, h in boxes]
+    colours = [body_colour(frame, cx, cy, side) for (cx, cy), side in zip(centres, sides)]
+    return [f"The die at {cx:.0f}, {cy:.0f} px does not look like the others (its colour): in tray mode every roll with it "
+            "goes to the table to confirm. Play with one set of dice, or, for a table that rolls dice of different "
+            'colours, set reader.dice_alike = "off". The size is stored all the same.'
+            for (cx, cy), unlike in zip(centres, unlike_the_others(colours)) if unlike]
 
 
 def tray_region(grey: np.ndarray) -> list[int]:
@@ -209,9 +234,11 @@ def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, 
 
 
 def _store_die_side(instance: Path, frame: np.ndarray, reader: DiceReader, dry_run: bool, say) -> int:
-    side, problems = measure_die_side(frame, reader)
+    side, problems, notes = measure_die_side(frame, reader)
     for p in problems:
         say(f"fix: {p}")
+    for n in notes:
+        say(f"note: {n}")
     if side is None:
         say("Nothing stored: fix the above and run calibrate --dice again.")
         return 1

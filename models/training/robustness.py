@@ -318,7 +318,7 @@ def _calibrated_side(reader, img: np.ndarray, labels: list) -> float | None:
     """The die side ``calibrate --dice`` would store for the photo ``img`` of ``len(labels)`` dice, or None."""
     from vision.calibrate import measure_die_side
 
-    side, _ = measure_die_side(img, reader_for(reader, len(labels)))
+    side, _, _ = measure_die_side(img, reader_for(reader, len(labels)))
     return side
 
 

@@ -37,6 +37,7 @@ def test_three_dice_apart_give_the_die_size_and_it_is_stored_for_the_reader(tmp_
     assert f"reader.die_side_px = {side}" in out
     assert settings["camera.backend"] == "files"  # the other settings are kept
     assert load_reader(settings).die_side_px == side
+    assert "does not look like the others" not in out  # the game's dice are one set
 
 
 def test_a_dry_run_measures_but_stores_nothing(tmp_path, capsys):
@@ -123,7 +124,7 @@ def test_real_dice_are_measured_by_their_outline_not_by_their_marks(staged_reade
     from vision.calibrate import measure_die_side
 
     frame, labels = rune55_photo(name)
-    side, problems = measure_die_side(frame, staged_reader.with_view("above").with_expected(len(labels)))
+    side, problems, _ = measure_die_side(frame, staged_reader.with_view("above").with_expected(len(labels)))
     assert side is not None, problems
     assert 0.6 <= side / float(np.median([max(w, h) for *_, w, h in labels])) <= 1.1
 
@@ -143,3 +144,36 @@ def test_after_the_empty_tray_is_calibrated_the_dice_are_measured_against_it(tmp
     assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 0, capsys.readouterr().out
     side = Settings.load(tmp_path / "config.toml")["reader.die_side_px"]
     assert abs(side / placed[0].side - 1) <= 0.08
+
+
+def _mixed_dice_apart() -> tuple[np.ndarray, list]:
+    """Two of the game's dice and a teal one of the same size, lying apart on the simulated tray, seen from below."""
+    from vision.simtable import LOOKS, DieStyle
+
+    rng = np.random.default_rng(7)
+    styles = [DieStyle.game(rng), LOOKS["teal-small-elephants"].die(rng), DieStyle.game(rng)]
+    return render_table([2, 5, 3], np.random.default_rng(63), view="below", die_side=SIDE, touching=0.0, glare=0, styles=styles)
+
+
+def test_dice_of_two_sets_are_measured_with_a_note_naming_the_odd_die(tmp_path, capsys):
+    """Tray mode sends every roll whose dice are not one set to the table (``reader.dice_alike``); calibrating with
+    such dice says so at once, with the way out, instead of leaving the table to learn it from the first roll."""
+    frame, placed = _mixed_dice_apart()
+    _camera_on(tmp_path, frame)
+    assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    notes = [line for line in out.splitlines() if line.startswith("note:")]
+    assert len(notes) == 1 and "does not look like the others" in notes[0] and 'reader.dice_alike = "off"' in notes[0], out
+    x, y = (float(v) for v in notes[0].split("The die at ")[1].split(" px")[0].split(", "))
+    teal = placed[1]
+    assert abs(x - teal.cx) < teal.side / 2 and abs(y - teal.cy) < teal.side / 2
+    assert abs(Settings.load(tmp_path / "config.toml")["reader.die_side_px"] - SIDE) <= 0.1 * SIDE  # the size is stored
+
+
+def test_a_table_that_rolls_mixed_dice_gets_no_note_with_the_check_off(tmp_path, capsys):
+    frame, _ = _mixed_dice_apart()
+    _camera_on(tmp_path, frame)
+    with open(tmp_path / "config.toml", "a") as config:
+        config.write('[reader]\ndice_alike = "off"\n')
+    assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 0
+    assert "does not look like the others" not in capsys.readouterr().out

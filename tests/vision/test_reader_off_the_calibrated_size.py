@@ -135,7 +135,7 @@ def test_a_real_die_calibrated_on_itself_is_never_told_to_measure_again(staged_r
     frame = load_image(image_of(mid_set, photo))
     labels = yolo_labels(mid_set / "labels" / f"{photo}.txt", frame.shape[1], frame.shape[0])
     told = staged_reader.with_view("above").with_expected(len(labels))
-    side, _ = measure_die_side(frame, told)
+    side, _, _ = measure_die_side(frame, told)
     assert side is not None
     reading = told.with_die_side(side).read(frame)
     assert not any(c["code"] == "size" for c in reading.reasons), reading.reasons
@@ -155,7 +155,7 @@ def test_a_real_die_missed_at_its_calibrated_size_is_offered_on_a_second_look_no
     frame = load_image(image_of(mid_set, photo))
     labels = yolo_labels(mid_set / "labels" / f"{photo}.txt", frame.shape[1], frame.shape[0])
     told = staged_reader.with_view("above").with_expected(len(labels))
-    side, _ = measure_die_side(frame, told)
+    side, _, _ = measure_die_side(frame, told)
     reading = told.with_die_side(side).read(frame)
     assert reading.status == UNCERTAIN
     assert {"code": "second_look", "n": 1} in reading.reasons and not any(c["code"] == "size" for c in reading.reasons)

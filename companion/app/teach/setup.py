@@ -172,7 +172,7 @@ def measure_die(services: Any) -> dict[str, Any]:
 
     frame = grab(services)
     reading = _one_die(services, frame, None)
-    side, problems = measure_die_side(frame, _loop(services).reader.with_die_side(0).with_expected(1))  # the die's own side, not its box's
+    side, _, _ = measure_die_side(frame, _loop(services).reader.with_die_side(0).with_expected(1))  # the die's own side, not its box's
     if side is None or side < 8:
         raise SetupRefused("The die cannot be measured: lay it flat in the middle of the tray, away from glare, then try again.", "not_measured")
     _apply(services, {"reader.die_side_px": int(side)})
