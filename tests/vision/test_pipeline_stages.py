@@ -169,6 +169,24 @@ def test_a_die_that_cannot_be_told_from_the_background_has_no_outline():
     assert footprint(np.full((100, 100), 90, np.uint8), Proposal(2, 2, 4, 0, 0.9)) is None
 
 
+def test_a_die_as_grey_as_the_tray_shows_only_its_marks_whose_shape_is_not_judged():
+    """A teal die on the grey tray: only its marks differ from the background, and a mark's long shape under the
+    die's centre is no outline of the die (``MARK_AREA``): not judged, so the die is not doubted as leaning."""
+    from vision.pipeline.classify import FaceRead
+    from vision.pipeline.reconcile import Die, flag_leaning
+    from vision.pipeline.shape import MARK_AREA, footprint
+
+    grey = np.full((200, 200), 90, np.uint8)  # the die's body (80-120) is the tray's grey ...
+    grey[96:104, 92:110] = 20  # ... and its mark under the centre, 18 x 8 px, is all that shows
+    p = Proposal(100, 100, 40, 0, 0.9)
+    assert 18 * 8 < MARK_AREA * 40 * 40
+    assert footprint(grey, p) is None
+    assert flag_leaning([Die(p, FaceRead(1, 0.99, 0.01, 0.0), ())], grey, "below")[0].doubts == ()
+    grey[80:120, 80:124] = 200  # a die told from the tray, its side face showing: its own outline is judged
+    grey[96:104, 92:110] = 20
+    assert footprint(grey, p).leaning
+
+
 def test_a_slightly_long_outline_is_leaning_from_below_but_not_judged_from_above():
     """Through the tray, square below the dice, a flat die's outline is square; from above, a camera's slant and a
     die's shadow lengthen every outline, so there the outline is no doubt (the leaning cue is the check)."""
@@ -227,6 +245,42 @@ def test_a_small_pipped_six_whose_outer_crops_read_four_is_not_a_sure_four(stage
     reading = staged_reader.with_view("below").read(frame)
     matched = match(reading, placed)
     assert reading.status != "ok" or all(j is not None and reading.dice[j].seen == d.seen for d, j in zip(placed, matched))
+
+
+def test_dice_as_grey_as_the_tray_boxed_short_never_read_ok_as_a_smaller_face(staged_reader):
+    """The teach bench's teal dice, frames 81 and 93: the detector boxed a five and a three at two thirds of the die
+    (42 px of 62-67), and cut there they read a sure four and a sure two. Their bodies are the tray's grey, so no
+    outline shows where they end (``shape.shows_only_marks``); read again wider, they read the five and the three
+    they are, so the first looks are overturned and the table confirms (R14)."""
+    from bench.teach import TEST_SEED, frames, match
+    from vision.simtable import LOOKS
+
+    test = frames(LOOKS["teal-small-elephants"], 94, TEST_SEED)
+    for index in (81, 93):
+        frame, placed = test[index]
+        reading = staged_reader.with_view("below").read(frame)
+        matched = match(reading, placed)
+        assert reading.status != "ok" or all(j is not None and reading.dice[j].seen == d.seen for d, j in zip(placed, matched)), index
+
+
+def test_only_a_die_whose_body_does_not_show_is_read_again_wider():
+    """``read_wider_where_only_marks``: a teal five boxed at 0.6 of its side reads another face cut wider, so its
+    first read is overturned; the game's pink die boxed as short shows its own outline, and is left as it was read."""
+    import cv2
+
+    from vision.classifier import FaceClassifier
+    from vision.pipeline.reconcile import Die, read_wider_where_only_marks
+    from vision.simtable import LOOKS, render_table
+
+    classifier = FaceClassifier()
+    for look, reread in ((LOOKS["teal-small-elephants"], True), (None, False)):
+        frame, placed = render_table([5], np.random.default_rng(5), view="below", touching=0.0, glare=0, look=look)
+        d = placed[0]
+        short = Proposal(d.cx, d.cy, d.side * 0.6, d.angle, 0.9)
+        first = FaceRead(4, 0.99, 0.01, 0.0)
+        grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+        [after] = read_wider_where_only_marks([Die(short, first, ())], grey, frame, classifier)
+        assert after.face.overturned is reread, look
 
 
 def test_a_proposal_the_detector_is_unsure_of_is_read_at_its_own_size_only():

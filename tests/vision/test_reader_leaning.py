@@ -88,6 +88,29 @@ def test_dice_lying_flat_apart_have_square_outlines(staged_reader):
     assert flagged <= 1, f"{flagged} of 30 flat dice taken for leaning"
 
 
+def test_flat_dice_as_grey_as_the_tray_are_not_taken_for_leaning(staged_reader):
+    """Teal dice on the grey tray show no outline of their own, only their marks (``shape.MARK_AREA``): lying flat,
+    they are not doubted as leaning (1 of 60 here; 32 before, by their marks' shapes), and one of them leaning still
+    makes the reading uncertain."""
+    from vision.simtable import LOOKS, render_table
+    import numpy as np
+
+    teal = LOOKS["teal-small-elephants"]
+    flagged = 0
+    for seed in range(20):
+        frame, _ = render_table([2, 4, 6], np.random.default_rng(700 + seed), touching=0.0, glare=0, look=teal)
+        flagged += sum("leaning" in d.doubts for d in staged_reader.read(frame).dice)
+    assert flagged <= 3, f"{flagged} of 60 flat teal dice taken for leaning"
+    trusted = []
+    for seed in range(10):
+        frame, placed = render_table([2, 4, 6], np.random.default_rng(720 + seed), touching=0.0, glare=0, look=teal,
+                                     leaning=35.0)
+        r = staged_reader.read(frame)
+        if r.status == "ok":
+            trusted.append(seed)
+    assert len(trusted) <= 1, f"frames with a leaning teal die trusted: {trusted}"
+
+
 def test_with_the_leaning_cue_no_frame_with_a_leaning_die_is_trusted_here(staged_reader):
     """The shipped reader adds the leaning cue (``vision.leaning_cue``) to the outline: on these 20 frames, read with
     the die size unknown and known, none of the 40 readings is trusted (9 by the outline alone)."""

@@ -272,12 +272,14 @@ def test_the_die_around_its_marks_is_never_sure_where_the_frames_centre_reads_an
     holds the one and that side mark, and reads a sure two; the square at the frame's centre (``centred_die``) reads
     the one, so the reading goes to the table. Were the two squares the same, it would be ok and wrong. (The first
     look's turned check now flags that square first: its wider cut's turns lean to the one; and from above the leaning
-    cue doubts it too, the side face showing. Both are set aside here, as they were before them, so the centre check is
+    cue doubts it too, the side face showing; and its clear body shows only its marks, so it is read again wider,
+    ``read_wider_where_only_marks``. All three are set aside here, as they were before them, so the centre check is
     tested alone.)"""
     from vision.pipeline.propose import around_marks
 
     image = _casino_one()
     monkeypatch.setattr("vision.pipeline.classify.checked_by_turns", lambda read, turned: read)
+    monkeypatch.setattr("vision.pipeline.reader.read_wider_where_only_marks", lambda dice, *args: dice)
     reader = staged_reader.with_view("above").with_expected(1)
     r = reader.read(image)
     assert r.extra["look"] == "marks" and r.status != "ok" and [d.seen for d in r.dice] == [2]

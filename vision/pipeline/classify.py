@@ -37,6 +37,12 @@ the turns' probability of it, never sure. A dark die with bright marks can read
 as one face at one turn and cut but not at the others. It is not sent to the
 full second look: that also flags right dice whose sixteen looks come to just
 under sure (docs/READING.md, "The first look's turned check").
+
+A die whose body is as grey as the tray shows no outline of its own, only its
+marks (``shape.shows_only_marks``), so nothing says where it ends, and the
+detector's square may hold only part of it: a five's corner mark left out reads
+as a sure four. Such a die is read again cut ``MARKS_ONLY_SPANS`` wider; where
+either cut reads another face, it is ``overturned`` (``overturned_wider``).
 """
 
 from __future__ import annotations
@@ -80,6 +86,9 @@ INSIDE_FACE = 0.7
 #: over ``MARGIN`` of the cut: 1.3 for a die filling the image, 0.6 for one filling under half of it);
 #: neighbouring pairs are read together.
 CROP_SPANS = (1.3, 1.2, 1.1, 1.0, 0.9, 0.8, 0.7, 0.6)
+#: A die that shows only its marks (``overturned_wider``) is read again this much wider than its proposal: a box a
+#: third short of the die, the most the detector's boxes of such dice fall short, is whole at the wider cut.
+MARKS_ONLY_SPANS = (1.3, 1.5)
 
 
 @dataclass(frozen=True)
@@ -170,6 +179,24 @@ def first_look(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal
     reads = [FaceRead.from_probabilities(p, first_cuts=np.concatenate([embedded[i], embedded[n + i]]), first_crops=both_cuts[i])
              for i, p in enumerate(both[:n])]
     return reads, both[n:]
+
+
+def overturned_wider(classifier: Classifier, bgr: np.ndarray, proposals: list[Proposal], faces: list[FaceRead]) -> list[FaceRead]:
+    """``faces``, each whose die (``proposals``, the same order) reads another face cut at either of
+    ``MARKS_ONLY_SPANS`` of its side (the mean of its eight turns and mirrors) ``overturned``, so never sure: the
+    proposed square may hold only part of the die, and the wider cut holds the rest (RULES.md R14). Only the face
+    matters, not how sure the wider cut is: it also holds the tray, a neighbour's edge, and reads less surely.
+
+    >>> frame = np.full((160, 160, 3), 90, np.uint8)
+    >>> [f.overturned for f in overturned_wider(FaceClassifier(), frame, [Proposal(80, 80, 30, 0, 0.9)], [FaceRead(6, 0.99, 0.0, 0.0)])]
+    [True]
+    """
+    if not proposals or not isinstance(classifier, FaceClassifier):
+        return list(faces)
+    n = len(proposals)
+    looks = classifier.probabilities_turned(np.concatenate([crops(bgr, proposals, span) for span in MARKS_ONLY_SPANS]))
+    wider_faces = looks[:, 1:].argmax(axis=1).reshape(len(MARKS_ONLY_SPANS), n) + 1
+    return [replace(f, overturned=True) if any(int(w) != f.seen for w in wider_faces[:, i]) else f for i, f in enumerate(faces)]
 
 
 def checked_by_turns(read: FaceRead, turned: np.ndarray) -> FaceRead:

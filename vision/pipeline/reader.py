@@ -27,7 +27,8 @@ from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
 from vision.leaning_cue import LeaningCue
 from vision.number_cue import NumberCue
-from vision.pipeline.reconcile import Die, flag_by_looks, flag_leaning, flag_numbers_by_look, reconcile, shows_a_change, tray_change
+from vision.pipeline.reconcile import (Die, flag_by_looks, flag_leaning, flag_numbers_by_look, read_wider_where_only_marks, reconcile,
+                                       shows_a_change, tray_change)
 from vision.pipeline.shape import die_sides, sides_agree
 from vision.pipeline.tray import sure_rescues, uncovered_dice
 from vision.reader_options import ReaderOptions
@@ -322,6 +323,7 @@ class PipelineReader(ReaderOptions):
         if len(dice) == 1 and not self.die_side_px:  # told the die's size, every square is a die's: none holds a die far off
             dice = [self._alone_holding_a_die(prepared, dice[0])]
         dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
+        dice = read_wider_where_only_marks(dice, prepared.grey, prepared.bgr, self.classifier, self._empty_region())
         dice = flag_by_looks(dice, prepared.bgr, self.classifier, self.leaning_cue, self.number_cue)
         if self.dice_alike and self.empty_tray is not None:  # tray mode: the table's own set of dice (``pipeline.alike``)
             dice = flag_unlike(dice, prepared.bgr)

@@ -20,8 +20,8 @@ from companion.core.protocols import Proposal
 from vision.leaning_cue import CUE_SPANS, LeaningCue
 from vision.linear_cue import embedded_at_spans
 from vision.number_cue import CUE_SPANS as NUMBER_SPANS, DOUBT as MARKS, NumberCue
-from vision.pipeline.classify import WIDER_LOOK, FaceRead
-from vision.pipeline.shape import footprint, joined_excess
+from vision.pipeline.classify import WIDER_LOOK, FaceRead, overturned_wider
+from vision.pipeline.shape import footprint, joined_excess, shows_only_marks
 
 #: A crop whose "not a die" probability is above this is not a die.
 NOT_A_DIE_ABOVE = 0.5
@@ -109,6 +109,21 @@ def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below", 
             if too_big or (shape is not None and shape.leaning):
                 d = Die(d.proposal, d.face, d.doubts + ("leaning",))
         out.append(d)
+    return out
+
+
+def read_wider_where_only_marks(dice: list[Die], grey: np.ndarray, bgr: np.ndarray, classifier: object,
+                                empty: np.ndarray | None = None) -> list[Die]:
+    """The dice, each whose body cannot be told from the tray (``shape.shows_only_marks``; against the calibrated
+    ``empty`` tray where there is one) read again wider (``classify.overturned_wider``): nothing shows where such a
+    die ends, so its square may hold only part of it. Its outline is not judged either (``footprint``), so a leaning
+    one is left to the leaning cue."""
+    only = [i for i, d in enumerate(dice) if not d.face.overturned and shows_only_marks(grey, d.proposal, empty)]
+    if not only:
+        return dice
+    out = list(dice)
+    for i, face in zip(only, overturned_wider(classifier, bgr, [dice[i].proposal for i in only], [dice[i].face for i in only])):
+        out[i] = Die(out[i].proposal, face, out[i].doubts)
     return out
 
 

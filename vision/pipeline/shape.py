@@ -14,7 +14,8 @@ the die's outline is cut cleanly even where it lies on glare or the cup's rim.
 
 A blob much bigger than one die, or one reaching well out of the die's
 proposed square, is touching dice, glare or the cup's rim joined to the die:
-its shape says nothing about the die, so it is not judged. The learned
+its shape says nothing about the die, so it is not judged; nor is a blob far
+smaller than the die, a mark of a die whose body is as grey as the tray. The learned
 detector often boxes only a leaning die's lit face, so its side face reaches
 out of the square too and such an outline is not judged either: one way a
 leaning die is still trusted (docs/reading-log.md, "Leaning dice still trusted
@@ -45,6 +46,11 @@ SIDE_AGREEMENT = 0.15
 LEANING_ASPECT = 1.07
 #: A blob bigger than this many dice' areas is joined to something else (touching dice, the rim): not judged.
 JOINED_AREA = 2.0
+#: A blob smaller than this many dice' areas is not the die's outline but one of its marks: a die whose body is as
+#: grey as the tray behind it (a teal or mid-blue die on the grey tray) shows no outline of its own, only its marks,
+#: and a mark's shape says nothing of how the die lies: not judged. A die's own outline, flat or leaning, covers at
+#: least about two thirds of its box (docs/reading-log.md, "A die as grey as the tray").
+MARK_AREA = 0.4
 #: An outline with more than this share of its pixels beyond ``SQUARE_REACH`` of the die's side from its centre
 #: (along the proposal's turned axes) has something joined to the die: not judged.
 JOINED_OUTSIDE = 0.25
@@ -89,8 +95,9 @@ class Footprint:
 
 
 def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty: np.ndarray | None = None) -> Footprint | None:
-    """The outline under ``p`` in ``grey`` (uint8), or None where none can be told from the background or
-    where it runs into one of the ``others`` (touching dice: one blob, whose shape says nothing of either).
+    """The outline under ``p`` in ``grey`` (uint8), or None where none can be told from the background (or only a
+    mark of the die is, ``MARK_AREA``) or where it runs into one of the ``others`` (touching dice: one blob, whose
+    shape says nothing of either).
     ``empty``: the calibrated empty tray, the same size as ``grey``: the outline is what differs from it.
 
     >>> grey = np.full((200, 200), 60, np.uint8)
@@ -115,11 +122,29 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
     points = cv2.findNonZero(pixels)
     outline, _ = cv2.findContours(pixels, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     (_, _), (a, b), _ = cv2.minAreaRect(np.concatenate(outline))  # the outline's rectangle is all the points' (same hull)
-    if min(a, b) < 1:
-        return None
+    if min(a, b) < 1 or len(points) < MARK_AREA * p.side * p.side:
+        return None  # a line, or one of the die's marks: the die's body is not told from the tray
     near = [o for o in others if _may_reach((x0, y0, x1, y1), o, TOUCH_REACH)]
     clean = against_empty and not any(_outside(points.reshape(-1, 2), o, x0, y0, TOUCH_REACH) < 1.0 for o in near)
     return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side), _outside(points.reshape(-1, 2), p, x0, y0), clean)
+
+
+def shows_only_marks(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None) -> bool:
+    """Whether all of the die under ``p`` that ``footprint``'s cut tells from the background is a blob far smaller
+    than the die (``MARK_AREA``): one of its marks, its body as grey as the tray, so nothing shows where it ends.
+
+    >>> grey = np.full((200, 200), 90, np.uint8)
+    >>> grey[96:104, 92:110] = 20  # a mark; the die's body is the tray's grey
+    >>> shows_only_marks(grey, Proposal(100, 100, 40, 0, 0.9))
+    True
+    >>> grey[80:120, 80:120] = 200; shows_only_marks(grey, Proposal(100, 100, 40, 0, 0.9))
+    False
+    """
+    cut = _outline(grey, p, empty, REACH)
+    if cut is None:
+        return False
+    labels, blob, _, _ = cut
+    return int(np.count_nonzero(labels == blob)) < MARK_AREA * p.side * p.side
 
 
 def outline_side(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None) -> float | None:
