@@ -180,7 +180,7 @@ def test_a_die_as_grey_as_the_tray_shows_only_its_marks_whose_shape_is_not_judge
     grey[96:104, 92:110] = 20  # ... and its mark under the centre, 18 x 8 px, is all that shows
     p = Proposal(100, 100, 40, 0, 0.9)
     assert 18 * 8 < MARK_AREA * 40 * 40
-    assert footprint(grey, p) is None
+    assert footprint(grey, p).only_marks and not footprint(grey, p).leaning
     assert flag_leaning([Die(p, FaceRead(1, 0.99, 0.01, 0.0), ())], grey, "below")[0].doubts == ()
     grey[80:120, 80:124] = 200  # a die told from the tray, its side face showing: its own outline is judged
     grey[96:104, 92:110] = 20

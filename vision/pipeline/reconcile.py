@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -48,6 +48,9 @@ class Die:
     proposal: Proposal
     face: FaceRead
     doubts: tuple[str, ...]
+    #: only its marks are told from the tray (``shape.Footprint.only_marks``), as ``flag_leaning`` found it; None
+    #: where its outline was not cut (from above, or doubted as leaning already): ``read_wider_where_only_marks`` cuts it
+    only_marks: bool | None = field(default=None, compare=False)
 
 
 def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tuple[int, int], *, borderline: list[bool],
@@ -106,8 +109,8 @@ def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below", 
     for d, too_big in zip(dice, crowded):
         if "leaning" not in d.doubts:
             shape = footprint(grey, d.proposal, [o.proposal for o in dice if o is not d], empty) if camera_view == "below" else None
-            if too_big or (shape is not None and shape.leaning):
-                d = Die(d.proposal, d.face, d.doubts + ("leaning",))
+            marks = None if camera_view != "below" else shape is not None and shape.only_marks
+            d = Die(d.proposal, d.face, d.doubts + (("leaning",) if too_big or (shape is not None and shape.leaning) else ()), marks)
         out.append(d)
     return out
 
@@ -118,12 +121,13 @@ def read_wider_where_only_marks(dice: list[Die], grey: np.ndarray, bgr: np.ndarr
     ``empty`` tray where there is one) read again wider (``classify.overturned_wider``): nothing shows where such a
     die ends, so its square may hold only part of it. Its outline is not judged either (``footprint``), so a leaning
     one is left to the leaning cue."""
-    only = [i for i, d in enumerate(dice) if not d.face.overturned and shows_only_marks(grey, d.proposal, empty)]
+    only = [i for i, d in enumerate(dice) if not d.face.overturned
+            and (d.only_marks if d.only_marks is not None else shows_only_marks(grey, d.proposal, empty))]
     if not only:
         return dice
     out = list(dice)
     for i, face in zip(only, overturned_wider(classifier, bgr, [dice[i].proposal for i in only], [dice[i].face for i in only])):
-        out[i] = Die(out[i].proposal, face, out[i].doubts)
+        out[i] = Die(out[i].proposal, face, out[i].doubts, True)
     return out
 
 

@@ -88,16 +88,22 @@ class Footprint:
     against_empty: bool = False
 
     @property
+    def only_marks(self) -> bool:
+        """The blob is one of the die's marks, not its outline (``MARK_AREA``): its body is as grey as the tray."""
+        return self.area < MARK_AREA
+
+    @property
     def leaning(self) -> bool:
         """The outline of a die leaning on something, not of one lying flat (and not joined to another blob), seen from
-        below. From above an outline tells nothing of the kind (``reconcile.flag_leaning``)."""
-        return self.aspect > LEANING_ASPECT and self.area < JOINED_AREA and (self.against_empty or self.outside <= JOINED_OUTSIDE)
+        below. From above an outline tells nothing of the kind (``reconcile.flag_leaning``); nor does a mark's shape."""
+        return (self.aspect > LEANING_ASPECT and MARK_AREA <= self.area < JOINED_AREA
+                and (self.against_empty or self.outside <= JOINED_OUTSIDE))
 
 
 def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty: np.ndarray | None = None) -> Footprint | None:
-    """The outline under ``p`` in ``grey`` (uint8), or None where none can be told from the background (or only a
-    mark of the die is, ``MARK_AREA``) or where it runs into one of the ``others`` (touching dice: one blob, whose
-    shape says nothing of either).
+    """The outline under ``p`` in ``grey`` (uint8), or None where none can be told from the background or where it
+    runs into one of the ``others`` (touching dice: one blob, whose shape says nothing of either). Where only a mark
+    of the die is told (``Footprint.only_marks``), its shape is not judged.
     ``empty``: the calibrated empty tray, the same size as ``grey``: the outline is what differs from it.
 
     >>> grey = np.full((200, 200), 60, np.uint8)
@@ -120,18 +126,22 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
             return None
     pixels = (labels == blob).astype(np.uint8)
     points = cv2.findNonZero(pixels)
+    area = len(points) / max(1.0, p.side * p.side)
+    if area < MARK_AREA:
+        return Footprint(1.0, area)  # one of the die's marks: its body is not told from the tray, its shape not judged
     outline, _ = cv2.findContours(pixels, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     (_, _), (a, b), _ = cv2.minAreaRect(np.concatenate(outline))  # the outline's rectangle is all the points' (same hull)
-    if min(a, b) < 1 or len(points) < MARK_AREA * p.side * p.side:
-        return None  # a line, or one of the die's marks: the die's body is not told from the tray
+    if min(a, b) < 1:
+        return None
     near = [o for o in others if _may_reach((x0, y0, x1, y1), o, TOUCH_REACH)]
     clean = against_empty and not any(_outside(points.reshape(-1, 2), o, x0, y0, TOUCH_REACH) < 1.0 for o in near)
-    return Footprint(max(a, b) / min(a, b), len(points) / max(1.0, p.side * p.side), _outside(points.reshape(-1, 2), p, x0, y0), clean)
+    return Footprint(max(a, b) / min(a, b), area, _outside(points.reshape(-1, 2), p, x0, y0), clean)
 
 
 def shows_only_marks(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None) -> bool:
-    """Whether all of the die under ``p`` that ``footprint``'s cut tells from the background is a blob far smaller
-    than the die (``MARK_AREA``): one of its marks, its body as grey as the tray, so nothing shows where it ends.
+    """Whether all of the die under ``p`` that ``footprint``'s cut tells from the background is one of its marks
+    (``Footprint.only_marks``): its body as grey as the tray, so nothing shows where it ends. ``reconcile`` takes
+    this from the footprint it judged already where it has one; this is for the dice it has none of.
 
     >>> grey = np.full((200, 200), 90, np.uint8)
     >>> grey[96:104, 92:110] = 20  # a mark; the die's body is the tray's grey
@@ -140,11 +150,8 @@ def shows_only_marks(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = N
     >>> grey[80:120, 80:120] = 200; shows_only_marks(grey, Proposal(100, 100, 40, 0, 0.9))
     False
     """
-    cut = _outline(grey, p, empty, REACH)
-    if cut is None:
-        return False
-    labels, blob, _, _ = cut
-    return int(np.count_nonzero(labels == blob)) < MARK_AREA * p.side * p.side
+    shape = footprint(grey, p, (), empty)
+    return shape is not None and shape.only_marks
 
 
 def outline_side(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None) -> float | None:
