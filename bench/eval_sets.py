@@ -288,6 +288,22 @@ def many(root: Path, dice: list[tuple[int, np.ndarray]], seed: int = MANY_SEED) 
     return len(dice)
 
 
+def pasted_apart(rng: np.random.Generator, frame: np.ndarray, dice: list[tuple[int, np.ndarray]], count: int, side: int,
+                 apart: float, tries: int) -> list[tuple[int, float, float, float, float]] | None:
+    """``count`` of ``dice`` (drawn without replacement) pasted on ``frame`` at ``side`` px, each ``apart`` sides from
+    the others (``free_corner``): their labels, or None where one found no room in ``tries`` draws (the caller draws
+    the scene again)."""
+    height, width = frame.shape[:2]
+    labels: list[tuple[int, float, float, float, float]] = []
+    for j in rng.choice(len(dice), count, replace=False):
+        seen, patch = dice[int(j)]
+        corner = free_corner(rng, width, height, side, labels, apart, tries=tries)
+        if corner is None:
+            return None
+        labels.append(paste_patch(frame, patch, *corner, side, seen))
+    return labels
+
+
 def free_corner(rng: np.random.Generator, width: int, height: int, side: int, boxes: list[tuple[int, float, float, float, float]],
            apart: float, tries: int = 10_000) -> tuple[int, int] | None:
     """A corner for a ``side``-px patch wholly inside the frame whose centre lies more than ``apart`` sides from every

@@ -241,3 +241,18 @@ def bench_not_dice(full: bool) -> dict[str, Any]:
 
 
 BENCHES["not_dice"] = bench_not_dice
+
+
+def bench_covered(full: bool) -> dict[str, Any]:
+    """The staged reader on three real dice from above, one partly covered (``models.training.covered``: a finger, a
+    card's edge, another die over it), and the same dice uncovered: per cover, frames, readings ok, wrong verdicts,
+    the covered die read right and read wrong without a doubt. The short form draws 5 scenes of each, the full 100."""
+    from models.training.covered import read
+
+    dice = real_val_dice()
+    if len(dice) < 3:
+        return {"skipped": f"no real dice to paste beside the repository ({SHARED})"}
+    return read(load_reader(Settings.defaults(), threads=1), 100 if full else 5, dice)
+
+
+BENCHES["covered"] = bench_covered

@@ -168,6 +168,12 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
      lambda v: v == 0),
     ("Staged reader: the same things beside three dice: read ok and right (the thing left out)",
      "not_dice.beside three dice.all.ok_and_right", "(higher is better)", lambda v: True),
+    ("Staged reader: three real dice from above, one partly covered (covered: a finger, a card's edge, another die; 300 "
+     "scenes in the full form): readings ok and wrong", "covered.all.wrong_verdicts", "0", lambda v: v == 0),
+    ("Staged reader: the covered die read at another face without a doubt", "covered.all.covered_surely_wrong", "0", lambda v: v == 0),
+    ("Staged reader: the covered die read right (sure or not)", "covered.all.covered_right", "(higher is better)", lambda v: True),
+    ("Staged reader: the same dice uncovered (covered's control): readings ok and wrong", "covered.uncovered.wrong_verdicts", "0",
+     lambda v: v == 0),
     ("Learned detector, 1280x960, one core, median ms", "reading.learned.speed.detector_1280x960_median_ms", "<= 3", lambda v: v <= 3),
     ("Staged read, 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_1280x960_3_dice_median_ms", "<= 10", lambda v: v <= 10),
     ("Staged read in tray mode (size and empty tray), 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_tray_mode_median_ms", "<= 10", lambda v: v <= 10),

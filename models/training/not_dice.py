@@ -37,7 +37,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from bench.eval_sets import cup_frame, free_corner, paste_patch, real_val_dice
+from bench.eval_sets import cup_frame, free_corner, pasted_apart, real_val_dice
 from vision.evaluate import match_boxes
 
 #: The things drawn, in the order scenes take them.
@@ -181,13 +181,9 @@ def _laid_out(rng: np.random.Generator, dice: list[tuple[int, np.ndarray]], coun
     width, height = FRAME
     frame = cup_frame(rng, width, height)
     side = int(rng.uniform(*DIE_SIDE))
-    labels: list[tuple[int, float, float, float, float]] = []
-    for j in rng.choice(len(dice), count, replace=False):
-        seen, patch = dice[int(j)]
-        corner = free_corner(rng, width, height, side, labels, APART, tries=PLACE_TRIES)
-        if corner is None:
-            return None
-        labels.append(paste_patch(frame, patch, *corner, side, seen))
+    labels = pasted_apart(rng, frame, dice, count, side, APART, PLACE_TRIES)
+    if labels is None:
+        return None
     size = int(side * rng.uniform(0.8, 1.2))
     corner = free_corner(rng, width, height, size, labels, APART, tries=PLACE_TRIES)
     if corner is None:
