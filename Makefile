@@ -94,9 +94,9 @@ train-second-opinion: $(VENV)/.installed
 
 # The candidates in build/classifier/candidate read end to end beside the shipped model (models/training/judge.py),
 # each with its own number-dice and leaning cues, fit once into build/judge/cues; the simulated table and the things
-# that are not dice (models/training/not_dice.py) too.
+# that are not dice (models/training/not_dice.py) and dice partly covered (models/training/covered.py) too.
 judge: $(VENV)/.installed
-	$(PY) -m models.training.judge build/classifier/candidate/dice-faces-*.onnx --table 2 --things 20
+	$(PY) -m models.training.judge build/classifier/candidate/dice-faces-*.onnx --table 2 --things 20 --covered 20
 .PHONY: judge
 
 # The leaning cue on the shipped classifier's embedding (rendered frames from below and above, and the shared sets'

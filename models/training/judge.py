@@ -16,7 +16,10 @@ what it costs the game's own (docs/classifier-log.md, "Keeping the old answers")
 
 With ``--things N`` each model also reads ``models.training.not_dice``'s scenes, N of each thing a way (a button, a
 coin, a glass bead... in a die's place, beside three dice, in the tray): readings ok and wrong verdicts, the failure
-a model that has learned more dice may add on things that are not dice.
+a model that has learned more dice may add on things that are not dice. With ``--covered N`` each model also reads
+``models.training.covered``'s scenes, N of each cover (a finger, a card's edge, another die over one of three real
+dice): readings ok, wrong verdicts and covered dice read wrong without a doubt, a model's sure reading of a part of a
+face.
 
 A candidate is read with cues of its own, as it would ship with them: the number-dice cue (and with ``--table``
 the leaning cue) fit on its embedding by the cue's own command, once per model, into ``--cues`` (default
@@ -138,6 +141,15 @@ def judge_things(reader: Any, per_kind: int) -> dict[str, dict[str, int]]:
     return {f"things {mode}": {k: rows["all"][k] for k in ("frames", "ok", "wrong_verdicts")} for mode, rows in read(reader, per_kind).items()}
 
 
+def judge_covered(reader: Any, per_kind: int) -> dict[str, dict[str, int]]:
+    """``covered``'s scenes read ``per_kind`` times a cover: frames, readings ok, wrong verdicts, and covered dice read
+    at another face without a doubt."""
+    from models.training.covered import read
+
+    rows = read(reader, per_kind)["all"]
+    return {"covered": {k: rows[k] for k in ("frames", "ok", "wrong_verdicts", "covered_surely_wrong")}}
+
+
 def table_lines(results: list[dict[str, Any]]) -> list[str]:
     """One line a way of reading the table: each model's frames ok and right (ok but wrong) of the frames."""
     lines = []
@@ -145,7 +157,7 @@ def table_lines(results: list[dict[str, Any]]) -> list[str]:
         if name in results[0]:
             cells = [f"{r[name]['ok_and_right']} ({r[name]['ok_but_wrong']})" for r in results]
             lines.append(f"{name:20s} {results[0][name]['frames']:>5d}  " + "  ".join(f"{c:>24s}" for c in cells))
-    for name in (k for k in results[0] if k.startswith("things ")):  # readings ok (wrong verdicts) of the scenes
+    for name in (k for k in results[0] if k.startswith("things ") or k == "covered"):  # readings ok (wrong verdicts) of the scenes
         cells = [f"{r[name]['ok']} ({r[name]['wrong_verdicts']})" for r in results]
         lines.append(f"{name.replace(' ', '_'):20s} {results[0][name]['frames']:>5d}  " + "  ".join(f"{c:>24s}" for c in cells))
     return lines
@@ -163,9 +175,11 @@ def worse(candidate: dict[str, Any], shipped: dict[str, Any]) -> list[str]:
         if not isinstance(base, dict) or name not in candidate:
             continue
         got = candidate[name]
-        if "wrong_verdicts" in base:  # things that are not dice: scenes, not dice
+        if "wrong_verdicts" in base:  # things that are not dice, covered dice: scenes, not dice
             if got["wrong_verdicts"] > base["wrong_verdicts"]:
                 lines.append(f"{name}: {got['wrong_verdicts']} wrong verdicts against {base['wrong_verdicts']}")
+            if got.get("covered_surely_wrong", 0) > base.get("covered_surely_wrong", 0):
+                lines.append(f"{name}: {got['covered_surely_wrong']} covered dice read wrong without a doubt against {base['covered_surely_wrong']}")
             continue
         if "ok_and_right" in base:  # a way of reading the simulated table: frames, not dice
             if got["ok_and_right"] < base["ok_and_right"]:
@@ -199,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also read the simulated table's 216 outcomes N times, three ways (bench.reader.synthetic)")
     ap.add_argument("--things", type=int, default=0, metavar="N",
                     help="also read N scenes of each thing that is not a die in each of not_dice's ways (20: make bench's)")
+    ap.add_argument("--covered", type=int, default=0, metavar="N",
+                    help="also read N scenes of each cover over one of three real dice (models.training.covered)")
     ap.add_argument("--json", action="store_true", help="one JSON object: each model's counts per set, and what is worse")
     ap.add_argument("--number-cue", type=Path, metavar="CUE.npz",
                     help="also read the shipped model with this number-dice cue in place of its own: a refit cue "
@@ -210,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--table is how many times the 216 outcomes are rendered: 0 (not read) or more")
     if args.things < 0:
         ap.error("--things is how many scenes of each thing are read: 0 (not read) or more")
+    if args.covered < 0:
+        ap.error("--covered is how many scenes of each cover are read: 0 (not read) or more")
     if not args.models and args.number_cue is None:
         ap.error("name a candidate to judge: a face model (.onnx), or a refit number-dice cue with --number-cue")
     for path in [*args.models, *([args.detector] if args.detector else [])]:
@@ -242,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.things:
         for reader, r in zip(readers, results):
             r.update(judge_things(reader, args.things))
+    if args.covered:
+        for reader, r in zip(readers, results):
+            r.update(judge_covered(reader, args.covered))
     if args.detector is not None:  # a candidate detector read with the shipped classifier must not look like the shipped pair
         for r in results[1:len(args.models) + 1]:
             r["model"] += f" with {args.detector.stem}"

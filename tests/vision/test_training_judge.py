@@ -85,7 +85,28 @@ def test_the_judge_reads_the_things_not_dice_in_each_way(val_dice, capsys):
     assert shipped == candidate and report["worse"] == {shipped["model"]: []}
 
 
-@pytest.mark.parametrize("flag", ["--table", "--things"])
+def test_a_candidate_that_reads_covered_dice_surely_wrong_is_named_worse():
+    from models.training.judge import table_lines, worse
+
+    shipped = {"model": "a", "covered": {"frames": 60, "ok": 9, "wrong_verdicts": 0, "covered_surely_wrong": 0}}
+    candidate = {"model": "b", "covered": {"frames": 60, "ok": 12, "wrong_verdicts": 1, "covered_surely_wrong": 2}}
+    assert worse(candidate, shipped) == ["covered: 1 wrong verdicts against 0",
+                                         "covered: 2 covered dice read wrong without a doubt against 0"]
+    assert worse(shipped, candidate) == []
+    assert table_lines([shipped, candidate])[0].split() == ["covered", "60", "9", "(0)", "12", "(1)"]
+
+
+def test_the_judge_reads_the_covered_dice(val_dice, capsys):
+    from models.training.covered import KINDS
+
+    main([str(SHIPPED), "--only", "skovy_val_crops", "--covered", "1", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    shipped, candidate = report["results"]
+    assert shipped["covered"]["frames"] == len(KINDS)
+    assert shipped == candidate and report["worse"] == {shipped["model"]: []}
+
+
+@pytest.mark.parametrize("flag", ["--table", "--things", "--covered"])
 def test_a_negative_number_of_scenes_is_refused_in_words(capsys, flag):
     with pytest.raises(SystemExit):
         main([str(SHIPPED), flag, "-1"])
