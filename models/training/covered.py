@@ -1,6 +1,7 @@
 """Dice partly covered, drawn here: what the reader makes of a die of which it sees only a part.
 
-Run with ``python -m models.training.covered [--per-kind N] [--json]`` (the shipped reader, its default settings).
+Run with ``python -m models.training.covered [--per-kind N] [--seed S] [--json]`` (the shipped reader, its default
+settings).
 In a photo from above, something often lies over part of a die: a finger reaching for the cup, a card's edge, another
 die in a heap. What shows of the die is then a part of its face, and a part of a face is often another face whole: a
 six with one column hidden shows three marks in a row, a five cut through its middle a two. A reader that reads the

@@ -29,7 +29,7 @@ def test_an_unknown_cover_is_refused_in_words():
         cover_mask("towel", (100, 100), (50.0, 50.0, 30.0), 0.3, 0.0, np.random.default_rng(0))
 
 
-def test_each_cover_in_turn_over_one_die_never_over_the_others_and_the_same_every_time():
+def test_each_cover_in_turn_over_one_die_and_the_same_every_time():
     drawn = list(scenes(PLAIN, 3))
     assert [s.kind for s in drawn] == [*KINDS, UNCOVERED] * 3
     for scene in drawn:
@@ -115,6 +115,11 @@ def test_no_covered_die_of_the_shared_sets_makes_a_reading_ok_and_wrong(staged_r
     report = read(staged_reader, per_kind=4, dice=val_dice)
     assert {kind: report[kind]["wrong_verdicts"] for kind in [*KINDS, UNCOVERED]} == dict.fromkeys([*KINDS, UNCOVERED], 0)
     assert report["all"]["covered_surely_wrong"] == 0
+
+
+def test_too_few_real_dice_to_paste_are_refused_in_words(staged_reader):
+    with pytest.raises(ValueError, match="the scenes need at least 3 real dice to paste; found 2"):
+        read(staged_reader, per_kind=1, dice=PLAIN[:2])
 
 
 @pytest.mark.parametrize("argv, words", [(["--per-kind", "0"], "--per-kind must be at least 1")])
