@@ -2,7 +2,8 @@
 
 Run with ``python -m models.training.number_cue [MODEL.onnx] [--out models/number-cue.npz] [--json] [--quick] [--things N]``
 (default: the shipped model and its cue; four minutes on one core; seeded, so the same command makes the same file
-and the same table). Number dice read as a sure one are the classifier's worst hazard among the looks no shared set
+and the same table on one machine; another CPU's kernels move its weights in the fifth decimal, and the shipped
+cue refit so read the same table to the die). Number dice read as a sure one are the classifier's worst hazard among the looks no shared set
 holds (``models.training.other_looks``), and teaching them to the classifier cost other dice by more than a seed's
 noise (``docs/classifier-log.md``). The cue is one logistic layer (``models.training.leaning_cue.fit``) on the
 embedding of one 40-px crop a die, cut as the reader cuts it: ``data.numeral_style`` number dice (a third of them cut
