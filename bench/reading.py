@@ -7,7 +7,8 @@ built under ``build/eval-sets`` when missing or cut before today's label
 corrections: ``eval_sets.up_to_date``), read by ``evaluate`` with each
 detector: the same counts ``elephants-bluff evaluate --json`` prints. Speed is
 on one core: the detector alone and the whole read of 1280×960 tray frames
-with three dice. Sizes: every shipped model file.
+with three dice, and where the staged read's time goes (``bench.read_cost``: per model, its runs, rows and
+milliseconds a read; the face model's crops a read, the same on any host). Sizes: every shipped model file.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 from bench.eval_sets import SHARED, real_val_dice
 from bench.eval_sets import main as build_eval_sets
 from bench.eval_sets import up_to_date
+from bench.read_cost import read_cost
 from bench.reader import _read_times
 from bench.report import BENCHES
 from companion.app.settings import Settings
@@ -85,10 +87,21 @@ def _counts(report: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def speed_frames() -> list[np.ndarray]:
+    """The speed rows' eight frames: the simulated table from below, three dice (2, 4, 6), 1280×960."""
+    rng = np.random.default_rng(5)
+    return [render_table([2, 4, 6], rng, view="below")[0] for _ in range(8)]
+
+
+def tray_mode_tables() -> list[tuple[np.ndarray, Any, np.ndarray]]:
+    """The tray-mode speed row's eight calibrated tables: (frame, the dice placed, the empty tray)."""
+    rng = np.random.default_rng(6)
+    return [render_calibrated_table([2, 4, 6], rng, view="below") for _ in range(8)]
+
+
 def speed(reader: Any, repeats: int) -> dict[str, Any]:
     cv2.setNumThreads(1)
-    rng = np.random.default_rng(5)
-    frames = [render_table([2, 4, 6], rng, view="below")[0] for _ in range(8)]
+    frames = speed_frames()
     for f in frames:
         reader.read(f)
     reads, detects = [], []
@@ -114,9 +127,7 @@ def speed(reader: Any, repeats: int) -> dict[str, Any]:
 def _tray_mode_speed(reader: Any, repeats: int) -> float:
     """Median ms of a read in the whole tray mode (the die size and the empty tray, as ``calibrate`` leaves a
     table): the same three dice on 8 calibrated frames, each with its own empty tray."""
-    rng = np.random.default_rng(6)
-    tables = [render_calibrated_table([2, 4, 6], rng, view="below") for _ in range(8)]
-    times, _ = _read_times([(reader.with_die_side(placed[0].side).with_empty_tray(empty), frame) for frame, placed, empty in tables], repeats)
+    times, _ = _read_times([(reader.with_die_side(placed[0].side).with_empty_tray(empty), frame) for frame, placed, empty in tray_mode_tables()], repeats)
     return round(statistics.median(times), 2)
 
 
@@ -129,6 +140,12 @@ def bench_reading(full: bool) -> dict[str, Any]:
             report[detector] = f"skipped: {exc}"
             continue
         report[detector] = {"speed": speed(reader, 100 if full else 30), **accuracy(reader, full)}
+        if detector == "learned":  # where the read's time goes: the crops a read cuts are the same on any host
+            report[detector]["read_cost"] = read_cost(reader, speed_frames())
+            tables = tray_mode_tables()
+            report[detector]["read_cost_tray_mode"] = read_cost(
+                reader, [frame for frame, _, _ in tables], readers=[reader.with_die_side(placed[0].side).with_empty_tray(empty)
+                                                                    for _, placed, empty in tables])
         if detector == "learned":  # the simulated table and the leaning dice, read by the staged reader
             report[detector].update(_table(reader, full))
     return report

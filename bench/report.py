@@ -177,6 +177,13 @@ GOALS: list[tuple[str, str, str, Callable[[Any], bool]]] = [
     ("Learned detector, 1280x960, one core, median ms", "reading.learned.speed.detector_1280x960_median_ms", "<= 3", lambda v: v <= 3),
     ("Staged read, 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_1280x960_3_dice_median_ms", "<= 10", lambda v: v <= 10),
     ("Staged read in tray mode (size and empty tray), 1280x960, 3 dice, one core, median ms", "reading.learned.speed.read_tray_mode_median_ms", "<= 10", lambda v: v <= 10),
+    ("Staged read: the face model's crops in the median read of the speed row's frames (the same on any host; about "
+     "0.3 ms a crop on one core here)", "reading.learned.read_cost.face_model_crops_median", "<= 20 (tests/vision/test_read_cost.py)",
+     lambda v: v <= 20),
+    ("Staged read in tray mode: the face model's crops in the median read", "reading.learned.read_cost_tray_mode.face_model_crops_median",
+     "<= 12 (tests/vision/test_read_cost.py)", lambda v: v <= 12),
+    ("Staged read: the share of a read spent in the models' network runs", "reading.learned.read_cost.models_share_of_read",
+     "(what a faster model could save)", lambda v: True),
     ("All models together, bytes", "reading.models_bytes", "<= 2 MB", lambda v: v <= 2_000_000),
     ("Taught on 20 confirmed rolls: pink-elephants, per die", "teach.looks.pink-elephants.after.accuracy", ">= 0.995", lambda v: v >= 0.995),
     ("Taught on 20 confirmed rolls: pink-elephants, silently wrong", "teach.looks.pink-elephants.after.silently_wrong", "0", lambda v: v == 0),
