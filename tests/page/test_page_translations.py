@@ -127,7 +127,10 @@ def test_the_compiled_catalogs_that_ship_match_their_sources(lang: str) -> None:
     assert {key(m): _texts(m) for m in mo if m.id} == {key(m): _texts(m) for m in po if m.id}
 
 
-def test_a_catalog_edited_after_compiling_is_compiled_again_at_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def stale_de(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A copy of the catalogs whose German ``.po`` was edited after its ``.mo`` was compiled; the ``.mo``'s path."""
+    import os
     import shutil
 
     copy = tmp_path / "translations"
@@ -135,20 +138,51 @@ def test_a_catalog_edited_after_compiling_is_compiled_again_at_start(tmp_path: P
     po = copy / "de" / "LC_MESSAGES" / "messages.po"
     po.write_text(po.read_text(encoding="utf-8").replace('msgstr "Regeln"', 'msgstr "Spielregeln"'), encoding="utf-8")
     mo = copy / "de" / "LC_MESSAGES" / "messages.mo"
-    import os
-
     os.utime(mo, (1, 1))
     monkeypatch.setattr(i18n, "DIRECTORY", copy)
     i18n.catalog.cache_clear()
     i18n.strings.cache_clear()
-    try:
-        assert i18n.compile_stale() == ["de"]
-        assert i18n.translate("de", "nav_rules") == "Spielregeln"
-        assert i18n.compile_stale() == []
-    finally:
-        monkeypatch.undo()
-        i18n.catalog.cache_clear()
-        i18n.strings.cache_clear()
+    yield mo
+    monkeypatch.undo()
+    i18n.catalog.cache_clear()
+    i18n.strings.cache_clear()
+
+
+def test_a_catalog_edited_after_compiling_is_compiled_again_at_start(stale_de: Path) -> None:
+    assert i18n.compile_stale() == ["de"]
+    assert i18n.translate("de", "nav_rules") == "Spielregeln"
+    assert i18n.compile_stale() == []
+
+
+def test_a_catalog_compiled_again_replaces_its_mo_whole_never_emptied_on_the_way(stale_de: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    old = stale_de.read_bytes()
+    seen_while_compiling = []
+    read_catalog = i18n.read_catalog
+
+    def reading(lang: str):
+        seen_while_compiling.append(stale_de.read_bytes())  # what a server starting beside this one would load now
+        return read_catalog(lang)
+
+    monkeypatch.setattr(i18n, "read_catalog", reading)
+    assert i18n.compile_stale() == ["de"]
+    assert seen_while_compiling == [old]
+    with open(stale_de, "rb") as f:
+        assert read_mo(f).get("nav_rules").string == "Spielregeln"
+    assert sorted(p.name for p in stale_de.parent.iterdir()) == ["messages.mo", "messages.po"]  # nothing left beside it
+
+
+def test_a_catalog_that_cannot_be_written_keeps_its_old_mo_and_leaves_nothing_beside_it(stale_de: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    old = stale_de.read_bytes()
+
+    def disk_full(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", disk_full)
+    assert i18n.compile_stale() == []
+    assert stale_de.read_bytes() == old
+    assert sorted(p.name for p in stale_de.parent.iterdir()) == ["messages.mo", "messages.po"]
 
 
 def test_translate_fills_placeholders_and_falls_back_to_the_key() -> None:

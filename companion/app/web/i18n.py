@@ -20,6 +20,8 @@ English (``pick_language``, which is also Flask-Babel's locale selector).
 from __future__ import annotations
 
 import functools
+import io
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -86,23 +88,37 @@ def read_catalog(lang: str) -> Catalog:
 def compile_stale() -> list[str]:
     """Compile each ``.po`` newer than its ``.mo`` (a checkout where a catalog was edited).
 
-    A read-only install keeps the shipped ``.mo`` files. Returns the languages compiled.
+    A read-only install keeps the shipped ``.mo`` files. Returns the languages compiled. Each ``.mo`` is replaced
+    whole (written beside it, then renamed over it): the server and a command started together both compile a
+    fresh checkout's catalogs, and one reading a ``.mo`` the other had emptied to rewrite, or one stopped halfway,
+    would leave a page that cannot load its language.
     """
     done = []
     for lang in LANGUAGES:
         po, mo = _paths(lang)
         if not po.is_file() or (mo.is_file() and mo.stat().st_mtime >= po.stat().st_mtime):
             continue
-        try:
-            with open(mo, "wb") as f:
-                write_mo(f, read_catalog(lang))
-        except OSError:
-            continue
-        done.append(lang)
+        if _replace_whole(mo, lang):
+            done.append(lang)
     if done:
         catalog.cache_clear()
         strings.cache_clear()
     return done
+
+
+def _replace_whole(mo: Path, lang: str) -> bool:
+    """``lang``'s catalog compiled into ``mo`` at one rename, or False (and ``mo`` as it was) where it cannot be
+    written (a read-only install)."""
+    compiled = io.BytesIO()
+    write_mo(compiled, read_catalog(lang))
+    partial = mo.with_name(f"{mo.name}.{os.getpid()}.partial")
+    try:
+        partial.write_bytes(compiled.getvalue())
+        os.replace(partial, mo)
+    except OSError:
+        partial.unlink(missing_ok=True)
+        return False
+    return True
 
 
 @functools.cache
@@ -112,8 +128,6 @@ def catalog(lang: str) -> Translations:
         raise KeyError(lang)
     translations = Translations.load(str(DIRECTORY), [lang], domain=DOMAIN)
     if not isinstance(translations, Translations):  # no .mo: compile the .po in memory
-        import io
-
         buffer = io.BytesIO()
         write_mo(buffer, read_catalog(lang))
         buffer.seek(0)
