@@ -7,7 +7,7 @@ cuts alone, so it is the same on every host: the part of a read's cost a change 
 clock (``tests/vision/test_read_cost.py`` holds the bench's frames to a budget). The milliseconds beside it are this
 host's, this hour's.
 
-``read_cost(reader, frames)`` meters every model session the reader holds (``meter``) for the time of the reads and
+``read_cost(reader, reads)`` meters every model session the reader holds (``meter``) for the time of the reads and
 gives them back as they were; the readings are the same as without the meters.
 """
 
@@ -79,37 +79,32 @@ def meter(reader: Any) -> Iterator[dict[str, Metered]]:
             setattr(owner, attribute, session)
 
 
-def read_cost(reader: Any, frames: list[np.ndarray], repeats: int = 3, readers: list[Any] | None = None) -> dict[str, Any]:
-    """Per read of ``frames`` (each read ``repeats`` times): the face model's crops (median and most: the same on any
-    host), and per model the runs, rows and milliseconds a read (means), beside the whole read's median milliseconds
-    and the share of it the models took. ``readers``, one a frame: copies of ``reader`` (``with_die_side``,
-    ``with_empty_tray``: a calibrated table each), which share its sessions and so its meters. A reader that reads
-    with no model sessions (the classic finder) gives only the read's time."""
+def read_cost(reader: Any, reads: list[tuple[Any, np.ndarray]], repeats: int = 3) -> dict[str, Any]:
+    """Per read of ``reads`` (reader, frame; each read ``repeats`` times): the face model's crops (median and most:
+    the same on any host), and per model the runs, rows and milliseconds a read (means), beside the whole read's
+    median milliseconds and the share of it the models took. The readers are ``reader`` or copies of it
+    (``with_die_side``, ``with_empty_tray``: a calibrated table each), which share its sessions and so its meters. A
+    reader that reads with no model sessions (the classic finder) gives only the read's time."""
     crops: list[int] = []
-    reads: list[float] = []
+    times: list[float] = []
     with meter(reader) as meters:
-        totals = {name: [0, 0, 0.0] for name in meters}
-        for i, frame in enumerate(frames):
+        face = meters.get("face model")
+        for one, frame in reads:
             for _ in range(repeats):
-                before = {name: (m.runs, m.rows, m.seconds) for name, m in meters.items()}
+                rows_before = face.rows if face else 0
                 start = time.perf_counter()
-                (readers[i] if readers is not None else reader).read(frame)
-                reads.append((time.perf_counter() - start) * 1000)
-                for name, m in meters.items():
-                    runs, rows, seconds = before[name]
-                    totals[name][0] += m.runs - runs
-                    totals[name][1] += m.rows - rows
-                    totals[name][2] += m.seconds - seconds
-                if "face model" in meters:
-                    crops.append(meters["face model"].rows - before["face model"][1])
-    n = len(reads)
-    models = {name: {"runs_a_read": round(runs / n, 2), "rows_a_read": round(rows / n, 2),
-                     "ms_a_read": round(1000 * seconds / n, 3), "ms_a_row": round(1000 * seconds / rows, 3) if rows else None}
-              for name, (runs, rows, seconds) in totals.items()}
-    out: dict[str, Any] = {"reads": n, "read_median_ms": round(statistics.median(reads), 2), "models": models}
+                one.read(frame)
+                times.append((time.perf_counter() - start) * 1000)
+                if face:
+                    crops.append(face.rows - rows_before)
+    n = len(times)
+    models = {name: {"runs_a_read": round(m.runs / n, 2), "rows_a_read": round(m.rows / n, 2),
+                     "ms_a_read": round(1000 * m.seconds / n, 3), "ms_a_row": round(1000 * m.seconds / m.rows, 3) if m.rows else None}
+              for name, m in meters.items()}
+    out: dict[str, Any] = {"reads": n, "read_median_ms": round(statistics.median(times), 2), "models": models}
     if crops:
         out["face_model_crops_median"] = statistics.median(crops)
         out["face_model_crops_most"] = max(crops)
-    if models and reads:
-        out["models_share_of_read"] = round(sum(m["ms_a_read"] for m in models.values()) / statistics.mean(reads), 3)
+    if meters and times:
+        out["models_share_of_read"] = round(1000 * sum(m.seconds for m in meters.values()) / sum(times), 3)
     return out

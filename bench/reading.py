@@ -93,10 +93,12 @@ def speed_frames() -> list[np.ndarray]:
     return [render_table([2, 4, 6], rng, view="below")[0] for _ in range(8)]
 
 
-def tray_mode_tables() -> list[tuple[np.ndarray, Any, np.ndarray]]:
-    """The tray-mode speed row's eight calibrated tables: (frame, the dice placed, the empty tray)."""
+def tray_mode_reads(reader: Any) -> list[tuple[Any, np.ndarray]]:
+    """The tray-mode speed row's eight calibrated tables, each with ``reader`` as ``calibrate`` leaves it for that
+    table (its die size and its empty tray): (reader, frame)."""
     rng = np.random.default_rng(6)
-    return [render_calibrated_table([2, 4, 6], rng, view="below") for _ in range(8)]
+    tables = [render_calibrated_table([2, 4, 6], rng, view="below") for _ in range(8)]
+    return [(reader.with_die_side(placed[0].side).with_empty_tray(empty), frame) for frame, placed, empty in tables]
 
 
 def speed(reader: Any, repeats: int) -> dict[str, Any]:
@@ -127,7 +129,7 @@ def speed(reader: Any, repeats: int) -> dict[str, Any]:
 def _tray_mode_speed(reader: Any, repeats: int) -> float:
     """Median ms of a read in the whole tray mode (the die size and the empty tray, as ``calibrate`` leaves a
     table): the same three dice on 8 calibrated frames, each with its own empty tray."""
-    times, _ = _read_times([(reader.with_die_side(placed[0].side).with_empty_tray(empty), frame) for frame, placed, empty in tray_mode_tables()], repeats)
+    times, _ = _read_times(tray_mode_reads(reader), repeats)
     return round(statistics.median(times), 2)
 
 
@@ -140,14 +142,10 @@ def bench_reading(full: bool) -> dict[str, Any]:
             report[detector] = f"skipped: {exc}"
             continue
         report[detector] = {"speed": speed(reader, 100 if full else 30), **accuracy(reader, full)}
-        if detector == "learned":  # where the read's time goes: the crops a read cuts are the same on any host
-            report[detector]["read_cost"] = read_cost(reader, speed_frames())
-            tables = tray_mode_tables()
-            report[detector]["read_cost_tray_mode"] = read_cost(
-                reader, [frame for frame, _, _ in tables], readers=[reader.with_die_side(placed[0].side).with_empty_tray(empty)
-                                                                    for _, placed, empty in tables])
-        if detector == "learned":  # the simulated table and the leaning dice, read by the staged reader
-            report[detector].update(_table(reader, full))
+        if detector == "learned":  # the simulated table and the leaning dice, read by the staged reader; where its
+            report[detector].update(_table(reader, full))  # time goes (the crops a read cuts, the same on any host)
+            report[detector]["read_cost"] = read_cost(reader, [(reader, frame) for frame in speed_frames()])
+            report[detector]["read_cost_tray_mode"] = read_cost(reader, tray_mode_reads(reader))
     return report
 
 

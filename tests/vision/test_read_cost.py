@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bench.read_cost import meter, read_cost
-from bench.reading import speed_frames, tray_mode_tables
+from bench.reading import speed_frames, tray_mode_reads
 
 #: The face model's crops in the median read of the speed rows' frames (knowing nothing / in tray mode). A crop costs
 #: about 0.25 ms on one core here, a fortieth of the 10-ms read: a change that cuts more must be timed (``python -m
@@ -20,15 +20,13 @@ CROPS_BUDGET = 22
 CROPS_BUDGET_TRAY_MODE = 12
 
 
-def _tray_readers(reader):
-    tables = tray_mode_tables()
-    return [frame for frame, _, _ in tables], [reader.with_die_side(placed[0].side).with_empty_tray(empty) for _, placed, empty in tables]
+def _plain(reader, frames):
+    return [(reader, frame) for frame in frames]
 
 
 def test_the_median_read_of_the_speed_frames_cuts_no_more_face_model_crops_than_its_budget(staged_reader):
-    plain = read_cost(staged_reader, speed_frames(), repeats=1)
-    frames, readers = _tray_readers(staged_reader)
-    tray = read_cost(staged_reader, frames, repeats=1, readers=readers)
+    plain = read_cost(staged_reader, _plain(staged_reader, speed_frames()), repeats=1)
+    tray = read_cost(staged_reader, tray_mode_reads(staged_reader), repeats=1)
     assert plain["face_model_crops_median"] <= CROPS_BUDGET, plain
     assert tray["face_model_crops_median"] <= CROPS_BUDGET_TRAY_MODE, tray
 
@@ -81,7 +79,7 @@ def test_a_reader_without_a_second_opinion_is_metered_without_one(staged_reader)
 
 
 def test_the_report_gives_each_models_share_and_the_reads_median(staged_reader):
-    out = read_cost(staged_reader, speed_frames()[:2], repeats=2)
+    out = read_cost(staged_reader, _plain(staged_reader, speed_frames()[:2]), repeats=2)
     assert out["reads"] == 4 and out["read_median_ms"] > 0
     assert set(out["models"]) == {"face model", "second opinion", "detector"}
     assert out["models"]["face model"]["rows_a_read"] >= out["face_model_crops_median"] / 2
