@@ -3,8 +3,9 @@ from above and on real photos of dice lying flat.
 
 Run with ``python -m models.training.leaning_cue [--leaning 1500] [--flat 2700] [--above 600] [--real-flat]
 [--model M.onnx] [--out models/leaning-cue.npz]`` (about twenty minutes on one core; seeded, so the
-same command makes the same file on one machine; another CPU's kernels move its weights in the fifth decimal). Each rendered frame from below is read by the product's staged reader three ways
-(knowing nothing, the die size, the whole tray mode), and every die any look keeps is embedded at the cue's crops
+same command makes the same file on one machine; another CPU's kernels move its weights in the fifth decimal). Each
+rendered frame from below is read by the product's staged reader three ways (knowing nothing, the die size, the
+whole tray mode), and every die any look keeps is embedded at the cue's crops
 (``CUE_SPANS``). Positives: the die leaning on the cup (``render_calibrated_table(leaning=20-45 degrees)``).
 Negatives: every die of frames where none leans. The other dice of a leaning frame teach nothing: their crops may
 hold the leaning die's side face, and flagging them sends that reading to the table as it should.
