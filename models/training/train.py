@@ -174,6 +174,16 @@ def load_onnx(model: FaceNet, path: Path, x: np.ndarray) -> FaceNet:
     return model
 
 
+def widths_of(path: Path) -> tuple[int, ...]:
+    """The ``--widths`` of an exported FaceNet: each convolution's output channels, in order."""
+    import onnx
+    from onnx import numpy_helper
+
+    g = onnx.load(str(path)).graph
+    weights = {i.name: i for i in g.initializer}
+    return tuple(int(numpy_helper.to_array(weights[n.input[1]]).shape[0]) for n in g.node if n.op_type == "Conv")
+
+
 def predict(model: nn.Module, x: np.ndarray) -> np.ndarray:
     model.eval()
     device = next(model.parameters()).device
@@ -273,6 +283,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --init: add this weight times the divergence of the net's answers from the --init model's "
                          "on every crop but the new looks' (--numerals, --other-marks, ...), so a fine-tune that teaches "
                          "new dice keeps the old model's sureness on the dice it knew (0: off, as the shipped recipe)")
+    ap.add_argument("--teacher", type=Path,
+                    help="with --keep-answers: keep this exported FaceNet's answers (of any widths, read from the file) "
+                         "instead of --init's, so a narrower net, from --init or from random weights, learns what a "
+                         "wider one reads (distillation; docs/classifier-log.md, 'A narrower net taught by the shipped one')")
     ap.add_argument("--doubted", type=lambda t: tuple(v for v in t.split(",") if v), default=(),
                     help="SOURCE[,SOURCE]: teach these drawn looks (e.g. numerals) as doubt, an even spread over the six "
                          "faces, instead of their value: dice the net cannot tell apart from the game's are read unsure "
@@ -304,8 +318,12 @@ def main(argv: list[str] | None = None) -> int:
     if set(args.doubted) - set(DOUBTABLE) or any(not getattr(args, k) for k in args.doubted):
         ap.error(f"--doubted names drawn looks the run adds: one or more of {', '.join(DOUBTABLE)}, each with its count "
                  f"(e.g. --numerals 3000 --doubted numerals)")
-    if args.keep_answers < 0 or (args.keep_answers and not args.init):
-        ap.error("--keep-answers is the weight (0 or more) of the --init model's answers: it needs --init")
+    if args.keep_answers < 0 or (args.keep_answers and not (args.init or args.teacher)):
+        ap.error("--keep-answers is the weight (0 or more) of the --init model's answers: it needs --init (or a --teacher)")
+    if args.teacher and not args.keep_answers:
+        ap.error("--teacher's answers are kept with the weight --keep-answers gives (e.g. --keep-answers 1)")
+    if args.teacher and not args.teacher.is_file():
+        ap.error(f"--teacher {args.teacher} is not a file: give an exported FaceNet (.onnx)")
     if not 0 <= args.ema < 1:
         ap.error("--ema is the average's decay per step: 0 (no average) or more, under 1 (e.g. 0.998)")
     try:
@@ -344,14 +362,16 @@ def main(argv: list[str] | None = None) -> int:
     known, doubted = ~np.isin(origin, list(DRAWN_SOURCES)), np.isin(origin, list(args.doubted))
     print(f"training on {len(x)} crops, classes {np.bincount(y, minlength=7).tolist()}", flush=True)
     members = []
-    sample = x[np.random.default_rng(args.seed).permutation(len(x))[:4096]] if args.init else None  # --init's batch norms are set on these
+    # --init's and --teacher's batch norms are set on these
+    sample = x[np.random.default_rng(args.seed).permutation(len(x))[:4096]] if args.init or args.teacher else None
     for k in range(args.members):
         torch.manual_seed(args.seed + 1000 * k)  # member 0 starts exactly as a one-net run of this seed
         net = FaceNet(args.widths)
         if args.init:
             load_onnx(net, args.init, sample)
             print(f"started from {args.init}: val {validation_accuracy(net, sets)}", flush=True)
-        teacher = load_onnx(FaceNet(args.widths), args.init, sample) if args.keep_answers else None
+        teacher = (load_onnx(FaceNet(widths_of(args.teacher)), args.teacher, sample) if args.teacher
+                   else load_onnx(FaceNet(args.widths), args.init, sample) if args.keep_answers else None)
         members.append(fit(net, x, y, sets, rng, args, f"net {k + 1}/{args.members} " if args.members > 1 else "",
                            teacher, known, doubted if doubted.any() else None))
     model = members[0] if args.members == 1 else Ensemble(members)
@@ -429,7 +449,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", *DRAWN_SOURCES, "hard_repeat", "keep_answers", "doubted") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", *DRAWN_SOURCES, "hard_repeat", "keep_answers", "doubted", "teacher") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
