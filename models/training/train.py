@@ -59,17 +59,30 @@ BASE_SOURCES = ("real", "faces", "frames", *DRAWN_SOURCES)
 
 
 class FaceNet(nn.Module):
-    """Four 3×3 conv blocks (16-32-64-64 by default) and one linear layer: about 60 k weights."""
+    """Four 3×3 conv blocks (16-32-64-64 by default) and one linear layer: about 60 k weights.
 
-    def __init__(self, widths: tuple[int, int, int, int] = (16, 32, 64, 64)) -> None:
+    With ``separable`` the last that many blocks are depthwise-separable (a 3×3 convolution of each channel alone,
+    then a 1×1 across channels, each with its batch norm): the same widths for far fewer multiply-adds, the lever
+    for a face model cheaper a crop that keeps the first blocks, where a small die's marks are a pixel or two.
+    """
+
+    def __init__(self, widths: tuple[int, int, int, int] = (16, 32, 64, 64), separable: int = 0) -> None:
         super().__init__()
+        if not 0 <= separable <= 3:
+            raise ValueError("separable is how many of the last blocks are depthwise-separable: 0 to 3 (the first sees the colours)")
         a, b, c, d = widths
 
-        def block(i: int, o: int, pool: bool) -> list[nn.Module]:
-            layers: list[nn.Module] = [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+        def block(i: int, o: int, pool: bool, split: bool) -> list[nn.Module]:
+            if split:
+                layers: list[nn.Module] = [nn.Conv2d(i, i, 3, padding=1, groups=i, bias=False), nn.BatchNorm2d(i), nn.ReLU(inplace=True),
+                                           nn.Conv2d(i, o, 1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
+            else:
+                layers = [nn.Conv2d(i, o, 3, padding=1, bias=False), nn.BatchNorm2d(o), nn.ReLU(inplace=True)]
             return layers + ([nn.MaxPool2d(2)] if pool else [])
 
-        self.features = nn.Sequential(*block(3, a, True), *block(a, b, True), *block(b, c, True), *block(c, d, False))
+        split = [k >= 4 - separable for k in range(4)]
+        self.features = nn.Sequential(*block(3, a, True, split[0]), *block(a, b, True, split[1]), *block(b, c, True, split[2]),
+                                      *block(c, d, False, split[3]))
         self.head = nn.Sequential(nn.Flatten(), nn.Dropout(0.3), nn.Linear(d * (CROP // 8) ** 2, 7))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -139,16 +152,19 @@ def load_onnx(model: FaceNet, path: Path, x: np.ndarray) -> FaceNet:
 
     g = onnx.load(str(path)).graph
     weights = {i.name: numpy_helper.to_array(i) for i in g.initializer}
+    # the exporter writes equal tensors once and names the copies by Identity nodes (untrained batch norms' zeros)
+    weights.update({n.output[0]: weights[n.input[0]] for n in g.node if n.op_type == "Identity" and n.input[0] in weights})
     convs = [n for n in g.node if n.op_type == "Conv"]
     layers = [m for m in model.features if isinstance(m, nn.Conv2d)]
     norms = [m for m in model.features if isinstance(m, nn.BatchNorm2d)]
     if len(convs) != len(layers):
-        raise ValueError(f"{path} is not a FaceNet of this shape")
+        raise ValueError(f"{path} is not a FaceNet of this shape: {len(convs)} convolutions, not {len(layers)} "
+                         f"(--widths or --separable? its own: {shape_of(path)})")
     with torch.no_grad():
         for node, conv, bn in zip(convs, layers, norms):
             w, b = weights[node.input[1]], weights[node.input[2]]
             if tuple(w.shape) != tuple(conv.weight.shape):
-                raise ValueError(f"{path}: a convolution of {tuple(w.shape)}, not {tuple(conv.weight.shape)} (--widths?)")
+                raise ValueError(f"{path}: a convolution of {tuple(w.shape)}, not {tuple(conv.weight.shape)} (--widths or --separable?)")
             conv.weight.copy_(torch.from_numpy(w))
             bn.weight.fill_(1.0)
             bn.bias.copy_(torch.from_numpy(b))
@@ -175,13 +191,28 @@ def load_onnx(model: FaceNet, path: Path, x: np.ndarray) -> FaceNet:
 
 
 def widths_of(path: Path) -> tuple[int, ...]:
-    """The ``--widths`` of an exported FaceNet: each convolution's output channels, in order."""
+    """The ``--widths`` of an exported FaceNet: each block's output channels, in order."""
+    return shape_of(path)[0]
+
+
+def shape_of(path: Path) -> tuple[tuple[int, ...], int]:
+    """The ``--widths`` and ``--separable`` of an exported FaceNet: a depthwise convolution (one group a channel)
+    and the 1×1 after it are one block, whose width is the 1×1's output channels."""
     import onnx
     from onnx import numpy_helper
 
     g = onnx.load(str(path)).graph
     weights = {i.name: i for i in g.initializer}
-    return tuple(int(numpy_helper.to_array(weights[n.input[1]]).shape[0]) for n in g.node if n.op_type == "Conv")
+    widths, separable, after_depthwise = [], 0, False
+    for n in (n for n in g.node if n.op_type == "Conv"):
+        groups = next((a.i for a in n.attribute if a.name == "group"), 1)
+        if groups > 1:
+            after_depthwise = True
+            continue
+        widths.append(int(numpy_helper.to_array(weights[n.input[1]]).shape[0]))
+        separable = separable + 1 if after_depthwise else 0
+        after_depthwise = False
+    return tuple(widths), separable
 
 
 def predict(model: nn.Module, x: np.ndarray) -> np.ndarray:
@@ -217,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=MODELS, help="folder for the .onnx file and validation.json (compare before shipping)")
     ap.add_argument("--widths", type=lambda t: tuple(int(v) for v in t.split(",")), default=(16, 32, 64, 64),
                     help="channels of the four conv blocks, e.g. 16,32,64,64 (wider only if 3 crops stay <= 1 ms on one thread)")
+    ap.add_argument("--separable", type=int, default=0,
+                    help="make the last N of the four blocks depthwise-separable (0 to 3; FaceNet): fewer multiply-adds a crop")
     ap.add_argument("--members", type=int, default=1,
                     help="train this many nets on the same data from different starts and ship their mean (one file; "
                          "its speed and size are the members' summed)")
@@ -302,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
                          "another random stream than the default's one, the same for any number of workers")
     ap.add_argument("--resume", action="store_true", help="continue from the last checkpoint in --work of a run with the same arguments")
     args = ap.parse_args(argv)
+    if not 0 <= args.separable <= 3:
+        ap.error("--separable is how many of the last blocks are depthwise-separable: 0 to 3 (the first block stays whole)")
     if args.augment_workers < 0:
         ap.error("--augment-workers is a number of processes: 0 (augment in this one) or more")
     can_leave_out = sorted(set(real_sets.FRAME_SETS) | set(real_sets.CROP_SETS))
@@ -366,12 +401,12 @@ def main(argv: list[str] | None = None) -> int:
     sample = x[np.random.default_rng(args.seed).permutation(len(x))[:4096]] if args.init or args.teacher else None
     for k in range(args.members):
         torch.manual_seed(args.seed + 1000 * k)  # member 0 starts exactly as a one-net run of this seed
-        net = FaceNet(args.widths)
+        net = FaceNet(args.widths, args.separable)
         if args.init:
             load_onnx(net, args.init, sample)
             print(f"started from {args.init}: val {validation_accuracy(net, sets)}", flush=True)
-        teacher = (load_onnx(FaceNet(widths_of(args.teacher)), args.teacher, sample) if args.teacher
-                   else load_onnx(FaceNet(args.widths), args.init, sample) if args.keep_answers else None)
+        teacher = (load_onnx(FaceNet(*shape_of(args.teacher)), args.teacher, sample) if args.teacher
+                   else load_onnx(FaceNet(args.widths, args.separable), args.init, sample) if args.keep_answers else None)
         members.append(fit(net, x, y, sets, rng, args, f"net {k + 1}/{args.members} " if args.members > 1 else "",
                            teacher, known, doubted if doubted.any() else None))
     model = members[0] if args.members == 1 else Ensemble(members)
@@ -449,7 +484,7 @@ def run_key(args: argparse.Namespace, only: tuple[str, ...] | None = None) -> st
     another run is never reused."""
     keep = {k: v for k, v in sorted(vars(args).items())
             if k not in ("threads", "out", "work", "resume", "stop_after", "device") and (only is None or k in only)
-            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", *DRAWN_SOURCES, "hard_repeat", "keep_answers", "doubted", "teacher") and not v)
+            and not (k in ("detector_model", "repeat", "squash", "invert", "detector_closer", "augment_workers", "motion_blur", "camera_tone", "ema", "leave_out", *DRAWN_SOURCES, "hard_repeat", "keep_answers", "doubted", "teacher", "separable") and not v)
             and not (k == "glint_size" and v == 1.0)}  # runs from before these options keep their keys
     if keep.get("augment_workers"):
         keep["augment_workers"] = True  # per-batch seeds: the stream is the same for any number of workers
