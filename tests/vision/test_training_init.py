@@ -12,25 +12,15 @@ torch = pytest.importorskip("torch", reason="PyTorch is the optional train extra
 pytest.importorskip("onnx", reason="onnx is the optional train extra (make train installs it)")
 
 from models.training.train import FaceNet, load_onnx, predict  # noqa: E402
+from tests.vision.face_nets import exported_face_net  # noqa: E402
 from vision.classifier import CROP, FaceClassifier  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 
 
 def _exported(tmp_path, widths=(8, 8, 12, 12)):
-    torch.manual_seed(0)
-    net = FaceNet(widths)
-    with torch.no_grad():  # batch norms that are far from identity, as after training
-        for m in net.modules():
-            if isinstance(m, torch.nn.BatchNorm2d):
-                m.running_mean.uniform_(-1, 1)
-                m.running_var.uniform_(0.5, 2)
-                m.weight.uniform_(0.5, 1.5)
-                m.bias.uniform_(-0.5, 0.5)
-    net.eval()
     path = tmp_path / "net.onnx"
-    torch.onnx.export(net, torch.zeros(1, 3, CROP, CROP), str(path), dynamo=False, opset_version=17,
-                      input_names=["crops"], output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    exported_face_net(path, widths)
     return path
 
 

@@ -1,0 +1,41 @@
+"""An exported face net with trained-looking weights, for the training tests (``--init``, ``--teacher``, ``--separable``).
+
+A freshly built net has batch norms at identity and nearly even answers, which would let a reader that drops a
+folded bias or an exporter alias still pass; these weights are far from both, as after training. Import it only
+after ``pytest.importorskip("torch")``: it needs PyTorch, the optional ``train`` extra.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from models.training.train import FaceNet
+from vision.classifier import CROP
+
+
+def exported_face_net(path: Path, widths=(8, 8, 12, 12), separable: int = 0, *, trained_look: bool = True,
+                      sure_answers: bool = False) -> FaceNet:
+    """Build a seeded ``FaceNet``, make it look trained, export it to ``path`` as ``train`` does; return the net.
+
+    ``trained_look`` moves every batch norm far from identity; ``sure_answers`` scales the last layer so its answers
+    are far from even (a teacher whose answers a student can tell from the labels').
+    """
+    torch.manual_seed(0)
+    net = FaceNet(widths, separable)
+    with torch.no_grad():
+        if trained_look:
+            for m in net.modules():
+                if isinstance(m, torch.nn.BatchNorm2d):
+                    m.running_mean.uniform_(-1, 1)
+                    m.running_var.uniform_(0.5, 2)
+                    m.weight.uniform_(0.5, 1.5)
+                    m.bias.uniform_(-0.5, 0.5)
+        if sure_answers:
+            net.head[2].weight.mul_(20.0)
+    net.eval()
+    torch.onnx.export(net, torch.zeros(1, 3, CROP, CROP), str(path), dynamo=False, opset_version=17,
+                      input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    return net
