@@ -1,25 +1,27 @@
 """Time the face classifier as the reader runs it: three 40×40 crops, onnxruntime, one thread.
 
-``python -m models.training.speed [MODEL.onnx ...]`` prints the median and 90th
-percentile over many repeats (default: the shipped model). The budget is 1 ms
-median for three crops; compare models in the same run (load changes timings).
+``python -m models.training.speed [MODEL.onnx ...] [--repeats N]`` prints the median and 90th percentile over many
+repeats (default: the shipped model). The budget is 1 ms median for three crops; compare models in the same run
+(load changes timings).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from companion.core.errors import ElephantsBluffError
 from vision.classifier import CROP, FaceClassifier
 
 
 def time_model(path: Path | None, repeats: int = 3000) -> tuple[float, float]:
     clf = FaceClassifier(path, threads=1)
     crops = np.random.default_rng(0).integers(0, 255, (3, CROP, CROP, 3), dtype=np.uint8)
-    for _ in range(200):
+    for _ in range(min(200, repeats)):
         clf.probabilities(crops)
     t = []
     for _ in range(repeats):
@@ -30,9 +32,21 @@ def time_model(path: Path | None, repeats: int = 3000) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    paths = [Path(a) for a in (sys.argv[1:] if argv is None else argv)] or [None]
-    for p in paths:
-        med, p90 = time_model(p)
+    ap = argparse.ArgumentParser(prog="python -m models.training.speed", description=__doc__.splitlines()[0])
+    ap.add_argument("models", nargs="*", type=Path, help="face models (.onnx) to time, in turn (default: the shipped one)")
+    ap.add_argument("--repeats", type=int, default=3000, help="timed runs of three crops a model (default 3000)")
+    args = ap.parse_args(argv)
+    if args.repeats < 1:
+        ap.error("--repeats is how many times three crops are read: 1 or more")
+    missing = [str(p) for p in args.models if not p.is_file()]
+    if missing:
+        ap.error(f"no such model file: {', '.join(missing)}")
+    for p in args.models or [None]:
+        try:
+            med, p90 = time_model(p, args.repeats)
+        except ElephantsBluffError as exc:
+            print(f"{p}: {exc}", file=sys.stderr)
+            return 1
         size = (p or FaceClassifier().path).stat().st_size
         print(f"{p or 'shipped'}: median {med:.3f} ms, p90 {p90:.3f} ms for 3 crops; {size} bytes")
     return 0
