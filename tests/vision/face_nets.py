@@ -1,27 +1,30 @@
 """An exported face net with trained-looking weights, for the training tests (``--init``, ``--teacher``, ``--separable``).
 
 A freshly built net has batch norms at identity and nearly even answers, which would let a reader that drops a
-folded bias or an exporter alias still pass; these weights are far from both, as after training. Import it only
-after ``pytest.importorskip("torch")``: it needs PyTorch, the optional ``train`` extra.
+folded bias or an exporter alias still pass; these weights are far from both, as after training. It needs PyTorch,
+the optional ``train`` extra, only when called (imported inside, so that collecting the tests without it still works):
+call it after ``pytest.importorskip("torch")``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-import torch
-
-from models.training.train import FaceNet
 from vision.classifier import CROP
 
 
 def exported_face_net(path: Path, widths=(8, 8, 12, 12), separable: int = 0, *, trained_look: bool = True,
-                      sure_answers: bool = False) -> FaceNet:
+                      sure_answers: bool = False) -> Any:
     """Build a seeded ``FaceNet``, make it look trained, export it to ``path`` as ``train`` does; return the net.
 
     ``trained_look`` moves every batch norm far from identity; ``sure_answers`` scales the last layer so its answers
     are far from even (a teacher whose answers a student can tell from the labels').
     """
+    import torch
+
+    from models.training.train import FaceNet
+
     torch.manual_seed(0)
     net = FaceNet(widths, separable)
     with torch.no_grad():
