@@ -631,14 +631,19 @@ def augmented_batches(x: np.ndarray, perm: np.ndarray, starts: range, epoch: int
         yield from pool.imap(_augment_batch, jobs, chunksize=4)
 
 
+def write_onnx(model: nn.Module, path: Path) -> None:
+    """The net as the reader loads it: one input ``crops`` (any number of 40×40 crops), one output ``logits``."""
+    torch.onnx.export(model, torch.zeros(1, 3, CROP, CROP), str(path), dynamo=False, opset_version=17,
+                      input_names=["crops"], output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+
+
 def export(model: nn.Module, sets: dict, out: Path = MODELS, fit_on_held_out: bool = False) -> Path:
     """Write the ONNX file named by its hash, remove older ones, and save validation figures."""
     model.eval().cpu()
     out.mkdir(parents=True, exist_ok=True)
     (out / "training").mkdir(exist_ok=True)
     tmp = out / "dice-faces-new.onnx.tmp"
-    torch.onnx.export(model, torch.zeros(1, 3, CROP, CROP), str(tmp), dynamo=False, opset_version=17,
-                      input_names=["crops"], output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    write_onnx(model, tmp)
     model_id = file_model_id(tmp)
     final = out / f"{model_id}.onnx"
     for old in out.glob("dice-faces-*.onnx"):

@@ -11,19 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from vision.classifier import CROP
-
 
 def exported_face_net(path: Path, widths=(8, 8, 12, 12), separable: int = 0, *, trained_look: bool = True,
                       sure_answers: bool = False) -> Any:
-    """Build a seeded ``FaceNet``, make it look trained, export it to ``path`` as ``train`` does; return the net.
+    """Build a seeded ``FaceNet``, make it look trained, export it to ``path`` as ``train`` does (``train.write_onnx``); return the net.
 
     ``trained_look`` moves every batch norm far from identity; ``sure_answers`` scales the last layer so its answers
     are far from even (a teacher whose answers a student can tell from the labels').
     """
     import torch
 
-    from models.training.train import FaceNet
+    from models.training.train import FaceNet, write_onnx
 
     torch.manual_seed(0)
     net = FaceNet(widths, separable)
@@ -38,7 +36,5 @@ def exported_face_net(path: Path, widths=(8, 8, 12, 12), separable: int = 0, *, 
         if sure_answers:
             net.head[2].weight.mul_(20.0)
     net.eval()
-    torch.onnx.export(net, torch.zeros(1, 3, CROP, CROP), str(path), dynamo=False, opset_version=17,
-                      input_names=["crops"], output_names=["logits"],
-                      dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    write_onnx(net, path)
     return net

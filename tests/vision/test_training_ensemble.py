@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
 pytest.importorskip("onnx", reason="onnx is the optional train extra (make train installs it)")
 
-from models.training.train import Ensemble, FaceNet  # noqa: E402
+from models.training.train import Ensemble, FaceNet, write_onnx  # noqa: E402
 from vision.classifier import CROP, FaceClassifier, prepare  # noqa: E402
 
 # The export the project prescribes (dynamo=False, as ``train.export`` does) warns that it is the legacy one, and
@@ -22,8 +22,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 def _export(model, path):
     model.eval()
-    torch.onnx.export(model, torch.zeros(1, 3, CROP, CROP), str(path), dynamo=False, opset_version=17,
-                      input_names=["crops"], output_names=["logits"], dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}})
+    write_onnx(model, path)
     return FaceClassifier(path)
 
 
