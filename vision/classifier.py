@@ -124,7 +124,22 @@ class FaceClassifier:
         self.model_id = file_model_id(self.path)
         self._session = open_session(str(self.path), self.path.name, threads)
         self._input = self._session.get_inputs()[0].name
-        self.probabilities(np.zeros((3, CROP, CROP, 3), np.uint8))  # warm up once, at load
+        self.warm_up()
+
+    def warm_up(self) -> None:
+        """Read three blank crops once, at load: onnxruntime allocates on its first run, and a file that loads but
+        is no face model (the detector's, or a net for other crops or other answers) is refused here in words,
+        ``HardwareError`` as for a damaged file, instead of failing at the first Bluff."""
+        name = self.path.name
+        try:
+            answers = self.probabilities(np.zeros((3, CROP, CROP, 3), np.uint8))
+        except Exception:  # onnxruntime's own untyped errors for inputs the graph does not take
+            raise HardwareError(f"The dice model {name} cannot be loaded: it does not read {CROP}×{CROP} colour pictures "
+                                "of a die, so it is not a face model; reinstall the companion.", code="bad_model") from None
+        if answers.shape != (3, 7):
+            per_die = answers.shape[1] if answers.ndim == 2 and len(answers) == 3 else "not one row of"
+            raise HardwareError(f"The dice model {name} cannot be loaded: it gives {per_die} answers a die where a face "
+                                "model gives 7 (not a die, and one to six); reinstall the companion.", code="bad_model")
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """N×7 class probabilities (column 0: not a die) for N uint8 BGR crops of CROP×CROP."""

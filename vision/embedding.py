@@ -168,7 +168,7 @@ class EmbeddingClassifier(FaceClassifier):
         self._session = open_session(edited, self.path.name, threads)
         self._input = self._session.get_inputs()[0].name
         self._outputs = [self.plan.logits, self.plan.embedding]
-        self.probabilities(np.zeros((3, CROP, CROP, 3), np.uint8))  # warm up once, at load
+        self.warm_up()
 
     def logits_and_embedding(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """N×7 logits and N×D embeddings for N uint8 BGR crops of CROP×CROP."""

@@ -11,6 +11,7 @@ from companion.app.settings import Settings
 from companion.app.web import create_app
 from tests.trust.conftest import PIN, PIN_HEADERS
 from vision.classifier import shipped_model_path
+from vision.detector_learned import default_model_path
 
 
 def _bad_file(tmp_path: Path, kind: str) -> Path:
@@ -19,6 +20,8 @@ def _bad_file(tmp_path: Path, kind: str) -> Path:
         path.write_bytes(b"\x08\x01this is not an onnx graph" * 10)
     elif kind == "mismatched":
         path.write_bytes(shipped_model_path().read_bytes())  # the face classifier handed over as a detector
+    elif kind == "a detector":
+        path.write_bytes(default_model_path().read_bytes())  # the detector handed over as the face classifier
     return path  # "missing": never written
 
 
@@ -29,8 +32,9 @@ def _bad_file(tmp_path: Path, kind: str) -> Path:
         ("reader__detector_model", "corrupt", "cannot be loaded"),
         ("reader__detector_model", "mismatched", "cannot be loaded"),
         ("reader__model", "corrupt", "cannot be loaded"),
+        ("reader__model", "a detector", "it does not read 40×40 colour pictures of a die"),
     ],
-    ids=["detector missing", "detector corrupt", "classifier given as detector", "classifier corrupt"],
+    ids=["detector missing", "detector corrupt", "classifier given as detector", "classifier corrupt", "detector given as classifier"],
 )
 def test_a_bad_model_file_leaves_the_companion_up_and_every_bluff_to_the_table(tmp_path, setting, kind, words):
     settings = Settings.defaults().with_overrides(table__pin=PIN, reader__detector="learned", **{setting: str(_bad_file(tmp_path, kind))})
@@ -92,7 +96,7 @@ def test_a_cue_file_named_in_the_config_is_used_or_health_says_why_not(tmp_path,
         assert len(said) == 1 and "my-cue.npz" in said[0] and ("missing" if kind == "missing" else "cannot be read") in said[0], problems
 
 
-@pytest.mark.parametrize("kind", ["missing", "corrupt", "shipped"])
+@pytest.mark.parametrize("kind", ["missing", "corrupt", "a detector", "shipped"])
 def test_a_second_opinion_named_in_the_config_is_used_or_health_says_why_not(tmp_path, kind):
     """``[reader] second_opinion``: a missing or damaged model leaves the companion up and says what goes unchecked;
     the shipped file named there is used, and says nothing."""
@@ -101,6 +105,8 @@ def test_a_second_opinion_named_in_the_config_is_used_or_health_says_why_not(tmp
     path = tmp_path / "my-second-opinion.onnx"
     if kind == "corrupt":
         path.write_bytes(b"\x08\x01this is not an onnx graph" * 10)
+    elif kind == "a detector":
+        path.write_bytes(default_model_path().read_bytes())
     elif kind == "shipped":
         path.write_bytes(shipped_path().read_bytes())
     problems = _health_problems(tmp_path, Settings.defaults().with_overrides(table__pin=PIN, reader__second_opinion=str(path)))
