@@ -208,6 +208,27 @@ def test_teaching_with_too_few_examples_of_a_face_is_refused_naming_the_faces(tm
     assert "either a folder" in capsys.readouterr().err
 
 
+def test_a_refused_teaching_names_what_it_skipped_on_the_way(tmp_path, capsys):
+    """A crops.csv whose value column holds no faces (a spreadsheet's other column) and a crop that is not a picture:
+    too few examples remain, and the refusal says why, not only how few."""
+    folder = tmp_path / "spreadsheet"
+    (folder / "crops").mkdir(parents=True)
+    rng = np.random.default_rng(3)
+    lines = ["file,value,split"]
+    for i in range(8):
+        name = f"crops/{i}.png"
+        cv2.imwrite(str(folder / name), rng.integers(0, 255, (40, 40, 3), dtype=np.uint8))
+        lines.append(f"{name},{40 + i},train")  # a pixel size where the face belongs
+    (folder / "crops" / "notes.png").write_text("not a picture")
+    lines.append("crops/notes.png,3,train")
+    (folder / "crops.csv").write_text("\n".join(lines) + "\n")
+    assert main(["teach", str(folder), "--instance", str(tmp_path / "instance")]) == 2
+    err = capsys.readouterr().err
+    assert "Too few examples" in err and "Skipped on the way: crops.csv line 2: '40' is not a face from 1 to 6" in err
+    assert "and 6 more" in err  # lines 5 to 9 and the picture that is not one, counted
+    assert not (tmp_path / "instance" / "models").exists()  # nothing changed
+
+
 def test_a_folder_of_labelled_photos_gives_crops_of_each_die_and_never_its_test_split(tmp_path):
     from vision.classifier import FaceClassifier
     from companion.app.teach.service import folder_examples

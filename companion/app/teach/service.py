@@ -196,6 +196,22 @@ def _write_crops(folder: Path, examples: list[Example]) -> Path:
     return folder
 
 
+def _skipped_in_words(warnings: list[str], most: int = 3) -> str:
+    """What the folder's reading skipped, for a refusal: a player whose examples were all skipped (a bad label column,
+    unreadable pictures) learns why there were too few, not only that there were.
+
+    >>> _skipped_in_words([])
+    ''
+    >>> _skipped_in_words(["a; skipped", "b; skipped", "c; skipped", "d; skipped"])
+    ' Skipped on the way: a; b; c; and 1 more.'
+    """
+    if not warnings:
+        return ""
+    shown = "; ".join(w.removesuffix("; skipped") for w in warnings[:most])
+    more = f"; and {len(warnings) - most} more" if len(warnings) > most else ""
+    return f" Skipped on the way: {shown}{more}."
+
+
 def _faces_in_words(seen: list[int], camera_view: str, opposite: list[int]) -> str:
     if camera_view != "below":
         return ", ".join(map(str, seen))
@@ -211,9 +227,11 @@ def teach(instance: Path, settings: Any, examples: Examples, *, adopt: bool = Tr
     short = missing_faces([v for _, v in examples.train])
     if short:
         raise TeachError(f"Too few examples to teach: at least {MIN_PER_FACE} of each face are needed, and these faces have fewer: "
-                         f"{_faces_in_words(short, view, opposite)}. Show those faces (or confirm more Bluffs) and teach again.")
+                         f"{_faces_in_words(short, view, opposite)}. Show those faces (or confirm more Bluffs) and teach again."
+                         + _skipped_in_words(examples.warnings))
     if len(examples.held_back) < 6:
-        raise TeachError(f"Too few examples held back to measure a taught model ({len(examples.held_back)}; at least 6): add more photos or confirm more Bluffs.")
+        raise TeachError(f"Too few examples held back to measure a taught model ({len(examples.held_back)}; at least 6): "
+                         "add more photos or confirm more Bluffs." + _skipped_in_words(examples.warnings))
     model = settings.get("reader.model", "") or None
     registry = ModelRegistry(instance, Path(model) if model else None)
     active = registry.load()
