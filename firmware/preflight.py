@@ -55,7 +55,7 @@ class Finding:
 
     @property
     def sentence(self) -> str:
-        return f"{self.problem} {self.fix}"
+        return f"{self.problem} {self.fix}".strip()  # a problem that says its own fix has none apart
 
     def to_dict(self) -> dict[str, str]:
         return {**asdict(self), "sentence": self.sentence}

@@ -48,8 +48,9 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
         cue, problem = _leaning_cue(embedding, _path(settings, "reader.leaning_cue"))  # from either view (reconcile.flag_leaning)
         numbers, numbers_problem = _number_cue(embedding, _path(settings, "reader.number_cue"))
         second, second_problem = _second_opinion(settings.get("reader.second_opinion", "on"), threads)
+        empty, empty_problem = _empty_tray(settings)
         return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
-                              empty_tray=_empty_tray(settings), leaning_cue=cue, number_cue=numbers,
+                              empty_tray=empty, empty_tray_problem=empty_problem, leaning_cue=cue, number_cue=numbers,
                               leaning_problem=problem, number_problem=numbers_problem,
                               second_opinion=second, second_opinion_problem=second_problem,
                               dice_alike=settings.get("reader.dice_alike", "on") == "on")
@@ -124,17 +125,23 @@ def _second_opinion(value: str, threads: int) -> tuple[Any, str | None]:
     return None, problem
 
 
-def _empty_tray(settings: Any) -> np.ndarray | None:
-    """The calibrated empty tray (grey), or None when there is none or it cannot be read (the reader then does without)."""
+def _empty_tray(settings: Any) -> tuple[np.ndarray | None, str | None]:
+    """The calibrated empty tray (grey) and None; or None and, where the settings name a photo that is missing or
+    cannot be read, why in words for ``/api/health`` (the reader then does without it: tray mode's check of what
+    changed on the tray, the dice found beside the expected count)."""
     name = settings.get("camera.empty_tray", "")
     config = getattr(settings, "path", None)
     if not name or config is None:
-        return None
+        return None, None
     path = Path(config).parent / name
     image = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE) if path.is_file() else None
-    if image is None:
-        log.warning("the empty tray photo %s cannot be read; run `elephants-bluff calibrate` again", path)
-    return image
+    if image is not None:
+        return image, None
+    state = "cannot be read" if path.is_file() else "is missing"
+    problem = (f"The empty tray's photo ({name}) {state}, so the reader does not compare the tray with it: "
+               "calibrate the camera on the empty tray again (the set-up page, or elephants-bluff calibrate).")
+    log.warning("reader: %s", problem)
+    return None, problem
 
 
 def _reader_settings(settings: Any) -> dict[str, Any]:

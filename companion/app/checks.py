@@ -25,10 +25,20 @@ def quick_findings(services: Any) -> list[Finding]:
 
 
 def full_findings(services: Any) -> list[Finding]:
-    """Every check, the camera too (one frame, bounded in time)."""
+    """Every check, the camera too (one frame, bounded in time), and what the reader does without."""
     frames = services.dice_source.frame_source if isinstance(services.dice_source, CaptureLoop) else None
     inputs = services.table.devices.inputs() if services.table is not None else None
-    return preflight(frames=frames, inputs=inputs, instance=services.instance)
+    return preflight(frames=frames, inputs=inputs, instance=services.instance) + reader_findings(services)
+
+
+def reader_findings(services: Any) -> list[Finding]:
+    """The reader's problems (``services.reader_problems``: a model or cue it cannot use, the empty tray's photo) as
+    findings; each sentence already says what to do."""
+    from companion.app.services import reader_problems
+
+    if not isinstance(services.dice_source, CaptureLoop):
+        return []
+    return [Finding("reader", "reader", problem, "") for problem in reader_problems(services.dice_source.reader)]
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -111,19 +111,22 @@ def _build_camera(settings: Settings, simulate: bool, problems: list[str]) -> tu
     try:
         reader: Any = load_reader(settings)
         model_id = reader.model_id
-        if getattr(reader.classifier, "load_problem", None):  # a taught model that cannot be loaded: the shipped one reads
-            problems.append(reader.classifier.load_problem)
-        if getattr(reader, "leaning_problem", None):  # the leaning cue missing or made for another model
-            problems.append(reader.leaning_problem)
-        if getattr(reader, "number_problem", None):  # the number-dice cue likewise
-            problems.append(reader.number_problem)
-        if getattr(reader, "second_opinion_problem", None):  # the second opinion's model missing or damaged
-            problems.append(reader.second_opinion_problem)
     except HardwareError as exc:
         log.error("reader: %s", exc.message)
-        problems.append(exc.message)
         reader, model_id = _NoModel(exc.message), "missing"
+    problems += reader_problems(reader)
     return CaptureLoop.from_settings(settings, frames, reader, wait_for_still=not simulate), model_id
+
+
+def reader_problems(reader: Any) -> list[str]:
+    """What the reader does without, in words for ``/api/health`` and ``check``: its model file that cannot be loaded
+    (every reading then uncertain), a taught model that cannot (the shipped one reads), a cue or the second opinion
+    missing or made for another model, the calibrated empty tray's photo missing or unreadable."""
+    if isinstance(reader, _NoModel):
+        return [reader.why]
+    found = [getattr(getattr(reader, "classifier", None), "load_problem", None)]
+    found += [getattr(reader, name, None) for name in ("leaning_problem", "number_problem", "second_opinion_problem", "empty_tray_problem")]
+    return [p for p in found if p]
 
 
 class _NoModel:

@@ -58,7 +58,8 @@ class PipelineReader(ReaderOptions):
 
     def __init__(self, classifier: FaceClassifier, proposer: Proposer, *, camera_view: str = "below", opposite_faces: list[int] | None = None,
                  min_confidence: float = 0.95, expected_dice: int = 3, die_side_px: float = 0, tray_region: list[int] | None = None,
-                 empty_tray: np.ndarray | None = None, leaning_cue: LeaningCue | None = None, number_cue: NumberCue | None = None,
+                 empty_tray: np.ndarray | None = None, empty_tray_problem: str | None = None,
+                 leaning_cue: LeaningCue | None = None, number_cue: NumberCue | None = None,
                  leaning_problem: str | None = None, number_problem: str | None = None,
                  second_opinion: SecondOpinion | None = None, second_opinion_problem: str | None = None, dice_alike: bool = True,
                  on_dice: Callable[[Normalised, list[Die]], None] | None = None) -> None:
@@ -69,6 +70,8 @@ class PipelineReader(ReaderOptions):
                           expected_dice=expected_dice, die_side_px=die_side_px, tray_region=tray_region)
         #: the calibrated empty tray, grey, as the camera saw it (the whole frame), or None
         self.empty_tray = empty_tray
+        #: why the settings' empty tray photo is not used (missing or unreadable), in words; None when it is, or none is set
+        self.empty_tray_problem = empty_tray_problem
         self.leaning_cue = leaning_cue
         self.number_cue = number_cue
         self.leaning_problem = leaning_problem
@@ -81,6 +84,7 @@ class PipelineReader(ReaderOptions):
 
     def _but(self, **changes: Any) -> "PipelineReader":
         return PipelineReader(self.classifier, self.proposer, **{**self.options(), "empty_tray": self.empty_tray,
+                                                                 "empty_tray_problem": self.empty_tray_problem,
                                                                  "leaning_cue": self.leaning_cue, "number_cue": self.number_cue,
                                                                  "leaning_problem": self.leaning_problem,
                                                                  "number_problem": self.number_problem,
@@ -92,7 +96,7 @@ class PipelineReader(ReaderOptions):
         """The same reader comparing each proposal with this photo of the empty tray (grey or BGR, the whole frame)."""
         if empty_tray is not None and empty_tray.ndim == 3:
             empty_tray = cv2.cvtColor(empty_tray, cv2.COLOR_BGR2GRAY)
-        return self._but(empty_tray=empty_tray)
+        return self._but(empty_tray=empty_tray, empty_tray_problem=None)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read every die in ``frame`` (BGR uint8; grey, BGRA and 16-bit are accepted)."""

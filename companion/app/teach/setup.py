@@ -106,6 +106,10 @@ def _apply(services: Any, updates: dict[str, Any]) -> None:
     settings.path = services.settings.path or services.instance / "config.toml"
     reader = load_reader(settings)
     loop = _loop(services)
+    from companion.app.services import reader_problems
+
+    stale = reader_problems(loop.reader)  # what the reader it replaces did without: said no more unless still true
+    services.problems[:] = [p for p in services.problems if p not in stale] + reader_problems(reader)
     loop.reader = reader
     services.settings = settings
     services.model_id = reader.model_id
