@@ -73,7 +73,8 @@ def test_a_missing_empty_tray_photo_leaves_the_reader_working_without_it_and_say
     (tmp_path / "config.toml").write_text('[camera]\nempty_tray = "empty-tray.png"\n')
     with caplog.at_level("WARNING", logger="vision.reader"):
         reader = load_reader(Settings.load(tmp_path / "config.toml", environ={}))
-    assert reader.empty_tray is None and "run `elephants-bluff calibrate` again" in caplog.text
+    assert reader.empty_tray is None and "calibrate the camera on the empty tray again" in caplog.text
+    assert "(empty-tray.png) is missing" in reader.empty_tray_problem  # what /api/health and check say (services.reader_problems)
     frame, _ = render_table([3, 6, 2], np.random.default_rng(8))
     assert reader.read(frame).status in ("ok", "uncertain")
 
