@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
-import numpy as np
 import pytest
 
 from companion.app.checks import full_findings
@@ -15,8 +13,7 @@ from companion.app.services import build_services
 from companion.app.settings import Settings
 from companion.app.web import create_app
 from companion.core.settings import CONFIG_NAME, write_config
-from vision.simtable import render_table
-from vision.sources.files import FilesSource
+from tests.teach.tray_views import camera_sees, empty_tray
 
 PIN = "4321"
 H = {"X-Table-Pin": PIN}
@@ -66,10 +63,7 @@ def test_the_companion_still_reads_a_bluff_without_it(table):
 
 def test_calibrating_the_empty_tray_again_clears_the_problem(table, tmp_path):
     client, services, _ = table
-    frame, _ = render_table([], np.random.default_rng(4))  # the camera now looks at an empty tray
-    cv2.imwrite(str(tmp_path / "empty.png"), frame)
-    services.dice_source.frame_source = FilesSource(tmp_path / "empty.png")
-    services.dice_source.frame_source.open()
+    camera_sees(services, tmp_path, empty_tray())  # the camera now looks at an empty tray
     kept = client.post("/api/setup/empty-tray", headers=H)
     assert kept.status_code == 200, kept.get_json()
     health = client.get("/api/health").get_json()

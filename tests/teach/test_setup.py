@@ -12,8 +12,7 @@ import pytest
 from companion.app.settings import Settings
 from companion.app.web import create_app
 from companion.core.settings import CONFIG_NAME
-from vision.simtable import render_table
-from vision.sources.files import FilesSource
+from tests.teach.tray_views import camera_sees, empty_tray
 
 PIN = "4321"
 H = {"X-Table-Pin": PIN}
@@ -25,14 +24,6 @@ def table(tmp_path):
     services = app.extensions["elephants_bluff"]
     yield app.test_client(), services, tmp_path / "instance"
     services.close()
-
-
-def _empty_tray(services, tmp_path: Path) -> None:
-    """The camera now looks at an empty tray (the files backend, on a rendered frame with no dice)."""
-    frame, _ = render_table([], np.random.default_rng(4))
-    cv2.imwrite(str(tmp_path / "empty.png"), frame)
-    services.dice_source.frame_source = FilesSource(tmp_path / "empty.png")
-    services.dice_source.frame_source.open()
 
 
 def _rows(instance: Path):
@@ -83,7 +74,7 @@ def test_no_die_is_refused_the_empty_tray_is_kept_and_the_reader_switches_to_it(
     assert busy.status_code == 422 and busy.json["error"] == "not_empty"
     assert not (instance / "empty-tray.png").exists()
 
-    _empty_tray(services, tmp_path)
+    camera_sees(services, tmp_path, empty_tray())
     none = client.post("/api/setup/face", json={"top": 2}, headers=H)
     assert none.status_code == 422 and none.json["error"] == "no_die" and "put a die with 2 on top" in none.json["message"]
     assert _rows(instance) == []

@@ -12,17 +12,12 @@ import pytest
 
 from companion.app.settings import Settings
 from companion.app.web import create_app
+from tests.teach.tray_views import camera_sees, empty_tray
 from vision.calibrate import BLUR, BRIGHT, DARK, GLARE, NOT_EMPTY, PROBLEM_CODES, check_frame_quality, frame_problems
 from vision.simtable import render_table
-from vision.sources.files import FilesSource
 
 PIN = "4321"
 H = {"X-Table-Pin": PIN}
-
-
-def _tray() -> np.ndarray:
-    frame, _ = render_table([], np.random.default_rng(4))
-    return frame
 
 
 def _blurred_tray() -> np.ndarray:
@@ -34,14 +29,14 @@ def _blurred_tray() -> np.ndarray:
 
 
 def _glaring_tray() -> np.ndarray:
-    frame = _tray()
+    frame = empty_tray()
     cv2.circle(frame, (300, 300), 25, (255, 255, 255), -1)  # a reflection of the light, burnt out
     return frame
 
 
 FRAMES = {
-    DARK: lambda: (_tray() * 0.25).astype(np.uint8),
-    BRIGHT: lambda: cv2.convertScaleAbs(_tray(), alpha=1.0, beta=140),
+    DARK: lambda: (empty_tray() * 0.25).astype(np.uint8),
+    BRIGHT: lambda: cv2.convertScaleAbs(empty_tray(), alpha=1.0, beta=140),
     GLARE: _glaring_tray,
     BLUR: _blurred_tray,
     NOT_EMPTY: lambda: render_table([1, 2, 3], np.random.default_rng(4))[0],
@@ -68,7 +63,7 @@ def test_calibrate_still_prints_the_same_sentences():
 
 
 def test_a_good_sharp_tray_has_no_light_or_focus_problem():
-    assert {p.code for p in frame_problems(_tray())[0]} <= {NOT_EMPTY}  # the cup's rim may look like a die to the finder
+    assert {p.code for p in frame_problems(empty_tray())[0]} <= {NOT_EMPTY}  # the cup's rim may look like a die to the finder
 
 
 @pytest.fixture
@@ -79,16 +74,10 @@ def table(tmp_path):
     services.close()
 
 
-def _camera_sees(services, folder, frame) -> None:
-    cv2.imwrite(str(folder / "tray.png"), frame)
-    services.dice_source.frame_source = FilesSource(folder / "tray.png")
-    services.dice_source.frame_source.open()
-
-
 @pytest.mark.parametrize("code", [DARK, BRIGHT, GLARE, BLUR])
 def test_the_set_up_page_gets_each_hint_as_its_code(table, code):
     client, services, folder = table
-    _camera_sees(services, folder, FRAMES[code]())
+    camera_sees(services, folder, FRAMES[code]())
     hints = client.get("/api/setup/check", headers=H).json["hints"]
     assert code in [h["code"] for h in hints]
     assert NOT_EMPTY not in [h["code"] for h in hints]  # whether dice lie there is the reader's say, not the finder's blobs
@@ -98,6 +87,6 @@ def test_the_set_up_page_gets_each_hint_as_its_code(table, code):
 @pytest.mark.parametrize("code", [DARK, BRIGHT])
 def test_an_empty_tray_too_dark_or_too_bright_is_refused_with_its_code(table, code):
     client, services, folder = table
-    _camera_sees(services, folder, FRAMES[code]())
+    camera_sees(services, folder, FRAMES[code]())
     refused = client.post("/api/setup/empty-tray", headers=H)
     assert refused.status_code == 422 and refused.json["error"] == code and refused.json["message"].startswith(WORDS[code])
