@@ -131,8 +131,9 @@ def _where_in(x: float, y: float) -> str:
     return "in the centre" if (vertical, horizontal) == ("middle", "centre") else f"at the {vertical} {horizontal}"
 
 
-def check_camera(source: Any, timeout_s: float = GRAB_TIMEOUT_S) -> list[Finding]:
-    """Opens (idempotent) and grabs one frame; no camera, busy, silent, or the light's findings."""
+def check_camera(source: Any, timeout_s: float = GRAB_TIMEOUT_S, frame_findings: Callable[[Any], list[Finding]] | None = None) -> list[Finding]:
+    """Opens (idempotent) and grabs one frame; no camera, busy, silent, or the light's findings, and
+    ``frame_findings``' on the same frame (the app's: whether the reader's set-up fits the picture)."""
     try:
         source.open()
     except Exception as exc:  # noqa: BLE001 - every backend fails its own way
@@ -141,7 +142,10 @@ def check_camera(source: Any, timeout_s: float = GRAB_TIMEOUT_S) -> list[Finding
         frame = _grab(source, timeout_s)
     except Exception as exc:  # noqa: BLE001
         return [_camera_failed(exc, "grab")]
-    return check_light(frame)
+    light = check_light(frame)
+    if frame_findings is None or any(f.code == "bad_frame" for f in light):
+        return light
+    return light + frame_findings(frame)
 
 
 # --- the buttons and the lid ------------------------------------------------------------------
@@ -241,16 +245,18 @@ def check_clock(now: float | None = None) -> list[Finding]:
 # --- all of it --------------------------------------------------------------------------------
 
 def preflight(*, frames: Any = None, inputs: Mapping[str, Any] | None = None, instance: str | Path = ".",
-              now: float | None = None, lid_should_be_on: bool = True, grab_timeout_s: float = GRAB_TIMEOUT_S) -> list[Finding]:
+              now: float | None = None, lid_should_be_on: bool = True, grab_timeout_s: float = GRAB_TIMEOUT_S,
+              frame_findings: Callable[[Any], list[Finding]] | None = None) -> list[Finding]:
     """Every check that needs no one at the table; an empty list means ready.
 
     ``frames``: the camera (a frame source with ``open`` and ``grab``), or None
     to leave it out; ``inputs``: name -> gpiozero input (``TableDevices.inputs()``),
-    or None; ``instance``: the instance folder (for the disk).
+    or None; ``instance``: the instance folder (for the disk); ``frame_findings``: more checks of the
+    camera's frame (``check_camera``).
     """
     findings: list[Finding] = []
     if frames is not None:
-        findings += check_camera(frames, grab_timeout_s)
+        findings += check_camera(frames, grab_timeout_s, frame_findings)
     if inputs:
         findings += check_inputs(inputs, lid_should_be_on=lid_should_be_on)
     findings += check_disk(instance)

@@ -37,7 +37,8 @@ from vision.finder import Candidate, Look, find_dice, look, with_faint
 from vision.images import ImageError, check_frame
 from vision.marks import lost_dice
 from vision.pipeline.classify import classify_crop
-from vision.pipeline.decide import reason_in_words
+from vision.pipeline.decide import not_as_calibrated, reason_in_words
+from vision.pipeline.normalise import calibration_misfit
 from vision.reader_options import ReaderOptions
 
 class DiceReader(ReaderOptions):
@@ -61,12 +62,19 @@ class DiceReader(ReaderOptions):
     def _uncertain(self, reason: str, *codes: dict[str, Any]) -> Reading:
         return Reading(UNCERTAIN, (), reason=reason, model_id=self.model_id, reasons=codes, sure_at=self.min_confidence)
 
+    def calibration_misfit(self, frame_size: tuple[int, ...]) -> dict | None:
+        """Whether the tray's region was set for a picture of another (height, width) than ``frame_size``."""
+        return calibration_misfit(frame_size, self.tray_region) if self.tray_region else None
+
     def read(self, frame: np.ndarray) -> Reading:
         """Read every die in ``frame`` (BGR uint8; grey and BGRA are accepted)."""
         try:
             frame = check_frame(frame)
         except ImageError as exc:
             return self._uncertain(exc.message)
+        misfit = self.calibration_misfit(frame.shape[:2])
+        if misfit is not None:  # a region set for another picture: read the whole picture, never ok
+            return not_as_calibrated(self._but(die_side_px=0, tray_region=None).read(frame), misfit)
         ox = oy = 0
         if self.tray_region:
             x, y, w, h = self.tray_region

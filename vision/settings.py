@@ -38,7 +38,7 @@ SETTINGS: list[Setting] = [
     Setting("camera.device", 0, "The webcam's OpenCV device number (camera.backend = webcam).", int_between(0, 63)),
     Setting("camera.simulated_seed", 0, "The simulated table's seed (camera.backend = simulated): the same rolls and layouts from every start, for a demonstration or a test (0: new ones each start).", int_between(0, 2**31 - 1)),
     Setting("camera.files_dir", "", "An image file, or a folder of images read in name order and cycled (camera.backend = files).", None),
-    Setting("camera.width", 1280, "Frame width the camera is asked for, in pixels.", int_between(160, 4096)),
+    Setting("camera.width", 1280, "Frame width the camera is asked for, in pixels. Changed after `calibrate`, the tray region and the empty tray no longer fit the picture: set them again (every reading goes to the table until then).", int_between(160, 4096)),
     Setting("camera.height", 960, "Frame height the camera is asked for, in pixels.", int_between(120, 3072)),
     Setting("camera.exposure_us", 0, "Fixed exposure time in microseconds (0: automatic until `calibrate` locks it).", int_between(0, 1_000_000)),
     Setting("camera.analogue_gain", 0.0, "Fixed analogue gain (0: automatic until `calibrate` locks it).", _between(0.0, 64.0)),

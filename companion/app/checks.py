@@ -25,10 +25,21 @@ def quick_findings(services: Any) -> list[Finding]:
 
 
 def full_findings(services: Any) -> list[Finding]:
-    """Every check, the camera too (one frame, bounded in time), and what the reader does without."""
+    """Every check, the camera too (one frame, bounded in time: its light, and whether the reader's set-up was made
+    for its picture), and what the reader does without."""
     frames = services.dice_source.frame_source if isinstance(services.dice_source, CaptureLoop) else None
     inputs = services.table.devices.inputs() if services.table is not None else None
-    return preflight(frames=frames, inputs=inputs, instance=services.instance) + reader_findings(services)
+    reader = services.dice_source.reader if frames is not None else None
+    return preflight(frames=frames, inputs=inputs, instance=services.instance,
+                     frame_findings=lambda frame: calibration_findings(reader, frame)) + reader_findings(services)
+
+
+def calibration_findings(reader: Any, frame: Any) -> list[Finding]:
+    """The camera's set-up made for another picture than ``frame`` (``services.calibration_problem``), as a finding."""
+    from companion.app.services import calibration_problem
+
+    problem = calibration_problem(reader, frame)
+    return [Finding("calibration", "camera", problem, "")] if problem else []
 
 
 def reader_findings(services: Any) -> list[Finding]:

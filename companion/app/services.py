@@ -129,6 +129,22 @@ def reader_problems(reader: Any) -> list[str]:
     return [p for p in found if p]
 
 
+def calibration_problem(reader: Any, frame: Any) -> str | None:
+    """Whether the camera's set-up (the tray's region, the empty tray's photo) was made for another picture than
+    ``frame``, in words for ``check`` and the set-up page; every reading is then made without it and goes to the table
+    (the reason ``calibration``). None when it fits, or the reader keeps no set-up."""
+    misfit_of = getattr(reader, "calibration_misfit", None)
+    size = getattr(frame, "shape", ())[:2]
+    misfit = misfit_of(size) if misfit_of is not None and len(size) == 2 else None
+    if misfit is None:
+        return None
+    made = (f"the empty tray's photo is {'×'.join(map(str, misfit['empty_tray']))}" if "empty_tray" in misfit
+            else f"the tray's region {misfit['region']} does not lie inside this picture")
+    return (f"The camera's picture is {'×'.join(map(str, misfit['frame']))}, not the one its set-up was made for ({made}), "
+            "so every reading goes to the table: set the tray's region and the empty tray again (the set-up page, or "
+            "elephants-bluff calibrate).")
+
+
 class _NoModel:
     """Stands in for a reader whose model file is missing: every reading is uncertain, with why."""
 

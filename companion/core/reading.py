@@ -19,9 +19,10 @@ UNCERTAIN = "uncertain"
 #: not pips: ``vision.number_cue``), ``second_look`` {n} (tray mode's look at the calibrated size missed ``n`` dice that a
 #: look knowing no size found, of that size), ``second_opinion`` (a second classifier does not read a die's face: a bead or a
 #: game piece taken for a die?, ``vision.second_opinion``), ``unlike`` (tray mode: a die's colour is unlike every other die's,
-#: ``vision.pipeline.alike``).
+#: ``vision.pipeline.alike``), ``calibration`` {frame: [w, h], and region: [x, y, w, h] or empty_tray: [w, h]} (the camera's set-up
+#: was made for another picture: read without it, ``vision.pipeline.normalise.calibration_misfit``).
 #: Any other trouble (an unusable image) keeps only the English ``reason``.
-REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank", "size", "marks", "second_look", "second_opinion", "unlike")
+REASON_CODES = ("count", "cut_off", "leaning", "low_confidence", "dark", "blank", "size", "marks", "second_look", "second_opinion", "unlike", "calibration")
 
 
 @dataclass(frozen=True)

@@ -216,6 +216,32 @@ def test_dice_found_on_a_second_look_are_said_with_the_languages_plural(server: 
         assert said == f"{first} {second}" and str(n) in second and "{" not in said
 
 
+#: one example of every reason code the reader gives (companion.core.reading.REASON_CODES), with its numbers
+REASON_EXAMPLES = {"count": {"found": 2, "expected": 3}, "low_confidence": {"n": 2, "lowest": 0.41},
+                   "size": {"seen_px": 96, "calibrated_px": 64}, "second_look": {"n": 2}, "calibration": {"frame": [640, 480], "region": [80, 60, 1120, 840]}}
+
+
+@pytest.mark.parametrize("locale, lang", [("de-DE", "de"), ("pl-PL", "pl")])
+def test_every_reason_the_reader_gives_is_said_in_the_tables_language(server: Server, new_context: Any, locale: str, lang: str) -> None:
+    """Each reason code a reading carries is said from the page's own catalog, never the reader's English ``reason``
+    (the page falls back to it for a code it does not know: a German table must not read English at a Bluff)."""
+    from companion.app.web import i18n
+    from companion.core.reading import REASON_CODES
+
+    page = open_table(new_context, server, TABLET, locale)
+    plural = {"count": "found", "low_confidence": "n", "second_look": "n"}
+    for code in REASON_CODES:
+        params = REASON_EXAMPLES.get(code, {})
+        reading = {"status": "uncertain", "sure_at": 0.95, "dice": [], "reason": "in English", "reasons": [{"code": code, **params}]}
+        said = page.evaluate("(reading) => Dice.reasonText(reading)", reading)
+        shown = {**params, "lowest": "41 %"} if code == "low_confidence" else {**params, "frame": "640×480"} if code == "calibration" else params
+        if code in plural:
+            want = i18n.translate_plural(lang, f"reason_{code}", f"reason_{code}_plural", params[plural[code]], **shown)
+        else:
+            want = i18n.translate(lang, f"reason_{code}", **shown)
+        assert said == want and "{" not in said, (code, said)
+
+
 def test_a_double_tap_on_bluff_calls_one_bluff_and_no_error(server: Server, new_context: Any) -> None:
     game = server.new_game(["Gil", "Hu"], starter=0)
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200

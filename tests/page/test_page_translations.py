@@ -195,7 +195,8 @@ def test_every_reason_the_reader_gives_has_a_text_with_its_numbers() -> None:
     """The page says why a reading was unsure from ``reason_<code>`` (companion.core.reading.REASON_CODES)."""
     from companion.core.reading import REASON_CODES
 
-    params = {"count": {"found", "expected"}, "low_confidence": {"n", "lowest"}, "size": {"seen_px", "calibrated_px"}, "second_look": {"n"}}
+    params = {"count": {"found", "expected"}, "low_confidence": {"n", "lowest"}, "size": {"seen_px", "calibrated_px"}, "second_look": {"n"},
+              "calibration": {"frame"}}
     for code in REASON_CODES:
         message = ENGLISH.get(f"reason_{code}") or ENGLISH.get((f"reason_{code}", f"reason_{code}_plural"))
         assert message, f"the catalog has no reason_{code}"

@@ -17,8 +17,9 @@ GREEN = (60, 200, 60)
 
 def _every_reason() -> list[str]:
     params = {"count": {"found": 1, "expected": 3}, "low_confidence": {"n": 2, "lowest": 0.7}, "size": {"seen_px": 176, "calibrated_px": 110},
-              "second_look": {"n": 2}}
-    return [reason_in_words({"code": code, **params.get(code, {})}) for code in REASON_CODES]
+              "second_look": {"n": 2}, "calibration": {"frame": [640, 480], "empty_tray": [1280, 960]}}
+    region = {"code": "calibration", "frame": [640, 480], "region": [80, 60, 1120, 840]}
+    return [reason_in_words({"code": code, **params.get(code, {})}) for code in REASON_CODES] + [reason_in_words(region)]
 
 
 def test_every_character_the_reader_writes_on_a_photo_is_in_the_font() -> None:

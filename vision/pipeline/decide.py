@@ -158,6 +158,20 @@ def found_on_a_second_look(unprompted: Reading, short: Reading) -> Reading:
     return replace(unprompted, status=UNCERTAIN, reasons=codes, reason="; ".join(reason_in_words(c) for c in codes))
 
 
+def not_as_calibrated(reading: Reading, misfit: dict[str, Any]) -> Reading:
+    """A reading made without a calibration that does not fit the camera's picture (``normalise.calibration_misfit``):
+    never ok, with the reason ``calibration`` beside its own, so the table confirms and hears what to set up again.
+
+    >>> die = DieReading(2, 5, 0.99, (0, 0, 9, 9))
+    >>> r = not_as_calibrated(Reading(OK, (die,) * 3, sure_at=0.95), {"code": "calibration", "frame": [640, 480], "empty_tray": [1280, 960]})
+    >>> r.status, r.reason
+    ('uncertain', "the camera's picture (640x480) does not fit its set-up (the empty tray's photo is 1280x960): read without it; set up the camera again (calibrate)")
+    """
+    words = reason_in_words(misfit)
+    return replace(reading, status=UNCERTAIN, reasons=(*reading.reasons, misfit),
+                   reason=f"{reading.reason}; {words}" if reading.reason else words)
+
+
 def reason_in_words(code: dict[str, Any]) -> str:
     """A reason code (``companion.core.reading.REASON_CODES``) as the English the logs and the command line show.
 
@@ -176,6 +190,11 @@ def reason_in_words(code: dict[str, Any]) -> str:
     if kind == "size":
         how = "bigger" if code["seen_px"] > code["calibrated_px"] else "smaller"
         return f"the dice look {how} than calibrated ({code['seen_px']} px, not {code['calibrated_px']}): measure the die again (calibrate --dice)"
+    if kind == "calibration":  # the annotated photo's font has no "×" or brackets
+        frame = "x".join(str(v) for v in code["frame"])
+        made = (f"the empty tray's photo is {'x'.join(str(v) for v in code['empty_tray'])}" if "empty_tray" in code
+                else "the tray's region ({}, {}, {} by {}) does not lie inside it".format(*code["region"]))
+        return f"the camera's picture ({frame}) does not fit its set-up ({made}): read without it; set up the camera again (calibrate)"
     return {"cut_off": "a die is cut off by the frame's edge", "leaning": "a die looks leaning or misshapen (not flat on the tray?)",
             "marks": "a die's marks look like numbers or signs, not the dots this reader knows",
             "second_opinion": "a second check does not read a die the same (a bead or a game piece taken for a die?)",

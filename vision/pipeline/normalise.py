@@ -70,6 +70,32 @@ def normalise(frame: object, tray_region: list[int] | None = None) -> Normalised
     return Normalised(bgr, cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), (ox, oy))
 
 
+def calibration_misfit(frame_size: tuple[int, int], tray_region: list[int] | None = None,
+                       empty_tray_size: tuple[int, int] | None = None) -> dict | None:
+    """Why a calibration was made for another picture than the camera's (height, width) ``frame_size``, as the reason
+    code ``calibration`` {frame: [w, h], and ``region`` or ``empty_tray``: [w, h]}; None when it fits.
+
+    The tray's region must lie wholly inside the picture (as the set-up page asks) and the empty tray's photo be the
+    picture's size: a camera switched to another resolution after ``calibrate``, or a region typed by hand, would
+    otherwise be cut to what overlaps, or read whole, silently, and the calibrated die size with it (RULES.md R14).
+
+    >>> calibration_misfit((480, 640), [100, 80, 1000, 800])
+    {'code': 'calibration', 'frame': [640, 480], 'region': [100, 80, 1000, 800]}
+    >>> calibration_misfit((480, 640), [0, 0, 640, 480], (960, 1280))
+    {'code': 'calibration', 'frame': [640, 480], 'empty_tray': [1280, 960]}
+    >>> calibration_misfit((480, 640), [0, 0, 640, 480], (480, 640)) is None
+    True
+    """
+    h, w = int(frame_size[0]), int(frame_size[1])
+    if tray_region:
+        x, y, rw, rh = tray_region
+        if x < 0 or y < 0 or x + rw > w or y + rh > h:
+            return {"code": "calibration", "frame": [w, h], "region": [int(v) for v in tray_region]}
+    if empty_tray_size is not None and tuple(empty_tray_size[:2]) != (h, w):
+        return {"code": "calibration", "frame": [w, h], "empty_tray": [int(empty_tray_size[1]), int(empty_tray_size[0])]}
+    return None
+
+
 def colour_contrast(bgr: np.ndarray) -> np.ndarray:
     """A grey image of how far each pixel's colour (its a*b* in Lab, brightness left out) lies from the frame's
     median colour: a red die on grey wood, as bright as the wood in grey, stands out here as a light square.

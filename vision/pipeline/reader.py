@@ -20,10 +20,11 @@ from vision.annotate import annotate
 from vision.classifier import MARGIN, FaceClassifier
 from vision.pipeline.alike import flag_unlike
 from vision.pipeline.classify import FaceRead, a_die_seen_from_afar, classify, classify_crop, one_holding_a_die, read_inside, readable_crop
-from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, found_on_a_second_look, is_sure, missed_at_the_size, off_the_calibrated_size, sure_confidence
+from vision.pipeline.decide import (CONFIDENCE_MARGIN, decide, found_on_a_second_look, is_sure, missed_at_the_size, not_as_calibrated,
+                                    off_the_calibrated_size, sure_confidence)
 from vision.pipeline.looks import (a_mark_of, a_small_die_reads_another_face, every_die_surer, holds_a_sure_die, read_sure, surer_answer,
                                    surer_at_count, surest_first, takes_over, whole_dice_inside)
-from vision.pipeline.normalise import Normalised, Unreadable, normalise
+from vision.pipeline.normalise import Normalised, Unreadable, calibration_misfit, normalise
 from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
 from vision.leaning_cue import LeaningCue
 from vision.number_cue import NumberCue
@@ -104,6 +105,9 @@ class PipelineReader(ReaderOptions):
         if isinstance(prepared, Unreadable):
             return Reading(UNCERTAIN, (), reason=prepared.words, model_id=self.model_id,
                            reasons=(prepared.code,) if prepared.code else (), sure_at=self.min_confidence)
+        misfit = self.calibration_misfit(np.shape(frame)[:2])
+        if misfit is not None:  # a calibration made for another picture: read as if none were made, and never ok
+            return not_as_calibrated(self._but(die_side_px=0, tray_region=None, empty_tray=None).read(frame), misfit)
         if not self.die_side_px:
             reading, _, surer = self._unsized(prepared)
             return self._whole_photo(prepared, reading) or surer or reading
@@ -394,6 +398,13 @@ class PipelineReader(ReaderOptions):
         cut = [d.face.first_crops if d.face.span == 1.0 else None for d in put]  # as the first look cut them, where it did
         answers = iter(self.second_opinion.doubted(bgr, at, [d.face.seen for d in put], cut)) if put else iter(())
         return [next(answers) if a else False for a in ask]
+
+    def calibration_misfit(self, frame_size: tuple[int, ...]) -> dict | None:
+        """Whether the tray's region and the empty tray's photo were set for a picture of another (height, width)
+        than ``frame_size`` (``normalise.calibration_misfit``): such a frame is read as if no calibration were made."""
+        if not self.tray_region and self.empty_tray is None:
+            return None
+        return calibration_misfit(frame_size, self.tray_region, None if self.empty_tray is None else self.empty_tray.shape)
 
     def _empty_region(self) -> np.ndarray | None:
         """The empty tray cut to the tray region, as ``normalise`` cuts the frame."""

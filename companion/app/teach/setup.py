@@ -82,7 +82,10 @@ def preview_jpeg(services: Any) -> bytes:
 
 
 def check(services: Any) -> dict[str, Any]:
-    """Exposure and focus hints on the tray now: codes the page translates, the measures, and the frame's size."""
+    """Exposure and focus hints on the tray now: codes the page translates, the measures, and the frame's size; and
+    ``calibration`` where the region or the empty tray kept were set for another picture (a camera since switched to
+    another resolution, a region typed by hand)."""
+    from companion.app.services import calibration_problem
     from vision.calibrate import MIN_SHARPNESS, NOT_EMPTY, frame_problems
 
     frame = grab(services)
@@ -90,6 +93,9 @@ def check(services: Any) -> dict[str, Any]:
     # the finder's blobs are left out: whether dice lie on the tray is the reader's say
     hints = [{"code": p.code, "message": p.message} for p in problems if p.code != NOT_EMPTY]
     h, w = frame.shape[:2]
+    stale = calibration_problem(_loop(services).reader, frame)
+    if stale:  # a region or an empty tray kept for another picture: every reading goes to the table until set again
+        hints.append({"code": "calibration", "message": stale, "frame": [w, h]})
     return {"hints": hints, "notes": measures.get("notes", []), "brightness": measures["mean"], "sharpness": measures["sharpness"],
             "min_sharpness": MIN_SHARPNESS, "glare": measures["burnt"], "suggested_region": measures["tray_region"],
             "region": list(services.settings.get("camera.tray_region", []) or []), "frame": [w, h],

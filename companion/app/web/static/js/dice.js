@@ -29,6 +29,7 @@ const Dice = (() => {
     count: "reason_count", cut_off: "reason_cut_off", leaning: "reason_leaning",
     low_confidence: "reason_low_confidence", dark: "reason_dark", blank: "reason_blank", size: "reason_size",
     marks: "reason_marks", second_look: "reason_second_look", second_opinion: "reason_second_opinion",
+    unlike: "reason_unlike", calibration: "reason_calibration",
   };
 
   /** Why the reader was not sure, in the page's language; its English words when a code is
@@ -44,6 +45,7 @@ const Dice = (() => {
       if (r.code === "count") return tn("reason_count", "reason_count_plural", Number(r.found) || 0, params);
       if (r.code === "low_confidence") return tn("reason_low_confidence", "reason_low_confidence_plural", Number(r.n) || 0, params);
       if (r.code === "second_look") return tn("reason_second_look", "reason_second_look_plural", Number(r.n) || 0, params);
+      if (r.code === "calibration") return t("reason_calibration", { frame: Array.isArray(r.frame) ? r.frame.join("×") : "" });
       return t(REASON_TEXTS[r.code], params);
     }).join(" ");
   }

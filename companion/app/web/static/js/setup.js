@@ -31,6 +31,7 @@
     bright: () => t("cam_hint_bright"),
     glare: () => t("cam_hint_glare"),
     blur: () => t("cam_hint_blur"),
+    calibration: (h) => t("cam_hint_calibration", { frame: Array.isArray(h.frame) ? h.frame.join("×") : "" }),
   };
 
   function problemText(e) {
@@ -91,7 +92,7 @@
     $("setup-measures").textContent = t("cam_brightness", { n: Math.round(c.brightness) }) + " · " + t("cam_sharpness", { n: Math.round(c.sharpness), min: Math.round(c.min_sharpness) })
       + (c.die_side_px ? " · " + t("cam_size_done", { n: c.die_side_px }) : "");
     const list = $("setup-hints");
-    list.replaceChildren(...(c.hints.length ? c.hints.map((h) => el("li", { text: HINTS[h.code] ? HINTS[h.code]() : h.message })) : [el("li", { text: t("cam_hint_ok") })]));
+    list.replaceChildren(...(c.hints.length ? c.hints.map((h) => el("li", { text: HINTS[h.code] ? HINTS[h.code](h) : h.message })) : [el("li", { text: t("cam_hint_ok") })]));
   }
 
   async function runTableCheck() {
