@@ -104,11 +104,13 @@ def test_check_and_the_set_up_page_say_the_set_up_does_not_fit_and_setting_it_ag
     assert len(said) == 1 and "640×480" in said[0] and "set the tray's region and the empty tray again" in said[0]
     hints = [h for h in client.get("/api/setup/check", headers=H).get_json()["hints"] if h["code"] == "calibration"]
     assert len(hints) == 1 and hints[0]["frame"] == [640, 480] and hints[0]["message"] == said[0]
-    # the player sets the whole picture as the tray's region, then keeps the empty tray as the camera sees it now
+    # the player keeps the empty tray as the camera sees it now: the region kept for 1280×960 is found again on it
     camera_sees(services, tmp_path, cv2.resize(empty_tray(), (640, 480), interpolation=cv2.INTER_AREA))
-    assert client.post("/api/setup/region", json={"region": []}, headers=H).status_code == 200
     kept = client.post("/api/setup/empty-tray", headers=H)
     assert kept.status_code == 200, kept.get_json()
+    assert "camera.tray_region" in kept.get_json()["stored"]
+    x, y, w, h = services.settings.get("camera.tray_region")
+    assert x >= 0 and y >= 0 and x + w <= 640 and y + h <= 480
     assert not [h for h in client.get("/api/setup/check", headers=H).get_json()["hints"] if h["code"] == "calibration"]
     assert not [f for f in full_findings(services) if f.code == "calibration"]
     assert services.dice_source.reader.empty_tray.shape == (480, 640)

@@ -136,8 +136,10 @@ def set_region(services: Any, region: Any) -> dict[str, Any]:
 
 
 def store_empty_tray(services: Any) -> dict[str, Any]:
-    """The empty tray's photo as the reader's reference, with the region found on it unless one is set; exposure locked where the camera can."""
+    """The empty tray's photo as the reader's reference, with the region found on it unless one that fits the picture
+    is set (one kept for another resolution is replaced); exposure locked where the camera can."""
     from vision.calibrate import BRIGHT, DARK, EMPTY_TRAY, frame_problems
+    from vision.pipeline.normalise import calibration_misfit
 
     frame = grab(services)
     problems, measures = frame_problems(frame)
@@ -148,7 +150,8 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
     if found:
         raise SetupRefused(f"The tray is not empty: the reader sees {len(found)} {'die' if len(found) == 1 else 'dice'} on it; take every die off, then try again.", "not_empty", n=len(found))
     updates: dict[str, Any] = {"camera.empty_tray": EMPTY_TRAY}
-    if not services.settings.get("camera.tray_region"):
+    region = services.settings.get("camera.tray_region")
+    if not region or calibration_misfit(frame.shape[:2], region) is not None:  # none kept, or one kept for another picture
         updates["camera.tray_region"] = measures["tray_region"]
     meta_fn = getattr(_loop(services).frame_source, "metadata", None)
     if meta_fn is not None:
