@@ -26,7 +26,18 @@ def test_a_file_that_is_not_a_model_is_refused_in_words(tmp_path, capsys):
     bad = tmp_path / "notes.onnx"
     bad.write_text("not a model")
     assert main([str(bad), "--repeats", "5"]) == 1
-    assert "cannot be loaded" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "cannot be loaded, so it cannot be timed" in said and "reinstall the companion" not in said
+
+
+def test_the_detectors_file_is_refused_as_no_face_model_without_telling_to_reinstall(capsys):
+    """A candidate that loads but is no face model (here the shipped detector): the reader's words, not its advice to
+    reinstall the companion, which a file named to time does not need."""
+    from vision.detector_learned import default_model_path
+
+    assert main([str(default_model_path()), "--repeats", "5"]) == 1
+    said = capsys.readouterr().err
+    assert "is not a face model" in said and "so it cannot be timed" in said and "reinstall" not in said
 
 
 def test_repeats_below_one_are_refused(capsys):
