@@ -126,6 +126,9 @@ class CaptureLoop:
         self._busy_listeners: list[Callable[[bool], None]] = []
         self._opened = False
         self.busy = False
+        #: the (height, width) of the last frame the camera gave, None before the first (``/api/health`` checks the
+        #: reader's calibration against it)
+        self.frame_size: tuple[int, int] | None = None
 
     @classmethod
     def from_settings(cls, settings: Any, frame_source: Any, reader: Any, tray_light: Any = None, **kw: Any) -> "CaptureLoop":
@@ -288,6 +291,7 @@ class CaptureLoop:
         if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3 or frame.size == 0:
             shape = getattr(frame, "shape", type(frame).__name__)
             raise HardwareError(f"The camera gave a frame the reader cannot use ({shape}; it needs colour BGR pixels).")
+        self.frame_size = (int(frame.shape[0]), int(frame.shape[1]))
         return frame
 
     def _grab_guarded(self) -> np.ndarray:

@@ -38,7 +38,7 @@ def calibration_findings(reader: Any, frame: Any) -> list[Finding]:
     """The camera's set-up made for another picture than ``frame`` (``services.calibration_problem``), as a finding."""
     from companion.app.services import calibration_problem
 
-    problem = calibration_problem(reader, frame)
+    problem = calibration_problem(reader, getattr(frame, "shape", None))
     return [Finding("calibration", "camera", problem, "")] if problem else []
 
 

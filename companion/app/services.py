@@ -129,13 +129,13 @@ def reader_problems(reader: Any) -> list[str]:
     return [p for p in found if p]
 
 
-def calibration_problem(reader: Any, frame: Any) -> str | None:
-    """Whether the camera's set-up (the tray's region, the empty tray's photo) was made for another picture than
-    ``frame``, in words for ``check`` and the set-up page; every reading is then made without it and goes to the table
-    (the reason ``calibration``). None when it fits, or the reader keeps no set-up."""
+def calibration_problem(reader: Any, frame_size: tuple[int, ...] | None) -> str | None:
+    """Whether the camera's set-up (the tray's region, the empty tray's photo) was made for another picture than one
+    of ``frame_size`` (height, width), in words for ``check``, the set-up page and ``/api/health``; every reading is
+    then made without it and goes to the table (the reason ``calibration``). None when it fits, when the reader keeps
+    no set-up, or when no frame was seen yet (``frame_size`` None)."""
     misfit_of = getattr(reader, "calibration_misfit", None)
-    size = getattr(frame, "shape", ())[:2]
-    misfit = misfit_of(size) if misfit_of is not None and len(size) == 2 else None
+    misfit = misfit_of(tuple(frame_size[:2])) if misfit_of is not None and frame_size is not None and len(frame_size) >= 2 else None
     if misfit is None:
         return None
     made = (f"the empty tray's photo is {'×'.join(map(str, misfit['empty_tray']))}" if "empty_tray" in misfit

@@ -83,7 +83,7 @@ def test_the_classic_reader_says_the_same_of_a_region_outside_the_picture(tmp_pa
     reader = _reader(_instance(tmp_path, **{"reader.detector": "classic", "camera.tray_region": [0, 0, 1280, 961], "camera.empty_tray": ""}))
     reading = reader.read(_three_dice())
     assert reading.status == UNCERTAIN and {"code": "calibration", "frame": [1280, 960], "region": [0, 0, 1280, 961]} in reading.reasons
-    assert calibration_problem(reader, _three_dice(1280, 961)) is None  # the picture it was set for
+    assert calibration_problem(reader, (961, 1280)) is None  # the picture it was set for
 
 
 def test_a_bluff_read_through_a_set_up_for_another_picture_goes_to_the_table_with_why(smaller_camera):
@@ -96,6 +96,10 @@ def test_a_bluff_read_through_a_set_up_for_another_picture_goes_to_the_table_wit
     assert reading["status"] == UNCERTAIN and bluff["phase"] == "confirm", bluff
     assert [r for r in reading["reasons"] if r["code"] == "calibration"] == [
         {"code": "calibration", "frame": [640, 480], "region": [80, 60, 1120, 840]}]
+    health = client.get("/api/health").get_json()  # from now on, before the next Bluff too
+    said = [p for p in health["problems"] if "not the one its set-up was made for" in p]
+    assert health["status"] == "degraded" and len(said) == 1 and "640×480" in said[0]
+    assert client.get("/api/table").get_json()["camera_works"] is True  # the camera still reads: no typing the dice
 
 
 def test_check_and_the_set_up_page_say_the_set_up_does_not_fit_and_setting_it_again_clears_it(smaller_camera, tmp_path):
@@ -114,6 +118,7 @@ def test_check_and_the_set_up_page_say_the_set_up_does_not_fit_and_setting_it_ag
     assert not [h for h in client.get("/api/setup/check", headers=H).get_json()["hints"] if h["code"] == "calibration"]
     assert not [f for f in full_findings(services) if f.code == "calibration"]
     assert services.dice_source.reader.empty_tray.shape == (480, 640)
+    assert not [p for p in client.get("/api/health").get_json()["problems"] if "set-up was made for" in p]
 
 
 def test_a_set_up_that_fits_reads_as_before(tmp_path):
@@ -121,4 +126,4 @@ def test_a_set_up_that_fits_reads_as_before(tmp_path):
     reader = _reader(_instance(tmp_path))
     reading = reader.read(_three_dice())
     assert reading.status == OK and sorted(d.seen for d in reading.dice) == [2, 3, 5], reading.reason
-    assert calibration_problem(reader, _three_dice()) is None
+    assert calibration_problem(reader, (960, 1280)) is None and calibration_problem(reader, None) is None

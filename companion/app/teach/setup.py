@@ -93,7 +93,7 @@ def check(services: Any) -> dict[str, Any]:
     # the finder's blobs are left out: whether dice lie on the tray is the reader's say
     hints = [{"code": p.code, "message": p.message} for p in problems if p.code != NOT_EMPTY]
     h, w = frame.shape[:2]
-    stale = calibration_problem(_loop(services).reader, frame)
+    stale = calibration_problem(_loop(services).reader, frame.shape)
     if stale:  # a region or an empty tray kept for another picture: every reading goes to the table until set again
         hints.append({"code": "calibration", "message": stale, "frame": [w, h]})
     return {"hints": hints, "notes": measures.get("notes", []), "brightness": measures["mean"], "sharpness": measures["sharpness"],

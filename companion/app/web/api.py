@@ -8,6 +8,7 @@ from flask import Blueprint, current_app, jsonify, request, send_file
 
 from companion import __version__
 from companion.app.checks import full_findings, quick_findings
+from companion.app.services import calibration_problem
 from companion.core.errors import BadRequest, NotFound
 from companion.app.web.bodies import parse_json_object
 from companion.app.web.openapi import openapi_spec
@@ -41,6 +42,8 @@ def health():  # noqa: ANN201
     s = services()
     camera_status = s.dice_source.health()
     problems = list(s.problems) + ([camera_status] if camera_status != "ok" else []) + [p for p in s.referee.problems.values() if p != camera_status]
+    stale = calibration_problem(getattr(s.dice_source, "reader", None), getattr(s.dice_source, "frame_size", None))
+    problems += [stale] if stale else []  # the camera still works: its readings go to the table until it is set up again
     inside = str(s.instance).rstrip("/") + "/"  # anyone may read health: name files within the instance folder only
     problems = [p.replace(inside, "") for p in problems]
     return jsonify(
