@@ -165,7 +165,7 @@ def not_as_calibrated(reading: Reading, misfit: dict[str, Any]) -> Reading:
     >>> die = DieReading(2, 5, 0.99, (0, 0, 9, 9))
     >>> r = not_as_calibrated(Reading(OK, (die,) * 3, sure_at=0.95), {"code": "calibration", "frame": [640, 480], "empty_tray": [1280, 960]})
     >>> r.status, r.reason
-    ('uncertain', "the camera's picture (640x480) does not fit its set-up (the empty tray's photo is 1280x960): read without it; set up the camera again (calibrate)")
+    ('uncertain', "the camera's picture is 640x480 but the empty tray's photo is 1280x960: read without the set-up; set up the camera again (calibrate)")
     """
     words = reason_in_words(misfit)
     return replace(reading, status=UNCERTAIN, reasons=(*reading.reasons, misfit),
@@ -192,9 +192,9 @@ def reason_in_words(code: dict[str, Any]) -> str:
         return f"the dice look {how} than calibrated ({code['seen_px']} px, not {code['calibrated_px']}): measure the die again (calibrate --dice)"
     if kind == "calibration":  # the annotated photo's font has no "×" or brackets
         frame = "x".join(str(v) for v in code["frame"])
-        made = (f"the empty tray's photo is {'x'.join(str(v) for v in code['empty_tray'])}" if "empty_tray" in code
-                else "the tray's region ({}, {}, {} by {}) does not lie inside it".format(*code["region"]))
-        return f"the camera's picture ({frame}) does not fit its set-up ({made}): read without it; set up the camera again (calibrate)"
+        made = (f"but the empty tray's photo is {'x'.join(str(v) for v in code['empty_tray'])}" if "empty_tray" in code
+                else "and the tray's region ({}, {}, {} by {}) does not lie inside it".format(*code["region"]))
+        return f"the camera's picture is {frame} {made}: read without the set-up; set up the camera again (calibrate)"
     return {"cut_off": "a die is cut off by the frame's edge", "leaning": "a die looks leaning or misshapen (not flat on the tray?)",
             "marks": "a die's marks look like numbers or signs, not the dots this reader knows",
             "second_opinion": "a second check does not read a die the same (a bead or a game piece taken for a die?)",
