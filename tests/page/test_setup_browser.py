@@ -47,17 +47,16 @@ def test_a_set_up_made_for_another_picture_is_said_on_the_set_up_page_in_german(
     """The camera switched to 640×480 after the empty tray and the region were kept at 1280×960: the page's hints
     say so in the player's language, with the picture's size, and what to set again (every reading goes to the table)."""
     import cv2
-    import numpy as np
 
     from companion.app.web import i18n
     from companion.core.settings import write_config
-    from vision.simtable import render_table
+    from tests.teach.tray_views import empty_tray
 
     console.allow("Failed to load resource: the server responded with a status of 401")
     instance = own_server.instance
     write_config(instance, {"table.pin": PIN, "camera.width": 640, "camera.height": 480, "camera.empty_tray": "empty-tray.png",
                             "camera.tray_region": [80, 60, 1120, 840], "reader.die_side_px": 64})
-    cv2.imwrite(str(instance / "empty-tray.png"), render_table([], np.random.default_rng(4))[0])
+    cv2.imwrite(str(instance / "empty-tray.png"), empty_tray())
     server = own_server.start()
     page = new_context(locale="de-DE")
     page.goto(server.url + "/setup")

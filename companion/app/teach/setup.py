@@ -123,13 +123,14 @@ def _apply(services: Any, updates: dict[str, Any]) -> None:
 
 def set_region(services: Any, region: Any) -> dict[str, Any]:
     """Store the tray's region ``[x, y, width, height]`` in the frame's pixels; ``[]`` for the whole frame."""
+    from vision.pipeline.normalise import calibration_misfit
+
     frame = grab(services)
     h, w = frame.shape[:2]
     if region != []:
         if not isinstance(region, list) or len(region) != 4 or not all(isinstance(v, int) and not isinstance(v, bool) for v in region):
             raise BadRequest("'region' is [x, y, width, height] in whole pixels of the camera's picture, or [] for the whole picture.")
-        x, y, rw, rh = region
-        if x < 0 or y < 0 or rw < 16 or rh < 16 or x + rw > w or y + rh > h:
+        if region[2] < 16 or region[3] < 16 or calibration_misfit(frame.shape[:2], region) is not None:  # the reader's own rule
             raise BadRequest(f"The tray's region must lie inside the camera's picture ({w}×{h}) and be at least 16×16 pixels.")
     _apply(services, {"camera.tray_region": region})
     return check(services)
