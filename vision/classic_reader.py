@@ -38,7 +38,7 @@ from vision.images import ImageError, check_frame
 from vision.marks import lost_dice
 from vision.pipeline.classify import classify_crop
 from vision.pipeline.decide import not_as_calibrated, reason_in_words
-from vision.pipeline.normalise import calibration_misfit
+from vision.pipeline.normalise import Unreadable, calibration_misfit, normalise
 from vision.reader_options import ReaderOptions
 
 class DiceReader(ReaderOptions):
@@ -75,19 +75,10 @@ class DiceReader(ReaderOptions):
         misfit = self.calibration_misfit(frame.shape[:2])
         if misfit is not None:  # a region set for another picture: read the whole picture, never ok
             return not_as_calibrated(self._but(die_side_px=0, tray_region=None).read(frame), misfit)
-        ox = oy = 0
-        if self.tray_region:
-            x, y, w, h = self.tray_region
-            sub = frame[y:y + h, x:x + w]
-            if sub.shape[0] >= 16 and sub.shape[1] >= 16:
-                frame, ox, oy = sub, x, y
-        # a small sample of nearest pixels (no averaging to hide noise) says enough about a blank frame,
-        # fast; one flat colour is blank whatever the colour, so each channel is judged on its own
-        sample = CLASSIC.blank_sample
-        mean, std = cv2.meanStdDev(cv2.resize(frame, (sample, max(1, round(sample * frame.shape[0] / frame.shape[1]))), interpolation=cv2.INTER_NEAREST))
-        if float(std.max()) < CLASSIC.blank_std:
-            blank = {"code": "dark" if float(mean.mean()) < CLASSIC.dark_mean else "blank"}
-            return self._uncertain(reason_in_words(blank), blank)
+        prepared = normalise(frame, self.tray_region)  # the staged reader's first stage: the same cut, the same "dark"
+        if isinstance(prepared, Unreadable):
+            return self._uncertain(prepared.words, *([prepared.code] if prepared.code else []))
+        frame, (ox, oy) = prepared.bgr, prepared.offset
         default, cands, kept = self._candidates(frame)
         cands, kept = self._other_look(frame, cands, kept)
         cands, kept = self._by_marks(frame, default, cands, kept)

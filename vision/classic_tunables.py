@@ -153,12 +153,6 @@ class ClassicTunables:
     pale_marks_reach: float = 1.5
 
     # --- the reader's cascade (reader) ---
-    #: a frame sample this many pixels wide says whether the frame is blank
-    blank_sample: int = 160
-    #: a frame whose every channel's spread is under this (grey levels) is blank...
-    blank_std: float = 3.0
-    #: ...and dark when its mean is under this
-    dark_mean: float = 40.0
     #: a blob whose "not a die" probability is above this is dropped
     reject_above: float = 0.5
     #: dice read sure narrower than this (working pixels of the default look) are looked for again on a finer copy...

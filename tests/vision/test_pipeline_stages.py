@@ -52,6 +52,21 @@ def test_the_tray_region_is_cut_out_and_its_offset_kept():
     assert out.offset == (40, 30) and out.bgr.shape[:2] == (100, 200)
 
 
+def test_a_plain_tray_region_in_a_picture_that_shows_something_is_read_not_called_lights_off():
+    """A plain empty tray in its region, or a region set off the tray: the reader looks (and finds no dice) instead of
+    saying "lights off or the camera covered", which is wrong while the rest of the picture shows the table."""
+    frame = np.random.default_rng(3).integers(0, 255, (480, 640, 3), np.uint8)
+    frame[100:200, 100:300] = 150  # a plain tray
+    out = normalise(frame, [120, 120, 100, 50])
+    assert isinstance(out, Normalised) and out.bgr.shape[:2] == (50, 100) and out.offset == (120, 120)
+
+
+@pytest.mark.parametrize(("level", "code"), [(0, "dark"), (230, "blank")])
+def test_a_flat_picture_with_a_tray_region_is_still_dark_or_blank(level, code):
+    out = normalise(np.full((480, 640, 3), level, np.uint8), [120, 120, 100, 50])
+    assert isinstance(out, Unreadable) and out.code == {"code": code}
+
+
 @pytest.mark.parametrize(
     ("confidence", "runner_up", "sure"),
     [(0.95 + CONFIDENCE_MARGIN + 0.001, 0.01, True), (0.95 + CONFIDENCE_MARGIN / 2, 0.01, False), (0.95, 0.04, False), (0.949, 0.0, False)],

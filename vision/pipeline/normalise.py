@@ -2,7 +2,9 @@
 
 Whatever the camera or a file gave (grey, BGRA, 16-bit, any size up to the
 image limit), the stages after this one get one kind of frame, or the reading
-stops here with a reason a player understands: unusable, blank or dark.
+stops here with a reason a player understands: unusable, blank or dark. Blank and dark are judged on the whole
+picture: a tray region that shows nothing in a picture that shows something (a plain empty tray, a region set off the
+tray) is read, and says it found no dice, not "lights off or the camera covered".
 """
 
 from __future__ import annotations
@@ -56,18 +58,27 @@ def normalise(frame: object, tray_region: list[int] | None = None) -> Normalised
         bgr = check_frame(frame)
     except ImageError as exc:
         return Unreadable(exc.message)
-    ox = oy = 0
+    whole, ox, oy = bgr, 0, 0
     if tray_region:
         x, y, w, h = tray_region
         sub = bgr[y:y + h, x:x + w]
         if sub.shape[0] >= 16 and sub.shape[1] >= 16:
             bgr, ox, oy = np.ascontiguousarray(sub), x, y
+    flat = _flat(bgr)
+    if flat is not None and bgr is not whole:
+        flat = _flat(whole)  # a plain tray in its region, or a region off the tray: read (no dice), never "lights off"
+    if flat is not None:
+        return Unreadable(f"the frame is {flat['code']}: no dice can be seen (lights off or the camera covered?)", flat)
+    return Normalised(bgr, cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), (ox, oy))
+
+
+def _flat(bgr: np.ndarray) -> dict | None:
+    """The reason code ``dark`` or ``blank`` when ``bgr`` shows nothing (every channel nearly flat), else None."""
     sample = cv2.resize(bgr, (160, max(1, round(160 * bgr.shape[0] / bgr.shape[1]))), interpolation=cv2.INTER_NEAREST)
     mean, std = cv2.meanStdDev(sample)
-    if float(std.max()) < FLAT_STD:
-        code = {"code": "dark" if float(mean.mean()) < DARK_MEAN else "blank"}
-        return Unreadable(f"the frame is {code['code']}: no dice can be seen (lights off or the camera covered?)", code)
-    return Normalised(bgr, cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), (ox, oy))
+    if float(std.max()) >= FLAT_STD:
+        return None
+    return {"code": "dark" if float(mean.mean()) < DARK_MEAN else "blank"}
 
 
 def calibration_misfit(frame_size: tuple[int, int], tray_region: list[int] | None = None,
