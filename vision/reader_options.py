@@ -29,6 +29,19 @@ class ReaderOptions:
         return dict(camera_view=self.camera_view, opposite_faces=self.opposite, min_confidence=self.min_confidence,
                     expected_dice=self.expected_dice, die_side_px=self.die_side_px or 0, tray_region=self.tray_region)
 
+    @property
+    def region_problem(self) -> str | None:
+        """Words for ``/api/health``, ``check`` and the set-up page when the tray's region is narrower than one die
+        (a region typed by hand, or set before the die was measured): no die is ever found in it, so every reading
+        says it found none. None when the region fits a die or either is not set."""
+        if not self.tray_region or not self.die_side_px:
+            return None
+        w, h = self.tray_region[2:4]
+        if min(w, h) >= self.die_side_px:
+            return None
+        return (f"The tray's region ({w}×{h} pixels) is narrower than one die ({round(self.die_side_px)} pixels), so no "
+                "die is ever found in it: draw it round the whole tray (the set-up page, or elephants-bluff calibrate).")
+
     def _but(self, **changes: Any) -> Any:
         raise NotImplementedError
 

@@ -121,11 +121,13 @@ def _build_camera(settings: Settings, simulate: bool, problems: list[str]) -> tu
 def reader_problems(reader: Any) -> list[str]:
     """What the reader does without, in words for ``/api/health`` and ``check``: its model file that cannot be loaded
     (every reading then uncertain), a taught model that cannot (the shipped one reads), a cue or the second opinion
-    missing or made for another model, the calibrated empty tray's photo missing or unreadable."""
+    missing or made for another model, the calibrated empty tray's photo missing or unreadable, a tray region
+    narrower than the measured die."""
     if isinstance(reader, _NoModel):
         return [reader.why]
     found = [getattr(getattr(reader, "classifier", None), "load_problem", None)]
-    found += [getattr(reader, name, None) for name in ("leaning_problem", "number_problem", "second_opinion_problem", "empty_tray_problem")]
+    found += [getattr(reader, name, None) for name in ("leaning_problem", "number_problem", "second_opinion_problem", "empty_tray_problem",
+                                                       "region_problem")]
     return [p for p in found if p]
 
 

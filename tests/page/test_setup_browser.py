@@ -62,3 +62,17 @@ def test_a_set_up_made_for_another_picture_is_said_on_the_set_up_page_in_german(
     page.goto(server.url + "/setup")
     unlock(page, opener="#setup-locked [data-pin-open]")
     expect(page.locator("#setup-hints")).to_contain_text(i18n.translate("de", "cam_hint_calibration", frame="640×480"))
+
+    # a tap on the picture, not a box drawn round the tray: a region smaller than the measured die is refused in German
+    console.allow("Failed to load resource: the server responded with a status of 422")
+    box = page.locator("#setup-canvas").bounding_box()
+    page.mouse.move(box["x"] + 100, box["y"] + 100)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 110, box["y"] + 108)
+    page.mouse.up()
+    page.click("#setup-region-save")
+    expect(page.locator("#toast")).to_have_text(i18n.translate("de", "cam_err_region_small"))
+    from companion.app.settings import Settings
+    from companion.core.settings import CONFIG_NAME
+
+    assert Settings.load(instance / CONFIG_NAME)["camera.tray_region"] == [80, 60, 1120, 840]  # nothing stored

@@ -127,3 +127,30 @@ def test_a_set_up_that_fits_reads_as_before(tmp_path):
     reading = reader.read(_three_dice())
     assert reading.status == OK and sorted(d.seen for d in reading.dice) == [2, 3, 5], reading.reason
     assert calibration_problem(reader, (960, 1280)) is None and calibration_problem(reader, None) is None
+
+
+def test_a_tray_region_narrower_than_the_die_is_said_by_health_check_and_the_set_up_page_until_drawn_again(tmp_path):
+    """A region typed by hand (40×40) under a measured die of 64 pixels: no die is ever found in it. The reading says
+    it found none (not "lights off": the rest of the picture shows the table), and health, ``check`` and the set-up
+    page say why and what to do; drawing the region round the tray clears all three."""
+    instance = _instance(tmp_path, **{"camera.tray_region": [600, 400, 40, 40], "camera.empty_tray": ""})
+    reading = _reader(instance).read(_three_dice())
+    assert reading.status == UNCERTAIN and [r["code"] for r in reading.reasons] == ["count"], reading.reason
+    settings = Settings.load(instance / CONFIG_NAME)
+    services = build_services(instance, settings, simulate=True)
+    try:
+        client = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services).test_client()
+        health = client.get("/api/health").get_json()
+        said = [p for p in health["problems"] if "narrower than one die" in p]
+        assert health["status"] == "degraded" and said == [
+            "The tray's region (40×40 pixels) is narrower than one die (64 pixels), so no die is ever found in it: draw "
+            "it round the whole tray (the set-up page, or elephants-bluff calibrate)."]
+        assert [f.sentence for f in full_findings(services) if f.part == "reader"] == said
+        hints = client.get("/api/setup/check", headers=H).get_json()["hints"]
+        assert [h for h in hints if h["code"] == "region_small"] == [{"code": "region_small", "message": said[0]}]
+        assert client.post("/api/setup/region", json={"region": [80, 60, 1120, 840]}, headers=H).status_code == 200
+        assert not [p for p in client.get("/api/health").get_json()["problems"] if "narrower than one die" in p]
+        assert not [f for f in full_findings(services) if "narrower than one die" in f.sentence]
+        assert not [h for h in client.get("/api/setup/check", headers=H).get_json()["hints"] if h["code"] == "region_small"]
+    finally:
+        services.close()

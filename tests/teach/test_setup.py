@@ -88,7 +88,8 @@ def test_no_die_is_refused_the_empty_tray_is_kept_and_the_reader_switches_to_it(
 
 def test_the_tray_region_and_the_die_size_are_stored(table):
     client, services, instance = table
-    assert client.post("/api/setup/region", json={"region": [0, 0, 8, 8]}, headers=H).status_code == 400
+    tapped = client.post("/api/setup/region", json={"region": [0, 0, 8, 8]}, headers=H)
+    assert tapped.status_code == 422 and tapped.json["error"] == "region_small" and "16×16" in tapped.json["message"]
     assert client.post("/api/setup/region", json={"region": [0, 0, 5000, 100]}, headers=H).status_code == 400
     done = client.post("/api/setup/region", json={"region": [40, 30, 1200, 900]}, headers=H)
     assert done.status_code == 200 and done.json["region"] == [40, 30, 1200, 900]
@@ -102,6 +103,22 @@ def test_the_tray_region_and_the_die_size_are_stored(table):
     assert Settings.load(instance / CONFIG_NAME)["reader.die_side_px"] == size.json["die_side_px"]
     hints = client.get("/api/setup/check", headers=H).json
     assert hints["die_side_px"] == size.json["die_side_px"] and {"brightness", "sharpness", "hints"} <= set(hints)
+
+
+def test_a_tray_region_smaller_than_the_measured_die_is_refused_and_nothing_is_stored(table):
+    """No die fits in it, so every reading would find none: the page's tap, not a box drawn round the tray."""
+    client, services, instance = table
+    client.post("/api/setup/region", json={"region": [40, 30, 1200, 900]}, headers=H)
+    services.dice_source.frame_source.rng = np.random.default_rng(12)
+    client.post("/api/sim/dice", json={"values": [6]}, headers=H)
+    side = client.post("/api/setup/die-size", headers=H).json["die_side_px"]
+    small = client.post("/api/setup/region", json={"region": [300, 200, side + 40, side - 1]}, headers=H)
+    assert small.status_code == 422 and small.json["error"] == "region_small"
+    assert f"smaller than one die ({side} pixels)" in small.json["message"]
+    assert Settings.load(instance / CONFIG_NAME)["camera.tray_region"] == [40, 30, 1200, 900]  # nothing stored
+    assert services.dice_source.reader.tray_region == [40, 30, 1200, 900]
+    fits = client.post("/api/setup/region", json={"region": [300, 200, side, side]}, headers=H)
+    assert fits.status_code == 200 and fits.json["region"] == [300, 200, side, side]
 
 
 def test_teaching_from_the_page_needs_the_pin_and_names_the_top_faces_it_lacks(table):

@@ -31,6 +31,10 @@ PREVIEW_WIDTH = 640
 SHOTS_PER_FACE = 4
 
 
+#: The smallest tray region kept (pixels a side); with a measured die side, at least that side.
+MIN_REGION_SIDE = 16
+
+
 class SetupRefused(ElephantsBluffError, ValueError):
     """A set-up step that cannot be done with what the camera sees now; ``code`` for the page, nothing saved."""
 
@@ -84,7 +88,7 @@ def preview_jpeg(services: Any) -> bytes:
 def check(services: Any) -> dict[str, Any]:
     """Exposure and focus hints on the tray now: codes the page translates, the measures, and the frame's size; and
     ``calibration`` where the region or the empty tray kept were set for another picture (a camera since switched to
-    another resolution, a region typed by hand)."""
+    another resolution, a region typed by hand); ``region_small`` where the region kept is narrower than the die."""
     from companion.app.services import calibration_problem
     from vision.calibrate import MIN_SHARPNESS, NOT_EMPTY, frame_problems
 
@@ -96,6 +100,9 @@ def check(services: Any) -> dict[str, Any]:
     stale = calibration_problem(_loop(services).reader, frame.shape)
     if stale:  # a region or an empty tray kept for another picture: every reading goes to the table until set again
         hints.append({"code": "calibration", "message": stale, "frame": [w, h]})
+    small = getattr(_loop(services).reader, "region_problem", None)
+    if small:  # a region typed by hand, or drawn before the die was measured: no die is ever found in it
+        hints.append({"code": "region_small", "message": small})
     return {"hints": hints, "notes": measures.get("notes", []), "brightness": measures["mean"], "sharpness": measures["sharpness"],
             "min_sharpness": MIN_SHARPNESS, "glare": measures["burnt"], "suggested_region": measures["tray_region"],
             "region": list(services.settings.get("camera.tray_region", []) or []), "frame": [w, h],
@@ -122,7 +129,9 @@ def _apply(services: Any, updates: dict[str, Any]) -> None:
 
 
 def set_region(services: Any, region: Any) -> dict[str, Any]:
-    """Store the tray's region ``[x, y, width, height]`` in the frame's pixels; ``[]`` for the whole frame."""
+    """Store the tray's region ``[x, y, width, height]`` in the frame's pixels; ``[]`` for the whole frame. A region
+    smaller than one die (``reader.die_side_px``, or 16 pixels before a die is measured) holds no dice, so every reading
+    would find none: refused with ``region_small`` (the page draws a region by dragging; a tap makes a tiny one)."""
     from vision.pipeline.normalise import calibration_misfit
 
     frame = grab(services)
@@ -130,8 +139,13 @@ def set_region(services: Any, region: Any) -> dict[str, Any]:
     if region != []:
         if not isinstance(region, list) or len(region) != 4 or not all(isinstance(v, int) and not isinstance(v, bool) for v in region):
             raise BadRequest("'region' is [x, y, width, height] in whole pixels of the camera's picture, or [] for the whole picture.")
-        if region[2] < 16 or region[3] < 16 or calibration_misfit(frame.shape[:2], region) is not None:  # the reader's own rule
-            raise BadRequest(f"The tray's region must lie inside the camera's picture ({w}×{h}) and be at least 16×16 pixels.")
+        if calibration_misfit(frame.shape[:2], region) is not None:  # the reader's own rule
+            raise BadRequest(f"The tray's region must lie inside the camera's picture ({w}×{h}).")
+        die = int(services.settings.get("reader.die_side_px", 0) or 0)
+        if min(region[2], region[3]) < max(MIN_REGION_SIDE, die):  # a tap on the picture, not a box drawn round the tray
+            raise SetupRefused(f"The tray's region ({region[2]}×{region[3]} pixels) is smaller than "
+                               + (f"one die ({die} pixels)" if die > MIN_REGION_SIDE else f"{MIN_REGION_SIDE}×{MIN_REGION_SIDE} pixels")
+                               + ": draw it round the whole tray.", "region_small", die=die)
     _apply(services, {"camera.tray_region": region})
     return check(services)
 

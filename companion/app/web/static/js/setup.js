@@ -25,6 +25,7 @@
     dark: () => t("cam_hint_dark"),
     bright: () => t("cam_hint_bright"),
     not_measured: () => t("cam_err_not_measured"),
+    region_small: () => t("cam_err_region_small"),
   };
   const HINTS = {
     dark: () => t("cam_hint_dark"),
@@ -32,6 +33,7 @@
     glare: () => t("cam_hint_glare"),
     blur: () => t("cam_hint_blur"),
     calibration: (h) => t("cam_hint_calibration", { frame: Array.isArray(h.frame) ? h.frame.join("×") : "" }),
+    region_small: () => t("cam_err_region_small"),
   };
 
   function problemText(e) {
