@@ -38,7 +38,7 @@ from vision.images import ImageError, check_frame
 from vision.marks import lost_dice
 from vision.pipeline.classify import classify_crop
 from vision.pipeline.decide import not_as_calibrated, reason_in_words
-from vision.pipeline.normalise import Unreadable, calibration_misfit, normalise
+from vision.pipeline.normalise import calibration_misfit, cut_tray, nothing_seen
 from vision.reader_options import ReaderOptions
 
 class DiceReader(ReaderOptions):
@@ -75,10 +75,11 @@ class DiceReader(ReaderOptions):
         misfit = self.calibration_misfit(frame.shape[:2])
         if misfit is not None:  # a region set for another picture: read the whole picture, never ok
             return not_as_calibrated(self._but(die_side_px=0, tray_region=None).read(frame), misfit)
-        prepared = normalise(frame, self.tray_region)  # the staged reader's first stage: the same cut, the same "dark"
-        if isinstance(prepared, Unreadable):
-            return self._uncertain(prepared.words, *([prepared.code] if prepared.code else []))
-        frame, (ox, oy) = prepared.bgr, prepared.offset
+        region, (ox, oy) = cut_tray(frame, self.tray_region)  # the staged reader's cut and "dark" (its normalise stage)
+        nothing = nothing_seen(region, frame)
+        if nothing is not None:
+            return self._uncertain(nothing.words, nothing.code)
+        frame = region
         default, cands, kept = self._candidates(frame)
         cands, kept = self._other_look(frame, cands, kept)
         cands, kept = self._by_marks(frame, default, cands, kept)

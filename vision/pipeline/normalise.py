@@ -55,21 +55,41 @@ def normalise(frame: object, tray_region: list[int] | None = None) -> Normalised
     ((100, 200, 3), (100, 200), (100, 50))
     """
     try:
-        bgr = check_frame(frame)
+        whole = check_frame(frame)
     except ImageError as exc:
         return Unreadable(exc.message)
-    whole, ox, oy = bgr, 0, 0
+    bgr, offset = cut_tray(whole, tray_region)
+    nothing = nothing_seen(bgr, whole)
+    if nothing is not None:
+        return nothing
+    return Normalised(bgr, cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), offset)
+
+
+def cut_tray(bgr: np.ndarray, tray_region: list[int] | None) -> tuple[np.ndarray, tuple[int, int]]:
+    """The tray region of a checked frame (contiguous) and where its corner lies; the whole frame when no region is
+    set or it leaves under 16 pixels a side.
+
+    >>> part, at = cut_tray(np.zeros((480, 640, 3), np.uint8), [100, 50, 200, 100]); part.shape, at
+    ((100, 200, 3), (100, 50))
+    """
     if tray_region:
         x, y, w, h = tray_region
         sub = bgr[y:y + h, x:x + w]
         if sub.shape[0] >= 16 and sub.shape[1] >= 16:
-            bgr, ox, oy = np.ascontiguousarray(sub), x, y
-    flat = _flat(bgr)
-    if flat is not None and bgr is not whole:
-        flat = _flat(whole)  # a plain tray in its region, or a region off the tray: read (no dice), never "lights off"
-    if flat is not None:
-        return Unreadable(f"the frame is {flat['code']}: no dice can be seen (lights off or the camera covered?)", flat)
-    return Normalised(bgr, cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), (ox, oy))
+            return np.ascontiguousarray(sub), (x, y)
+    return bgr, (0, 0)
+
+
+def nothing_seen(region: np.ndarray, whole: np.ndarray) -> Unreadable | None:
+    """Why nothing can be read (``dark`` or ``blank``) when the tray ``region`` of the frame ``whole`` shows nothing,
+    judged on the whole picture where the region alone is flat (a plain empty tray, a region off the tray: read, and
+    no dice found); None when there is something to read."""
+    flat = _flat(region)
+    if flat is not None and region is not whole:
+        flat = _flat(whole)
+    if flat is None:
+        return None
+    return Unreadable(f"the frame is {flat['code']}: no dice can be seen (lights off or the camera covered?)", flat)
 
 
 def _flat(bgr: np.ndarray) -> dict | None:
