@@ -107,7 +107,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     from vision.evaluate import evaluate, summary
     from vision.reader import load_reader
 
-    report = evaluate(args.folder, load_reader(_settings(args.instance)), args.split, crops=args.crops, show=args.show)
+    reader = load_reader(_settings(args.instance))
+    report = evaluate(args.folder, reader, args.split, crops=args.crops, show=args.show)
+    report["model"] = reader.model_id  # the instance's active model (a taught one, or the shipped one when it cannot load)
     _emit(args.json, report, summary(report))
     return 0
 

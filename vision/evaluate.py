@@ -485,6 +485,8 @@ def summary(report: dict[str, Any]) -> str:
         "per face: " + ", ".join(f"{v}: {d['right']}/{d['dice']}" for v, d in report["per_value"].items()),
     ]
     lines += [f"unreadable: {u}" for u in report["unreadable_files"]]
+    if report.get("model"):
+        lines.append(f"read by the face model {report['model']}")
     if "shown" in report:
         n = len(report["shown"]["files"])
         how = "the labels in cyan" if report["kind"] == "frames" else "each with its label and what was read"

@@ -49,14 +49,18 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
         numbers, numbers_problem = _number_cue(embedding, _path(settings, "reader.number_cue"))
         second, second_problem = _second_opinion(settings.get("reader.second_opinion", "on"), threads)
         empty, empty_problem = _empty_tray(settings)
-        return PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
-                              empty_tray=empty, empty_tray_problem=empty_problem, leaning_cue=cue, number_cue=numbers,
-                              leaning_problem=problem, number_problem=numbers_problem,
-                              second_opinion=second, second_opinion_problem=second_problem,
-                              dice_alike=settings.get("reader.dice_alike", "on") == "on")
-    from vision.classic_reader import DiceReader
+        reader = PipelineReader(clf, load_detector(detector, Path(detector_model) if detector_model else None), **options,
+                                empty_tray=empty, empty_tray_problem=empty_problem, leaning_cue=cue, number_cue=numbers,
+                                leaning_problem=problem, number_problem=numbers_problem,
+                                second_opinion=second, second_opinion_problem=second_problem,
+                                dice_alike=settings.get("reader.dice_alike", "on") == "on")
+    else:
+        from vision.classic_reader import DiceReader
 
-    return DiceReader(clf, **_reader_settings(settings))
+        reader = DiceReader(clf, **_reader_settings(settings))
+    if reader.region_problem:  # said as the other problems are (the commands' stderr, serve's log)
+        log.warning("reader: %s", reader.region_problem)
+    return reader
 
 
 def _embedding_of(clf: Any) -> tuple[str, int] | str:

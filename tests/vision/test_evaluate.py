@@ -502,6 +502,23 @@ def test_the_command_prints_one_json_object_with_the_documented_keys(frames, tmp
             "right_without_doubt", "doubts", "misses"} <= set(report)
 
 
+def test_the_command_names_the_model_that_read_and_says_when_the_instances_taught_model_cannot(frames, tmp_path):
+    """``--instance`` reads with the instance's active model; where that taught model's file is gone, the shipped one
+    reads, and the command says so on stderr and names the shipped model in the report, so the figures are never
+    taken for the taught model's."""
+    from vision.classifier import file_model_id, shipped_model_path
+
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "registry.json").write_text(json.dumps({"active": "taught-abc", "models": {"taught-abc": {"head": "taught-abc.npz"}}}))
+    done = subprocess.run([sys.executable, "-m", "companion.app.cli", "evaluate", str(frames), "--split", "val", "--json", "--instance", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout)["model"] == file_model_id(shipped_model_path())
+    assert "The taught model taught-abc cannot be loaded" in done.stderr and "so the shipped model reads" in done.stderr
+    text = subprocess.run([sys.executable, "-m", "companion.app.cli", "evaluate", str(frames), "--split", "val", "--instance", str(tmp_path)],
+                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert f"read by the face model {file_model_id(shipped_model_path())}" in text
+
+
 def test_the_command_says_what_is_wrong_with_a_folder(tmp_path):
     done = subprocess.run([sys.executable, "-m", "companion.app.cli", "evaluate", str(tmp_path / "nowhere"), "--instance", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True)

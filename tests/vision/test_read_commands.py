@@ -151,3 +151,20 @@ def test_calibrate_without_a_camera_says_so(tmp_path, capsys):
     (tmp_path / "config.toml").write_text('[camera]\nbackend = "files"\nfiles_dir = "/no/such/folder"\n')
     assert main(["calibrate", "--instance", str(tmp_path)]) == 1
     assert "does not exist" in capsys.readouterr().out
+
+
+def test_read_says_on_stderr_why_a_tray_region_narrower_than_the_die_finds_no_dice(frame_file, tmp_path):
+    """A region typed by hand under a measured die: the reading says it found none, and stderr says why and what to
+    do (stdout stays one line a file, so --json is still one object a line)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path, _, _ = frame_file
+    (tmp_path / "config.toml").write_text("[camera]\ntray_region = [600, 400, 40, 40]\n[reader]\ndie_side_px = 64\n")
+    done = subprocess.run([sys.executable, "-m", "companion.app.cli", "read", "--json", "--instance", str(tmp_path), str(path)],
+                          cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    (o,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert o["status"] == "uncertain" and [r["code"] for r in o["reasons"]] == ["count"] and o["dice"] == []
+    assert "The tray's region (40×40 pixels) is narrower than one die (64 pixels)" in done.stderr
