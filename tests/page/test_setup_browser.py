@@ -76,3 +76,19 @@ def test_a_set_up_made_for_another_picture_is_said_on_the_set_up_page_in_german(
     from companion.core.settings import CONFIG_NAME
 
     assert Settings.load(instance / CONFIG_NAME)["camera.tray_region"] == [80, 60, 1120, 840]  # nothing stored
+
+
+def test_a_tray_region_narrower_than_the_die_is_said_on_the_set_up_page_in_polish(own_server: Any, new_context: Any, console: Any) -> None:
+    """A region typed by hand into config.toml, narrower than the measured die: the page's hints say, in the player's
+    language, that no die is found in it and to draw it round the whole tray (not the server's English)."""
+    from companion.app.web import i18n
+    from companion.core.settings import write_config
+
+    console.allow("Failed to load resource: the server responded with a status of 401")
+    write_config(own_server.instance, {"table.pin": PIN, "camera.tray_region": [100, 100, 40, 40], "reader.die_side_px": 64})
+    server = own_server.start()
+    page = new_context(locale="pl-PL")
+    page.goto(server.url + "/setup")
+    unlock(page, opener="#setup-locked [data-pin-open]")
+    expect(page.locator("#setup-hints")).to_contain_text(i18n.translate("pl", "cam_err_region_small"))
+    expect(page.locator("#setup-hints")).not_to_contain_text("narrower than one die")
