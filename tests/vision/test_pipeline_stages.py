@@ -61,6 +61,24 @@ def test_a_plain_tray_region_in_a_picture_that_shows_something_is_read_not_calle
     assert isinstance(out, Normalised) and out.bgr.shape[:2] == (50, 100) and out.offset == (120, 120)
 
 
+def test_small_dice_in_a_big_dim_photo_are_looked_for_not_called_lights_off():
+    """A dim room's photo, the dice a small part of a 5 MP frame: the small sample's spread is under ``FLAT_STD``,
+    yet the dice stand out of the finer look, so the frame is read."""
+    dim = np.full((1920, 2560, 3), 44, np.uint8)
+    for x in (1180, 1240, 1300):
+        dim[940:975, x:x + 35] = 8  # three dark dice...
+        dim[952:962, x + 12:x + 22] = 70  # ...each with a pale mark
+    assert isinstance(normalise(dim), Normalised)
+
+
+def test_a_dark_frame_with_sensor_noise_and_a_few_hot_pixels_is_still_dark():
+    rng = np.random.default_rng(4)
+    frame = np.clip(rng.normal(12, 2.0, (480, 640, 3)), 0, 255).astype(np.uint8)
+    frame[rng.integers(0, 480, 5), rng.integers(0, 640, 5)] = 255  # a sensor's hot pixels
+    out = normalise(frame)
+    assert isinstance(out, Unreadable) and out.code == {"code": "dark"}
+
+
 @pytest.mark.parametrize(("level", "code"), [(0, "dark"), (230, "blank")])
 def test_a_flat_picture_with_a_tray_region_is_still_dark_or_blank(level, code):
     out = normalise(np.full((480, 640, 3), level, np.uint8), [120, 120, 100, 50])

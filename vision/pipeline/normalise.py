@@ -20,6 +20,12 @@ from vision.images import ImageError, check_frame
 FLAT_STD = 3.0
 #: Below this mean grey level a flat frame is "dark" (lights off, camera covered), above it "blank".
 DARK_MEAN = 40.0
+#: A frame nearly flat on the small sample still shows something where at least ``FLAT_SPOTS`` points of a finer,
+#: averaged look (``FLAT_LOOK_WIDTH`` pixels wide at most) lie this far (grey levels, any channel) from its median:
+#: small dice in a big, dim photo, which the small sample's spread alone takes for "lights off".
+FLAT_PEAK = 16
+FLAT_SPOTS = 12
+FLAT_LOOK_WIDTH = 1280
 #: ``colour_contrast``: grey levels per unit of a*b* distance (OpenCV's 8-bit Lab) from the frame's commonest colour.
 COLOUR_GAIN = 3.0
 
@@ -93,10 +99,24 @@ def nothing_seen(region: np.ndarray, whole: np.ndarray) -> Unreadable | None:
 
 
 def _flat(bgr: np.ndarray) -> dict | None:
-    """The reason code ``dark`` or ``blank`` when ``bgr`` shows nothing (every channel nearly flat), else None."""
+    """The reason code ``dark`` or ``blank`` when ``bgr`` shows nothing (every channel nearly flat), else None.
+
+    A small sample's spread says it fast for most frames; one it finds nearly flat is looked at once more, finer and
+    averaged (so sensor noise stays small and a die a few pixels wide is not skipped), and shows something where
+    enough of that look stands out from its median.
+
+    >>> dim = np.full((1920, 2560, 3), 44, np.uint8); dim[900:930, 1200:1230] = 5  # one small dark die in a dim room
+    >>> _flat(dim) is None, _flat(np.full((1920, 2560, 3), 44, np.uint8))
+    (True, {'code': 'blank'})
+    """
     sample = cv2.resize(bgr, (160, max(1, round(160 * bgr.shape[0] / bgr.shape[1]))), interpolation=cv2.INTER_NEAREST)
     mean, std = cv2.meanStdDev(sample)
     if float(std.max()) >= FLAT_STD:
+        return None
+    width = min(FLAT_LOOK_WIDTH, bgr.shape[1])
+    look = cv2.resize(bgr, (width, max(1, round(width * bgr.shape[0] / bgr.shape[1]))), interpolation=cv2.INTER_AREA)
+    away = np.abs(look.astype(np.int16) - np.median(look.reshape(-1, look.shape[-1]), axis=0).astype(np.int16)).max(axis=-1)
+    if int(np.count_nonzero(away >= FLAT_PEAK)) >= FLAT_SPOTS:
         return None
     return {"code": "dark" if float(mean.mean()) < DARK_MEAN else "blank"}
 
