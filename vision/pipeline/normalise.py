@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.images import ImageError, check_frame
+from vision.images import MIN_SIDE, ImageError, check_frame
 
 #: A frame whose every channel varies less than this (0-255, on a small sample) shows nothing: blank or dark.
 FLAT_STD = 3.0
@@ -73,7 +73,7 @@ def normalise(frame: object, tray_region: list[int] | None = None) -> Normalised
 
 def cut_tray(bgr: np.ndarray, tray_region: list[int] | None) -> tuple[np.ndarray, tuple[int, int]]:
     """The tray region of a checked frame (contiguous) and where its corner lies; the whole frame when no region is
-    set or it leaves under 16 pixels a side.
+    set or it leaves under ``MIN_SIDE`` pixels a side (no die fits).
 
     >>> part, at = cut_tray(np.zeros((480, 640, 3), np.uint8), [100, 50, 200, 100]); part.shape, at
     ((100, 200, 3), (100, 50))
@@ -81,7 +81,7 @@ def cut_tray(bgr: np.ndarray, tray_region: list[int] | None) -> tuple[np.ndarray
     if tray_region:
         x, y, w, h = tray_region
         sub = bgr[y:y + h, x:x + w]
-        if sub.shape[0] >= 16 and sub.shape[1] >= 16:
+        if sub.shape[0] >= MIN_SIDE and sub.shape[1] >= MIN_SIDE:
             return np.ascontiguousarray(sub), (x, y)
     return bgr, (0, 0)
 

@@ -31,10 +31,6 @@ PREVIEW_WIDTH = 640
 SHOTS_PER_FACE = 4
 
 
-#: The smallest tray region kept (pixels a side); with a measured die side, at least that side.
-MIN_REGION_SIDE = 16
-
-
 class SetupRefused(ElephantsBluffError, ValueError):
     """A set-up step that cannot be done with what the camera sees now; ``code`` for the page, nothing saved."""
 
@@ -132,6 +128,7 @@ def set_region(services: Any, region: Any) -> dict[str, Any]:
     """Store the tray's region ``[x, y, width, height]`` in the frame's pixels; ``[]`` for the whole frame. A region
     smaller than one die (``reader.die_side_px``, or 16 pixels before a die is measured) holds no dice, so every reading
     would find none: refused with ``region_small`` (the page draws a region by dragging; a tap makes a tiny one)."""
+    from vision.images import MIN_SIDE
     from vision.pipeline.normalise import calibration_misfit
 
     frame = grab(services)
@@ -142,9 +139,9 @@ def set_region(services: Any, region: Any) -> dict[str, Any]:
         if calibration_misfit(frame.shape[:2], region) is not None:  # the reader's own rule
             raise BadRequest(f"The tray's region must lie inside the camera's picture ({w}×{h}).")
         die = int(services.settings.get("reader.die_side_px", 0) or 0)
-        if min(region[2], region[3]) < max(MIN_REGION_SIDE, die):  # a tap on the picture, not a box drawn round the tray
+        if min(region[2], region[3]) < max(MIN_SIDE, die):  # a tap on the picture, not a box drawn round the tray
             raise SetupRefused(f"The tray's region ({region[2]}×{region[3]} pixels) is smaller than "
-                               + (f"one die ({die} pixels)" if die > MIN_REGION_SIDE else f"{MIN_REGION_SIDE}×{MIN_REGION_SIDE} pixels")
+                               + (f"one die ({die} pixels)" if die > MIN_SIDE else f"{MIN_SIDE}×{MIN_SIDE} pixels")
                                + ": draw it round the whole tray.", "region_small", die=die)
     _apply(services, {"camera.tray_region": region})
     return check(services)
