@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.core.capture import DiceSource, ValuesDiceSource
+from companion.core.capture import DiceSource
 from companion.core.errors import HardwareError
 from companion.app.referee import Referee
 from companion.app.settings import Settings

@@ -8,7 +8,7 @@ import pytest
 from companion.core.errors import SettingsError
 from companion.core.protocols import Proposal
 from vision.pipeline.classify import FaceRead
-from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure
+from vision.pipeline.decide import CONFIDENCE_MARGIN, decide, is_sure, reason_in_words
 from vision.pipeline.normalise import Normalised, Unreadable, normalise
 from vision.pipeline.propose import load_detector
 from vision.pipeline.reconcile import Die, reconcile
@@ -83,6 +83,13 @@ def test_a_dark_frame_with_sensor_noise_and_a_few_hot_pixels_is_still_dark():
 def test_a_flat_picture_with_a_tray_region_is_still_dark_or_blank(level, code):
     out = normalise(np.full((480, 640, 3), level, np.uint8), [120, 120, 100, 50])
     assert isinstance(out, Unreadable) and out.code == {"code": code}
+
+
+@pytest.mark.parametrize("level", [0, 230], ids=["dark", "blank"])
+def test_a_flat_frames_reason_is_said_in_the_same_words_by_the_reading_and_the_logs(level):
+    """The reading's reason and ``reason_in_words`` (the logs', the annotated photo's, the commands') for its code."""
+    out = normalise(np.full((480, 640, 3), level, np.uint8))
+    assert isinstance(out, Unreadable) and out.words == reason_in_words(out.code)
 
 
 @pytest.mark.parametrize(

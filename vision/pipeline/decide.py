@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from companion.core.dice import opposite_face
 from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
+from vision.pipeline.normalise import flat_in_words
 from vision.pipeline.reconcile import SIZE_TOLERANCE, Die
 
 #: A die is sure only this far above ``reader.min_confidence``.
@@ -184,7 +185,7 @@ def reason_in_words(code: dict[str, Any]) -> str:
     if kind == "low_confidence":
         return f"low confidence on {code['n']} {'die' if code['n'] == 1 else 'dice'} (lowest {code['lowest']:.2f})"
     if kind in ("dark", "blank"):
-        return f"the frame is {kind}: no dice can be seen (lights off or the camera covered?)"
+        return flat_in_words(kind)
     if kind == "second_look":
         return f"{code['n']} {'die was' if code['n'] == 1 else 'dice were'} found only on a second look, not at the calibrated size"
     if kind == "size":

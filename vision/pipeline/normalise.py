@@ -95,7 +95,17 @@ def nothing_seen(region: np.ndarray, whole: np.ndarray) -> Unreadable | None:
         flat = _flat(whole)
     if flat is None:
         return None
-    return Unreadable(f"the frame is {flat['code']}: no dice can be seen (lights off or the camera covered?)", flat)
+    return Unreadable(flat_in_words(flat["code"]), flat)
+
+
+def flat_in_words(kind: str) -> str:
+    """The English for a frame that shows nothing, ``kind`` ``dark`` or ``blank``: the one sentence the reading's
+    reason, the logs and the command line give (``decide.reason_in_words`` says it with these words too).
+
+    >>> flat_in_words("dark")
+    'the frame is dark: no dice can be seen (lights off or the camera covered?)'
+    """
+    return f"the frame is {kind}: no dice can be seen (lights off or the camera covered?)"
 
 
 def _flat(bgr: np.ndarray) -> dict | None:
