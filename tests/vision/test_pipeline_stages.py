@@ -486,6 +486,51 @@ def test_against_the_empty_tray_a_leaning_dies_side_face_reaching_out_of_its_squ
     assert footprint(grey, p, empty=empty).leaning
 
 
+def _flat_die_on_the_tray(side: int = 64) -> tuple[np.ndarray, np.ndarray, Proposal]:
+    """A grey frame of a flat die on the tray at the table's scale (a 16-mm die is about 64 px in a 1280-px frame), its
+    empty tray, and the detector's square for it."""
+    empty = np.full((300, 300), 60, np.uint8)
+    grey = empty.copy()
+    grey[150 - side // 2:150 + side // 2, 150 - side // 2:150 + side // 2] = 220
+    return grey, empty, Proposal(150, 150, side, 0, 0.9)
+
+
+@pytest.mark.parametrize("fallen", ["a crumb", "crumbs on two sides", "a speck of dust"])
+def test_against_the_empty_tray_crumbs_fallen_beside_a_flat_die_do_not_make_it_leaning(fallen):
+    """Crumbs and dust fall on the tray during an evening, after ``calibrate`` photographed it empty: one lying against
+    a die joins its outline, which is then longer than a flat die's, but it is small beside a die's side face."""
+    import cv2
+
+    from vision.pipeline.shape import LEANING_ASPECT, footprint
+
+    grey, empty, p = _flat_die_on_the_tray()
+    if fallen == "a speck of dust":
+        cv2.circle(grey, (184, 140), 2, 25, -1)  # dark, against its right side
+    else:
+        cv2.circle(grey, (185, 158), 3, 230, -1)  # a light crumb against its right side
+        if fallen == "crumbs on two sides":
+            cv2.circle(grey, (115, 140), 3, 25, -1)  # and a dark one against its left
+    f = footprint(grey, p, empty=empty)
+    assert f.against_empty and not f.leaning and f.aspect < LEANING_ASPECT
+
+
+@pytest.mark.parametrize("seen", ["whole", "at its edges only"])
+def test_against_the_empty_tray_a_leaning_dies_narrow_side_face_is_still_leaning(seen):
+    """A side face runs along a whole side of the die, so it is never taken for crumbs: not one narrower than a
+    crumb, nor one as grey as the tray, which differs from it at its edges only (thin lines, as long as the die)."""
+    import cv2
+
+    from vision.pipeline.shape import CRUMB_SHARE, footprint
+
+    grey, empty, p = _flat_die_on_the_tray()
+    if seen == "whole":
+        assert 6 < CRUMB_SHARE * 64
+        grey[118:182, 182:188] = 150  # six pixels wide: narrower than a crumb taken off may be
+    else:
+        cv2.rectangle(grey, (182, 119), (196, 181), 110, 1)  # its edges differ from the tray; its face does not
+    assert footprint(grey, p, empty=empty).leaning
+
+
 def test_against_the_empty_tray_an_outline_touching_another_die_is_held_to_its_square():
     from vision.pipeline.shape import footprint
 

@@ -10,7 +10,8 @@ difference), the blob under the die's centre, and its tightest rotated box.
 
 In tray mode the outline is what differs from the calibrated empty tray
 instead (``empty``): the tray, the room and the glare there are the same, so
-the die's outline is cut cleanly even where it lies on glare or the cup's rim.
+the die's outline is cut cleanly even where it lies on glare or the cup's rim; crumbs fallen on the tray since
+then, joined to a die's outline, are taken off before its shape is judged (``_without_crumbs``).
 
 A blob much bigger than one die, or one reaching well out of the die's
 proposed square, is touching dice, glare or the cup's rim joined to the die:
@@ -73,6 +74,14 @@ JOIN_REACH = 2.5
 MEASURE_REACH = 1.5
 #: Gaps under this many pixels in the die's outline (its marks, a glint) are closed before the blob is taken.
 CLOSE_PX = 5
+#: Against the empty tray, an outline long enough to be a leaning die is measured again without what is narrower
+#: than this share of the die's side (``_without_crumbs``): crumbs and dust fallen beside the die since calibrate.
+#: Each piece so taken off is a crumb only where it is at most ``CRUMB_REACH`` of a side long (a side face seen at
+#: its edges only is as long as the die), and the outline left must be square by ``CRUMB_MARGIN`` under
+#: ``LEANING_ASPECT``; else the die stays doubted.
+CRUMB_SHARE = 0.25
+CRUMB_REACH = 0.3
+CRUMB_MARGIN = 0.02
 
 
 @dataclass(frozen=True)
@@ -129,13 +138,47 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
     area = len(points) / max(1.0, p.side * p.side)
     if area < MARK_AREA:
         return Footprint(1.0, area)  # one of the die's marks: its body is not told from the tray, its shape not judged
-    outline, _ = cv2.findContours(pixels, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    (_, _), (a, b), _ = cv2.minAreaRect(np.concatenate(outline))  # the outline's rectangle is all the points' (same hull)
-    if min(a, b) < 1:
+    aspect = _aspect(pixels)
+    if aspect is None:
         return None
     near = [o for o in others if _may_reach((x0, y0, x1, y1), o, TOUCH_REACH)]
     clean = against_empty and not any(_outside(points.reshape(-1, 2), o, x0, y0, TOUCH_REACH) < 1.0 for o in near)
-    return Footprint(max(a, b) / min(a, b), area, _outside(points.reshape(-1, 2), p, x0, y0), clean)
+    if clean and aspect > LEANING_ASPECT:  # long: the die's own shape, or crumbs fallen against it since calibrate?
+        square = _aspect(_without_crumbs(pixels, p.side, (int(round(p.cx)) - x0, int(round(p.cy)) - y0)))
+        if square is not None and square < LEANING_ASPECT - CRUMB_MARGIN:
+            aspect = square
+    return Footprint(aspect, area, _outside(points.reshape(-1, 2), p, x0, y0), clean)
+
+
+def _aspect(pixels: np.ndarray) -> float | None:
+    """The long side over the short side of the tightest rotated box around the blob ``pixels`` (0/1 uint8); None
+    where it is under a pixel wide (or empty)."""
+    outline, _ = cv2.findContours(pixels, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not outline:
+        return None
+    (_, _), (a, b), _ = cv2.minAreaRect(np.concatenate(outline))  # the outline's rectangle is all the points' (same hull)
+    return max(a, b) / min(a, b) if min(a, b) >= 1 else None
+
+
+def _without_crumbs(pixels: np.ndarray, side: float, centre: tuple[int, int]) -> np.ndarray:
+    """The blob ``pixels`` (0/1 uint8) without the crumbs stuck to it: opened by a disc ``CRUMB_SHARE`` of the die's
+    ``side`` across, the part left under the die's ``centre``, where every piece that took off is a crumb (under
+    ``CRUMB_REACH`` of a side long); else empty (the outline stands as cut).
+
+    A crumb or a speck of dust fallen on the tray beside the die is narrower than the disc and short. A leaning die's
+    side face as grey as the tray differs from it at its edges only: thin too, but as long as the die, so it is never
+    taken for crumbs (nor is a long scratch, a doubt the table settles)."""
+    across = max(3, int(CRUMB_SHARE * side) | 1)
+    opened = cv2.morphologyEx(pixels, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (across, across)))
+    _, labels = cv2.connectedComponents(opened)
+    blob = _blob_under_centre(labels, min(centre[0], labels.shape[1] - 1), min(centre[1], labels.shape[0] - 1),
+                              max(1, int(CENTRE_SHARE * side)))
+    if not blob:
+        return np.zeros_like(pixels)
+    kept = (labels == blob).astype(np.uint8)
+    _, _, pieces, _ = cv2.connectedComponentsWithStats(pixels - kept)
+    longest = int(pieces[1:, cv2.CC_STAT_WIDTH:cv2.CC_STAT_HEIGHT + 1].max()) if len(pieces) > 1 else 0
+    return kept if longest <= CRUMB_REACH * side else np.zeros_like(pixels)
 
 
 def shows_only_marks(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None) -> bool:
