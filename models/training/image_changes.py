@@ -56,3 +56,41 @@ def sharpened(amount: float, sigma: float = 2.0) -> Change:
 def blurred(sigma: float) -> Change:
     """A Gaussian blur of ``sigma`` px: a lens out of focus, a soft webcam."""
     return lambda img: cv2.GaussianBlur(img, (0, 0), sigma)
+
+
+def upscaled(k: int) -> Change:
+    """Taken with ``k`` times fewer pixels a side and enlarged back: a small webcam's picture shown big, every mark
+    soft and blocky."""
+    def change(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        small = cv2.resize(img, (max(1, w // k), max(1, h // k)), interpolation=cv2.INTER_AREA)
+        return cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    return change
+
+
+def defocused(share: float) -> Change:
+    """A lens focused elsewhere: each point spread over a flat disc ``share`` of the image's width across (a
+    Gaussian blur keeps a sharp core; this keeps none)."""
+    def change(img: np.ndarray) -> np.ndarray:
+        r = max(1, round(img.shape[1] * share))
+        disc = np.zeros((2 * r + 1, 2 * r + 1), np.float32)
+        cv2.circle(disc, (r, r), r, 1.0, -1)
+        return cv2.filter2D(img, -1, disc / disc.sum())
+    return change
+
+
+def posterised(bits: int) -> Change:
+    """Each level kept to its top ``bits`` bits: a cheap sensor's or an old GIF's banding."""
+    mask = np.uint8((0xFF << (8 - bits)) & 0xFF)
+    return lambda img: img & mask
+
+
+def off_a_screen(period: float) -> Change:
+    """Photographed off a screen: the screen's pixel grid beating with the camera's as slanting bands ``period`` px
+    apart, the light down to 0.8 in their troughs."""
+    def change(img: np.ndarray) -> np.ndarray:
+        h, w = img.shape[:2]
+        y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+        gain = 0.9 + 0.1 * np.sin(2 * np.pi * (x + 0.3 * y) / period)
+        return np.clip(img * gain[..., None], 0, 255).astype(np.uint8)
+    return change

@@ -28,7 +28,7 @@ from models.training import data
 from models.training.augment import smear
 from models.training.heldout import HERE, heldout_names
 from models.training.judge import CUE_DIR, candidate_cues, reader_of
-from models.training.image_changes import blurred, grey, haze, jpeg, light, sharpened, tone
+from models.training.image_changes import blurred, defocused, grey, haze, jpeg, light, off_a_screen, posterised, sharpened, tone, upscaled
 from models.training.tables import other_table
 from bench.reader import _match
 from vision.classifier import FaceClassifier
@@ -212,6 +212,38 @@ def _stretched(f: float) -> Callable[[np.ndarray, list, np.random.Generator], Sh
     return change
 
 
+def _crumbs(n: int) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """A dirty table or tray: ``n`` crumbs and specks of dust (dark and light, 1 to a 300th of the photo's width
+    across) anywhere, over a die too, and six thin light scratches across the photo."""
+    def change(img, labels, rng):
+        out = img.copy()
+        h, w = img.shape[:2]
+        for _ in range(n):
+            x, y, level = int(rng.integers(0, w)), int(rng.integers(0, h)), int(rng.choice([20, 235]))
+            cv2.circle(out, (x, y), int(rng.integers(1, max(2, w // 300) + 1)), (level, level, level), -1, cv2.LINE_AA)
+        for _ in range(6):
+            ends = [(int(rng.integers(0, w)), int(rng.integers(0, h))) for _ in range(2)]
+            cv2.line(out, ends[0], ends[1], (210, 210, 210), 1, cv2.LINE_AA)
+        yield out, labels, 0
+    return change
+
+
+def _blotchy_noise(sigma: float) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
+    """A small sensor's noise in dim light: colour blotches a few pixels wide (each channel's noise of ``sigma``
+    levels drawn at a quarter of the size and enlarged), not the grain of ``noise``."""
+    def change(img, labels, rng):
+        h, w = img.shape[:2]
+        blotches = cv2.resize(rng.normal(0, sigma, (h // 4 + 1, w // 4 + 1, 3)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+        yield np.clip(img.astype(np.float32) + blotches, 0, 255).astype(np.uint8), labels, 0
+    return change
+
+
+def _mirrored(img, labels, rng):
+    """The photo mirrored left to right (a selfie camera, a scanner): every die's box with it."""
+    w = img.shape[1]
+    yield cv2.flip(img, 1), [(v, w - cx, cy, bw, bh) for v, cx, cy, bw, bh in labels], 0
+
+
 CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "as photographed": _pixels(lambda i: i),
     "noise 8": _noise(8),
@@ -253,6 +285,15 @@ CHANGES: dict[str, Callable[[np.ndarray, list, np.random.Generator], Shown]] = {
     "JPEG 10": _pixels(jpeg(10)),
     "blur 2.5": _pixels(blurred(2.5)),
     "noise 20": _noise(20),
+    "upscaled from a quarter": _pixels(upscaled(4)),
+    "upscaled from a sixth": _pixels(upscaled(6)),
+    "defocused 0.4 %": _pixels(defocused(0.004)),
+    "defocused 0.8 %": _pixels(defocused(0.008)),
+    "crumbs and scratches": _crumbs(150),
+    "blotchy colour noise 20": _blotchy_noise(20),
+    "mirrored": _mirrored,
+    "posterised 4 bits": _pixels(posterised(4)),
+    "off a screen": _pixels(off_a_screen(4)),
 }
 
 

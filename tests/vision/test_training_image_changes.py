@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.training.image_changes import blurred, grey, haze, jpeg, light, sharpened, tone
+from models.training.image_changes import blurred, defocused, grey, haze, jpeg, light, off_a_screen, posterised, sharpened, tone, upscaled
 
 
 def _image() -> np.ndarray:
@@ -17,7 +17,7 @@ def test_every_change_keeps_the_images_shape_and_dtype_and_leaves_the_original_a
     img = _image()
     before = img.copy()
     for change in (jpeg(30), grey, light(0.5), light(1.4), light((0.75, 0.95, 1.2)), tone(0.5), tone(2.0), haze(0.5), sharpened(1.0),
-                   blurred(1.5)):
+                   blurred(1.5), upscaled(4), defocused(0.05), posterised(4), off_a_screen(4)):
         out = change(img)
         assert out.shape == img.shape and out.dtype == np.uint8
     np.testing.assert_array_equal(img, before)
@@ -69,3 +69,32 @@ def test_a_heavier_blur_softens_an_edge_more_and_leaves_a_flat_image_alone():
     edge[:, 16:] = 200
     steps = [int(np.abs(np.diff(blurred(s)(edge)[16, :, 0].astype(int))).max()) for s in (1.5, 2.5)]
     assert 200 > steps[0] > steps[1]
+
+
+def test_an_upscaled_picture_loses_the_detail_finer_than_its_small_pixels():
+    stripes = np.zeros((32, 32, 3), np.uint8)
+    stripes[:, ::2] = 200  # one-pixel stripes
+    assert int(np.ptp(upscaled(4)(stripes)[16, 4:28, 0])) < 20  # averaged away
+    wide = np.zeros((32, 32, 3), np.uint8)
+    wide[:, 16:] = 200
+    assert int(upscaled(4)(wide)[16, 2, 0]) < 10 and int(upscaled(4)(wide)[16, 29, 0]) > 190  # kept
+
+
+def test_defocus_spreads_a_point_into_a_flat_disc():
+    point = np.zeros((41, 101, 3), np.uint8)
+    point[20, 50] = 255
+    spread = defocused(0.05)(point)[..., 0].astype(int)  # a disc 5 px in radius
+    inside = spread[20, 47:54]
+    assert int(spread[20, 50]) < 20 and int(np.ptp(inside)) <= 1 and inside.min() > 0 and spread[20, 57] == 0
+
+
+def test_posterising_keeps_the_top_bits_of_every_level():
+    levels = np.arange(256, dtype=np.uint8).reshape(1, 256, 1).repeat(3, axis=2)
+    out = posterised(4)(levels)
+    assert set(np.unique(out).tolist()) == set(range(0, 256, 16)) and (out <= levels).all()
+
+
+def test_a_picture_off_a_screen_has_bands_between_four_fifths_and_all_of_the_light():
+    flat = np.full((40, 40, 3), 200, np.uint8)
+    out = off_a_screen(4)(flat)
+    assert 158 <= int(out.min()) <= 162 and int(out.max()) >= 198

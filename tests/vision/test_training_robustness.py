@@ -220,8 +220,8 @@ def test_a_photo_in_a_bigger_frame_keeps_its_dice_at_their_size_where_it_was_put
     assert abs(float(np.median(image[:50, :50])) - 120) <= 2  # the rest: the photo's own colour
 
 
-@pytest.mark.parametrize("change", ["on its side", "upside down", "three quarter turns", "stretched 4:3"])
-def test_a_photo_turned_a_quarter_or_half_turn_or_stretched_keeps_each_label_on_its_die(change):
+@pytest.mark.parametrize("change", ["on its side", "upside down", "three quarter turns", "stretched 4:3", "mirrored"])
+def test_a_photo_turned_a_quarter_or_half_turn_or_stretched_or_mirrored_keeps_each_label_on_its_die(change):
     from models.training.robustness import _quarter_turns
 
     img, labels = _red_dice()
@@ -243,6 +243,19 @@ def test_glare_brightens_a_few_spots_and_a_hard_shadow_darkens_one_side_of_a_lin
     (shaded, inside, _), = CHANGES["hard shadow"](img, labels, np.random.default_rng(0))
     assert inside == labels and set(np.unique(shaded).tolist()) == {45, 100}
     assert 0.3 < float((shaded == 45).mean()) < 0.7  # a line through the centre: about half in the shadow
+
+
+def test_crumbs_are_small_dark_and_light_specks_and_blotchy_noise_varies_in_patches_not_pixel_by_pixel():
+    img, labels = _red_dice()
+    img[:] = 100
+    (dirty, inside, _), = CHANGES["crumbs and scratches"](img, labels, np.random.default_rng(0))
+    assert inside == labels
+    changed = float((np.abs(dirty.astype(int) - 100).max(axis=-1) > 30).mean())
+    assert (dirty < 40).any() and (dirty > 200).any() and 0.001 < changed < 0.05  # specks and lines, not a new photo
+    (noisy, inside, _), = CHANGES["blotchy colour noise 20"](img, labels, np.random.default_rng(0))
+    grain = noisy.astype(int) - 100
+    assert inside == labels and 8 < float(grain.std()) < 30
+    assert float(np.abs(np.diff(grain, axis=1)).mean()) < 0.5 * float(np.abs(grain).mean())  # neighbours alike: blotches
 
 
 def test_a_photo_is_turned_only_whole_quarter_turns():
