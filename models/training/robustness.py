@@ -213,8 +213,8 @@ def _stretched(f: float) -> Callable[[np.ndarray, list, np.random.Generator], Sh
 
 
 def _crumbs(n: int) -> Callable[[np.ndarray, list, np.random.Generator], Shown]:
-    """A dirty table or tray: ``n`` crumbs and specks of dust (dark and light, 1 to a 300th of the photo's width
-    across) anywhere, over a die too, and six thin light scratches across the photo."""
+    """A dirty table or tray: ``n`` crumbs and specks of dust (dark and light, their radius 1 pixel to a 300th of the
+    photo's width) anywhere, over a die too, and six thin light scratches across the photo."""
     def change(img, labels, rng):
         out = img.copy()
         h, w = img.shape[:2]
