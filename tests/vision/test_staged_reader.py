@@ -395,18 +395,11 @@ def test_in_tray_mode_crumbs_fallen_beside_the_dice_since_calibration_do_not_sen
     for _ in range(20):
         x, y = int(crumbs.integers(0, w)), int(crumbs.integers(0, h))
         radius, level = int(crumbs.integers(1, w // 300 + 1)), int(crumbs.choice([25, 60, 200, 235]))
-        if not any(_under(x, y, d) for d in placed):  # one under a die is hidden by it
+        if not any(cv2.pointPolygonTest(d.corners(), (x, y), False) >= 0 for d in placed):  # one under a die is hidden by it
             cv2.circle(frame, (x, y), radius, (level, level, level), -1, cv2.LINE_AA)
     reading = staged_reader.with_die_side(placed[0].side).with_empty_tray(empty).read(frame)
     assert reading.status == "ok", reading.reason
     assert sorted(d.seen for d in reading.dice) == sorted(seen)
-
-
-def _under(x: int, y: int, die) -> bool:
-    """Whether the point (x, y) lies under the rendered ``die`` (inside its turned square)."""
-    a = np.deg2rad(die.angle)
-    dx, dy = x - die.cx, y - die.cy
-    return abs(dx * np.cos(a) + dy * np.sin(a)) <= die.side / 2 and abs(-dx * np.sin(a) + dy * np.cos(a)) <= die.side / 2
 
 
 def test_the_tray_look_is_not_taken_when_the_light_changed_since_calibration(staged_reader):

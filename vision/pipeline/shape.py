@@ -144,26 +144,31 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
     near = [o for o in others if _may_reach((x0, y0, x1, y1), o, TOUCH_REACH)]
     clean = against_empty and not any(_outside(points.reshape(-1, 2), o, x0, y0, TOUCH_REACH) < 1.0 for o in near)
     if clean and aspect > LEANING_ASPECT:  # long: the die's own shape, or crumbs fallen against it since calibrate?
-        square = _aspect(_without_crumbs(pixels, p.side, (int(round(p.cx)) - x0, int(round(p.cy)) - y0)))
+        kept = _without_crumbs(pixels, p.side, (int(round(p.cx)) - x0, int(round(p.cy)) - y0))
+        square = _aspect(kept) if kept is not None else None
         if square is not None and square < LEANING_ASPECT - CRUMB_MARGIN:
             aspect = square
     return Footprint(aspect, area, _outside(points.reshape(-1, 2), p, x0, y0), clean)
 
 
-def _aspect(pixels: np.ndarray) -> float | None:
-    """The long side over the short side of the tightest rotated box around the blob ``pixels`` (0/1 uint8); None
-    where it is under a pixel wide (or empty)."""
+def _box_sides(pixels: np.ndarray) -> tuple[float, float] | None:
+    """The sides of the tightest rotated box around the blob ``pixels`` (0/1 uint8, not empty), through its edge
+    pixels' centres; None where it is under a pixel wide."""
     outline, _ = cv2.findContours(pixels, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    if not outline:
-        return None
     (_, _), (a, b), _ = cv2.minAreaRect(np.concatenate(outline))  # the outline's rectangle is all the points' (same hull)
-    return max(a, b) / min(a, b) if min(a, b) >= 1 else None
+    return (a, b) if min(a, b) >= 1 else None
 
 
-def _without_crumbs(pixels: np.ndarray, side: float, centre: tuple[int, int]) -> np.ndarray:
+def _aspect(pixels: np.ndarray) -> float | None:
+    """The long side over the short side of ``_box_sides``; None where it is under a pixel wide."""
+    sides = _box_sides(pixels)
+    return max(sides) / min(sides) if sides is not None else None
+
+
+def _without_crumbs(pixels: np.ndarray, side: float, centre: tuple[int, int]) -> np.ndarray | None:
     """The blob ``pixels`` (0/1 uint8) without the crumbs stuck to it: opened by a disc ``CRUMB_SHARE`` of the die's
     ``side`` across, the part left under the die's ``centre``, where every piece that took off is a crumb (under
-    ``CRUMB_REACH`` of a side long); else empty (the outline stands as cut).
+    ``CRUMB_REACH`` of a side long); else None (the outline stands as cut).
 
     A crumb or a speck of dust fallen on the tray beside the die is narrower than the disc and short. A leaning die's
     side face as grey as the tray differs from it at its edges only: thin too, but as long as the die, so it is never
@@ -171,14 +176,13 @@ def _without_crumbs(pixels: np.ndarray, side: float, centre: tuple[int, int]) ->
     across = max(3, int(CRUMB_SHARE * side) | 1)
     opened = cv2.morphologyEx(pixels, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (across, across)))
     _, labels = cv2.connectedComponents(opened)
-    blob = _blob_under_centre(labels, min(centre[0], labels.shape[1] - 1), min(centre[1], labels.shape[0] - 1),
-                              max(1, int(CENTRE_SHARE * side)))
+    blob = _blob_under_centre(labels, centre[0], centre[1], max(1, int(CENTRE_SHARE * side)))  # inside: ``_outline``
     if not blob:
-        return np.zeros_like(pixels)
+        return None
     kept = (labels == blob).astype(np.uint8)
     _, _, pieces, _ = cv2.connectedComponentsWithStats(pixels - kept)
     longest = int(pieces[1:, cv2.CC_STAT_WIDTH:cv2.CC_STAT_HEIGHT + 1].max()) if len(pieces) > 1 else 0
-    return kept if longest <= CRUMB_REACH * side else np.zeros_like(pixels)
+    return kept if longest <= CRUMB_REACH * side else None
 
 
 def shows_only_marks(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None) -> bool:
@@ -219,9 +223,8 @@ def outline_side(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None)
     ys, xs = np.nonzero(pixels)
     if xs.min() == 0 or ys.min() == 0 or xs.max() == pixels.shape[1] - 1 or ys.max() == pixels.shape[0] - 1:
         return None
-    outline, _ = cv2.findContours(pixels, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    (_, _), (a, b), _ = cv2.minAreaRect(np.concatenate(outline))
-    return math.sqrt((a + 1) * (b + 1)) if min(a, b) >= 1 else None  # the box runs through the edge pixels' centres
+    sides = _box_sides(pixels)
+    return math.sqrt((sides[0] + 1) * (sides[1] + 1)) if sides is not None else None  # + 1: to the edge pixels' outer sides
 
 
 def _outline(grey: np.ndarray, p: Proposal, empty: np.ndarray | None, reach: float
