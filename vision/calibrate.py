@@ -12,10 +12,17 @@ measures a die's side in pixels and stores it as ``reader.die_side_px``. The
 camera's height under the tray fixes that size, and a reader that knows it
 need not guess it from each frame: touching dice are cut at the right size
 and the coarse look for close-up photos is skipped.
+
+``calibrate --lens``, with a printed chessboard lying face down on the tray,
+measures how much the camera's wide lens bends the picture and stores it as
+``camera.lens_distortion``: the reader then judges each die's outline where it
+would lie without the bend, so a flat die near the tray's edge is not taken
+for a leaning one (``vision.pipeline.lens``). Run it before ``--dice``.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -27,6 +34,7 @@ from companion.core.errors import HardwareError
 from companion.core.files import atomic_write
 from companion.core.settings import CONFIG_NAME, Settings, write_config
 from vision.pipeline.alike import body_colour, unlike_the_others
+from vision.pipeline.lens import FIT_RESIDUAL, Lens, fit_distortion
 from vision.pipeline.shape import die_sides, sides_agree
 from vision.reader import load_reader
 from vision.sources import build_frame_source
@@ -139,7 +147,8 @@ def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None,
 
     found = find_dice(frame)
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-    sides = die_sides(grey, [die.box for die in reading.dice], getattr(reader, "empty_tray", None), found)
+    lens = Lens.of_frame(getattr(reader, "lens_distortion", 0.0), grey.shape[1], grey.shape[0])  # sides as at the centre
+    sides = die_sides(grey, [die.box for die in reading.dice], getattr(reader, "empty_tray", None), found, lens)
     if len(sides) != want or not sides_agree(sides):
         return None, ["The dice do not look the same size (" + ", ".join(f"{s:.0f}" for s in sides) + " px): "
                       "lay them flat and apart, away from glare, then run calibrate --dice again."], []
@@ -177,6 +186,39 @@ def tray_region(grey: np.ndarray) -> list[int]:
     return [int(x), int(y), int(bw), int(bh)] if bw >= 16 and bh >= 16 else [0, 0, w, h]
 
 
+#: ``calibrate --lens``: the chessboard's inner corners, across and down (OpenCV's own pattern, 10 × 7 squares).
+BOARD_CORNERS = (9, 6)
+#: ... and how far from the frame's centre its farthest corner must lie (a share of the half-diagonal): a board only
+#: in the middle of the picture shows too little of the bend to measure it.
+BOARD_REACH = 0.45
+
+
+def measure_lens(frame: np.ndarray, corners: tuple[int, int] = BOARD_CORNERS) -> tuple[float | None, list[str]]:
+    """The bend of the lens that took ``frame`` (a chessboard of ``corners`` inner corners lying flat on the tray,
+    the camera square on to it; ``vision.pipeline.lens.fit_distortion``), or None and what to fix, in words."""
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    across, down = corners
+    found, points = cv2.findChessboardCornersSB(grey, (across, down))
+    if not found:
+        found, points = cv2.findChessboardCornersSB(grey, (down, across))
+        across, down = down, across
+    if not found:
+        return None, [f"No chessboard of {corners[0] + 1} × {corners[1] + 1} squares found in the picture: lay one, printed flat, "
+                      "face down on the tray so that it fills most of it, light it evenly, then run calibrate --lens again."]
+    points = points.reshape(-1, 2).astype(np.float64)
+    h, w = grey.shape
+    reach = float(np.hypot(points[:, 0] - (w - 1) / 2, points[:, 1] - (h - 1) / 2).max()) / (math.hypot(w, h) / 2)
+    if reach < BOARD_REACH:
+        return None, ["The chessboard covers too little of the picture to measure the lens's bend: use a bigger one, "
+                      "filling the tray, then run calibrate --lens again."]
+    grid = np.array([(x, y) for y in range(down) for x in range(across)], np.float64)
+    k, off = fit_distortion(points, grid, w, h)
+    if off > FIT_RESIDUAL:
+        return None, [f"The chessboard's corners do not lie on a flat grid (off by {off:.2f} of a square): lay it flat on the "
+                      "tray, not curled or tilted, then run calibrate --lens again."]
+    return k, []
+
+
 def store(instance: Path, updates: dict) -> Path:
     """Write ``updates`` into the instance's config.toml (all settings kept, with their docs)."""
     path = instance / CONFIG_NAME
@@ -185,8 +227,9 @@ def store(instance: Path, updates: dict) -> Path:
     return write_config(instance, values)
 
 
-def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, dice: bool = False) -> int:
-    """Run the checks and store the locks (``dice``: measure the dice instead); 0 when stored or fit, 1 otherwise."""
+def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, dice: bool = False, lens: bool = False) -> int:
+    """Run the checks and store the locks (``dice``: measure the dice instead; ``lens``: the lens's bend from a
+    chessboard); 0 when stored or fit, 1 otherwise."""
     say = (lambda s: print(s, file=out)) if out else (lambda s: None)
     settings = Settings.load(instance / CONFIG_NAME)
     source = build_frame_source(settings)
@@ -200,6 +243,9 @@ def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, 
     if reader is not None:
         source.close()
         return _store_die_side(instance, frame, reader, dry_run, say)
+    if lens:
+        source.close()
+        return _store_lens(instance, frame, dry_run, say)
     problems, measures = check_frame_quality(frame)
     say(f"camera: {source.name}, frame {frame.shape[1]}×{frame.shape[0]}; " + ", ".join(f"{k} {v}" for k, v in measures.items() if k != "notes"))
     for n in measures.pop("notes"):
@@ -248,4 +294,20 @@ def _store_die_side(instance: Path, frame: np.ndarray, reader: DiceReader, dry_r
         return 0
     path = store(instance, updates)
     say(f"a die is {side} px wide; stored in {path}: reader.die_side_px = {side}")
+    return 0
+
+
+def _store_lens(instance: Path, frame: np.ndarray, dry_run: bool, say) -> int:
+    k, problems = measure_lens(frame)
+    for p in problems:
+        say(f"fix: {p}")
+    if k is None:
+        say("Nothing stored: fix the above and run calibrate --lens again.")
+        return 1
+    if dry_run:
+        say(f"dry run: the lens bends the picture by {k}; would store camera.lens_distortion = {k}")
+        return 0
+    path = store(instance, {"camera.lens_distortion": k})
+    say(f"the lens bends the picture by {k}; stored in {path}: camera.lens_distortion = {k}. Run calibrate --dice again: "
+        "the dice are measured as they would lie without the bend.")
     return 0

@@ -45,6 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--instance", type=Path, default=Path("instance"))
     p.add_argument("--dry-run", action="store_true", help="check and report, but store nothing")
     p.add_argument("--dice", action="store_true", help="with the dice lying apart on the tray: measure a die's size and store it")
+    p.add_argument("--lens", action="store_true", help="with a printed chessboard (10 × 7 squares) face down on the tray: measure how much the lens bends the picture and store it")
     p.set_defaults(func=_calibrate)
 
 
@@ -117,4 +118,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 def _calibrate(args: argparse.Namespace) -> int:
     from vision.calibrate import calibrate
 
-    return calibrate(args.instance, dry_run=args.dry_run, out=sys.stdout, dice=args.dice)
+    if args.dice and args.lens:
+        print("calibrate: --dice and --lens measure different things: run calibrate --lens first, then calibrate --dice.", file=sys.stderr)
+        return 2
+    return calibrate(args.instance, dry_run=args.dry_run, out=sys.stdout, dice=args.dice, lens=args.lens)

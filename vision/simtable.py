@@ -642,3 +642,22 @@ def _draw_table(seen, rng, width, height, view, die_side, styles, touching, glar
         return out, dice, None
     twin.random()  # the same camera, its own sensor noise
     return out, dice, finish(empty, twin, blur, noise, jpeg_quality)
+
+
+def render_chessboard(width: int = 1280, height: int = 960, squares: tuple[int, int] = (10, 7), fill: float = 0.85,
+                      turn_deg: float = 0.0) -> np.ndarray:
+    """A printed chessboard of ``squares`` (across, down) lying on the tray, seen square on from below, filling ``fill``
+    of the frame's height (white paper round it, the room's grey beyond): what ``calibrate --lens`` photographs.
+    ``turn_deg`` turns it on the tray. Bend it with ``vision.pipeline.lens.bend_frame`` for a wide lens's view."""
+    across, down = squares
+    square = int(fill * height / (down + 1))
+    board = np.full(((down + 1) * square, (across + 1) * square, 3), 245, np.uint8)
+    for row in range(down):
+        for col in range(across):
+            if (row + col) % 2 == 0:
+                y, x = square // 2 + row * square, square // 2 + col * square
+                board[y:y + square, x:x + square] = 20
+    frame = np.full((height, width, 3), 150, np.uint8)
+    turn = cv2.getRotationMatrix2D((board.shape[1] / 2, board.shape[0] / 2), turn_deg, 1.0)
+    turn[:, 2] += (width - board.shape[1]) / 2, (height - board.shape[0]) / 2
+    return cv2.warpAffine(board, turn, (width, height), dst=frame, borderMode=cv2.BORDER_TRANSPARENT)

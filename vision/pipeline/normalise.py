@@ -37,6 +37,13 @@ class Normalised:
     bgr: np.ndarray
     grey: np.ndarray
     offset: tuple[int, int]
+    #: the whole frame's width and height, the region cut from it (None: the region is the whole frame)
+    whole_size: tuple[int, int] | None = None
+
+    @property
+    def frame_size(self) -> tuple[int, int]:
+        """The width and height of the whole frame the camera took (a lens bends it about its centre)."""
+        return self.whole_size or (self.grey.shape[1], self.grey.shape[0])
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,7 @@ def normalise(frame: object, tray_region: list[int] | None = None) -> Normalised
     nothing = nothing_seen(bgr, whole)
     if nothing is not None:
         return nothing
-    return Normalised(bgr, cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), offset)
+    return Normalised(bgr, cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), offset, (whole.shape[1], whole.shape[0]))
 
 
 def cut_tray(bgr: np.ndarray, tray_region: list[int] | None) -> tuple[np.ndarray, tuple[int, int]]:

@@ -143,7 +143,7 @@ def propose_in_colour(frame: Normalised, proposer: Proposer, found: list[Proposa
     which the grey frame hides. Surest first."""
     if frame.bgr.ndim != 3:
         return []
-    seen = propose(Normalised(frame.bgr, colour_contrast(frame.bgr), frame.offset), proposer)
+    seen = propose(Normalised(frame.bgr, colour_contrast(frame.bgr), frame.offset, frame.whole_size), proposer)
     return [p for p in seen if not any(abs(p.cx - q.cx) <= 0.5 * max(p.side, q.side) and abs(p.cy - q.cy) <= 0.5 * max(p.side, q.side) for q in found)]
 
 

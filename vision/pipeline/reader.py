@@ -24,6 +24,7 @@ from vision.pipeline.decide import (CONFIDENCE_MARGIN, decide, found_on_a_second
                                     off_the_calibrated_size, sure_confidence)
 from vision.pipeline.looks import (a_mark_of, a_small_die_reads_another_face, every_die_surer, holds_a_sure_die, read_sure, surer_answer,
                                    surer_at_count, surest_first, takes_over, whole_dice_inside)
+from vision.pipeline.lens import Lens
 from vision.pipeline.normalise import Normalised, Unreadable, calibration_misfit, normalise
 from vision.pipeline.propose import Proposer, around_marks, at_die_size, centred_die, of_die_size, propose, propose_closer, propose_farther, propose_finer, propose_in_colour, propose_inside, same_places
 from vision.leaning_cue import LeaningCue
@@ -53,7 +54,8 @@ class PipelineReader(ReaderOptions):
     like numbers or signs, not pips (``vision.number_cue``), is doubted from any view. ``leaning_problem`` and
     ``number_problem``: why a cue is missing, in words for ``/api/health`` (``load_reader`` sets them; every copy made
     by a ``with_*`` keeps them, as it keeps the cues). ``dice_alike``: in tray mode (the empty tray known) a die whose
-    colour is unlike every other die's is doubted (``pipeline.alike``). ``on_dice``: called with each look's normalised frame and the
+    colour is unlike every other die's is doubted (``pipeline.alike``). ``lens_distortion``: the camera lens's bend
+    (``pipeline.lens``): a die's outline is judged where its points lie straightened. ``on_dice``: called with each look's normalised frame and the
     dice it keeps (training code collects them so; the reading is unchanged).
     """
 
@@ -63,7 +65,7 @@ class PipelineReader(ReaderOptions):
                  leaning_cue: LeaningCue | None = None, number_cue: NumberCue | None = None,
                  leaning_problem: str | None = None, number_problem: str | None = None,
                  second_opinion: SecondOpinion | None = None, second_opinion_problem: str | None = None, dice_alike: bool = True,
-                 on_dice: Callable[[Normalised, list[Die]], None] | None = None) -> None:
+                 lens_distortion: float = 0.0, on_dice: Callable[[Normalised, list[Die]], None] | None = None) -> None:
         self.classifier = classifier
         self.proposer = proposer
         self.model_id = classifier.model_id
@@ -81,6 +83,8 @@ class PipelineReader(ReaderOptions):
         self.second_opinion_problem = second_opinion_problem
         #: in tray mode, doubt a die whose colour is unlike every other die's (``pipeline.alike``)
         self.dice_alike = dice_alike
+        #: the camera lens's bend (``vision.pipeline.lens``; 0: none): outlines are measured straightened
+        self.lens_distortion = float(lens_distortion)
         self.on_dice = on_dice
 
     def _but(self, **changes: Any) -> "PipelineReader":
@@ -91,13 +95,18 @@ class PipelineReader(ReaderOptions):
                                                                  "number_problem": self.number_problem,
                                                                  "second_opinion": self.second_opinion,
                                                                  "second_opinion_problem": self.second_opinion_problem,
-                                                                 "dice_alike": self.dice_alike, "on_dice": self.on_dice, **changes})
+                                                                 "dice_alike": self.dice_alike, "lens_distortion": self.lens_distortion,
+                                                                 "on_dice": self.on_dice, **changes})
 
     def with_empty_tray(self, empty_tray: np.ndarray | None) -> "PipelineReader":
         """The same reader comparing each proposal with this photo of the empty tray (grey or BGR, the whole frame)."""
         if empty_tray is not None and empty_tray.ndim == 3:
             empty_tray = cv2.cvtColor(empty_tray, cv2.COLOR_BGR2GRAY)
         return self._but(empty_tray=empty_tray, empty_tray_problem=None)
+
+    def with_lens(self, lens_distortion: float) -> "PipelineReader":
+        """The same reader for a camera whose lens bends the picture by ``lens_distortion`` (``camera.lens_distortion``)."""
+        return self._but(lens_distortion=lens_distortion)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read every die in ``frame`` (BGR uint8; grey, BGRA and 16-bit are accepted)."""
@@ -153,7 +162,7 @@ class PipelineReader(ReaderOptions):
 
         ox, oy = prepared.offset
         boxes = [(x - ox, y - oy, w, h) for x, y, w, h in (d.box for d in reading.dice)]
-        sides = die_sides(prepared.grey, boxes, self._empty_region(), find_dice(prepared.bgr))
+        sides = die_sides(prepared.grey, boxes, self._empty_region(), find_dice(prepared.bgr), self._lens(prepared))
         return sides if sides_agree(sides) else None
 
     def _near_the_size(self, prepared: Normalised, reading: Reading) -> Reading | None:
@@ -330,7 +339,7 @@ class PipelineReader(ReaderOptions):
                          tray_change=changes, weak=weak)
         if len(dice) == 1 and not self.die_side_px:  # told the die's size, every square is a die's: none holds a die far off
             dice = [self._alone_holding_a_die(prepared, dice[0])]
-        dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region())
+        dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region(), self._lens(prepared), self.die_side_px)
         dice = read_wider_where_only_marks(dice, prepared.grey, prepared.bgr, self.classifier, self._empty_region())
         dice = flag_by_looks(dice, prepared.bgr, self.classifier, self.leaning_cue, self.number_cue)
         if self.dice_alike and self.empty_tray is not None:  # tray mode: the table's own set of dice (``pipeline.alike``)
@@ -405,6 +414,10 @@ class PipelineReader(ReaderOptions):
         if not self.tray_region and self.empty_tray is None:
             return None
         return calibration_misfit(frame_size, self.tray_region, None if self.empty_tray is None else self.empty_tray.shape)
+
+    def _lens(self, prepared: Normalised) -> Lens | None:
+        """The camera lens's bend for the pixels of ``prepared`` (None: the lens bends nothing)."""
+        return Lens.of_frame(self.lens_distortion, *prepared.frame_size, prepared.offset)
 
     def _empty_region(self) -> np.ndarray | None:
         """The empty tray cut to the tray region, as ``normalise`` cuts the frame."""

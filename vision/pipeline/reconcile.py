@@ -21,6 +21,7 @@ from vision.leaning_cue import CUE_SPANS, LeaningCue
 from vision.linear_cue import embedded_at_spans
 from vision.number_cue import CUE_SPANS as NUMBER_SPANS, DOUBT as MARKS, NumberCue
 from vision.pipeline.classify import WIDER_LOOK, FaceRead, overturned_wider
+from vision.pipeline.lens import Lens
 from vision.pipeline.shape import footprint, joined_excess, shows_only_marks
 
 #: A crop whose "not a die" probability is above this is not a die.
@@ -92,10 +93,13 @@ def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tupl
     return sorted(dice, key=lambda d: (d.proposal.cx, d.proposal.cy))
 
 
-def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below", empty: np.ndarray | None = None) -> list[Die]:
+def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below", empty: np.ndarray | None = None,
+                 lens: Lens | None = None, die_side: float | None = None) -> list[Die]:
     """The dice, each whose outline is a leaning die's (``shape.footprint``; against the calibrated ``empty``
-    tray where there is one) doubted as leaning (RULES.md R14), and where ``empty`` is known, the dice joined in an
-    outline too big for them (``shape.joined_excess``).
+    tray where there is one; measured straightened where the camera's ``lens`` bends the picture) doubted as leaning
+    (RULES.md R14), and where ``empty`` is known, the dice joined in an outline too big for them (``shape.joined_excess``:
+    for a die's area, the dice's median side, or through a lens the calibrated ``die_side``, which ``calibrate --dice``
+    measures straightened, where it is known).
 
     Only a camera below, looking up square through the tray, sees a flat die's outline as a square. From above (a
     photo of dice on a table, ``read --as-seen``) a camera at a slant shows every die's side faces and its shadow, so
@@ -104,15 +108,28 @@ def flag_leaning(dice: list[Die], grey: np.ndarray, camera_view: str = "below", 
     cue").
     """
     out = []
-    side = statistics.median([d.proposal.side for d in dice]) if dice else 0.0
-    crowded = joined_excess(grey, empty, [d.proposal for d in dice], side) if empty is not None else [False] * len(dice)
+    side = _die_side(dice, lens, die_side)
+    crowded = joined_excess(grey, empty, [d.proposal for d in dice], side, lens) if empty is not None else [False] * len(dice)
     for d, too_big in zip(dice, crowded):
         if "leaning" not in d.doubts:
-            shape = footprint(grey, d.proposal, [o.proposal for o in dice if o is not d], empty) if camera_view == "below" else None
+            shape = footprint(grey, d.proposal, [o.proposal for o in dice if o is not d], empty, lens) if camera_view == "below" else None
             marks = None if camera_view != "below" else shape is not None and shape.only_marks
             d = Die(d.proposal, d.face, d.doubts + (("leaning",) if too_big or (shape is not None and shape.leaning) else ()), marks)
         out.append(d)
     return out
+
+
+def _die_side(dice: list[Die], lens: Lens | None, calibrated: float | None) -> float:
+    """A die's side for ``joined_excess``: the dice's median side as proposed; through a ``lens``, the ``calibrated``
+    side (measured straightened) where it is known, else the median of the sides straightened where each die lies
+    (the detector's square is a die's size where it lies in the bent picture)."""
+    if not dice:
+        return 0.0
+    if lens is None:
+        return statistics.median([d.proposal.side for d in dice])
+    if calibrated:
+        return calibrated
+    return statistics.median([d.proposal.side * math.sqrt(lens.area_scale(d.proposal.cx, d.proposal.cy)) for d in dice])
 
 
 def read_wider_where_only_marks(dice: list[Die], grey: np.ndarray, bgr: np.ndarray, classifier: object,

@@ -22,8 +22,8 @@ out of the square too and such an outline is not judged either: one way a
 leaning die is still trusted (docs/reading-log.md, "Leaning dice still trusted
 without the empty tray", has the figures; letting outlines reach further out
 doubted as many flat dice as leaning ones).
-Everything here is integer image work up to the box's sides, so this machine
-and the Pi's arm64 CPU measure the same outline.
+Everything here is integer image work up to the box's sides (with a lens known, the outline's points are
+straightened in float64 and kept as float32 first), so this machine and the Pi's arm64 CPU measure the same outline.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ import cv2
 import numpy as np
 
 from companion.core.protocols import Proposal
+from vision.pipeline.lens import Lens
 
 #: The patch measured reaches this many die sides from the centre (room for a leaning die's side face).
 REACH = 1.1
@@ -109,11 +110,14 @@ class Footprint:
                 and (self.against_empty or self.outside <= JOINED_OUTSIDE))
 
 
-def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty: np.ndarray | None = None) -> Footprint | None:
+def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty: np.ndarray | None = None,
+              lens: Lens | None = None) -> Footprint | None:
     """The outline under ``p`` in ``grey`` (uint8), or None where none can be told from the background or where it
     runs into one of the ``others`` (touching dice: one blob, whose shape says nothing of either). Where only a mark
     of the die is told (``Footprint.only_marks``), its shape is not judged.
     ``empty``: the calibrated empty tray, the same size as ``grey``: the outline is what differs from it.
+    ``lens``: the camera's bend (``vision.pipeline.lens``): the outline's long and short sides are measured where its
+    points lie straightened, so a flat die near the frame's edge, squeezed by a wide lens, is square again.
 
     >>> grey = np.full((200, 200), 60, np.uint8)
     >>> grey[80:120, 80:120] = 220  # a flat die, 40 px
@@ -138,30 +142,34 @@ def footprint(grey: np.ndarray, p: Proposal, others: list[Proposal] = (), empty:
     area = len(points) / max(1.0, p.side * p.side)
     if area < MARK_AREA:
         return Footprint(1.0, area)  # one of the die's marks: its body is not told from the tray, its shape not judged
-    aspect = _aspect(pixels)
+    aspect = _aspect(pixels, lens, (x0, y0))
     if aspect is None:
         return None
     near = [o for o in others if _may_reach((x0, y0, x1, y1), o, TOUCH_REACH)]
     clean = against_empty and not any(_outside(points.reshape(-1, 2), o, x0, y0, TOUCH_REACH) < 1.0 for o in near)
     if clean and aspect > LEANING_ASPECT:  # long: the die's own shape, or crumbs fallen against it since calibrate?
         kept = _without_crumbs(pixels, p.side, (int(round(p.cx)) - x0, int(round(p.cy)) - y0))
-        square = _aspect(kept) if kept is not None else None
+        square = _aspect(kept, lens, (x0, y0)) if kept is not None else None
         if square is not None and square < LEANING_ASPECT - CRUMB_MARGIN:
             aspect = square
     return Footprint(aspect, area, _outside(points.reshape(-1, 2), p, x0, y0), clean)
 
 
-def _box_sides(pixels: np.ndarray) -> tuple[float, float] | None:
+def _box_sides(pixels: np.ndarray, lens: Lens | None = None, corner: tuple[int, int] = (0, 0)) -> tuple[float, float] | None:
     """The sides of the tightest rotated box around the blob ``pixels`` (0/1 uint8, not empty), through its edge
-    pixels' centres; None where it is under a pixel wide."""
+    pixels' centres; None where it is under a pixel wide. With ``lens``, the edge pixels straightened first (the
+    patch's ``corner`` lies there in the picture the lens is given for)."""
     outline, _ = cv2.findContours(pixels, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    (_, _), (a, b), _ = cv2.minAreaRect(np.concatenate(outline))  # the outline's rectangle is all the points' (same hull)
+    points = np.concatenate(outline)  # the outline's rectangle is all the points' (same hull)
+    if lens is not None:
+        points = lens.straightened(points.reshape(-1, 2) + corner)
+    (_, _), (a, b), _ = cv2.minAreaRect(points)
     return (a, b) if min(a, b) >= 1 else None
 
 
-def _aspect(pixels: np.ndarray) -> float | None:
+def _aspect(pixels: np.ndarray, lens: Lens | None = None, corner: tuple[int, int] = (0, 0)) -> float | None:
     """The long side over the short side of ``_box_sides``; None where it is under a pixel wide."""
-    sides = _box_sides(pixels)
+    sides = _box_sides(pixels, lens, corner)
     return max(sides) / min(sides) if sides is not None else None
 
 
@@ -201,11 +209,12 @@ def shows_only_marks(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = N
     return shape is not None and shape.only_marks
 
 
-def outline_side(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None) -> float | None:
+def outline_side(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None, lens: Lens | None = None) -> float | None:
     """The side of the die under ``p`` from its outline (the square root of its tightest rotated box's area), cut as
     ``footprint`` cuts it but within ``MEASURE_REACH`` sides of the centre, so a box a third off the die's size
     still holds all of it; None where no outline is told or it reaches the patch's edge (joined to something).
-    ``calibrate --dice`` measures the dice so: the detector's box is some tenths off either way.
+    ``calibrate --dice`` measures the dice so: the detector's box is some tenths off either way. With ``lens``, the
+    outline straightened: the side a die shows at the frame's centre, wherever it lies.
 
     >>> grey = np.full((200, 200), 60, np.uint8)
     >>> grey[80:120, 80:120] = 220  # a flat die, 40 px, boxed a quarter too small
@@ -218,12 +227,12 @@ def outline_side(grey: np.ndarray, p: Proposal, empty: np.ndarray | None = None)
     cut = _outline(grey, p, empty, MEASURE_REACH)
     if cut is None:
         return None
-    labels, blob, _, _ = cut
+    labels, blob, x0, y0 = cut
     pixels = (labels == blob).astype(np.uint8)
     ys, xs = np.nonzero(pixels)
     if xs.min() == 0 or ys.min() == 0 or xs.max() == pixels.shape[1] - 1 or ys.max() == pixels.shape[0] - 1:
         return None
-    sides = _box_sides(pixels)
+    sides = _box_sides(pixels, lens, (x0, y0))
     return math.sqrt((sides[0] + 1) * (sides[1] + 1)) if sides is not None else None  # + 1: to the edge pixels' outer sides
 
 
@@ -251,11 +260,12 @@ def _outline(grey: np.ndarray, p: Proposal, empty: np.ndarray | None, reach: flo
     return (labels, blob, x0, y0) if blob else None
 
 
-def joined_excess(grey: np.ndarray, empty: np.ndarray, dice: list[Proposal], die_side: float) -> list[bool]:
+def joined_excess(grey: np.ndarray, empty: np.ndarray, dice: list[Proposal], die_side: float, lens: Lens | None = None) -> list[bool]:
     """For each die, whether it lies in one outline (against the empty tray) with other dice whose area is more than
     ``JOINED_EXCESS`` die areas for each die in it: flat dice pushed together fill about one die area each; a leaning
     die's side face, or something else lying against them, adds to it. Its shape cannot be judged (``footprint``
-    gives up on joined outlines), but its size can."""
+    gives up on joined outlines), but its size can. With ``lens``, the outline's area is taken straightened (as
+    ``die_side``, measured so, is: ``outline_side``)."""
     out = [False] * len(dice)
     if empty is None or empty.shape != grey.shape or len(dice) < 2 or die_side <= 0:
         return out
@@ -270,9 +280,16 @@ def joined_excess(grey: np.ndarray, empty: np.ndarray, dice: list[Proposal], die
     for i, label in enumerate(under):
         members = sum(u == label for u in under)
         if label and members >= 2:
-            area = areas.setdefault(label, int(np.count_nonzero(labels == label)))
+            area = areas.setdefault(label, _straightened_area(labels == label, lens))
             out[i] = area / (die_side * die_side) / members > JOINED_EXCESS
     return out
+
+
+def _straightened_area(blob: np.ndarray, lens: Lens | None) -> float:
+    """The pixels of ``blob`` (bool), each counted as the area it covers where a lens without bend would show it
+    (``lens`` None: one each)."""
+    ys, xs = np.nonzero(blob)
+    return float(len(xs)) if lens is None else float(lens.area_scale(xs, ys).sum())
 
 
 def _differs_from_empty(grey: np.ndarray, empty: np.ndarray) -> np.ndarray:
@@ -311,7 +328,7 @@ def _outside(points: np.ndarray, p: Proposal, x0: int, y0: int, reach_share: flo
 
 
 def die_sides(grey: np.ndarray, boxes: list[tuple[int, int, int, int]], empty: np.ndarray | None = None,
-              found: list | None = None) -> list[float]:
+              found: list | None = None, lens: Lens | None = None) -> list[float]:
     """The read dice's sides in pixels, each die measured by its outline in two ways: cut as ``footprint`` cuts one
     (``outline_side``, against the empty tray's photo where ``calibrate`` stored one) and by the classic
     finder (``found``: its outlines whose centre lies in the die's box, the biggest). A measure counts only between
@@ -320,6 +337,7 @@ def die_sides(grey: np.ndarray, boxes: list[tuple[int, int, int, int]], empty: n
     misses some dice (a face as grey as the tray leaves only its marks to the first; the second boxes the marks of
     real dice of other looks), so the way that measures every die with the sides agreeing best is kept (on a tie,
     as for one die, the outline); where neither measures every die, each die's biggest measure, or its box's side.
+    With ``lens``, both ways measure straightened: the side each die would show at the frame's centre.
 
     >>> grey = np.full((200, 300), 60, np.uint8); grey[80:120, 80:120] = 220; grey[80:120, 180:220] = 220  # 40 px
     >>> [round(s) for s in die_sides(grey, [(83, 83, 34, 34), (183, 83, 34, 34)])]
@@ -334,9 +352,10 @@ def die_sides(grey: np.ndarray, boxes: list[tuple[int, int, int, int]], empty: n
         for x, y, w, h in boxes:
             box = max(w, h)
             if way == "outline":
-                measures = [outline_side(grey, Proposal(x + w / 2, y + h / 2, box, 0.0, 0.0), empty)]
+                measures = [outline_side(grey, Proposal(x + w / 2, y + h / 2, box, 0.0, 0.0), empty, lens)]
             else:
-                measures = [c.side for c in found or () if x <= c.cx <= x + w and y <= c.cy <= y + h]
+                measures = [c.side * (math.sqrt(lens.area_scale(c.cx, c.cy)) if lens is not None else 1.0)
+                            for c in found or () if x <= c.cx <= x + w and y <= c.cy <= y + h]
             fit = [m for m in measures if m is not None and OUTLINE_SHARE <= m / box <= 1 / OUTLINE_SHARE]
             sides.append(max(fit) if fit else None)
         ways.append(sides)
