@@ -47,7 +47,9 @@ CLOSEUP = REPO / "tests" / "conformance" / "closeup"
 BIGFRAME = REPO / "tests" / "conformance" / "bigframe"
 #: ... and real photos told a die size the look at it misses (the size check's measure on both machines)
 CALIBRATED = REPO / "tests" / "conformance" / "calibrated"
-GROUPS = (TRAY, CLOSEUP, BIGFRAME, CALIBRATED)
+#: ... and a calibrated tray seen through a wide lens (each die's outline straightened: float maths on both machines)
+LENS = REPO / "tests" / "conformance" / "lens"
+GROUPS = (TRAY, CLOSEUP, BIGFRAME, CALIBRATED, LENS)
 OUTPUT = REPO / "docs" / "pi-check-latest.json"
 #: The Pis the companion runs on (hardware/BOM.md), by the CPU qemu-user plays for each: onnxruntime, OpenCV and
 #: numpy pick their kernels by the CPU's features (a Pi 5's Cortex-A76 has dot products and half floats a Pi 4's

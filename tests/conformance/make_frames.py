@@ -36,6 +36,10 @@ The kinds of frame:
   that size by ``calibrate --dice``'s measure (reason ``second_look``) and two of another size (``size``), so the
   measure (``shape.die_sides``, the classic finder's outlines among them) decides between them on both machines.
   ``make_frames.py --calibrated`` remakes this folder alone;
+- ``lens/``: ``lens/config.toml`` (a die side, the empty tray, and the bend of a wide lens, ``LENS_BEND``) and
+  ``lens/frames/lens-*``: a calibrated tray seen through that lens (``vision.pipeline.lens.bend_frame``), dice apart,
+  touching, and one leaning on the cup: each die's outline is straightened before it is judged, float maths on both
+  machines. ``make_frames.py --lens`` remakes this folder alone;
 - ``far-*``: a rendered table shrunk so its dice are a few hundredths of the frame's
   width, the table stretched around it (a 1280×960 frame, and a small one the finer
   look enlarges), so the reader's finer look runs on both machines;
@@ -82,6 +86,9 @@ TRAY = HERE / "tray"
 CLOSEUP = HERE / "closeup"
 BIGFRAME = HERE / "bigframe"
 CALIBRATED = HERE / "calibrated"
+LENS = HERE / "lens"
+#: the ``lens`` group's wide lens (``camera.lens_distortion``) and its tray's scene (its seed)
+LENS_BEND, LENS_SEED = 0.2, 7300
 #: the patterson val crops (by their order in ``crops.csv``) pasted close up for the ``closeup`` group: dice whose marks
 #: the detector takes for dice from every distance (the die around them read sure, and read unsure), and dice the
 #: looks from farther read
@@ -377,7 +384,37 @@ def calibrated_frames(folder: Path) -> None:
     print(f"{len(manifest)} calibrated frames in {folder.relative_to(REPO)}")
 
 
+def lens_frames(folder: Path) -> None:
+    """A calibrated tray seen through a wide lens (``LENS_BEND``): its bent empty photo, its settings (the die side as
+    ``calibrate --dice`` measures it through the known lens: at the frame's centre) and bent frames of dice on it."""
+    from vision.pipeline.lens import bend_frame
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    (folder / "frames").mkdir(parents=True)
+    manifest: dict = {}
+    kinds = [("apart", {"touching": 0.0}), ("touching", {"touching": 1.0}), ("some", {"touching": 0.5, "jpeg_quality": 80}),
+             ("leaning", {"touching": 0.0, "leaning": 30.0})]
+    empty = None
+    for i, (kind, kw) in enumerate(kinds):
+        rng = np.random.default_rng(LENS_SEED)  # the same seed: the same room and tray
+        seen = [int(v) for v in np.random.default_rng(LENS_SEED + 1 + i).integers(1, 7, size=3)]
+        frame, _, empty_now = render_calibrated_table(seen, rng, view="below", die_side=TRAY_DIE_SIDE, glare=0, **kw)
+        empty = empty if empty is not None else empty_now
+        name = f"lens-{i:02d}-{kind}.jpg"
+        _save(folder / "frames" / name, bend_frame(frame, LENS_BEND))
+        manifest[name] = {"kind": "lens", "seen": seen, "options": kw, "bend": LENS_BEND}
+    _save(folder / "empty.jpg", bend_frame(empty, LENS_BEND))
+    (folder / "config.toml").write_text(f"[reader]\ndie_side_px = {TRAY_DIE_SIDE}\n\n[camera]\nempty_tray = \"empty.jpg\"\n"
+                                        f"lens_distortion = {LENS_BEND}\n", encoding="utf-8")
+    _write_manifest(folder / "frames.json", manifest)
+    print(f"{len(manifest)} lens frames in {folder.relative_to(REPO)}")
+
+
 def main() -> int:
+    if "--lens" in sys.argv[1:]:
+        lens_frames(LENS)
+        return 0
     if "--closeup" in sys.argv[1:]:
         closeup_frames(CLOSEUP)
         return 0
@@ -409,6 +446,7 @@ def main() -> int:
     closeup_frames(CLOSEUP)
     bigframe_frames(BIGFRAME)
     calibrated_frames(CALIBRATED)
+    lens_frames(LENS)
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)

@@ -162,7 +162,7 @@ def test_the_close_up_group_holds_real_dice_read_with_one_expected_and_its_frame
     assert all(e["set"] == "real-dice-patterson" for e in manifest.values() if e["kind"] != "closeup-inside")
     inside = [e for e in manifest.values() if e["kind"] == "closeup-inside"]  # a die far off inside a square read as a one
     assert len(inside) >= 2 and all(e["split"] == "val" and ("credit" in e) == (e["set"] == "real-dice-rune55") for e in inside)
-    assert set(pi_check.GROUPS) == {ROOT / "tests" / "conformance" / name for name in ("tray", "closeup", "bigframe", "calibrated")}
+    assert set(pi_check.GROUPS) == {ROOT / "tests" / "conformance" / name for name in ("tray", "closeup", "bigframe", "calibrated", "lens")}
 
 
 def test_the_big_frame_group_holds_real_photos_small_in_a_phones_frame_read_with_their_dice_expected():
@@ -191,6 +191,21 @@ def test_the_calibrated_group_holds_real_val_photos_told_a_die_side_from_above_w
     assert not set(names) & others
     manifest = json.loads((instance / "frames.json").read_text(encoding="utf-8"))
     assert sorted(manifest) == names and all(e["split"] == "val" and ("credit" in e) == (e["set"] == "real-dice-rune55") for e in manifest.values())
+
+
+def test_the_lens_group_is_a_calibrated_tray_seen_through_a_wide_lens_with_a_leaning_die_among_its_frames():
+    """tests/conformance/lens: the tray's frames and empty photo bent by a wide lens, read told its bend, so each die's
+    outline is straightened (float maths) on both machines; its frames never share a name with another group's."""
+    group = pi_check.instance_group(ROOT / "tests" / "conformance" / "lens")
+    assert group is not None
+    frames, names, instance = group
+    config = (instance / "config.toml").read_text(encoding="utf-8")
+    assert len(names) >= 4 and "lens_distortion = 0.2" in config and "die_side_px = 64" in config and (instance / "empty.jpg").is_file()
+    others = {p.name for p in FRAMES.iterdir()} | {p.name for folder in ("tray", "closeup", "bigframe", "calibrated")
+                                                   for p in (ROOT / "tests" / "conformance" / folder / "frames").iterdir()}
+    assert not set(names) & others
+    manifest = json.loads((instance / "frames.json").read_text(encoding="utf-8"))
+    assert sorted(manifest) == names and any(e["options"].get("leaning") for e in manifest.values())
 
 
 def test_a_folder_without_settings_is_no_group(tmp_path):
