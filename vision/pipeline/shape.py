@@ -288,8 +288,10 @@ def joined_excess(grey: np.ndarray, empty: np.ndarray, dice: list[Proposal], die
 def _straightened_area(blob: np.ndarray, lens: Lens | None) -> float:
     """The pixels of ``blob`` (bool), each counted as the area it covers where a lens without bend would show it
     (``lens`` None: one each)."""
+    if lens is None:
+        return float(np.count_nonzero(blob))
     ys, xs = np.nonzero(blob)
-    return float(len(xs)) if lens is None else float(lens.area_scale(xs, ys).sum())
+    return float(lens.area_scale(xs, ys).sum())
 
 
 def _differs_from_empty(grey: np.ndarray, empty: np.ndarray) -> np.ndarray:
