@@ -204,7 +204,8 @@ def measure_lens(frame: np.ndarray, corners: tuple[int, int] = BOARD_CORNERS) ->
         across, down = down, across
     if not found:
         return None, [f"No chessboard of {corners[0] + 1} × {corners[1] + 1} squares found in the picture: lay one, printed flat, "
-                      "face down on the tray so that it fills most of it, light it evenly, then run calibrate --lens again."]
+                      "face down on the tray so that it fills most of the picture with every square inside it, light it evenly, then run "
+                      "calibrate --lens again."]
     points = points.reshape(-1, 2).astype(np.float64)
     h, w = grey.shape
     reach = float(np.hypot(points[:, 0] - (w - 1) / 2, points[:, 1] - (h - 1) / 2).max()) / (math.hypot(w, h) / 2)

@@ -37,6 +37,29 @@ def test_a_chessboard_on_the_tray_gives_the_bend_of_the_lens_that_sees_it(bend, 
     assert k == pytest.approx(bend, abs=0.005)
 
 
+def _jpeg(frame: np.ndarray, quality: int) -> np.ndarray:
+    ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+@pytest.mark.parametrize("change", ["out of focus", "noisy", "a coarse JPEG", "lit from one side", "dim", "a small frame"])
+def test_the_bend_is_measured_the_same_on_a_poor_photo_of_the_board(change):
+    bent = bend_frame(render_chessboard(turn_deg=8.0), WIDE)
+    photo = {"out of focus": lambda: cv2.GaussianBlur(bent, (0, 0), 2.0),
+             "noisy": lambda: np.clip(bent + np.random.default_rng(1).normal(0, 10, bent.shape), 0, 255).astype(np.uint8),
+             "a coarse JPEG": lambda: _jpeg(bent, 50),
+             "lit from one side": lambda: (bent * np.linspace(0.35, 1.0, bent.shape[1])[None, :, None]).astype(np.uint8),
+             "dim": lambda: (bent * 0.3).astype(np.uint8),
+             "a small frame": lambda: cv2.resize(bent, (640, 480), interpolation=cv2.INTER_AREA)}[change]()
+    k, problems = measure_lens(photo)
+    assert problems == [] and k == pytest.approx(WIDE, abs=0.005)
+
+
+def test_a_board_running_off_the_picture_is_asked_for_with_every_square_inside():
+    k, problems = measure_lens(bend_frame(render_chessboard(fill=1.1), WIDE))
+    assert k is None and "every square inside it" in problems[0]
+
+
 def test_a_chessboard_seen_mirrored_from_below_gives_the_same_bend():
     board = render_chessboard(turn_deg=10.0)[:, ::-1].copy()
     k, _ = measure_lens(bend_frame(board, WIDE))
