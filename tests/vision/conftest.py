@@ -104,3 +104,17 @@ def gated_classifier(gate_bias: float):
     gate[-1] = gate_bias
     return AdaptedClassifier(Head(shipped_model_id(), np.zeros(d, np.float32), np.ones(d, np.float32), np.zeros((d, 7), np.float32),
                                   np.zeros(7, np.float32), gate))
+
+
+@pytest.fixture
+def camera_on(tmp_path):
+    """An instance in ``tmp_path`` whose camera is one image file (``camera.backend = "files"``, seen from below):
+    call it with the frame the camera is to show."""
+    import cv2
+
+    def show(frame) -> None:
+        img = tmp_path / "tray.png"
+        cv2.imwrite(str(img), frame)
+        (tmp_path / "config.toml").write_text(f'[camera]\nbackend = "files"\nfiles_dir = "{img}"\ncamera_view = "below"\n')
+
+    return show

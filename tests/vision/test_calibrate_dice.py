@@ -14,21 +14,15 @@ from vision.simtable import render_table
 SIDE = 64.0
 
 
-def _camera_on(tmp_path, frame: np.ndarray) -> None:
-    """An instance whose camera is one image file showing ``frame``."""
-    img = tmp_path / "tray.png"
-    cv2.imwrite(str(img), frame)
-    (tmp_path / "config.toml").write_text(f'[camera]\nbackend = "files"\nfiles_dir = "{img}"\ncamera_view = "below"\n')
-
 
 def _dice_apart(faces=(2, 4, 6), seed=3) -> tuple[np.ndarray, list]:
     return render_table(list(faces), np.random.default_rng(seed), view="below", die_side=SIDE, touching=0.0, glare=0)
 
 
 @pytest.mark.parametrize("seed", [3, 5])  # seed 4 lays a die against the cup's rim, which calibrate asks the players not to do
-def test_three_dice_apart_give_the_die_size_and_it_is_stored_for_the_reader(tmp_path, capsys, seed):
+def test_three_dice_apart_give_the_die_size_and_it_is_stored_for_the_reader(tmp_path, capsys, seed, camera_on):
     frame, placed = _dice_apart(seed=seed)
-    _camera_on(tmp_path, frame)
+    camera_on(frame)
     assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     settings = Settings.load(tmp_path / "config.toml")
@@ -40,9 +34,9 @@ def test_three_dice_apart_give_the_die_size_and_it_is_stored_for_the_reader(tmp_
     assert "does not look like the others" not in out  # the game's dice are one set
 
 
-def test_a_dry_run_measures_but_stores_nothing(tmp_path, capsys):
+def test_a_dry_run_measures_but_stores_nothing(tmp_path, capsys, camera_on):
     frame, _ = _dice_apart()
-    _camera_on(tmp_path, frame)
+    camera_on(frame)
     before = (tmp_path / "config.toml").read_text()
     assert main(["calibrate", "--dice", "--dry-run", "--instance", str(tmp_path)]) == 0
     assert "would store reader.die_side_px" in capsys.readouterr().out
@@ -50,9 +44,9 @@ def test_a_dry_run_measures_but_stores_nothing(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("faces", [(), (3, 5)], ids=["empty tray", "two dice"])
-def test_too_few_dice_say_to_lay_them_all_out_and_store_nothing(tmp_path, capsys, faces):
+def test_too_few_dice_say_to_lay_them_all_out_and_store_nothing(tmp_path, capsys, faces, camera_on):
     frame, _ = _dice_apart(faces)
-    _camera_on(tmp_path, frame)
+    camera_on(frame)
     before = (tmp_path / "config.toml").read_text()
     assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 1
     out = capsys.readouterr().out
@@ -60,18 +54,18 @@ def test_too_few_dice_say_to_lay_them_all_out_and_store_nothing(tmp_path, capsys
     assert (tmp_path / "config.toml").read_text() == before
 
 
-def test_a_die_cut_off_by_the_picture_edge_is_not_measured(tmp_path, capsys):
+def test_a_die_cut_off_by_the_picture_edge_is_not_measured(tmp_path, capsys, camera_on):
     frame, placed = _dice_apart()
     die = min(placed, key=lambda d: d.cx)
-    _camera_on(tmp_path, np.ascontiguousarray(frame[:, int(die.cx):]))  # the picture's edge runs through the leftmost die
+    camera_on(np.ascontiguousarray(frame[:, int(die.cx):]))  # the picture's edge runs through the leftmost die
     assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "cut off by the edge" in out or "Found 2 dice" in out
     assert Settings.load(tmp_path / "config.toml")["reader.die_side_px"] == 0
 
 
-def test_a_black_frame_says_the_camera_shows_nothing(tmp_path, capsys):
-    _camera_on(tmp_path, np.zeros((480, 640, 3), np.uint8))
+def test_a_black_frame_says_the_camera_shows_nothing(tmp_path, capsys, camera_on):
+    camera_on(np.zeros((480, 640, 3), np.uint8))
     assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 1
     assert "shows nothing" in capsys.readouterr().out
 
@@ -82,7 +76,7 @@ def test_without_a_camera_it_says_so(tmp_path, capsys):
     assert "does not exist" in capsys.readouterr().out
 
 
-def test_dice_that_do_not_look_the_same_size_are_not_measured(tmp_path, capsys):
+def test_dice_that_do_not_look_the_same_size_are_not_measured(tmp_path, capsys, camera_on):
     """One blob a fifth bigger than the others (a die on its edge, two dice touching): no size is trusted."""
     from vision.simtable import DieStyle, PlacedDie, finish, paste_die
 
@@ -91,16 +85,16 @@ def test_dice_that_do_not_look_the_same_size_are_not_measured(tmp_path, capsys):
     red = DieStyle((40, 40, 190), (245, 245, 245), "pip", 1.0)
     for die in (PlacedDie(2, 150, 150, 64, 10), PlacedDie(4, 450, 160, 64, 30), PlacedDie(5, 300, 340, 78, 20)):
         paste_die(frame, die, red, rng, mirrored=False, shadow=True)
-    _camera_on(tmp_path, finish(frame, rng, blur=0.6, noise=2.0, jpeg_quality=90))
+    camera_on(finish(frame, rng, blur=0.6, noise=2.0, jpeg_quality=90))
     assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert "do not look the same size" in out, out
     assert Settings.load(tmp_path / "config.toml")["reader.die_side_px"] == 0
 
 
-def test_the_stored_size_reads_the_same_table_with_every_other_setting_kept(tmp_path):
+def test_the_stored_size_reads_the_same_table_with_every_other_setting_kept(tmp_path, camera_on):
     frame, placed = _dice_apart(faces=(1, 3, 5), seed=6)
-    _camera_on(tmp_path, frame)
+    camera_on(frame)
     assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 0
     reader = load_reader(Settings.load(tmp_path / "config.toml"))
     sized = reader.with_die_side(0).with_die_side(reader.die_side_px)
@@ -130,13 +124,13 @@ def test_real_dice_are_measured_by_their_outline_not_by_their_marks(staged_reade
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_after_the_empty_tray_is_calibrated_the_dice_are_measured_against_it(tmp_path, capsys, seed):
+def test_after_the_empty_tray_is_calibrated_the_dice_are_measured_against_it(tmp_path, capsys, seed, camera_on):
     """``calibrate`` on the empty tray keeps its photo; ``calibrate --dice`` then cuts each die's outline as what
     differs from it (the room, the tray and the glare are the same), the way tray mode judges a die's outline."""
     from vision.simtable import render_calibrated_table
 
     frame, placed, empty = render_calibrated_table([2, 4, 6], np.random.default_rng(seed), view="below", touching=0.0, glare=0)
-    _camera_on(tmp_path, empty)
+    camera_on(empty)
     assert main(["calibrate", "--instance", str(tmp_path)]) == 0
     settings = Settings.load(tmp_path / "config.toml")
     assert settings["camera.empty_tray"] and load_reader(settings).empty_tray is not None
@@ -155,11 +149,11 @@ def _mixed_dice_apart() -> tuple[np.ndarray, list]:
     return render_table([2, 5, 3], np.random.default_rng(63), view="below", die_side=SIDE, touching=0.0, glare=0, styles=styles)
 
 
-def test_dice_of_two_sets_are_measured_with_a_note_naming_the_odd_die(tmp_path, capsys):
+def test_dice_of_two_sets_are_measured_with_a_note_naming_the_odd_die(tmp_path, capsys, camera_on):
     """Tray mode sends every roll whose dice are not one set to the table (``reader.dice_alike``); calibrating with
     such dice says so at once, with the way out, instead of leaving the table to learn it from the first roll."""
     frame, placed = _mixed_dice_apart()
-    _camera_on(tmp_path, frame)
+    camera_on(frame)
     assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     notes = [line for line in out.splitlines() if line.startswith("note:")]
@@ -170,9 +164,9 @@ def test_dice_of_two_sets_are_measured_with_a_note_naming_the_odd_die(tmp_path, 
     assert abs(Settings.load(tmp_path / "config.toml")["reader.die_side_px"] - SIDE) <= 0.1 * SIDE  # the size is stored
 
 
-def test_a_table_that_rolls_mixed_dice_gets_no_note_with_the_check_off(tmp_path, capsys):
+def test_a_table_that_rolls_mixed_dice_gets_no_note_with_the_check_off(tmp_path, capsys, camera_on):
     frame, _ = _mixed_dice_apart()
-    _camera_on(tmp_path, frame)
+    camera_on(frame)
     with open(tmp_path / "config.toml", "a") as config:
         config.write('[reader]\ndice_alike = "off"\n')
     assert main(["calibrate", "--dice", "--instance", str(tmp_path)]) == 0

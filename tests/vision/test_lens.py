@@ -23,12 +23,6 @@ from vision.simtable import render_calibrated_table, render_chessboard
 WIDE = 0.2
 
 
-def _camera_on(tmp_path, frame: np.ndarray) -> None:
-    """An instance whose camera is one image file showing ``frame``."""
-    img = tmp_path / "tray.png"
-    cv2.imwrite(str(img), frame)
-    (tmp_path / "config.toml").write_text(f'[camera]\nbackend = "files"\nfiles_dir = "{img}"\ncamera_view = "below"\n')
-
 
 @pytest.mark.parametrize("bend, turn", [(0.0, 0.0), (0.1, 0.0), (0.25, 0.0), (WIDE, 15.0)])
 def test_a_chessboard_on_the_tray_gives_the_bend_of_the_lens_that_sees_it(bend, turn):
@@ -66,8 +60,8 @@ def test_a_chessboard_seen_mirrored_from_below_gives_the_same_bend():
     assert k == pytest.approx(WIDE, abs=0.005)
 
 
-def test_calibrate_lens_stores_the_bend_and_the_reader_takes_it(tmp_path, capsys):
-    _camera_on(tmp_path, bend_frame(render_chessboard(), WIDE))
+def test_calibrate_lens_stores_the_bend_and_the_reader_takes_it(tmp_path, capsys, camera_on):
+    camera_on(bend_frame(render_chessboard(), WIDE))
     assert main(["calibrate", "--lens", "--instance", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     settings = Settings.load(tmp_path / "config.toml")
@@ -78,8 +72,8 @@ def test_calibrate_lens_stores_the_bend_and_the_reader_takes_it(tmp_path, capsys
     assert load_reader(settings).lens_distortion == settings["camera.lens_distortion"]
 
 
-def test_calibrate_lens_dry_run_says_the_bend_and_stores_nothing(tmp_path, capsys):
-    _camera_on(tmp_path, bend_frame(render_chessboard(), WIDE))
+def test_calibrate_lens_dry_run_says_the_bend_and_stores_nothing(tmp_path, capsys, camera_on):
+    camera_on(bend_frame(render_chessboard(), WIDE))
     before = (tmp_path / "config.toml").read_text()
     assert main(["calibrate", "--lens", "--dry-run", "--instance", str(tmp_path)]) == 0
     assert "dry run: the lens bends the picture by 0.2" in capsys.readouterr().out
@@ -90,8 +84,8 @@ def test_calibrate_lens_dry_run_says_the_bend_and_stores_nothing(tmp_path, capsy
     (np.full((960, 1280, 3), 140, np.uint8), "No chessboard of 10 × 7 squares found"),
     (bend_frame(render_chessboard(fill=0.3), WIDE), "covers too little of the picture"),
 ])
-def test_calibrate_lens_without_a_usable_chessboard_says_what_to_do_and_stores_nothing(tmp_path, capsys, frame, words):
-    _camera_on(tmp_path, frame)
+def test_calibrate_lens_without_a_usable_chessboard_says_what_to_do_and_stores_nothing(tmp_path, capsys, frame, words, camera_on):
+    camera_on(frame)
     before = (tmp_path / "config.toml").read_text()
     assert main(["calibrate", "--lens", "--instance", str(tmp_path)]) == 1
     out = capsys.readouterr().out
@@ -111,8 +105,8 @@ def test_a_board_that_is_not_flat_is_refused_not_measured():
     assert k is None and "do not lie on a flat grid" in problems[0]
 
 
-def test_calibrate_lens_and_dice_at_once_are_refused_in_words(tmp_path, capsys):
-    _camera_on(tmp_path, render_chessboard())
+def test_calibrate_lens_and_dice_at_once_are_refused_in_words(tmp_path, capsys, camera_on):
+    camera_on(render_chessboard())
     assert main(["calibrate", "--lens", "--dice", "--instance", str(tmp_path)]) == 2
     assert "run calibrate --lens first, then calibrate --dice" in capsys.readouterr().err
 
