@@ -13,6 +13,7 @@ sees square on: straightened, its corners lie on a square grid.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -95,11 +96,18 @@ def bend_frame(frame: np.ndarray, k: float) -> np.ndarray:
     """
     if not k:
         return frame.copy()
-    h, w = frame.shape[:2]
-    lens = Lens.of_frame(k, w, h)
-    xs, ys = np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64))
-    source = lens.straightened(np.stack([xs.ravel(), ys.ravel()], axis=1)).reshape(h, w, 2)
-    return cv2.remap(frame, source[..., 0], source[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    xs, ys = _bend_maps(frame.shape[1], frame.shape[0], float(k))
+    return cv2.remap(frame, xs, ys, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+
+
+@functools.lru_cache(maxsize=2)
+def _bend_maps(width: int, height: int, k: float) -> tuple[np.ndarray, np.ndarray]:
+    """For each pixel of a ``width``×``height`` picture bent by ``k``, where it lies straightened (x and y maps for
+    ``cv2.remap``): made once for a size and bend, as a table's frames and its empty tray share them."""
+    lens = Lens.of_frame(k, width, height)
+    xs, ys = np.meshgrid(np.arange(width, dtype=np.float64), np.arange(height, dtype=np.float64))
+    source = lens.straightened(np.stack([xs.ravel(), ys.ravel()], axis=1)).reshape(height, width, 2)
+    return np.ascontiguousarray(source[..., 0]), np.ascontiguousarray(source[..., 1])
 
 
 def fit_distortion(corners: np.ndarray, grid: np.ndarray, width: int, height: int) -> tuple[float, float]:
@@ -119,22 +127,19 @@ def fit_distortion(corners: np.ndarray, grid: np.ndarray, width: int, height: in
     # the way round it fits best (a turn, a scale and a move cannot mirror it)
     grid = min((grid, grid * (-1.0, 1.0)), key=lambda g: _similarity_misfit(g, corners))
 
-    def misfit(k: float) -> float:
+    def straight(k: float) -> np.ndarray:
         lens = Lens.of_frame(k, width, height)
-        straight = lens.straightened(corners).astype(np.float64) if lens is not None else corners
-        return _similarity_misfit(grid, straight)
+        return lens.straightened(corners).astype(np.float64) if lens is not None else corners
 
     low, high = 0.0, MAX_DISTORTION
     for _ in range(60):  # golden-section search: the misfit falls to one least and rises after it
         a, b = high - (high - low) / 1.618033988749895, low + (high - low) / 1.618033988749895
-        if misfit(a) <= misfit(b):
+        if _similarity_misfit(grid, straight(a)) <= _similarity_misfit(grid, straight(b)):
             high = b
         else:
             low = a
     k = round((low + high) / 2, 4)
-    lens = Lens.of_frame(k, width, height)
-    straight = lens.straightened(corners).astype(np.float64) if lens is not None else corners
-    return k, _worst_off(grid, straight)
+    return k, _worst_off(grid, straight(k))
 
 
 def _similarity_fit(grid: np.ndarray, points: np.ndarray) -> np.ndarray:
