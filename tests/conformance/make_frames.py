@@ -226,6 +226,17 @@ def cue_frames(out: Path, manifest: dict) -> None:
         manifest[name] = {"kind": "leaning", "seed": seed, "seen": seen, "leaning_deg": round(tilt, 2)}
 
 
+def _calibrated_tray(seed: int, kinds: list[tuple[str, dict]]):
+    """One calibrated tray's frames from below (``tray_frames``, ``lens_frames``): for each (kind, render options) of
+    ``kinds``, its index, kind, options, the faces seen, the frame, its dice and the empty tray. Every frame is drawn
+    from ``seed`` (the same room and tray; the layouts differ with the options), its faces from ``seed + 1 + index``."""
+    for i, (kind, kw) in enumerate(kinds):
+        rng = np.random.default_rng(seed)
+        seen = [int(v) for v in np.random.default_rng(seed + 1 + i).integers(1, 7, size=3)]
+        frame, dice, empty = render_calibrated_table(seen, rng, view="below", die_side=TRAY_DIE_SIDE, glare=0, **kw)
+        yield i, kind, kw, seen, frame, dice, empty
+
+
 def tray_frames(folder: Path) -> None:
     """One calibrated tray: its empty photo, its settings, and frames of dice on it (the same room, light and tray)."""
     if folder.exists():
@@ -235,10 +246,7 @@ def tray_frames(folder: Path) -> None:
     kinds = [("apart", {"touching": 0.0}), ("apart", {"touching": 0.0, "blur": 1.0}), ("touching", {"touching": 1.0}),
              ("touching", {"touching": 1.0, "noise": 5.0}), ("some", {"touching": 0.5}), ("some", {"touching": 0.5, "jpeg_quality": 70})]
     empty = None
-    for i, (kind, kw) in enumerate(kinds):
-        rng = np.random.default_rng(TRAY_SEED)  # the same seed: the same room and tray; the layouts differ with touching
-        seen = [int(v) for v in np.random.default_rng(TRAY_SEED + 1 + i).integers(1, 7, size=3)]
-        frame, dice, empty_now = render_calibrated_table(seen, rng, view="below", die_side=TRAY_DIE_SIDE, glare=0, **kw)
+    for i, kind, kw, seen, frame, dice, empty_now in _calibrated_tray(TRAY_SEED, kinds):
         empty = empty if empty is not None else empty_now
         name = f"tray-{i:02d}-{kind}.jpg"
         _save(folder / "frames" / name, frame)
@@ -396,10 +404,7 @@ def lens_frames(folder: Path) -> None:
     kinds = [("apart", {"touching": 0.0}), ("touching", {"touching": 1.0}), ("some", {"touching": 0.5, "jpeg_quality": 80}),
              ("leaning", {"touching": 0.0, "leaning": 30.0})]
     empty = None
-    for i, (kind, kw) in enumerate(kinds):
-        rng = np.random.default_rng(LENS_SEED)  # the same seed: the same room and tray
-        seen = [int(v) for v in np.random.default_rng(LENS_SEED + 1 + i).integers(1, 7, size=3)]
-        frame, _, empty_now = render_calibrated_table(seen, rng, view="below", die_side=TRAY_DIE_SIDE, glare=0, **kw)
+    for i, kind, kw, seen, frame, _, empty_now in _calibrated_tray(LENS_SEED, kinds):
         empty = empty if empty is not None else empty_now
         name = f"lens-{i:02d}-{kind}.jpg"
         _save(folder / "frames" / name, bend_frame(frame, LENS_BEND))
