@@ -191,11 +191,17 @@ BOARD_CORNERS = (9, 6)
 #: ... and how far from the frame's centre its farthest corner must lie (a share of the half-diagonal): a board only
 #: in the middle of the picture shows too little of the bend to measure it.
 BOARD_REACH = 0.45
+#: Why a chessboard gave no bend, as codes (the set-up page says each in the players' language, ``cam_err_<code>``).
+NO_BOARD, BOARD_SMALL, BOARD_NOT_FLAT = "no_board", "board_small", "board_not_flat"
+#: The printed board's square, in millimetres: 10 × 7 squares and a white margin of half a square make a sheet of
+#: 220 × 160 mm, the size of the tray's window (``hardware/tray-mount.scad``), printable on A4 at actual size.
+BOARD_SQUARE_MM = 20
 
 
-def measure_lens(frame: np.ndarray, corners: tuple[int, int] = BOARD_CORNERS) -> tuple[float | None, list[str]]:
+def measure_lens(frame: np.ndarray, corners: tuple[int, int] = BOARD_CORNERS) -> tuple[float | None, list[FrameProblem]]:
     """The bend of the lens that took ``frame`` (a chessboard of ``corners`` inner corners lying flat on the tray,
-    the camera square on to it; ``vision.pipeline.lens.fit_distortion``), or None and what to fix, in words."""
+    the camera square on to it; ``vision.pipeline.lens.fit_distortion``), or None and what to fix (its code, and
+    the English sentence)."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     across, down = corners
     found, points = cv2.findChessboardCornersSB(grey, (across, down))
@@ -203,21 +209,46 @@ def measure_lens(frame: np.ndarray, corners: tuple[int, int] = BOARD_CORNERS) ->
         found, points = cv2.findChessboardCornersSB(grey, (down, across))
         across, down = down, across
     if not found:
-        return None, [f"No chessboard of {corners[0] + 1} × {corners[1] + 1} squares found in the picture: lay one, printed flat, "
-                      "face down on the tray so that it fills most of the picture with every square inside it, light it evenly, then run "
-                      "calibrate --lens again."]
+        return None, [FrameProblem(NO_BOARD, f"No chessboard of {corners[0] + 1} × {corners[1] + 1} squares found in the picture: "
+                                   "lay one, printed flat, face down on the tray so that it fills most of the picture with every "
+                                   "square inside it, light it evenly, then try again.")]
     points = points.reshape(-1, 2).astype(np.float64)
     h, w = grey.shape
     reach = float(np.hypot(points[:, 0] - (w - 1) / 2, points[:, 1] - (h - 1) / 2).max()) / (math.hypot(w, h) / 2)
     if reach < BOARD_REACH:
-        return None, ["The chessboard covers too little of the picture to measure the lens's bend: use a bigger one, "
-                      "filling the tray, then run calibrate --lens again."]
+        return None, [FrameProblem(BOARD_SMALL, "The chessboard covers too little of the picture to measure the lens's bend: "
+                                   "use a bigger one, filling the tray, then try again.")]
     grid = np.array([(x, y) for y in range(down) for x in range(across)], np.float64)
     k, off = fit_distortion(points, grid, w, h)
     if off > FIT_RESIDUAL:
-        return None, [f"The chessboard's corners do not lie on a flat grid (off by {off:.2f} of a square): lay it flat on the "
-                      "tray, not curled or tilted, then run calibrate --lens again."]
+        return None, [FrameProblem(BOARD_NOT_FLAT, f"The chessboard's corners do not lie on a flat grid (off by {off:.2f} of a square): "
+                                   "lay it flat on the tray, not curled or tilted, then try again.")]
     return k, []
+
+
+def printable_board(corners: tuple[int, int] = BOARD_CORNERS, square_mm: int = BOARD_SQUARE_MM) -> str:
+    """The chessboard ``calibrate --lens`` looks for, as an SVG drawn in millimetres on an A4 sheet lying across:
+    printed at actual size it fits the tray's window. Any scale serves (the bend is fitted to a grid turned, scaled
+    and moved), so a printer that shrinks the page changes nothing.
+
+    >>> svg = printable_board(); svg.count("<rect") - 2, 'width="297mm"' in svg
+    (35, True)
+    """
+    across, down = corners[0] + 1, corners[1] + 1
+    page_w, page_h = 297, 210
+    x0, y0 = (page_w - across * square_mm) / 2, (page_h - down * square_mm) / 2
+    squares = "".join(f'<rect x="{x0 + col * square_mm:g}" y="{y0 + row * square_mm:g}" width="{square_mm}" height="{square_mm}"/>'
+                      for row in range(down) for col in range(across) if (row + col) % 2 == 0)
+    margin = square_mm / 2
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{page_w}mm" height="{page_h}mm" viewBox="0 0 {page_w} {page_h}">'
+            f'<title>Elephants Bluff: the lens chessboard ({across} × {down} squares)</title>'
+            f'<rect width="{page_w}" height="{page_h}" fill="#fff"/>'
+            f'<rect x="{x0 - margin:g}" y="{y0 - margin:g}" width="{across * square_mm + 2 * margin:g}" '
+            f'height="{down * square_mm + 2 * margin:g}" fill="#fff" stroke="#bbb" stroke-width="0.3" stroke-dasharray="2 2"/>'
+            f'<g fill="#000">{squares}</g>'
+            f'<text x="{page_w / 2:g}" y="{page_h - 6:g}" font-family="sans-serif" font-size="3.5" fill="#777" text-anchor="middle">'
+            f'Print at actual size (100 %), cut along the dashed line, lay it face down and flat on the tray. '
+            f'Each square {square_mm} mm.</text></svg>')
 
 
 def store(instance: Path, updates: dict) -> Path:
@@ -301,7 +332,7 @@ def _store_die_side(instance: Path, frame: np.ndarray, reader: DiceReader, dry_r
 def _store_lens(instance: Path, frame: np.ndarray, dry_run: bool, say) -> int:
     k, problems = measure_lens(frame)
     for p in problems:
-        say(f"fix: {p}")
+        say(f"fix: {p.message}")
     if k is None:
         say("Nothing stored: fix the above and run calibrate --lens again.")
         return 1

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, unlock
+from pagehelpers import PIN, shot, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -92,3 +92,43 @@ def test_a_tray_region_narrower_than_the_die_is_said_on_the_set_up_page_in_polis
     unlock(page, opener="#setup-locked [data-pin-open]")
     expect(page.locator("#setup-hints")).to_contain_text(i18n.translate("pl", "cam_err_region_small"))
     expect(page.locator("#setup-hints")).not_to_contain_text("narrower than one die")
+
+
+def test_the_lens_step_asks_for_the_chessboard_in_italian_and_the_board_it_links_measures_the_bend(own_server: Any, new_context: Any, console: Any) -> None:
+    """The simulated camera shows dice, not a chessboard: "measure the lens" is refused in the player's language and
+    nothing is stored; "the lens does not bend" says the picture is read as it is. The board the step links to, as
+    Chromium draws it and then photographed through a wide lens, gives that lens's bend (the server's measure)."""
+    import cv2
+    import numpy as np
+
+    from companion.app.settings import Settings
+    from companion.app.web import i18n
+    from companion.core.settings import CONFIG_NAME
+    from vision.calibrate import measure_lens
+    from vision.pipeline.lens import bend_frame
+
+    console.allow("Failed to load resource: the server responded with a status of 401")
+    console.allow("Failed to load resource: the server responded with a status of 422")
+    server = own_server.start()
+    page = new_context(locale="it-IT", viewport={"width": 390, "height": 844})  # a phone beside the tray
+    page.goto(server.url + "/setup")
+    unlock(page, opener="#setup-locked [data-pin-open]")
+    expect(page.locator("#setup-body")).to_contain_text(i18n.translate("it", "cam_h_lens"))
+    page.locator("#setup-lens").scroll_into_view_if_needed()
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390  # the step's long Italian words wrap
+    page.click("#setup-lens")
+    expect(page.locator("#toast")).to_have_text(i18n.translate("it", "cam_err_no_board"))
+    assert Settings.load(own_server.instance / CONFIG_NAME)["camera.lens_distortion"] == 0.0  # nothing stored
+    page.click("#setup-lens-forget")
+    expect(page.locator("#setup-lens-out")).to_have_text(i18n.translate("it", "cam_lens_forgotten"))
+    shot(page, "setup-lens-phone-it", full_page=True)
+
+    with page.expect_popup() as opened:
+        page.click("#setup-lens-board")
+    board = opened.value
+    board.set_viewport_size({"width": 1123, "height": 794})  # the A4 sheet at 96 dots an inch
+    board.wait_for_load_state()
+    printed = cv2.imdecode(np.frombuffer(board.screenshot(), np.uint8), cv2.IMREAD_COLOR)
+    for bend in (0.0, 0.2):
+        k, problems = measure_lens(bend_frame(printed, bend) if bend else printed)
+        assert problems == [] and k == pytest.approx(bend, abs=0.01)

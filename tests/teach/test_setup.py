@@ -1,4 +1,4 @@
-"""The camera set-up and the guided face capture behind the PIN: the simulated table's renderer, the real reader, real files."""
+"""The camera set-up (the tray's region, the empty tray, the lens, a die's size) and the guided face capture behind the PIN: the simulated table's renderer, the real reader, real files."""
 
 from __future__ import annotations
 
@@ -13,9 +13,13 @@ from companion.app.settings import Settings
 from companion.app.web import create_app
 from companion.core.settings import CONFIG_NAME
 from tests.teach.tray_views import camera_sees, empty_tray
+from vision.pipeline.lens import bend_frame
+from vision.simtable import render_chessboard
 
 PIN = "4321"
 H = {"X-Table-Pin": PIN}
+#: The wide lens of tests/vision/test_lens.py: flat dice near the edge read as leaning when it is not known.
+WIDE = 0.2
 
 
 @pytest.fixture
@@ -134,3 +138,97 @@ def test_teaching_from_the_page_needs_the_pin_and_names_the_top_faces_it_lacks(t
     status = client.get("/api/model").json
     assert status["active"] == status["shipped"] and status["dataset"]["crops"] == 1 and status["collecting"] is True
     assert client.post("/api/model/rollback", headers=H).status_code == 409  # nothing to go back to
+
+
+# The lens step: a printed chessboard on the tray, seen through the wide lens, gives the bend the reader straightens
+# its outlines by (camera.lens_distortion, what calibrate --lens stores).
+
+
+def _config(instance):
+    path = instance / CONFIG_NAME
+    return path.read_text() if path.is_file() else ""
+
+
+def test_the_chessboard_seen_through_the_wide_lens_stores_its_bend_and_the_reader_takes_it_at_once(table, tmp_path):
+    client, services, instance = table
+    camera_sees(services, tmp_path, bend_frame(render_chessboard(turn_deg=4.0), WIDE))
+    measured = client.post("/api/setup/lens", headers=H)
+    assert measured.status_code == 200, measured.json
+    k = measured.json["lens_distortion"]
+    assert k == pytest.approx(WIDE, abs=0.005)
+    assert measured.json["measure_die_again"] is False  # no die was measured through the old bend
+    assert Settings.load(instance / CONFIG_NAME)["camera.lens_distortion"] == k
+    assert services.dice_source.reader.lens_distortion == k  # the running reader straightens with it now
+    assert client.get("/api/setup/check", headers=H).json["lens_distortion"] == k
+
+
+def test_a_die_measured_before_the_lens_is_asked_for_again(table, tmp_path):
+    client, services, instance = table
+    services.dice_source.frame_source.rng = np.random.default_rng(12)
+    client.post("/api/sim/dice", json={"values": [6]}, headers=H)
+    assert client.post("/api/setup/die-size", headers=H).status_code == 200
+    camera_sees(services, tmp_path, bend_frame(render_chessboard(), WIDE))
+    measured = client.post("/api/setup/lens", headers=H)
+    assert measured.status_code == 200 and measured.json["measure_die_again"] is True
+    assert Settings.load(instance / CONFIG_NAME)["reader.die_side_px"] > 0  # kept until measured again
+
+
+def _curled_board() -> np.ndarray:
+    """The board's right half lifted towards the camera: its squares grow towards that side (no flat grid)."""
+    board = render_chessboard()
+    h, w = board.shape[:2]
+    xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    grow = 1.0 + 0.25 * np.clip((xs - w / 2) / (w / 2), 0, 1) ** 2
+    return cv2.remap(board, (w / 2 + (xs - w / 2) / grow).astype(np.float32), (h / 2 + (ys - h / 2) / grow).astype(np.float32), cv2.INTER_LINEAR)
+
+
+@pytest.mark.parametrize("shown, code, words", [
+    ("the empty tray", "no_board", "No chessboard of 10 × 7 squares found"),
+    ("a small board", "board_small", "covers too little of the picture"),
+    ("a curled board", "board_not_flat", "do not lie on a flat grid"),
+    ("a board running off the picture", "no_board", "every square inside it"),
+])
+def test_a_picture_without_a_usable_chessboard_is_refused_in_words_and_nothing_is_stored(table, tmp_path, shown, code, words):
+    client, services, instance = table
+    frame = {"the empty tray": lambda: empty_tray(), "a small board": lambda: bend_frame(render_chessboard(fill=0.3), WIDE),
+             "a curled board": _curled_board, "a board running off the picture": lambda: bend_frame(render_chessboard(fill=1.1), WIDE)}[shown]()
+    camera_sees(services, tmp_path, bend_frame(render_chessboard(), 0.1))  # a bend measured before
+    assert client.post("/api/setup/lens", headers=H).status_code == 200
+    before, reader = _config(instance), services.dice_source.reader
+    camera_sees(services, tmp_path, frame)
+    refused = client.post("/api/setup/lens", headers=H)
+    assert refused.status_code == 422 and refused.json["error"] == code and words in refused.json["message"]
+    assert "calibrate" not in refused.json["message"]  # the page's player is told to try again, not to run a command
+    assert _config(instance) == before and services.dice_source.reader is reader  # the bend measured before stays
+
+
+def test_forgetting_the_lens_reads_the_picture_as_it_is(table, tmp_path):
+    client, services, instance = table
+    camera_sees(services, tmp_path, bend_frame(render_chessboard(), WIDE))
+    assert client.post("/api/setup/lens", headers=H).status_code == 200
+    forgot = client.delete("/api/setup/lens", headers=H)
+    assert forgot.status_code == 200 and forgot.json == {"lens_distortion": 0.0, "measure_die_again": False}
+    assert Settings.load(instance / CONFIG_NAME)["camera.lens_distortion"] == 0.0
+    assert services.dice_source.reader.lens_distortion == 0.0
+
+
+def test_the_lens_step_needs_the_pin_and_is_refused_during_a_game(table, tmp_path):
+    client, services, instance = table
+    camera_sees(services, tmp_path, bend_frame(render_chessboard(), WIDE))
+    assert client.post("/api/setup/lens").status_code == 401
+    assert client.delete("/api/setup/lens").status_code == 401
+    assert client.post("/api/setup/lens", json={"bend": 0.3}, headers=H).status_code == 400  # it measures; nothing is typed in
+    client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=H)
+    for method in ("POST", "DELETE"):
+        refused = client.open("/api/setup/lens", method=method, headers=H)
+        assert refused.status_code == 409 and refused.json["error"] == "game_in_progress"
+    assert Settings.load(instance / CONFIG_NAME)["camera.lens_distortion"] == 0.0
+
+
+def test_the_chessboard_to_print_is_served_without_the_pin_as_a_page_of_a4(table):
+    client, _, _ = table
+    board = client.get("/setup/chessboard.svg")
+    assert board.status_code == 200 and board.mimetype == "image/svg+xml"
+    svg = board.get_data(as_text=True)
+    assert 'width="297mm" height="210mm"' in svg and svg.count('<rect x=') == 35 + 1  # the 35 black squares and the cut line
+    assert "Print at actual size" in svg

@@ -51,7 +51,7 @@ def test_the_bend_is_measured_the_same_on_a_poor_photo_of_the_board(change):
 
 def test_a_board_running_off_the_picture_is_asked_for_with_every_square_inside():
     k, problems = measure_lens(bend_frame(render_chessboard(fill=1.1), WIDE))
-    assert k is None and "every square inside it" in problems[0]
+    assert k is None and problems[0].code == "no_board" and "every square inside it" in problems[0].message
 
 
 def test_a_chessboard_seen_mirrored_from_below_gives_the_same_bend():
@@ -102,7 +102,7 @@ def test_a_board_that_is_not_flat_is_refused_not_measured():
     curled = cv2.remap(board, (w / 2 + (xs - w / 2) / grow).astype(np.float32), (h / 2 + (ys - h / 2) / grow).astype(np.float32),
                        cv2.INTER_LINEAR)
     k, problems = measure_lens(curled)
-    assert k is None and "do not lie on a flat grid" in problems[0]
+    assert k is None and problems[0].code == "board_not_flat" and "do not lie on a flat grid" in problems[0].message
 
 
 def test_calibrate_lens_and_dice_at_once_are_refused_in_words(tmp_path, capsys, camera_on):

@@ -4,7 +4,7 @@ Everything here shows or reads the tray, so it is refused while a game is in
 progress (the dice of a round are hidden, RULES.md R13); the web layer serves
 it only to a device that showed the table PIN. It stores what ``elephants-bluff
 calibrate`` stores (``camera.tray_region``, ``camera.empty_tray`` and the
-camera's locked exposure, ``reader.die_side_px``) in ``config.toml`` and
+camera's locked exposure, ``reader.die_side_px``, ``camera.lens_distortion``) in ``config.toml`` and
 switches the running reader to it at once. A face shown on the tray is added to
 the table's own dataset labelled with the face the camera SAW: the opposite of
 the TOP face the player put up (the page always speaks of the top face).
@@ -102,7 +102,8 @@ def check(services: Any) -> dict[str, Any]:
     return {"hints": hints, "notes": measures.get("notes", []), "brightness": measures["mean"], "sharpness": measures["sharpness"],
             "min_sharpness": MIN_SHARPNESS, "glare": measures["burnt"], "suggested_region": measures["tray_region"],
             "region": list(services.settings.get("camera.tray_region", []) or []), "frame": [w, h],
-            "die_side_px": services.settings.get("reader.die_side_px", 0), "empty_tray": bool(services.settings.get("camera.empty_tray", ""))}
+            "die_side_px": services.settings.get("reader.die_side_px", 0), "empty_tray": bool(services.settings.get("camera.empty_tray", "")),
+            "lens_distortion": services.settings.get("camera.lens_distortion", 0.0)}
 
 
 def _apply(services: Any, updates: dict[str, Any]) -> None:
@@ -175,6 +176,29 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
     atomic_write(services.instance / EMPTY_TRAY, cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))[1].tobytes())
     _apply(services, updates)
     return {"stored": sorted(updates), **check(services)}
+
+
+def measure_lens(services: Any) -> dict[str, Any]:
+    """"Lay the chessboard": the bend of the camera's wide lens becomes ``camera.lens_distortion`` (what ``calibrate
+    --lens`` stores), so flat dice near the tray's edge are not taken for leaning ones. The die's size was measured
+    through the old bend, so ``measure_die_again`` says when one is kept (the page asks for it again)."""
+    from vision.calibrate import measure_lens as measure
+
+    frame = grab(services)
+    k, problems = measure(frame)
+    if k is None:
+        raise SetupRefused(problems[0].message, problems[0].code)
+    _apply(services, {"camera.lens_distortion": k})
+    return {"lens_distortion": k, "measure_die_again": bool(services.settings.get("reader.die_side_px", 0))}
+
+
+def forget_lens(services: Any) -> dict[str, Any]:
+    """The camera's lens draws straight lines straight (another camera, or a bend measured on a board that was not
+    flat): ``camera.lens_distortion`` back to 0."""
+    refuse_during_a_game(services)
+    _loop(services)
+    _apply(services, {"camera.lens_distortion": 0.0})
+    return {"lens_distortion": 0.0, "measure_die_again": bool(services.settings.get("reader.die_side_px", 0))}
 
 
 def _one_die(services: Any, frame: np.ndarray, top: int | None) -> Any:

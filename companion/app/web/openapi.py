@@ -147,6 +147,10 @@ def openapi_spec() -> dict[str, Any]:
             "/api/setup/region": {"post": _op("Camera set-up: store the tray's region [x, y, w, h] ([] the whole picture)", None, 400, 409, control=True, body=_obj(["region"], region={"type": "array", "items": _INT}))},
             "/api/setup/empty-tray": {"post": _op("Camera set-up: keep the empty tray's photo (refused with a die on it)", None, 409, 422, control=True)},
             "/api/setup/die-size": {"post": _op("Camera set-up: measure one die's side (reader.die_side_px)", None, 409, 422, control=True)},
+            "/api/setup/lens": {
+                "post": _op("Camera set-up: measure the wide lens's bend on a printed chessboard (camera.lens_distortion; the board: /setup/chessboard.svg)", None, 409, 422, 503, control=True),
+                "delete": _op("Camera set-up: forget the lens's bend (camera.lens_distortion = 0)", None, 409, 503, control=True),
+            },
             "/api/setup/face": {"post": _op("Show each face: one die with `top` on top joins the table's dataset, labelled with the face the camera saw", None, 400, 409, 422, control=True, body=_obj(["top"], top=_INT))},
         },
         "components": {

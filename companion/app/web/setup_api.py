@@ -66,6 +66,33 @@ def die_size():  # noqa: ANN201
     return jsonify(measure_die(services()))
 
 
+@bp.post("/api/setup/lens")
+@require_pin
+def lens():  # noqa: ANN201
+    from companion.app.teach.setup import measure_lens
+
+    json_body()
+    return jsonify(measure_lens(services()))
+
+
+@bp.delete("/api/setup/lens")
+@require_pin
+def lens_forget():  # noqa: ANN201
+    from companion.app.teach.setup import forget_lens
+
+    return jsonify(forget_lens(services()))
+
+
+@bp.get("/setup/chessboard.svg")
+def chessboard():  # noqa: ANN201
+    """The board to print for the lens step: a pattern, nothing of the table, so no PIN."""
+    from vision.calibrate import printable_board
+
+    response = Response(printable_board(), mimetype="image/svg+xml")
+    response.headers["Content-Disposition"] = 'inline; filename="elephants-bluff-lens-chessboard.svg"'
+    return response
+
+
 @bp.post("/api/setup/face")
 @require_pin
 def face():  # noqa: ANN201

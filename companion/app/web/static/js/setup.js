@@ -1,5 +1,5 @@
 /* The camera set-up page: a live preview (about one picture a second), the tray's region drawn on it,
-   light and focus hints, the empty tray, a die's size, "show each face" (always the TOP face), teaching.
+   light and focus hints, the empty tray, the wide lens's bend (a printed chessboard), a die's size, "show each face" (always the TOP face), teaching.
    Every request needs the table PIN; during a game the server refuses them all (R13). */
 "use strict";
 
@@ -26,6 +26,9 @@
     bright: () => t("cam_hint_bright"),
     not_measured: () => t("cam_err_not_measured"),
     region_small: () => t("cam_err_region_small"),
+    no_board: () => t("cam_err_no_board"),
+    board_small: () => t("cam_err_board_small"),
+    board_not_flat: () => t("cam_err_board_not_flat"),
   };
   const HINTS = {
     dark: () => t("cam_hint_dark"),
@@ -92,7 +95,8 @@
     frameSize = c.frame;
     region = c.region && c.region.length === 4 ? c.region : null;
     $("setup-measures").textContent = t("cam_brightness", { n: Math.round(c.brightness) }) + " · " + t("cam_sharpness", { n: Math.round(c.sharpness), min: Math.round(c.min_sharpness) })
-      + (c.die_side_px ? " · " + t("cam_size_done", { n: c.die_side_px }) : "");
+      + (c.die_side_px ? " · " + t("cam_size_done", { n: c.die_side_px }) : "")
+      + (c.lens_distortion ? " · " + t("cam_lens_done", { k: c.lens_distortion.toFixed(3) }) : "");
     const list = $("setup-hints");
     list.replaceChildren(...(c.hints.length ? c.hints.map((h) => el("li", { text: HINTS[h.code] ? HINTS[h.code](h) : h.message })) : [el("li", { text: t("cam_hint_ok") })]));
   }
@@ -165,6 +169,16 @@
   $("setup-region-whole").addEventListener("click", async () => { const c = await request("POST", "/api/setup/region", { region: [] }); if (c) { showCheck(c); toast(t("cam_saved")); } });
   $("setup-empty").addEventListener("click", async () => { const c = await request("POST", "/api/setup/empty-tray"); if (c) { showCheck(c); toast(t("cam_saved")); } });
   $("setup-size").addEventListener("click", async () => { const r = await request("POST", "/api/setup/die-size"); if (r) $("setup-size-out").textContent = t("cam_size_done", { n: r.die_side_px }); });
+  async function lens(method) {
+    const r = await request(method, "/api/setup/lens");
+    if (!r) return;
+    $("setup-lens-out").textContent = (r.lens_distortion ? t("cam_lens_done", { k: r.lens_distortion.toFixed(3) }) : t("cam_lens_forgotten"))
+      + (r.measure_die_again ? " " + t("cam_lens_size_again") : "");
+    refreshCheck();
+  }
+
+  $("setup-lens").addEventListener("click", () => lens("POST"));
+  $("setup-lens-forget").addEventListener("click", () => lens("DELETE"));
   $("setup-face-shoot").addEventListener("click", shoot);
   $("setup-teach").addEventListener("click", teach);
   $("setup-rollback").addEventListener("click", async () => { if (await request("POST", "/api/model/rollback")) { toast(t("cam_rolled_back")); showModel(); } });
