@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tests.trust.conftest import PIN_HEADERS, build_app
 
@@ -61,3 +65,31 @@ def test_the_setup_page_offers_the_check_in_the_players_language(tmp_path):
         assert 'id="setup-check-run"' in page and "Tisch prüfen" in page and "Vor dem Spiel" in page
     finally:
         app.extensions["elephants_bluff"].close()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("picamera2") is not None, reason="picamera2 is installed: a stand-in cannot take its place")
+def test_the_command_says_a_wide_pi_camera_s_bend_is_not_measured_until_it_is(tmp_path):
+    """``check`` on the Pi with the Camera Module 3 Wide (libcamera's model ``imx708_wide``, here a stand-in for
+    picamera2, which needs the Pi's libcamera) and no ``camera.lens_distortion``: a finding of the camera says to
+    measure the lens; with the bend stored, none."""
+    from companion.core.settings import write_config
+    from tests.teach.tray_views import pi_camera_stand_in
+    from vision.pipeline.lens import bend_frame
+    from vision.simtable import render_chessboard
+
+    stand_in = pi_camera_stand_in(tmp_path, bend_frame(render_chessboard(), 0.2), "imx708_wide")
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(stand_in), str(ROOT)])}
+
+    def lens_findings(**settings):
+        write_config(instance, {"camera.backend": "picamera2", **settings})
+        done = subprocess.run([sys.executable, "-m", "companion.app.cli", "check", "--instance", str(instance), "--json"], cwd=ROOT,
+                              capture_output=True, text=True, env=env)
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+        assert not [f for f in report["findings"] if f["code"] in ("no_camera", "camera_failed")], report
+        return [f for f in report["findings"] if f["code"] == "lens"]
+
+    said = lens_findings()
+    assert [f["part"] for f in said] == ["camera"] and "imx708_wide" in said[0]["sentence"] and "calibrate --lens" in said[0]["sentence"]
+    assert lens_findings(**{"camera.lens_distortion": 0.2}) == []

@@ -31,7 +31,7 @@ def full_findings(services: Any) -> list[Finding]:
     inputs = services.table.devices.inputs() if services.table is not None else None
     reader = services.dice_source.reader if frames is not None else None
     return preflight(frames=frames, inputs=inputs, instance=services.instance,
-                     frame_findings=lambda frame: calibration_findings(reader, frame)) + reader_findings(services)
+                     frame_findings=lambda frame: calibration_findings(reader, frame) + lens_findings(frames, reader)) + reader_findings(services)
 
 
 def calibration_findings(reader: Any, frame: Any) -> list[Finding]:
@@ -40,6 +40,14 @@ def calibration_findings(reader: Any, frame: Any) -> list[Finding]:
 
     problem = calibration_problem(reader, getattr(frame, "shape", None))
     return [Finding("calibration", "camera", problem, "")] if problem else []
+
+
+def lens_findings(frames: Any, reader: Any) -> list[Finding]:
+    """A wide camera whose lens's bend was never measured (``services.lens_problem``), as a finding."""
+    from companion.app.services import lens_problem
+
+    problem = lens_problem(frames, reader)
+    return [Finding("lens", "camera", problem, "")] if problem else []
 
 
 def reader_findings(services: Any) -> list[Finding]:

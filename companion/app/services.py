@@ -147,6 +147,17 @@ def calibration_problem(reader: Any, frame_size: tuple[int, ...] | None) -> str 
             "elephants-bluff calibrate).")
 
 
+def lens_problem(frame_source: Any, reader: Any) -> str | None:
+    """Whether the camera is a wide one (``wide_lens``: the Pi's Camera Module 3 Wide) whose bend was never measured,
+    in words for ``check`` and the set-up page: flat dice near the tray's edge then look leaning and go to the table
+    (docs/READING.md, "A wide lens"). None for any other camera, or once ``camera.lens_distortion`` is set."""
+    if not getattr(frame_source, "wide_lens", False) or getattr(reader, "lens_distortion", 0.0):
+        return None
+    return (f"The camera has a wide lens ({frame_source.model}) and its bend is not measured, so flat dice near the tray's "
+            "edge look leaning and go to the table: lay the printed chessboard face down on the tray and measure the lens "
+            "(the set-up page's \"The lens\", or elephants-bluff calibrate --lens).")
+
+
 class _NoModel:
     """Stands in for a reader whose model file is missing: every reading is uncertain, with why."""
 

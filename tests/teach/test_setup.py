@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
+import sys
 from pathlib import Path
 
 import cv2
@@ -12,9 +14,10 @@ import pytest
 from companion.app.settings import Settings
 from companion.app.web import create_app
 from companion.core.settings import CONFIG_NAME
-from tests.teach.tray_views import camera_sees, empty_tray
+from tests.teach.tray_views import camera_sees, empty_tray, pi_camera_module
 from vision.pipeline.lens import bend_frame
 from vision.simtable import render_chessboard
+from vision.sources.picamera2 import Picamera2Source
 
 PIN = "4321"
 H = {"X-Table-Pin": PIN}
@@ -232,3 +235,19 @@ def test_the_chessboard_to_print_is_served_without_the_pin_as_a_page_of_a4(table
     svg = board.get_data(as_text=True)
     assert 'width="297mm" height="210mm"' in svg and svg.count('<rect x=') == 35 + 1  # the 35 black squares and the cut line
     assert "Print at actual size" in svg
+
+
+@pytest.mark.skipif(importlib.util.find_spec("picamera2") is not None, reason="picamera2 is installed: a stand-in cannot take its place")
+@pytest.mark.parametrize("model, said", [("imx708_wide", True), ("imx708_wide_noir", True), ("imx708", False), ("ov5647", False)])
+def test_a_wide_pi_camera_whose_bend_is_not_measured_is_said_until_the_chessboard_measures_it(table, tmp_path, monkeypatch, model, said):
+    """The Camera Module 3 Wide (libcamera's model ``imx708_wide``) bends the picture; until its bend is measured the
+    set-up page's hints say so (code ``lens``), and after it they do not. A camera of an ordinary lens is never told."""
+    client, services, instance = table
+    monkeypatch.setitem(sys.modules, "picamera2", pi_camera_module(tmp_path, bend_frame(render_chessboard(), WIDE), model))
+    services.dice_source.frame_source = Picamera2Source(1280, 960)
+    hints = client.get("/api/setup/check", headers=H).json["hints"]
+    assert [h["code"] for h in hints if h["code"] == "lens"] == (["lens"] if said else [])
+    if said:
+        assert model in hints[-1]["message"] and "calibrate --lens" in hints[-1]["message"]
+    assert client.post("/api/setup/lens", headers=H).status_code == 200
+    assert not [h for h in client.get("/api/setup/check", headers=H).json["hints"] if h["code"] == "lens"]

@@ -34,6 +34,8 @@ class Picamera2Source(FrameSource):
         self.width, self.height = width, height
         self.exposure_us, self.analogue_gain = exposure_us, analogue_gain
         self.colour_gains = list(colour_gains or [])
+        #: the camera module's model as libcamera names it (``imx708_wide`` for the Camera Module 3 Wide), once open
+        self.model: str | None = None
         self._cam = None
         self._lock = threading.Lock()
 
@@ -66,6 +68,14 @@ class Picamera2Source(FrameSource):
             except Exception as exc:  # libcamera raises plain RuntimeError/IndexError when no camera is attached
                 raise HardwareError(f"The Pi camera cannot be started ({exc}); check its ribbon cable.", code="no_camera") from None
             self._cam = cam
+            model = (getattr(cam, "camera_properties", None) or {}).get("Model")
+            self.model = str(model) if model else None
+
+    @property
+    def wide_lens(self) -> bool:
+        """Whether the module has a wide lens (the Camera Module 3 Wide, NoIR too: ``imx708_wide``,
+        ``imx708_wide_noir``), which bends the picture enough for ``calibrate --lens`` to matter; False until open."""
+        return bool(self.model) and "_wide" in str(self.model)
 
     def grab(self) -> np.ndarray:
         self.open()

@@ -84,8 +84,9 @@ def preview_jpeg(services: Any) -> bytes:
 def check(services: Any) -> dict[str, Any]:
     """Exposure and focus hints on the tray now: codes the page translates, the measures, and the frame's size; and
     ``calibration`` where the region or the empty tray kept were set for another picture (a camera since switched to
-    another resolution, a region typed by hand); ``region_small`` where the region kept is narrower than the die."""
-    from companion.app.services import calibration_problem
+    another resolution, a region typed by hand); ``lens`` where the camera has a wide lens whose bend was never
+    measured; ``region_small`` where the region kept is narrower than the die."""
+    from companion.app.services import calibration_problem, lens_problem
     from vision.calibrate import MIN_SHARPNESS, NOT_EMPTY, frame_problems
 
     frame = grab(services)
@@ -96,6 +97,9 @@ def check(services: Any) -> dict[str, Any]:
     stale = calibration_problem(_loop(services).reader, frame.shape)
     if stale:  # a region or an empty tray kept for another picture: every reading goes to the table until set again
         hints.append({"code": "calibration", "message": stale, "frame": [w, h]})
+    unmeasured = lens_problem(_loop(services).frame_source, _loop(services).reader)
+    if unmeasured:  # the Camera Module 3 Wide, its bend never measured: flat dice at the tray's edge go to the table
+        hints.append({"code": "lens", "message": unmeasured})
     small = getattr(_loop(services).reader, "region_problem", None)
     if small:  # a region typed by hand, or drawn before the die was measured: no die is ever found in it
         hints.append({"code": "region_small", "message": small})

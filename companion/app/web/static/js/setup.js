@@ -37,6 +37,7 @@
     blur: () => t("cam_hint_blur"),
     calibration: (h) => t("cam_hint_calibration", { frame: Array.isArray(h.frame) ? h.frame.join("×") : "" }),
     region_small: () => t("cam_err_region_small"),
+    lens: () => t("cam_hint_lens"),
   };
 
   function problemText(e) {
