@@ -165,34 +165,39 @@ def _table(reader: Any, full: bool) -> dict[str, Any]:
     return {**out, "synthetic_leaning": synthetic_leaning(reader, 100 if full else 20, tray_mode=True),
             "from_above": from_above(reader, 200 if full else 40),
             "real_dice_calibrated": real_dice_calibrated(reader),
-            "through_a_wide_lens": through_a_wide_lens(reader, 108 if full else 24, 100 if full else 20)}
+            "through_a_wide_lens": through_a_wide_lens(reader, 108 if full else 24, 100 if full else 20),
+            "through_a_fisheye_like_lens": through_a_wide_lens(reader, 108 if full else 24, 100 if full else 20, FISHEYE_LIKE_LENS)}
 
 
 #: The bend of the wide lens ``through_a_wide_lens`` sees the tables through (``vision.pipeline.lens``: a frame's corner
 #: about a sixth nearer the centre than without bend).
 WIDE_LENS = 0.2
+#: ... and a lens whose bend grows faster towards the edge (``k`` 0.1, ``k2`` 0.2: a die at 0.85 of the half-diagonal
+#: squeezed 48 % along the line to the centre, where ``WIDE_LENS`` squeezes it 25 %), which ``k`` alone does not fit.
+FISHEYE_LIKE_LENS = (0.1, 0.2)
 
 
-def through_a_wide_lens(reader: Any, frames: int, leaning_frames: int) -> dict[str, Any]:
-    """The simulated table from below in tray mode, every frame and its empty tray bent by a wide lens (``WIDE_LENS``),
-    read with the lens not known and with the bend ``calibrate --lens`` measures on a chessboard seen through the same
-    lens; each table's die side as ``calibrate --dice`` measures it on that frame through each (where it refuses, its
-    dice touching: the side they show where they lie, or straightened through the known lens). And frames with a die
-    leaning on the cup, bent alike, read in tray mode through the known lens: every one must be doubted."""
+def through_a_wide_lens(reader: Any, frames: int, leaning_frames: int, bend: tuple[float, float] = (WIDE_LENS, 0.0)) -> dict[str, Any]:
+    """The simulated table from below in tray mode, every frame and its empty tray bent by a wide lens (``bend``: its
+    ``k`` and ``k2``), read with the lens not known and with the bend ``calibrate --lens`` measures on a chessboard seen
+    through the same lens; each table's die side as ``calibrate --dice`` measures it on that frame through each (where
+    it refuses, its dice touching: the side they show where they lie, or straightened through the known lens). And
+    frames with a die leaning on the cup, bent alike, read in tray mode through the known lens: every one must be
+    doubted."""
     from bench.reader import calibrated_leaning_frames
     from vision.calibrate import measure_die_side, measure_lens
     from vision.pipeline.lens import Lens, bend_frame
     from vision.simtable import render_chessboard
 
-    bend, _ = measure_lens(bend_frame(render_chessboard(), WIDE_LENS))
-    readers = {"lens_unknown": reader.with_lens(0.0), "lens_measured": reader.with_lens(bend or 0.0)}
+    measured, _ = measure_lens(bend_frame(render_chessboard(), *bend))
+    readers = {"lens_unknown": reader.with_lens(0.0), "lens_measured": reader.with_lens(*(measured or (0.0, 0.0)))}
     counts = {name: {"frames": 0, "ok_and_right": 0, "ok_but_wrong": 0} for name in readers}
     rng = np.random.default_rng(216)
     for _ in range(frames):
         seen = [int(v) for v in rng.integers(1, 7, 3)]
         frame, placed, empty = render_calibrated_table(seen, rng, view="below")
-        bent, bent_empty = bend_frame(frame, WIDE_LENS), bend_frame(empty, WIDE_LENS)
-        lens = Lens.of_frame(WIDE_LENS, frame.shape[1], frame.shape[0])
+        bent, bent_empty = bend_frame(frame, *bend), bend_frame(empty, *bend)
+        lens = Lens.of_frame(bend[0], frame.shape[1], frame.shape[0], k2=bend[1])
         at = lens.bent(np.array([[d.cx, d.cy] for d in placed]))
         shown = float(np.mean([d.side / np.sqrt(lens.area_scale(x, y)) for d, (x, y) in zip(placed, at)]))
         for name, r in readers.items():
@@ -207,9 +212,9 @@ def through_a_wide_lens(reader: Any, frames: int, leaning_frames: int) -> dict[s
         c["ok_share"] = round(c["ok_and_right"] / max(1, c["frames"]), 4)
     trusted = 0
     for _, frame, placed, empty in calibrated_leaning_frames(leaning_frames):
-        known = readers["lens_measured"].with_die_side(placed[0].side).with_empty_tray(bend_frame(empty, WIDE_LENS))
-        trusted += known.read(bend_frame(frame, WIDE_LENS)).status == "ok"
-    return {"bend": WIDE_LENS, "bend_measured": bend, **counts, "ok_but_wrong": sum(c["ok_but_wrong"] for c in counts.values()),
+        known = readers["lens_measured"].with_die_side(placed[0].side).with_empty_tray(bend_frame(empty, *bend))
+        trusted += known.read(bend_frame(frame, *bend)).status == "ok"
+    return {"bend": list(bend), "bend_measured": list(measured or ()), **counts, "ok_but_wrong": sum(c["ok_but_wrong"] for c in counts.values()),
             "leaning": {"frames": leaning_frames, "trusted": trusted, "uncertain_share": round(1 - trusted / max(1, leaning_frames), 4)}}
 
 

@@ -15,7 +15,7 @@ and the coarse look for close-up photos is skipped.
 
 ``calibrate --lens``, with a printed chessboard lying face down on the tray,
 measures how much the camera's wide lens bends the picture and stores it as
-``camera.lens_distortion``: the reader then judges each die's outline where it
+``camera.lens_distortion`` (and ``camera.lens_distortion_k2`` where the board shows that one coefficient does not fit): the reader then judges each die's outline where it
 would lie without the bend, so a flat die near the tray's edge is not taken
 for a leaning one (``vision.pipeline.lens``). Run it before ``--dice``.
 """
@@ -147,7 +147,8 @@ def measure_die_side(frame: np.ndarray, reader: DiceReader) -> tuple[int | None,
 
     found = find_dice(frame)
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-    lens = Lens.of_frame(getattr(reader, "lens_distortion", 0.0), grey.shape[1], grey.shape[0])  # sides as at the centre
+    lens = Lens.of_frame(getattr(reader, "lens_distortion", 0.0), grey.shape[1], grey.shape[0],
+                         k2=getattr(reader, "lens_distortion_k2", 0.0))  # sides as at the centre
     sides = die_sides(grey, [die.box for die in reading.dice], getattr(reader, "empty_tray", None), found, lens)
     if len(sides) != want or not sides_agree(sides):
         return None, ["The dice do not look the same size (" + ", ".join(f"{s:.0f}" for s in sides) + " px): "
@@ -198,10 +199,10 @@ NO_BOARD, BOARD_SMALL, BOARD_NOT_FLAT = "no_board", "board_small", "board_not_fl
 BOARD_SQUARE_MM = 20
 
 
-def measure_lens(frame: np.ndarray, corners: tuple[int, int] = BOARD_CORNERS) -> tuple[float | None, list[FrameProblem]]:
-    """The bend of the lens that took ``frame`` (a chessboard of ``corners`` inner corners lying flat on the tray,
-    the camera square on to it; ``vision.pipeline.lens.fit_distortion``), or None and what to fix (its code, and
-    the English sentence)."""
+def measure_lens(frame: np.ndarray, corners: tuple[int, int] = BOARD_CORNERS) -> tuple[tuple[float, float] | None, list[FrameProblem]]:
+    """The bend ``(k, k2)`` of the lens that took ``frame`` (a chessboard of ``corners`` inner corners lying flat on
+    the tray, the camera square on to it; ``vision.pipeline.lens.fit_distortion``), or None and what to fix (its
+    code, and the English sentence)."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
     across, down = corners
     found, points = cv2.findChessboardCornersSB(grey, (across, down))
@@ -219,11 +220,11 @@ def measure_lens(frame: np.ndarray, corners: tuple[int, int] = BOARD_CORNERS) ->
         return None, [FrameProblem(BOARD_SMALL, "The chessboard covers too little of the picture to measure the lens's bend: "
                                    "use a bigger one, filling the tray, then try again.")]
     grid = np.array([(x, y) for y in range(down) for x in range(across)], np.float64)
-    k, off = fit_distortion(points, grid, w, h)
+    k, k2, off = fit_distortion(points, grid, w, h)
     if off > FIT_RESIDUAL:
         return None, [FrameProblem(BOARD_NOT_FLAT, f"The chessboard's corners do not lie on a flat grid (off by {off:.2f} of a square): "
                                    "lay it flat on the tray, not curled or tilted, then try again.")]
-    return k, []
+    return (k, k2), []
 
 
 def printable_board(corners: tuple[int, int] = BOARD_CORNERS, square_mm: int = BOARD_SQUARE_MM) -> str:
@@ -330,16 +331,18 @@ def _store_die_side(instance: Path, frame: np.ndarray, reader: DiceReader, dry_r
 
 
 def _store_lens(instance: Path, frame: np.ndarray, dry_run: bool, say) -> int:
-    k, problems = measure_lens(frame)
+    bend, problems = measure_lens(frame)
     for p in problems:
         say(f"fix: {p.message}")
-    if k is None:
+    if bend is None:
         say("Nothing stored: fix the above and run calibrate --lens again.")
         return 1
+    k, k2 = bend
+    said = f"camera.lens_distortion = {k}, camera.lens_distortion_k2 = {k2}"
     if dry_run:
-        say(f"dry run: the lens bends the picture by {k}; would store camera.lens_distortion = {k}")
+        say(f"dry run: the lens bends the picture by {k}" + (f" and {k2}·r⁴" if k2 else "") + f"; would store {said}")
         return 0
-    path = store(instance, {"camera.lens_distortion": k})
-    say(f"the lens bends the picture by {k}; stored in {path}: camera.lens_distortion = {k}. Run calibrate --dice again: "
-        "the dice are measured as they would lie without the bend.")
+    path = store(instance, {"camera.lens_distortion": k, "camera.lens_distortion_k2": k2})
+    say(f"the lens bends the picture by {k}" + (f" and {k2}·r⁴" if k2 else "") + f"; stored in {path}: {said}. "
+        "Run calibrate --dice again: the dice are measured as they would lie without the bend.")
     return 0

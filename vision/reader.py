@@ -54,7 +54,8 @@ def load_reader(settings: Any, threads: int = 1) -> Any:
                                 leaning_problem=problem, number_problem=numbers_problem,
                                 second_opinion=second, second_opinion_problem=second_problem,
                                 dice_alike=settings.get("reader.dice_alike", "on") == "on",
-                                lens_distortion=float(settings.get("camera.lens_distortion", 0.0)))
+                                lens_distortion=float(settings.get("camera.lens_distortion", 0.0)),
+                                lens_distortion_k2=float(settings.get("camera.lens_distortion_k2", 0.0)))
     else:
         from vision.classic_reader import DiceReader
 

@@ -151,7 +151,7 @@ def lens_problem(frame_source: Any, reader: Any) -> str | None:
     """Whether the camera is a wide one (``wide_lens``: the Pi's Camera Module 3 Wide) whose bend was never measured,
     in words for ``check`` and the set-up page: flat dice near the tray's edge then look leaning and go to the table
     (docs/READING.md, "A wide lens"). None for any other camera, or once ``camera.lens_distortion`` is set."""
-    if not getattr(frame_source, "wide_lens", False) or getattr(reader, "lens_distortion", 0.0):
+    if not getattr(frame_source, "wide_lens", False) or getattr(reader, "lens_distortion", 0.0) or getattr(reader, "lens_distortion_k2", 0.0):
         return None
     return (f"The camera has a wide lens ({frame_source.model}) and its bend is not measured, so flat dice near the tray's "
             "edge look leaning and go to the table: lay the printed chessboard face down on the tray and measure the lens "

@@ -200,7 +200,7 @@ def test_the_lens_group_is_a_calibrated_tray_seen_through_a_wide_lens_with_a_lea
     assert group is not None
     frames, names, instance = group
     config = (instance / "config.toml").read_text(encoding="utf-8")
-    assert len(names) >= 4 and "lens_distortion = 0.2" in config and "die_side_px = 64" in config and (instance / "empty.jpg").is_file()
+    assert len(names) >= 4 and "lens_distortion = 0.15" in config and "lens_distortion_k2 = 0.1" in config and "die_side_px = 64" in config and (instance / "empty.jpg").is_file()
     others = {p.name for p in FRAMES.iterdir()} | {p.name for folder in ("tray", "closeup", "bigframe", "calibrated")
                                                    for p in (ROOT / "tests" / "conformance" / folder / "frames").iterdir()}
     assert not set(names) & others

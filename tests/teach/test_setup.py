@@ -158,7 +158,7 @@ def test_the_chessboard_seen_through_the_wide_lens_stores_its_bend_and_the_reade
     measured = client.post("/api/setup/lens", headers=H)
     assert measured.status_code == 200, measured.json
     k = measured.json["lens_distortion"]
-    assert k == pytest.approx(WIDE, abs=0.005)
+    assert k == pytest.approx(WIDE, abs=0.005) and measured.json["lens_distortion_k2"] == 0.0  # k alone fits this lens
     assert measured.json["measure_die_again"] is False  # no die was measured through the old bend
     assert Settings.load(instance / CONFIG_NAME)["camera.lens_distortion"] == k
     assert services.dice_source.reader.lens_distortion == k  # the running reader straightens with it now
@@ -207,12 +207,17 @@ def test_a_picture_without_a_usable_chessboard_is_refused_in_words_and_nothing_i
 
 def test_forgetting_the_lens_reads_the_picture_as_it_is(table, tmp_path):
     client, services, instance = table
+    camera_sees(services, tmp_path, bend_frame(render_chessboard(), 0.1, 0.2))  # a lens nearer a fisheye's: both coefficients
+    both = client.post("/api/setup/lens", headers=H).json
+    assert (both["lens_distortion"], both["lens_distortion_k2"]) == pytest.approx((0.1, 0.2), abs=0.01)
+    assert services.dice_source.reader.lens_distortion_k2 == both["lens_distortion_k2"]
+    assert client.get("/api/setup/check", headers=H).json["lens_distortion_k2"] == both["lens_distortion_k2"]
     camera_sees(services, tmp_path, bend_frame(render_chessboard(), WIDE))
     assert client.post("/api/setup/lens", headers=H).status_code == 200
     forgot = client.delete("/api/setup/lens", headers=H)
-    assert forgot.status_code == 200 and forgot.json == {"lens_distortion": 0.0, "measure_die_again": False}
+    assert forgot.status_code == 200 and forgot.json == {"lens_distortion": 0.0, "lens_distortion_k2": 0.0, "measure_die_again": False}
     assert Settings.load(instance / CONFIG_NAME)["camera.lens_distortion"] == 0.0
-    assert services.dice_source.reader.lens_distortion == 0.0
+    assert services.dice_source.reader.lens_distortion == 0.0 and services.dice_source.reader.lens_distortion_k2 == 0.0
 
 
 def test_the_lens_step_needs_the_pin_and_is_refused_during_a_game(table, tmp_path):

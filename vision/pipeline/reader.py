@@ -54,8 +54,8 @@ class PipelineReader(ReaderOptions):
     like numbers or signs, not pips (``vision.number_cue``), is doubted from any view. ``leaning_problem`` and
     ``number_problem``: why a cue is missing, in words for ``/api/health`` (``load_reader`` sets them; every copy made
     by a ``with_*`` keeps them, as it keeps the cues). ``dice_alike``: in tray mode (the empty tray known) a die whose
-    colour is unlike every other die's is doubted (``pipeline.alike``). ``lens_distortion``: the camera lens's bend
-    (``pipeline.lens``): a die's outline is judged where its points lie straightened. ``on_dice``: called with each look's normalised frame and the
+    colour is unlike every other die's is doubted (``pipeline.alike``). ``lens_distortion`` (and ``lens_distortion_k2``):
+    the camera lens's bend (``pipeline.lens``): a die's outline is judged where its points lie straightened. ``on_dice``: called with each look's normalised frame and the
     dice it keeps (training code collects them so; the reading is unchanged).
     """
 
@@ -65,7 +65,7 @@ class PipelineReader(ReaderOptions):
                  leaning_cue: LeaningCue | None = None, number_cue: NumberCue | None = None,
                  leaning_problem: str | None = None, number_problem: str | None = None,
                  second_opinion: SecondOpinion | None = None, second_opinion_problem: str | None = None, dice_alike: bool = True,
-                 lens_distortion: float = 0.0, on_dice: Callable[[Normalised, list[Die]], None] | None = None) -> None:
+                 lens_distortion: float = 0.0, lens_distortion_k2: float = 0.0, on_dice: Callable[[Normalised, list[Die]], None] | None = None) -> None:
         self.classifier = classifier
         self.proposer = proposer
         self.model_id = classifier.model_id
@@ -85,6 +85,8 @@ class PipelineReader(ReaderOptions):
         self.dice_alike = dice_alike
         #: the camera lens's bend (``vision.pipeline.lens``; 0: none): outlines are measured straightened
         self.lens_distortion = float(lens_distortion)
+        #: ... and its second coefficient (``camera.lens_distortion_k2``; 0 unless the lens needs it)
+        self.lens_distortion_k2 = float(lens_distortion_k2)
         self.on_dice = on_dice
 
     def _but(self, **changes: Any) -> "PipelineReader":
@@ -96,6 +98,7 @@ class PipelineReader(ReaderOptions):
                                                                  "second_opinion": self.second_opinion,
                                                                  "second_opinion_problem": self.second_opinion_problem,
                                                                  "dice_alike": self.dice_alike, "lens_distortion": self.lens_distortion,
+                                                                 "lens_distortion_k2": self.lens_distortion_k2,
                                                                  "on_dice": self.on_dice, **changes})
 
     def with_empty_tray(self, empty_tray: np.ndarray | None) -> "PipelineReader":
@@ -104,9 +107,10 @@ class PipelineReader(ReaderOptions):
             empty_tray = cv2.cvtColor(empty_tray, cv2.COLOR_BGR2GRAY)
         return self._but(empty_tray=empty_tray, empty_tray_problem=None)
 
-    def with_lens(self, lens_distortion: float) -> "PipelineReader":
-        """The same reader for a camera whose lens bends the picture by ``lens_distortion`` (``camera.lens_distortion``)."""
-        return self._but(lens_distortion=lens_distortion)
+    def with_lens(self, lens_distortion: float, lens_distortion_k2: float = 0.0) -> "PipelineReader":
+        """The same reader for a camera whose lens bends the picture by ``lens_distortion`` and ``lens_distortion_k2``
+        (``camera.lens_distortion``, ``camera.lens_distortion_k2``)."""
+        return self._but(lens_distortion=lens_distortion, lens_distortion_k2=lens_distortion_k2)
 
     def read(self, frame: np.ndarray) -> Reading:
         """Read every die in ``frame`` (BGR uint8; grey, BGRA and 16-bit are accepted)."""
@@ -417,7 +421,7 @@ class PipelineReader(ReaderOptions):
 
     def _lens(self, prepared: Normalised) -> Lens | None:
         """The camera lens's bend for the pixels of ``prepared`` (None: the lens bends nothing)."""
-        return Lens.of_frame(self.lens_distortion, *prepared.frame_size, prepared.offset)
+        return Lens.of_frame(self.lens_distortion, *prepared.frame_size, prepared.offset, k2=self.lens_distortion_k2)
 
     def _empty_region(self) -> np.ndarray | None:
         """The empty tray cut to the tray region, as ``normalise`` cuts the frame."""

@@ -107,7 +107,8 @@ def check(services: Any) -> dict[str, Any]:
             "min_sharpness": MIN_SHARPNESS, "glare": measures["burnt"], "suggested_region": measures["tray_region"],
             "region": list(services.settings.get("camera.tray_region", []) or []), "frame": [w, h],
             "die_side_px": services.settings.get("reader.die_side_px", 0), "empty_tray": bool(services.settings.get("camera.empty_tray", "")),
-            "lens_distortion": services.settings.get("camera.lens_distortion", 0.0)}
+            "lens_distortion": services.settings.get("camera.lens_distortion", 0.0),
+            "lens_distortion_k2": services.settings.get("camera.lens_distortion_k2", 0.0)}
 
 
 def _apply(services: Any, updates: dict[str, Any]) -> None:
@@ -183,17 +184,18 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
 
 
 def measure_lens(services: Any) -> dict[str, Any]:
-    """"Lay the chessboard": the bend of the camera's wide lens becomes ``camera.lens_distortion`` (what ``calibrate
-    --lens`` stores), so flat dice near the tray's edge are not taken for leaning ones. The die's size was measured
+    """"Lay the chessboard": the bend of the camera's wide lens becomes ``camera.lens_distortion`` and
+    ``camera.lens_distortion_k2`` (what ``calibrate --lens`` stores), so flat dice near the tray's edge are not taken for leaning ones. The die's size was measured
     through the old bend, so ``measure_die_again`` says when one is kept (the page asks for it again)."""
     from vision.calibrate import measure_lens as measure
 
     frame = grab(services)
-    k, problems = measure(frame)
-    if k is None:
+    bend, problems = measure(frame)
+    if bend is None:
         raise SetupRefused(problems[0].message, problems[0].code)
-    _apply(services, {"camera.lens_distortion": k})
-    return {"lens_distortion": k, "measure_die_again": bool(services.settings.get("reader.die_side_px", 0))}
+    k, k2 = bend
+    _apply(services, {"camera.lens_distortion": k, "camera.lens_distortion_k2": k2})
+    return {"lens_distortion": k, "lens_distortion_k2": k2, "measure_die_again": bool(services.settings.get("reader.die_side_px", 0))}
 
 
 def forget_lens(services: Any) -> dict[str, Any]:
@@ -201,8 +203,8 @@ def forget_lens(services: Any) -> dict[str, Any]:
     flat): ``camera.lens_distortion`` back to 0."""
     refuse_during_a_game(services)
     _loop(services)
-    _apply(services, {"camera.lens_distortion": 0.0})
-    return {"lens_distortion": 0.0, "measure_die_again": bool(services.settings.get("reader.die_side_px", 0))}
+    _apply(services, {"camera.lens_distortion": 0.0, "camera.lens_distortion_k2": 0.0})
+    return {"lens_distortion": 0.0, "lens_distortion_k2": 0.0, "measure_die_again": bool(services.settings.get("reader.die_side_px", 0))}
 
 
 def _one_die(services: Any, frame: np.ndarray, top: int | None) -> Any:

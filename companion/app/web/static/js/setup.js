@@ -92,12 +92,17 @@
     }
   }
 
+  /** The lens's bend as measured: k, and k2 where the lens needs it (camera.lens_distortion, camera.lens_distortion_k2). */
+  function bendText(r) {
+    return r.lens_distortion.toFixed(3) + (r.lens_distortion_k2 ? " + " + r.lens_distortion_k2.toFixed(3) + "·r⁴" : "");
+  }
+
   function showCheck(c) {
     frameSize = c.frame;
     region = c.region && c.region.length === 4 ? c.region : null;
     $("setup-measures").textContent = t("cam_brightness", { n: Math.round(c.brightness) }) + " · " + t("cam_sharpness", { n: Math.round(c.sharpness), min: Math.round(c.min_sharpness) })
       + (c.die_side_px ? " · " + t("cam_size_done", { n: c.die_side_px }) : "")
-      + (c.lens_distortion ? " · " + t("cam_lens_done", { k: c.lens_distortion.toFixed(3) }) : "");
+      + (c.lens_distortion || c.lens_distortion_k2 ? " · " + t("cam_lens_done", { k: bendText(c) }) : "");
     const list = $("setup-hints");
     list.replaceChildren(...(c.hints.length ? c.hints.map((h) => el("li", { text: HINTS[h.code] ? HINTS[h.code](h) : h.message })) : [el("li", { text: t("cam_hint_ok") })]));
   }
@@ -173,7 +178,7 @@
   async function lens(method) {
     const r = await request(method, "/api/setup/lens");
     if (!r) return;
-    $("setup-lens-out").textContent = (r.lens_distortion ? t("cam_lens_done", { k: r.lens_distortion.toFixed(3) }) : t("cam_lens_forgotten"))
+    $("setup-lens-out").textContent = (r.lens_distortion || r.lens_distortion_k2 ? t("cam_lens_done", { k: bendText(r) }) : t("cam_lens_forgotten"))
       + (r.measure_die_again ? " " + t("cam_lens_size_again") : "");
     refreshCheck();
   }
