@@ -15,9 +15,12 @@ and the coarse look for close-up photos is skipped.
 
 ``calibrate --lens``, with a printed chessboard lying face down on the tray,
 measures how much the camera's wide lens bends the picture and stores it as
-``camera.lens_distortion`` (and ``camera.lens_distortion_k2`` where the board shows that one coefficient does not fit): the reader then judges each die's outline where it
-would lie without the bend, so a flat die near the tray's edge is not taken
-for a leaning one (``vision.pipeline.lens``). Run it before ``--dice``.
+``camera.lens_distortion`` (and ``camera.lens_distortion_k2``, where the board
+shows that one coefficient does not fit): the reader then judges each die's
+outline where it would lie without the bend, so a flat die near the tray's edge
+is not taken for a leaning one (``vision.pipeline.lens``). Run it before
+``--dice``. The set-up page has the same step and links the board to print
+(``printable_board``).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Everything here shows or reads the tray, so it is refused while a game is in
 progress (the dice of a round are hidden, RULES.md R13); the web layer serves
 it only to a device that showed the table PIN. It stores what ``elephants-bluff
 calibrate`` stores (``camera.tray_region``, ``camera.empty_tray`` and the
-camera's locked exposure, ``reader.die_side_px``, ``camera.lens_distortion``) in ``config.toml`` and
+camera's locked exposure, ``reader.die_side_px``, the lens's bend) in ``config.toml`` and
 switches the running reader to it at once. A face shown on the tray is added to
 the table's own dataset labelled with the face the camera SAW: the opposite of
 the TOP face the player put up (the page always speaks of the top face).
@@ -185,8 +185,9 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
 
 def measure_lens(services: Any) -> dict[str, Any]:
     """"Lay the chessboard": the bend of the camera's wide lens becomes ``camera.lens_distortion`` and
-    ``camera.lens_distortion_k2`` (what ``calibrate --lens`` stores), so flat dice near the tray's edge are not taken for leaning ones. The die's size was measured
-    through the old bend, so ``measure_die_again`` says when one is kept (the page asks for it again)."""
+    ``camera.lens_distortion_k2`` (what ``calibrate --lens`` stores), so flat dice near the tray's edge are not taken
+    for leaning ones. The die's size was measured through the old bend, so ``measure_die_again`` says when one is kept
+    (the page asks for it again)."""
     from vision.calibrate import measure_lens as measure
 
     frame = grab(services)
@@ -200,7 +201,7 @@ def measure_lens(services: Any) -> dict[str, Any]:
 
 def forget_lens(services: Any) -> dict[str, Any]:
     """The camera's lens draws straight lines straight (another camera, or a bend measured on a board that was not
-    flat): ``camera.lens_distortion`` back to 0."""
+    flat): ``camera.lens_distortion`` and ``camera.lens_distortion_k2`` back to 0."""
     refuse_during_a_game(services)
     _loop(services)
     _apply(services, {"camera.lens_distortion": 0.0, "camera.lens_distortion_k2": 0.0})
