@@ -645,10 +645,12 @@ def _draw_table(seen, rng, width, height, view, die_side, styles, touching, glar
 
 
 def render_chessboard(width: int = 1280, height: int = 960, squares: tuple[int, int] = (10, 7), fill: float = 0.85,
-                      turn_deg: float = 0.0) -> np.ndarray:
+                      turn_deg: float = 0.0, curl: float = 0.0) -> np.ndarray:
     """A printed chessboard of ``squares`` (across, down) lying on the tray, seen square on from below, filling ``fill``
     of the frame's height (white paper round it, the room's grey beyond): what ``calibrate --lens`` photographs.
-    ``turn_deg`` turns it on the tray. Bend it with ``vision.pipeline.lens.bend_frame`` for a wide lens's view."""
+    ``turn_deg`` turns it on the tray; ``curl`` lifts its right half towards the camera, so its squares there grow
+    towards the frame's right edge up to ``1 + curl`` times (a board not lying flat, which no lens's bend explains).
+    Bend it with ``vision.pipeline.lens.bend_frame`` for a wide lens's view."""
     across, down = squares
     square = int(fill * height / (down + 1))
     board = np.full(((down + 1) * square, (across + 1) * square, 3), 245, np.uint8)
@@ -660,4 +662,10 @@ def render_chessboard(width: int = 1280, height: int = 960, squares: tuple[int, 
     frame = np.full((height, width, 3), 150, np.uint8)
     turn = cv2.getRotationMatrix2D((board.shape[1] / 2, board.shape[0] / 2), turn_deg, 1.0)
     turn[:, 2] += (width - board.shape[1]) / 2, (height - board.shape[0]) / 2
-    return cv2.warpAffine(board, turn, (width, height), dst=frame, borderMode=cv2.BORDER_TRANSPARENT)
+    flat = cv2.warpAffine(board, turn, (width, height), dst=frame, borderMode=cv2.BORDER_TRANSPARENT)
+    if not curl:
+        return flat
+    xs, ys = np.meshgrid(np.arange(width, dtype=np.float32), np.arange(height, dtype=np.float32))
+    grow = 1.0 + curl * np.clip((xs - width / 2) / (width / 2), 0, 1) ** 2
+    return cv2.remap(flat, (width / 2 + (xs - width / 2) / grow).astype(np.float32),
+                     (height / 2 + (ys - height / 2) / grow).astype(np.float32), cv2.INTER_LINEAR)

@@ -176,15 +176,6 @@ def test_a_die_measured_before_the_lens_is_asked_for_again(table, tmp_path):
     assert Settings.load(instance / CONFIG_NAME)["reader.die_side_px"] > 0  # kept until measured again
 
 
-def _curled_board() -> np.ndarray:
-    """The board's right half lifted towards the camera: its squares grow towards that side (no flat grid)."""
-    board = render_chessboard()
-    h, w = board.shape[:2]
-    xs, ys = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
-    grow = 1.0 + 0.25 * np.clip((xs - w / 2) / (w / 2), 0, 1) ** 2
-    return cv2.remap(board, (w / 2 + (xs - w / 2) / grow).astype(np.float32), (h / 2 + (ys - h / 2) / grow).astype(np.float32), cv2.INTER_LINEAR)
-
-
 @pytest.mark.parametrize("shown, code, words", [
     ("the empty tray", "no_board", "No chessboard of 10 × 7 squares found"),
     ("a small board", "board_small", "covers too little of the picture"),
@@ -194,7 +185,7 @@ def _curled_board() -> np.ndarray:
 def test_a_picture_without_a_usable_chessboard_is_refused_in_words_and_nothing_is_stored(table, tmp_path, shown, code, words):
     client, services, instance = table
     frame = {"the empty tray": lambda: empty_tray(), "a small board": lambda: bend_frame(render_chessboard(fill=0.3), WIDE),
-             "a curled board": _curled_board, "a board running off the picture": lambda: bend_frame(render_chessboard(fill=1.1), WIDE)}[shown]()
+             "a curled board": lambda: render_chessboard(curl=0.25), "a board running off the picture": lambda: bend_frame(render_chessboard(fill=1.1), WIDE)}[shown]()
     camera_sees(services, tmp_path, bend_frame(render_chessboard(), 0.1))  # a bend measured before
     assert client.post("/api/setup/lens", headers=H).status_code == 200
     before, reader = _config(instance), services.dice_source.reader
