@@ -56,6 +56,13 @@ def test_a_board_running_off_the_picture_is_asked_for_with_every_square_inside()
     assert k is None and problems[0].code == "no_board" and "every square inside it" in problems[0].message
 
 
+@pytest.mark.parametrize("frame", [np.zeros((1, 1, 3), np.uint8), np.full((960, 1280), 128, np.uint8), np.zeros((960, 1280, 3), np.uint8)],
+                         ids=["one pixel", "grey, one channel", "all black"])
+def test_a_picture_that_cannot_hold_a_board_is_refused_as_no_board(frame):
+    measured, problems = measure_lens(frame)
+    assert measured is None and [p.code for p in problems] == ["no_board"]
+
+
 def test_a_chessboard_seen_mirrored_from_below_gives_the_same_bend():
     board = render_chessboard(turn_deg=10.0)[:, ::-1].copy()
     measured, _ = measure_lens(bend_frame(board, WIDE))
