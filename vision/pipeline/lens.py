@@ -84,16 +84,6 @@ class Lens:
         r2 = ((x - self.centre[0]) ** 2 + (y - self.centre[1]) ** 2) / (self.radius * self.radius)
         return (1.0 + 3.0 * self.k * r2 + 5.0 * self.k2 * r2 * r2) * self._growth(r2)
 
-    def seen_side(self, side: float, x: float, y: float) -> float:
-        """The side a die shows at (x, y) of the picture when it shows ``side`` straightened (as it would at the
-        frame's centre): the bend squeezes its face by the root of ``area_scale`` there (along the line to the centre
-        more than across it; this is their geometric mean, as a square box of the same area).
-
-        >>> Lens(0.25, (100.0, 100.0), 100.0).seen_side(60.0, 100, 100), round(Lens(0.25, (100.0, 100.0), 100.0).seen_side(60.0, 200, 100), 2)
-        (60.0, 40.57)
-        """
-        return float(side / math.sqrt(self.area_scale(x, y)))
-
     def bent(self, points: np.ndarray) -> np.ndarray:
         """The inverse of ``straightened``: where the lens shows points that lie at ``points`` without bend (float64).
 
