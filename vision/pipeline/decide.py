@@ -9,7 +9,6 @@ reading near a knife edge goes to the table (RULES.md R14) on both.
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Callable
 from dataclasses import replace
@@ -73,37 +72,8 @@ def decide(dice: Sequence[Die], *, expected: int, min_confidence: float, camera_
     return Reading(OK, tuple(out), model_id=model_id, extra=extra or {}, sure_at=min_confidence)
 
 
-def still_leaning(reading: Reading, earlier: Sequence[Reading | None]) -> Reading:
-    """``reading`` (a look's, about to be returned), each of its dice doubted as leaning where an ``earlier`` look of
-    the same frame doubted a die lying there as leaning (its centre within half a die's side): a die leans or lies
-    flat whatever look is taken at it, and a later look's cut (another size, another place by a pixel or two) can
-    miss the side face the earlier one saw. A reading without such a die is returned as it is.
-
-    >>> def r(status, *dice): return Reading(status, tuple(DieReading(2, 5, 0.99, (x, 0, 60, 60), doubts) for x, doubts in dice), sure_at=0.95)
-    >>> still_leaning(r(OK, (0, ()), (100, ())), [r(UNCERTAIN, (4, ("leaning",)))]).reasons
-    ({'code': 'leaning'},)
-    >>> still_leaning(r(OK, (0, ()), (100, ())), [r(UNCERTAIN, (40, ("leaning",))), None]).status  # 40 px away: another die
-    'ok'
-    """
-    leaning = [d for e in earlier if e is not None for d in e.dice if "leaning" in d.doubts]
-    if not leaning:
-        return reading
-
-    def lies_on(d: DieReading, o: DieReading) -> bool:
-        (x, y, w, h), (ox, oy, ow, oh) = d.box, o.box
-        return math.hypot(x + w / 2 - ox - ow / 2, y + h / 2 - oy - oh / 2) <= max(w, h, ow, oh) / 2
-
-    doubted = ["leaning" not in d.doubts and any(lies_on(d, o) for o in leaning) for d in reading.dice]
-    if not any(doubted):
-        return reading
-    dice = tuple(replace(d, doubts=d.doubts + ("leaning",)) if doubt else d for d, doubt in zip(reading.dice, doubted))
-    codes = tuple(c for c in reading.reasons if c.get("code") != "leaning") + ({"code": "leaning"},)
-    return replace(reading, status=UNCERTAIN, dice=dice, reasons=codes, reason="; ".join(reason_in_words(c) for c in codes))
-
-
 def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: float, expected: int,
-                            measured: Callable[[], list[float] | None] | None = None,
-                            straightened: Callable[[DieReading], float] | None = None) -> Reading | None:
+                            measured: Callable[[], list[float] | None] | None = None) -> Reading | None:
     """Where tray mode's reading at the calibrated size, ``short``, found fewer than the ``expected`` dice and the look
     that knew no size, ``unprompted``, found more of them, most of the expected dice (or where ``short`` found them
     all but is not sure, and ``unprompted`` is sure of every die and sees them bigger), whose median side is more than
@@ -117,8 +87,6 @@ def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: fl
     detector's box of a real die is some tenths off that measure either way, and a die missed at a size it has
     would be told to be another (their boxes where the measures disagree, as touching dice do). Where ``short`` found
     every die, their boxes, bigger only (a die smaller than told is cut with the tray around it, not in parts).
-    Through a lens, a box's side is taken as ``straightened`` gives it: the side the die would show at the frame's
-    centre, the scale ``die_side_px`` is in.
 
     >>> def r(status, *sides): return Reading(status, tuple(DieReading(2, 5, 0.99, (0, 0, s, s)) for s in sides), sure_at=0.95)
     >>> off_the_calibrated_size(r(OK, 180, 170, 176), r(UNCERTAIN), 110, 3).reasons
@@ -145,19 +113,18 @@ def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: fl
     61
     """
     found = unprompted.dice
-    boxed = straightened or (lambda d: max(d.box[2:]))
     if not die_side_px or 2 * len(found) <= expected:
         return None
     if len(short.dice) >= expected:  # cut at the calibrated size, parts of bigger dice can pass for every die
         # only a sure reading of every die, bigger: a die smaller than told is cut with the tray around it, not in parts
-        seen = statistics.median(boxed(d) for d in found)
+        seen = statistics.median(max(d.box[2:]) for d in found)
         if unprompted.status != OK or len(found) != expected or seen < die_side_px:
             return None
     elif not missed_at_the_size(unprompted, short, expected):
         return None
     else:
         sides = measured() if measured is not None else None
-        seen = statistics.median(sides or [boxed(d) for d in found])
+        seen = statistics.median(sides or [max(d.box[2:]) for d in found])
     if abs(seen / die_side_px - 1) <= SIZE_TOLERANCE:
         return None
     code = {"code": "size", "seen_px": int(round(seen)), "calibrated_px": int(round(die_side_px))}
