@@ -13,7 +13,6 @@ digits of the file's sha256) goes into every saved reading and ``/api/health``.
 from __future__ import annotations
 
 import hashlib
-import math
 from importlib import resources
 from pathlib import Path
 
@@ -31,22 +30,15 @@ MARGIN = 1.3
 NOT_A_DIE = 0
 
 
-def cut_crop(frame: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0, size: int = CROP,
-             straighten: tuple[float, float, float, float] | None = None) -> np.ndarray:
-    """The die at (cx, cy) with ``side`` px, turned upright, as a ``size``×``size`` BGR crop. ``straighten``: where a
-    lens bends the picture, its straightening there (``Proposal.straighten``, areas kept): the die, squeezed along
-    the line to the frame's centre, is cut square again, ``side`` then the side of a square of the area it shows."""
+def cut_crop(frame: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0, size: int = CROP) -> np.ndarray:
+    """The die at (cx, cy) with ``side`` px, turned upright, as a ``size``×``size`` BGR crop."""
     span = max(2.0, side * MARGIN)
     scale = size / span
-    stretch = 1.0
-    if straighten is None:
-        m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
-        m[0, 2] += size / 2.0 - cx
-        m[1, 2] += size / 2.0 - cy
-    else:
-        m, stretch = _straightened_cut(cx, cy, angle, scale, size, straighten)
+    m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    m[0, 2] += size / 2.0 - cx
+    m[1, 2] += size / 2.0 - cy
     if scale < 0.5:  # shrinking a lot: halve the die's patch with a Gaussian pyramid first so marks do not alias away
-        reach = 0.71 * span * stretch + 3.0 / scale  # the turned crop's corners, and room for the pyramid's filter
+        reach = 0.71 * span + 3.0 / scale  # the turned crop's corners, and room for the pyramid's filter
         x0, y0 = int(max(0, cx - reach)), int(max(0, cy - reach))
         x1, y1 = int(min(frame.shape[1], cx + reach + 1)), int(min(frame.shape[0], cy + reach + 1))
         if x1 - x0 >= 2 and y1 - y0 >= 2:
@@ -58,22 +50,6 @@ def cut_crop(frame: np.ndarray, cx: float, cy: float, side: float, angle: float 
             m2[:, :2] *= f
             return cv2.warpAffine(patch, m2, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     return cv2.warpAffine(frame, m, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-
-def _straightened_cut(cx: float, cy: float, angle: float, scale: float, size: int,
-                      straighten: tuple[float, float, float, float]) -> tuple[np.ndarray, float]:
-    """``cut_crop``'s map from the picture to the crop through the lens's local ``straighten``, and how far the crop
-    reaches in the picture beyond its unbent span (the most the straightening shrinks a direction, inverted). The die's
-    turn is taken where its first edge lies straightened, so the die stands upright in the crop."""
-    a = np.array(straighten, np.float64).reshape(2, 2)
-    t = math.radians(angle)
-    edge = a @ np.array([math.cos(t), math.sin(t)])  # the edge the unbent cut would lay along the crop's x axis
-    turn = math.atan2(edge[1], edge[0])
-    c, s = math.cos(turn), math.sin(turn)
-    m = np.zeros((2, 3), np.float64)
-    m[:, :2] = scale * np.array([[c, s], [-s, c]]) @ a
-    m[:, 2] = size / 2.0 - m[:, :2] @ np.array([cx, cy])
-    return m, float(1.0 / np.linalg.svd(a, compute_uv=False).min())
 
 
 #: A crop's symmetric looks: four quarter turns, each also mirrored.

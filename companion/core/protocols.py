@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
@@ -65,9 +65,6 @@ class Proposal:
     side: float
     angle_deg: float
     score: float
-    #: where a camera lens bends the picture, how to straighten it where the die lies (a 2×2 matrix, row by row, that
-    #: keeps areas): the die is cut square again from the bent picture (``vision.pipeline.crop``); None: no bend
-    straighten: tuple[float, float, float, float] | None = field(default=None, compare=False, repr=False)
 
     def box(self) -> tuple[float, float, float, float]:
         """The axis-aligned box (x0, y0, x1, y1) around the die's square.

@@ -73,8 +73,7 @@ def decide(dice: Sequence[Die], *, expected: int, min_confidence: float, camera_
 
 
 def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: float, expected: int,
-                            measured: Callable[[], list[float] | None] | None = None,
-                            straightened: Callable[[DieReading], float] | None = None) -> Reading | None:
+                            measured: Callable[[], list[float] | None] | None = None) -> Reading | None:
     """Where tray mode's reading at the calibrated size, ``short``, found fewer than the ``expected`` dice and the look
     that knew no size, ``unprompted``, found more of them, most of the expected dice (or where ``short`` found them
     all but is not sure, and ``unprompted`` is sure of every die and sees them bigger), whose median side is more than
@@ -88,8 +87,6 @@ def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: fl
     detector's box of a real die is some tenths off that measure either way, and a die missed at a size it has
     would be told to be another (their boxes where the measures disagree, as touching dice do). Where ``short`` found
     every die, their boxes, bigger only (a die smaller than told is cut with the tray around it, not in parts).
-    Through a lens, a box's side is taken as ``straightened`` gives it: the side the die would show at the frame's
-    centre, the scale ``die_side_px`` is in.
 
     >>> def r(status, *sides): return Reading(status, tuple(DieReading(2, 5, 0.99, (0, 0, s, s)) for s in sides), sure_at=0.95)
     >>> off_the_calibrated_size(r(OK, 180, 170, 176), r(UNCERTAIN), 110, 3).reasons
@@ -116,19 +113,18 @@ def off_the_calibrated_size(unprompted: Reading, short: Reading, die_side_px: fl
     61
     """
     found = unprompted.dice
-    boxed = straightened or (lambda d: max(d.box[2:]))
     if not die_side_px or 2 * len(found) <= expected:
         return None
     if len(short.dice) >= expected:  # cut at the calibrated size, parts of bigger dice can pass for every die
         # only a sure reading of every die, bigger: a die smaller than told is cut with the tray around it, not in parts
-        seen = statistics.median(boxed(d) for d in found)
+        seen = statistics.median(max(d.box[2:]) for d in found)
         if unprompted.status != OK or len(found) != expected or seen < die_side_px:
             return None
     elif not missed_at_the_size(unprompted, short, expected):
         return None
     else:
         sides = measured() if measured is not None else None
-        seen = statistics.median(sides or [boxed(d) for d in found])
+        seen = statistics.median(sides or [max(d.box[2:]) for d in found])
     if abs(seen / die_side_px - 1) <= SIZE_TOLERANCE:
         return None
     code = {"code": "size", "seen_px": int(round(seen)), "calibrated_px": int(round(die_side_px))}

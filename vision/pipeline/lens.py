@@ -84,39 +84,6 @@ class Lens:
         r2 = ((x - self.centre[0]) ** 2 + (y - self.centre[1]) ** 2) / (self.radius * self.radius)
         return (1.0 + 3.0 * self.k * r2 + 5.0 * self.k2 * r2 * r2) * self._growth(r2)
 
-    def seen_side(self, side: float, x: float, y: float) -> float:
-        """The side a die shows at (x, y) of the picture when it shows ``side`` straightened (as it would at the
-        frame's centre): the bend squeezes its face by the root of ``area_scale`` there (along the line to the centre
-        more than across it; this is their geometric mean, as a square box of the same area).
-
-        >>> Lens(0.25, (100.0, 100.0), 100.0).seen_side(60.0, 100, 100), round(Lens(0.25, (100.0, 100.0), 100.0).seen_side(60.0, 200, 100), 2)
-        (60.0, 40.57)
-        """
-        return float(side / math.sqrt(self.area_scale(x, y)))
-
-    def straightening_at(self, x: float, y: float) -> tuple[float, float, float, float]:
-        """How the picture is straightened near (x, y), areas kept: a 2×2 matrix (row by row) that stretches along the
-        line to the centre by ``sqrt(radial / across)`` and shrinks across it by the same, where the bend squeezes a
-        small area there ``radial = 1 + 3·k·r² + 5·k2·r⁴`` times along that line and ``across = 1 + k·r² + k2·r⁴``
-        times across it. A die cut through it is square again, at the size it shows (``crop.cut_crop``).
-
-        >>> Lens(0.25, (100.0, 100.0), 100.0).straightening_at(100, 100)
-        (1.0, 0.0, 0.0, 1.0)
-        >>> [round(v, 3) for v in Lens(0.25, (100.0, 100.0), 100.0).straightening_at(200, 100)]  # sqrt(1.75 / 1.25) along x
-        [1.183, 0.0, 0.0, 0.845]
-        """
-        dx, dy = x - self.centre[0], y - self.centre[1]
-        far = math.hypot(dx, dy)
-        if far == 0:
-            return 1.0, 0.0, 0.0, 1.0
-        r2 = far * far / (self.radius * self.radius)
-        across = float(self._growth(r2))
-        radial = 1.0 + 3.0 * self.k * r2 + 5.0 * self.k2 * r2 * r2
-        ux, uy = dx / far, dy / far
-        keep = math.sqrt(radial * across)
-        a, b = across / keep, (radial - across) / keep  # J = across·I + (radial − across)·u·uᵀ, over sqrt(det J)
-        return a + b * ux * ux, b * ux * uy, b * ux * uy, a + b * uy * uy
-
     def bent(self, points: np.ndarray) -> np.ndarray:
         """The inverse of ``straightened``: where the lens shows points that lie at ``points`` without bend (float64).
 

@@ -10,7 +10,6 @@ presence rests on a knife edge (``reconcile`` makes the latter a doubt).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
@@ -21,7 +20,6 @@ from companion.core.errors import SettingsError
 from companion.core.protocols import Detector, Proposal
 from vision.classifier import MARGIN
 from vision.images import MIN_SIDE
-from vision.pipeline.lens import Lens
 from vision.pipeline.normalise import Normalised, colour_contrast
 
 #: Proposals this far below the detector's score threshold are still returned, marked borderline.
@@ -96,38 +94,14 @@ def load_detector(name: str, model: Path | None = None) -> Proposer:
     return _FACTORIES[name](model)
 
 
-def propose(frame: Normalised, proposer: Proposer, die_side_px: float | None = None, lens: Lens | None = None) -> list[Proposal]:
-    """The detector's proposals for the normalised frame, in that frame's pixels, surest first.
-
-    Through a ``lens`` (the calibrated ``die_side_px`` then the side a die shows at the frame's centre), a die
-    shows smaller the farther it lies from the centre: the detector is asked at the middle of the sizes this part
-    of the frame shows (``sizes_shown``), and a proposal is kept where it can be a die of the size shown where it
-    lies."""
-    if die_side_px and lens is not None:
-        small, large = sizes_shown(frame.grey.shape, die_side_px, lens)
-        found = propose(frame, proposer, math.sqrt(small * large))
-        return [p for p in found if p.of_die_size(lens.seen_side(die_side_px, p.cx, p.cy))]
+def propose(frame: Normalised, proposer: Proposer, die_side_px: float | None = None) -> list[Proposal]:
+    """The detector's proposals for the normalised frame, in that frame's pixels, surest first."""
     hint = die_side_px / proposer.side_scale if die_side_px else None
     return _scaled(proposer, proposer.detector.propose(frame.grey, die_side_px=hint), proposer.side_scale)
 
 
-def sizes_shown(shape: tuple[int, ...], die_side_px: float, lens: Lens) -> tuple[float, float]:
-    """The smallest and largest side a die of ``die_side_px`` (straightened) shows in a picture of ``shape``
-    (height, width) through ``lens``: at the corner farthest from the lens's centre and at the point nearest it.
-
-    >>> [round(s, 1) for s in sizes_shown((200, 200), 60.0, Lens(0.25, (100.0, 100.0), 100.0))]
-    [31.0, 60.0]
-    """
-    h, w = shape[:2]
-    cx, cy = lens.centre
-    nearest = lens.seen_side(die_side_px, min(max(cx, 0.0), w - 1.0), min(max(cy, 0.0), h - 1.0))
-    corners = [lens.seen_side(die_side_px, x, y) for x in (0.0, w - 1.0) for y in (0.0, h - 1.0)]
-    return min(corners), nearest
-
-
-def at_die_size(proposals: list[Proposal], die_side_px: float, lens: Lens | None = None) -> list[Proposal]:
-    """``proposals`` with the calibrated die side instead of the detector's own estimate (through a ``lens``, the
-    side it shows where each lies: ``Lens.seen_side``).
+def at_die_size(proposals: list[Proposal], die_side_px: float) -> list[Proposal]:
+    """``proposals`` with the calibrated die side instead of the detector's own estimate.
 
     Under a flat tray at a fixed distance every flat die's face has the calibrated
     size, while the detector's side is an estimate some tenths off either way: cut at
@@ -137,25 +111,18 @@ def at_die_size(proposals: list[Proposal], die_side_px: float, lens: Lens | None
 
     >>> at_die_size([Proposal(50, 50, 41, 10, 0.9)], 60)
     [Proposal(cx=50, cy=50, side=60, angle_deg=10, score=0.9)]
-    >>> [round(p.side, 1) for p in at_die_size([Proposal(100, 100, 41, 0, 0.9), Proposal(200, 100, 41, 0, 0.9)], 60, Lens(0.25, (100.0, 100.0), 100.0))]
-    [60.0, 40.6]
     """
-    if lens is None:
-        return [replace(p, side=die_side_px) for p in proposals]
-    return [replace(p, side=lens.seen_side(die_side_px, p.cx, p.cy)) for p in proposals]
+    return [replace(p, side=die_side_px) for p in proposals]
 
 
-def of_die_size(proposals: list[Proposal], die_side_px: float, lens: Lens | None = None) -> list[Proposal]:
-    """The ``proposals`` that can be one of the calibrated dice (``Proposal.of_die_size``; through a ``lens``, of
-    the size shown where each lies), at that size (``at_die_size``): a look taken without the size, kept to what can
-    be one of those dice.
+def of_die_size(proposals: list[Proposal], die_side_px: float) -> list[Proposal]:
+    """The ``proposals`` that can be one of the calibrated dice (``Proposal.of_die_size``), at that size
+    (``at_die_size``): a look taken without the size, kept to what can be one of those dice.
 
     >>> of_die_size([Proposal(50, 50, 41, 10, 0.9), Proposal(90, 50, 12, 0, 0.8)], 60)
     [Proposal(cx=50, cy=50, side=60, angle_deg=10, score=0.9)]
     """
-    if lens is None:
-        return at_die_size([p for p in proposals if p.of_die_size(die_side_px)], die_side_px)
-    return at_die_size([p for p in proposals if p.of_die_size(lens.seen_side(die_side_px, p.cx, p.cy))], die_side_px, lens)
+    return at_die_size([p for p in proposals if p.of_die_size(die_side_px)], die_side_px)
 
 
 def same_places(a: list[Proposal], b: list[Proposal], reach: float = 0.25) -> bool:

@@ -8,7 +8,6 @@ chooses (``load_reader``).
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import Any, Callable
 
@@ -16,12 +15,11 @@ import cv2
 import numpy as np
 
 from companion.core.protocols import Proposal
-from companion.core.reading import OK, UNCERTAIN, DieReading, Reading
+from companion.core.reading import OK, UNCERTAIN, Reading
 from vision.annotate import annotate
 from vision.classifier import MARGIN, FaceClassifier
 from vision.pipeline.alike import flag_unlike
 from vision.pipeline.classify import FaceRead, a_die_seen_from_afar, classify, classify_crop, one_holding_a_die, read_inside, readable_crop
-from vision.pipeline.crop import straightened_where_they_lie
 from vision.pipeline.decide import (CONFIDENCE_MARGIN, decide, found_on_a_second_look, is_sure, missed_at_the_size, not_as_calibrated,
                                     off_the_calibrated_size, sure_confidence)
 from vision.pipeline.looks import (a_mark_of, a_small_die_reads_another_face, every_die_surer, holds_a_sure_die, read_sure, surer_answer,
@@ -129,13 +127,12 @@ class PipelineReader(ReaderOptions):
         # tray mode: the calibrated size is the prior for every die's size. With the empty tray known too (each die's
         # outline is then measured against it, wherever a look put the die), the detector's usual look first: sure
         # there, it is the reading, without the dearer look at that size
-        lens = self._lens(prepared)  # through it, a die shows smaller the farther it lies from the frame's centre
         first = propose(prepared, self.proposer) if self.empty_tray is not None else None
-        usual = of_die_size(first, self.die_side_px, lens) if first is not None else []
+        usual = of_die_size(first, self.die_side_px) if first is not None else []
         reading, kept = self._look(prepared, usual) if usual else (None, [])
         if reading is not None and reading.status == OK:
             return reading
-        proposals = at_die_size(propose(prepared, self.proposer, self.die_side_px, lens), self.die_side_px, lens)
+        proposals = at_die_size(propose(prepared, self.proposer, self.die_side_px), self.die_side_px)
         if reading is None or proposals != usual:  # the same scale gives the same proposals: no need to read them twice
             reading, kept = self._look(prepared, proposals, "first" if reading is None else "sized")
         if reading.status != OK and len(kept) < self.expected_dice:  # short: what does the empty tray say?
@@ -149,12 +146,11 @@ class PipelineReader(ReaderOptions):
         # face or the tray around it
         unsized, places, _ = self._but(die_side_px=0)._unsized(prepared, first)
         if unsized.status == OK and not same_places(places, proposals):
-            second = self._reading(prepared, of_die_size(places, self.die_side_px, lens), look="unprompted")
+            second = self._reading(prepared, of_die_size(places, self.die_side_px), look="unprompted")
             if second.status == OK:  # the same places read again at the calibrated size, with every check
                 return second
         # dice of another size than calibrated: found only unprompted, offered there to confirm, never ok
-        off = off_the_calibrated_size(unsized, reading, self.die_side_px, self.expected_dice, lambda: self._sides_as_calibrated(prepared, unsized),
-                                      None if lens is None else lambda d: self._straightened_side(prepared, lens, d))
+        off = off_the_calibrated_size(unsized, reading, self.die_side_px, self.expected_dice, lambda: self._sides_as_calibrated(prepared, unsized))
         if off is not None:
             return off
         if missed_at_the_size(unsized, reading, self.expected_dice):  # dice of the calibrated size its look missed
@@ -173,14 +169,6 @@ class PipelineReader(ReaderOptions):
         sides = die_sides(prepared.grey, boxes, self._empty_region(), find_dice(prepared.bgr), self._lens(prepared))
         return sides if sides_agree(sides) else None
 
-    @staticmethod
-    def _straightened_side(prepared: Normalised, lens: Lens, die: DieReading) -> float:
-        """The long side of ``die``'s box as it would show at the frame's centre through ``lens`` (the box is in the
-        whole frame's pixels, the lens in ``prepared``'s)."""
-        x, y, w, h = die.box
-        ox, oy = prepared.offset
-        return max(w, h) * math.sqrt(lens.area_scale(x + w / 2 - ox, y + h / 2 - oy))
-
     def _near_the_size(self, prepared: Normalised, reading: Reading) -> Reading | None:
         """Where tray mode's ``reading`` at the calibrated size doubts only how sure its faces are (every die found, none
         leaning or cut off), the look at ``NEAR_SIZES`` times that size: the first reading sure there with every
@@ -192,8 +180,7 @@ class PipelineReader(ReaderOptions):
             return None
         for share in NEAR_SIZES:
             near = self._but(die_side_px=self.die_side_px * share)
-            lens = self._lens(prepared)
-            looked = near._reading(prepared, at_die_size(propose(prepared, near.proposer, near.die_side_px, lens), near.die_side_px, lens), "near size")
+            looked = near._reading(prepared, at_die_size(propose(prepared, near.proposer, near.die_side_px), near.die_side_px), "near size")
             if looked.status == OK and sorted(d.seen for d in looked.dice) == sorted(d.seen for d in reading.dice):
                 return looked
         return None
@@ -346,7 +333,6 @@ class PipelineReader(ReaderOptions):
 
     def _dice(self, prepared: Normalised, proposals: list[Proposal]) -> list[Die]:
         """The dice among ``proposals``: classified, reconciled, and checked for leaning."""
-        proposals = straightened_where_they_lie(proposals, self._lens(prepared))
         changes = tray_change(prepared.grey, self._empty_region(), proposals)
         if changes is not None:  # where the empty tray looks just as it did, nothing lies: not worth reading
             proposals, changes = [p for p, c in zip(proposals, changes) if shows_a_change(c)], [c for c in changes if shows_a_change(c)]
@@ -354,7 +340,7 @@ class PipelineReader(ReaderOptions):
         faces = classify(self.classifier, prepared.bgr, proposals, relook_below=sure_confidence(self.min_confidence), weak=weak)
         h, w = prepared.grey.shape
         dice = reconcile(proposals, faces, (w, h), borderline=[self.proposer.borderline(p) for p in proposals], die_side_px=self.die_side_px,
-                         tray_change=changes, weak=weak, lens=self._lens(prepared))
+                         tray_change=changes, weak=weak)
         if len(dice) == 1 and not self.die_side_px:  # told the die's size, every square is a die's: none holds a die far off
             dice = [self._alone_holding_a_die(prepared, dice[0])]
         dice = flag_leaning(dice, prepared.grey, self.camera_view, self._empty_region(), self._lens(prepared), self.die_side_px)
@@ -391,8 +377,7 @@ class PipelineReader(ReaderOptions):
 
     def _tray_look(self, prepared: Normalised, found: list[Proposal]) -> list[Proposal]:
         """Dice the empty tray's photo shows outside ``found`` that the classifier reads sure (``pipeline.tray``)."""
-        lens = self._lens(prepared)
-        candidates = straightened_where_they_lie(uncovered_dice(prepared.grey, self._empty_region(), found, self.die_side_px or 0.0, lens), lens)
+        candidates = uncovered_dice(prepared.grey, self._empty_region(), found, self.die_side_px or 0.0)
         if not candidates:
             return []
         faces = classify(self.classifier, prepared.bgr, candidates, relook_below=sure_confidence(self.min_confidence),

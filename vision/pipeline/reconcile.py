@@ -55,11 +55,8 @@ class Die:
 
 
 def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tuple[int, int], *, borderline: list[bool],
-              die_side_px: float | None = None, tray_change: list[float] | None = None, weak: list[bool] | None = None,
-              lens: Lens | None = None) -> list[Die]:
-    """The dice among the proposals (surest first in, left to right out), each with its doubts. A die's side is
-    compared with ``die_side_px`` where that is known (through a ``lens``, the side it shows where it lies), else with
-    the dice's median side.
+              die_side_px: float | None = None, tray_change: list[float] | None = None, weak: list[bool] | None = None) -> list[Die]:
+    """The dice among the proposals (surest first in, left to right out), each with its doubts.
 
     >>> p = [Proposal(50, 50, 30, 0, 0.9), Proposal(52, 51, 30, 0, 0.5), Proposal(150, 50, 30, 0, 0.9)]
     >>> f = [FaceRead(3, 0.99, 0.01, 0.0), FaceRead(3, 0.9, 0.1, 0.0), FaceRead(5, 0.99, 0.0, 0.0)]
@@ -90,8 +87,6 @@ def reconcile(proposals: list[Proposal], faces: list[FaceRead], frame_size: tupl
     reference = die_side_px or (statistics.median(sides) if len(sides) >= 2 else None)
     dice = []
     for prop, face, doubts in kept:
-        if reference and die_side_px and lens is not None:
-            reference = lens.seen_side(die_side_px, prop.cx, prop.cy)
         if reference and abs(prop.side / reference - 1) > SIZE_TOLERANCE:
             doubts.append("leaning")
         dice.append(Die(prop, face, tuple(doubts)))

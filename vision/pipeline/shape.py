@@ -65,11 +65,8 @@ EMPTY_DIFFERS = 25
 #: ... and the outline touches another die when any of it lies within this share of a side of that die's centre
 #: (along its turned axes): then the outline may be both dice, and the square must hold it as without the empty tray.
 TOUCH_REACH = 0.55
-#: Two dice joined in one outline against the empty tray with more than this many die areas each: one of them leans.
+#: Dice joined in one outline against the empty tray with more than this many die areas each: one of them leans.
 JOINED_EXCESS = 1.085
-#: ... and any number of them, with more than this many die areas over theirs in all (a leaning die's side face adds
-#: the same area however many dice share its outline; two dice ask the same as ``JOINED_EXCESS``).
-JOINED_EXCESS_IN_ALL = (JOINED_EXCESS - 1) * 2
 #: Dice whose centres all lie at least this many die sides apart share no outline but through something bridging
 #: them (a leaning die's side face reaches under one side out of its square): each is judged by its own outline
 #: (``footprint``), and the frame-wide outline is not cut.
@@ -264,10 +261,9 @@ def _outline(grey: np.ndarray, p: Proposal, empty: np.ndarray | None, reach: flo
 
 
 def joined_excess(grey: np.ndarray, empty: np.ndarray, dice: list[Proposal], die_side: float, lens: Lens | None = None) -> list[bool]:
-    """For each die, whether it lies in one outline (against the empty tray) with other dice whose area exceeds one die
-    area for each die in it by more than ``JOINED_EXCESS_IN_ALL`` die areas: flat dice pushed together fill about one
-    die area each; a leaning die's side face, or something else lying against them, adds to it, as much with two dice
-    as with three. Its shape cannot be judged (``footprint``
+    """For each die, whether it lies in one outline (against the empty tray) with other dice whose area is more than
+    ``JOINED_EXCESS`` die areas for each die in it: flat dice pushed together fill about one die area each; a leaning
+    die's side face, or something else lying against them, adds to it. Its shape cannot be judged (``footprint``
     gives up on joined outlines), but its size can. With ``lens``, the outline's area is taken straightened (as
     ``die_side``, measured so, is: ``outline_side``)."""
     out = [False] * len(dice)
@@ -285,7 +281,7 @@ def joined_excess(grey: np.ndarray, empty: np.ndarray, dice: list[Proposal], die
         members = sum(u == label for u in under)
         if label and members >= 2:
             area = areas.setdefault(label, _straightened_area(labels == label, lens))
-            out[i] = area / (die_side * die_side) - members > JOINED_EXCESS_IN_ALL
+            out[i] = area / (die_side * die_side) / members > JOINED_EXCESS
     return out
 
 

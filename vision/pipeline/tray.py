@@ -18,7 +18,6 @@ import numpy as np
 from companion.core.protocols import Proposal
 from vision.pipeline.classify import FaceRead
 from vision.pipeline.decide import is_sure
-from vision.pipeline.lens import Lens
 from vision.pipeline.reconcile import NOT_A_DIE_ABOVE, NOT_A_DIE_MARGIN
 from vision.pipeline.shape import EMPTY_DIFFERS
 
@@ -38,11 +37,8 @@ SETTLE_ROUNDS = 5
 FOUND_SCORE = 1.0
 
 
-def uncovered_dice(grey: np.ndarray, empty: np.ndarray | None, found: list[Proposal], die_side: float,
-                   lens: Lens | None = None) -> list[Proposal]:
-    """Squares of ``die_side`` where ``grey`` differs from the ``empty`` tray outside every ``found`` die (through a
-    ``lens``, ``die_side`` is the side a die shows at the frame's centre, and each square has the side a die shows
-    where it lies: ``Lens.seen_side``).
+def uncovered_dice(grey: np.ndarray, empty: np.ndarray | None, found: list[Proposal], die_side: float) -> list[Proposal]:
+    """Squares of ``die_side`` where ``grey`` differs from the ``empty`` tray outside every ``found`` die.
 
     >>> empty = np.full((120, 200), 60, np.uint8)
     >>> frame = empty.copy(); frame[40:71, 30:61] = 220; frame[40:71, 120:151] = 220
@@ -62,18 +58,16 @@ def uncovered_dice(grey: np.ndarray, empty: np.ndarray | None, found: list[Propo
     k = max(3, int(round(die_side / 6)) | 1)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    one = die_side * die_side
     out: list[Proposal] = []
     for i in range(1, count):
         area = int(stats[i, cv2.CC_STAT_AREA])
-        x, y, w, h = (int(v) for v in stats[i, :4])
-        side = die_side if lens is None else lens.seen_side(die_side, x + w / 2, y + h / 2)
-        one = side * side
         if area < MIN_AREA * one:
             continue
         blob = (labels == i).astype(np.uint8)
         dice = min(MAX_PER_BLOB, max(1, int(round(area / one))))
-        for cx, cy in _centres(blob, dice, side):
-            out.append(Proposal(cx, cy, float(side), _turn(blob, cx, cy, side), FOUND_SCORE))
+        for cx, cy in _centres(blob, dice, die_side):
+            out.append(Proposal(cx, cy, float(die_side), _turn(blob, cx, cy, die_side), FOUND_SCORE))
     return out
 
 
