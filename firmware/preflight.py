@@ -23,7 +23,7 @@ import datetime as _dt
 import shutil
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -46,12 +46,15 @@ INPUT_NAMES = {"believe": "Believe button", "bluff": "Bluff button", "confirm": 
 
 @dataclass(frozen=True)
 class Finding:
-    """One thing wrong: ``problem`` (what), ``fix`` (what to do), for ``part`` of the table."""
+    """One thing wrong: ``problem`` (what), ``fix`` (what to do), for ``part`` of the table. ``params``: the numbers
+    and names in its sentence, so a page can say it in the player's language (``check_<code>``), the sentence its
+    English."""
 
     code: str
     part: str
     problem: str
     fix: str
+    params: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def sentence(self) -> str:
@@ -72,13 +75,14 @@ def _camera_failed(exc: BaseException, when: str) -> Finding:
     low = text.lower()
     if getattr(exc, "code", "") == "camera_busy" or "busy" in low or "in use" in low:
         return Finding("camera_busy", "camera", f"The camera is busy: another program holds it ({text}).",
-                       "Stop the other program (the companion's service: sudo systemctl stop elephants-bluff; or rpicam-hello), then check again.")
+                       "Stop the other program (the companion's service: sudo systemctl stop elephants-bluff; or rpicam-hello), then check again.",
+                       {"detail": text})
     if when == "open":
         return Finding("no_camera", "camera", f"No camera answers ({text}).",
                        "Power the Pi off, check that the camera's ribbon cable sits straight and fully in both sockets (contacts facing the right way), "
-                       "and that `rpicam-hello --list-cameras` lists it.")
+                       "and that `rpicam-hello --list-cameras` lists it.", {"detail": text})
     return Finding("camera_silent", "camera", f"The camera opened but gave no picture ({text}).",
-                   "Restart the Pi; if it stays silent, reseat the ribbon cable or try another one.")
+                   "Restart the Pi; if it stays silent, reseat the ribbon cable or try another one.", {"detail": text})
 
 
 def _grab(source: Any, timeout_s: float) -> Any:
@@ -106,28 +110,34 @@ def check_light(frame: Any) -> list[Finding]:
     if array is None or array.dtype != np.uint8 or array.ndim not in (2, 3) or array.size == 0 or min(array.shape[:2]) < 8:
         shape = "nothing" if array is None else f"{array.dtype} {array.shape}"
         return [Finding("bad_frame", "camera", f"The camera's picture is not an image the reader can use ({shape}).",
-                        "Set camera.backend to the camera you have (picamera2 on a Pi) and restart the service.")]
+                        "Set camera.backend to the camera you have (picamera2 on a Pi) and restart the service.", {"detail": shape})]
     grey = array if array.ndim == 2 else array[..., :3].astype(np.float32) @ np.array([0.114, 0.587, 0.299], dtype=np.float32)
     mean = float(grey.mean())
     burnt = float((grey >= 250).mean())
     if mean < TOO_DARK_MEAN:
         return [Finding("tray_dark", "light", f"The tray is too dark (brightness {mean:.0f} of 255).",
                         "Check that the LED ring lights during a capture (its 12 V lead and the MOSFET), raise capture.light_level, "
-                        "and keep the lens hood's cap off.")]
+                        "and keep the lens hood's cap off.", {"brightness": round(mean)})]
     if mean > TOO_BRIGHT_MEAN or burnt > TOO_BRIGHT_BURNT:
         return [Finding("tray_bright", "light", f"The tray is washed out ({burnt:.0%} of the picture burnt white).",
-                        "Lower capture.light_level, shade the table from a lamp or window above it, and run `elephants-bluff calibrate` again.")]
+                        "Lower capture.light_level, shade the table from a lamp or window above it, and run `elephants-bluff calibrate` again.",
+                        {"burnt_percent": round(burnt * 100)})]
     if burnt > GLARE_BURNT:
         ys, xs = np.nonzero(grey >= 250)
-        where = _where_in(xs.mean() / grey.shape[1], ys.mean() / grey.shape[0])
-        return [Finding("tray_glare", "light", f"There is glare on the tray, {where} of the picture.",
-                        "Point the LED ring down (hardware/LIGHTING.md), fit the lens hood, clean the acrylic, and keep lamps off the tray.")]
+        vertical, horizontal = _part_of(xs.mean() / grey.shape[1], ys.mean() / grey.shape[0])
+        return [Finding("tray_glare", "light", f"There is glare on the tray, {_where_in(vertical, horizontal)} of the picture.",
+                        "Point the LED ring down (hardware/LIGHTING.md), fit the lens hood, clean the acrylic, and keep lamps off the tray.",
+                        {"vertical": vertical, "horizontal": horizontal})]
     return []
 
 
-def _where_in(x: float, y: float) -> str:
-    vertical = "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else "middle"
-    horizontal = "left" if x < 1 / 3 else "right" if x > 2 / 3 else "centre"
+def _part_of(x: float, y: float) -> tuple[str, str]:
+    """Which third of the picture, up and down (top, middle, bottom) and across (left, centre, right), (x, y) lies in
+    (shares of its width and height)."""
+    return "top" if y < 1 / 3 else "bottom" if y > 2 / 3 else "middle", "left" if x < 1 / 3 else "right" if x > 2 / 3 else "centre"
+
+
+def _where_in(vertical: str, horizontal: str) -> str:
     return "in the centre" if (vertical, horizontal) == ("middle", "centre") else f"at the {vertical} {horizontal}"
 
 
@@ -151,9 +161,15 @@ def check_camera(source: Any, timeout_s: float = GRAB_TIMEOUT_S, frame_findings:
 # --- the buttons and the lid ------------------------------------------------------------------
 
 def _pin_of(device: Any) -> str:
+    label = _pin_label(device)
+    return f"BCM pin {label[4:]}" if label.startswith("BCM ") else f"pin {label}" if label else "its pin"
+
+
+def _pin_label(device: Any) -> str:
+    """The input's pin as the wiring names it, in no language: "BCM 17" (a GPIO pin), another name, or ""."""
     info = getattr(getattr(device, "pin", None), "info", None)
     name = str(getattr(info, "name", "") or "")
-    return f"BCM pin {name[4:]}" if name.startswith("GPIO") and name[4:].isdigit() else f"pin {name}" if name else "its pin"
+    return f"BCM {name[4:]}" if name.startswith("GPIO") and name[4:].isdigit() else name
 
 
 def check_inputs(inputs: Mapping[str, Any], *, lid_should_be_on: bool = True) -> list[Finding]:
@@ -169,11 +185,12 @@ def check_inputs(inputs: Mapping[str, Any], *, lid_should_be_on: bool = True) ->
             if lid_should_be_on and not active:
                 findings.append(Finding("lid_off", what, f"The lid switch ({_pin_of(device)}) says the lid is off the cup ring.",
                                         "Put the lid on; if it is on, the magnet in the lid's rim is not over the reed switch "
-                                        "(turn the lid) or a switch wire is loose. Set gpio.lid_switch = -1 if no switch is fitted."))
+                                        "(turn the lid) or a switch wire is loose. Set gpio.lid_switch = -1 if no switch is fitted.",
+                                        {"pin": _pin_label(device)}))
         elif active:
             findings.append(Finding("button_stuck", what, f"The {what} ({_pin_of(device)}) reads pressed while nobody presses it.",
                                     f"Free the button if it is stuck down; if it is not, its wire touches ground or is on the wrong pin "
-                                    f"(hardware/PINS.md gives the pin for the {what})."))
+                                    f"(hardware/PINS.md gives the pin for the {what}).", {"input": name, "pin": _pin_label(device)}))
     return findings
 
 
@@ -203,12 +220,14 @@ def check_presses(inputs: Mapping[str, Any], ask: Callable[[str], None], *, time
         if seen_on is None:
             findings.append(Finding("button_silent", what, f"No press of the {what} reached {_pin_of(inputs[name])} in {timeout_s:g} s.",
                                     f"Its wire is on another pin, loose, or the button is broken: check the {what}'s two wires "
-                                    f"against hardware/PINS.md (one to its GPIO pin, one to GND)."))
+                                    f"against hardware/PINS.md (one to its GPIO pin, one to GND).",
+                                    {"input": name, "pin": _pin_label(inputs[name]), "seconds": timeout_s}))
         elif seen_on != name:
             other = INPUT_NAMES.get(seen_on, seen_on)
             findings.append(Finding("button_wrong_pin", what, f"Pressing the {what} was seen on the {other}'s pin ({_pin_of(inputs[seen_on])}).",
                                     f"The wires are swapped or misplaced: move the {what}'s wire to {_pin_of(inputs[name])} "
-                                    f"(hardware/PINS.md), or set the pins in config.toml to match the wiring."))
+                                    f"(hardware/PINS.md), or set the pins in config.toml to match the wiring.",
+                                    {"input": name, "seen_on": seen_on, "pin": _pin_label(inputs[name]), "seen_pin": _pin_label(inputs[seen_on])}))
         # wait for the release before asking for the next one
         deadline = clock() + timeout_s
         while clock() < deadline and any(bool(inputs[b].is_active) and not before[b] for b in buttons):
@@ -228,7 +247,8 @@ def check_disk(folder: str | Path, *, min_free_bytes: int = MIN_FREE_BYTES, min_
     if free < min_free_bytes or (total and free / total < min_free_share):
         return [Finding("disk_full", "SD card", f"The SD card is nearly full: {free / 1e6:.0f} MB free of {total / 1e9:.1f} GB.",
                         "Saved Bluff frames and the game log need room: copy the instance folder off the Pi (deploy/README.md, backup), "
-                        "delete old frames from its frames/ folder, or move to a larger card.")]
+                        "delete old frames from its frames/ folder, or move to a larger card.",
+                        {"free_mb": round(free / 1e6), "total_gb": f"{total / 1e9:.1f}"})]
     return []
 
 
@@ -238,7 +258,8 @@ def check_clock(now: float | None = None) -> list[Finding]:
     if now < CLOCK_FLOOR:
         shown = _dt.datetime.fromtimestamp(now, _dt.timezone.utc).strftime("%Y-%m-%d")
         return [Finding("clock_unset", "clock", f"The Pi's clock is not set (it says {shown}), so the game log's times are wrong.",
-                        "Connect the Pi to the network and wait a minute for the time to arrive (timedatectl shows 'System clock synchronized: yes').")]
+                        "Connect the Pi to the network and wait a minute for the time to arrive (timedatectl shows 'System clock synchronized: yes').",
+                        {"date": shown})]
     return []
 
 

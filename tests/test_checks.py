@@ -93,3 +93,30 @@ def test_the_command_says_a_wide_pi_camera_s_bend_is_not_measured_until_it_is(tm
     said = lens_findings()
     assert [f["part"] for f in said] == ["camera"] and "imx708_wide" in said[0]["sentence"] and "calibrate --lens" in said[0]["sentence"]
     assert lens_findings(**{"camera.lens_distortion": 0.2}) == []
+
+
+#: Findings only ``elephants-bluff check --buttons`` makes (someone presses each button at the Pi): never on the page.
+ASKED_AT_THE_PI = {"button_silent", "button_wrong_pin"}
+
+
+def test_every_finding_the_set_up_page_can_show_has_words_in_the_players_languages():
+    """The set-up page words each finding of ``GET /api/check`` from its code and params (``setup.js``'s FINDINGS);
+    a code it had no words for would be shown in English. Every code ``firmware.preflight`` and ``checks`` make, and
+    every key those words use, in all nine catalogs."""
+    import re
+
+    from companion.app.web import i18n
+
+    made = set()
+    for source in (ROOT / "firmware" / "preflight.py", ROOT / "companion" / "app" / "checks.py"):
+        made |= set(re.findall(r'Finding\("([a-z_]+)"', source.read_text()))
+    script = (ROOT / "companion" / "app" / "web" / "static" / "js" / "setup.js").read_text()
+    words = script[script.index("const FINDINGS = {"):script.index("function findingText")]
+    worded = set(re.findall(r"^\s+([a-z_]+): \(", words, re.M))
+    assert made - ASKED_AT_THE_PI == worded, (made, worded)
+    keys = set(re.findall(r't\("((?:check|cam)_[a-z_]+)"', script[script.index("const WHERE = {"):script.index("function findingText")]))
+    assert len(keys) >= 20
+    for lang in ("en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"):
+        for key in keys:
+            assert i18n.translate(lang, key, where="", detail="", brightness=1, burnt_percent=1, pin="", button="", free_mb=1, total_gb="1",
+                                  date="", frame="") != key, (lang, key)

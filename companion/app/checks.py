@@ -38,8 +38,9 @@ def calibration_findings(reader: Any, frame: Any) -> list[Finding]:
     """The camera's set-up made for another picture than ``frame`` (``services.calibration_problem``), as a finding."""
     from companion.app.services import calibration_problem
 
-    problem = calibration_problem(reader, getattr(frame, "shape", None))
-    return [Finding("calibration", "camera", problem, "")] if problem else []
+    shape = getattr(frame, "shape", None)
+    problem = calibration_problem(reader, shape)
+    return [Finding("calibration", "camera", problem, "", {"frame": f"{shape[1]}×{shape[0]}"})] if problem else []
 
 
 def lens_findings(frames: Any, reader: Any) -> list[Finding]:
@@ -53,11 +54,12 @@ def lens_findings(frames: Any, reader: Any) -> list[Finding]:
 def reader_findings(services: Any) -> list[Finding]:
     """The reader's problems (``services.reader_problems``: a model or cue it cannot use, the empty tray's photo) as
     findings; each sentence already says what to do."""
-    from companion.app.services import reader_problems
+    from companion.app.services import reader_problems_by_part
 
     if not isinstance(services.dice_source, CaptureLoop):
         return []
-    return [Finding("reader", "reader", problem, "") for problem in reader_problems(services.dice_source.reader)]
+    return [Finding("reader", "reader", problem, "", {"reader_part": part, "detail": problem})
+            for part, problem in reader_problems_by_part(services.dice_source.reader)]
 
 
 def register(sub: argparse._SubParsersAction) -> None:

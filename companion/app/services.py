@@ -123,12 +123,22 @@ def reader_problems(reader: Any) -> list[str]:
     (every reading then uncertain), a taught model that cannot (the shipped one reads), a cue or the second opinion
     missing or made for another model, the calibrated empty tray's photo missing or unreadable, a tray region
     narrower than the measured die."""
+    return [problem for _, problem in reader_problems_by_part(reader)]
+
+
+#: The reader's parts whose problems ``reader_problems_by_part`` names, by the attribute that holds each one's.
+READER_PARTS = {"leaning_cue": "leaning_problem", "number_cue": "number_problem", "second_opinion": "second_opinion_problem",
+                "empty_tray": "empty_tray_problem", "region": "region_problem"}
+
+
+def reader_problems_by_part(reader: Any) -> list[tuple[str, str]]:
+    """``reader_problems``, each with the part it is about: ``model`` (the face model), or one of ``READER_PARTS``, so
+    that a page can say which in the player's language."""
     if isinstance(reader, _NoModel):
-        return [reader.why]
-    found = [getattr(getattr(reader, "classifier", None), "load_problem", None)]
-    found += [getattr(reader, name, None) for name in ("leaning_problem", "number_problem", "second_opinion_problem", "empty_tray_problem",
-                                                       "region_problem")]
-    return [p for p in found if p]
+        return [("model", reader.why)]
+    found = [("model", getattr(getattr(reader, "classifier", None), "load_problem", None))]
+    found += [(part, getattr(reader, name, None)) for part, name in READER_PARTS.items()]
+    return [(part, problem) for part, problem in found if problem]
 
 
 def calibration_problem(reader: Any, frame_size: tuple[int, ...] | None) -> str | None:

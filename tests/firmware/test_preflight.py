@@ -8,6 +8,7 @@ that fail in each way a real one does.
 from __future__ import annotations
 
 import doctest
+import json
 import threading
 import time
 from collections import namedtuple
@@ -72,6 +73,7 @@ def test_a_good_tray_frame_has_no_finding():
 def test_no_camera_says_to_check_the_ribbon_cable():
     [f] = check_camera(Source(open_error=CameraError("The Pi camera cannot be started (no cameras available); check its ribbon cable.")))
     assert f.code == "no_camera" and "ribbon cable" in f.fix and "no cameras available" in f.problem
+    assert "no cameras available" in f.params["detail"]  # a page words the finding itself, with the camera's own message
 
 
 def test_a_busy_camera_says_which_program_to_stop():
@@ -100,17 +102,20 @@ def test_a_frame_the_reader_cannot_use_is_named(frame):
 def test_a_dark_tray_says_to_check_the_ring():
     [f] = check_camera(Source(tray(level=20)))
     assert f.code == "tray_dark" and "LED ring" in f.fix and "brightness" in f.problem
+    assert f.params == {"brightness": 20} and "brightness 20 of 255" in f.problem
 
 
 def test_a_washed_out_tray_says_to_lower_the_light():
     [f] = check_camera(Source(tray(level=230)))
     assert f.code == "tray_bright" and "light_level" in f.fix
+    assert f"({f.params['burnt_percent']}% of the picture" in f.problem
 
 
 def test_glare_is_found_and_placed():
     frame = tray(glare_px=400)  # 0.5 % of the picture burnt, top left
     [f] = check_camera(Source(frame))
     assert f.code == "tray_glare" and "top left" in f.problem and "LIGHTING.md" in f.fix
+    assert f.params == {"vertical": "top", "horizontal": "left"}  # the page words the place in the player's language
     assert check_camera(Source(tray(glare_px=16))) == []  # a few hot pixels are no glare
 
 
@@ -137,12 +142,13 @@ def test_a_stuck_button_is_named_with_its_pin(inputs, pin_factory):
     pin_factory.pin(27).drive_low()
     [f] = check_inputs(inputs)
     assert f.code == "button_stuck" and f.part == "Bluff button" and "BCM pin 27" in f.problem and "PINS.md" in f.fix
+    assert f.params == {"input": "bluff", "pin": "BCM 27"}
 
 
 def test_the_lid_off_is_said_and_how_to_turn_the_check_off(inputs, pin_factory):
     pin_factory.pin(5).drive_high()
     [f] = check_inputs(inputs)
-    assert f.code == "lid_off" and "BCM pin 5" in f.problem and "gpio.lid_switch = -1" in f.fix
+    assert f.code == "lid_off" and "BCM pin 5" in f.problem and "gpio.lid_switch = -1" in f.fix and f.params == {"pin": "BCM 5"}
     assert check_inputs(inputs, lid_should_be_on=False) == []
 
 
@@ -178,6 +184,7 @@ def test_swapped_wires_are_named(inputs, pin_factory):
     assert codes(found) == ["button_wrong_pin", "button_wrong_pin"]
     assert "Pressing the Believe button was seen on the Bluff button's pin (BCM pin 27)" in found[0].problem
     assert "BCM pin 17" in found[0].fix
+    assert found[0].params == {"input": "believe", "seen_on": "bluff", "pin": "BCM 17", "seen_pin": "BCM 27"}
 
 
 def test_a_button_on_a_pin_the_settings_do_not_name_is_silent(inputs, pin_factory):
@@ -194,6 +201,7 @@ Usage = namedtuple("Usage", "total used free")
 def test_a_nearly_full_card_says_how_much_is_left_and_what_to_delete(tmp_path):
     [f] = check_disk(tmp_path, usage=lambda p: Usage(32_000_000_000, 31_900_000_000, 100_000_000))
     assert f.code == "disk_full" and "100 MB free of 32.0 GB" in f.problem and "frames/" in f.fix
+    assert f.params == {"free_mb": 100, "total_gb": "32.0"}  # as the sentence shows it
 
 
 def test_a_card_with_room_has_no_finding(tmp_path):
@@ -213,7 +221,7 @@ def test_the_disk_of_an_instance_folder_not_made_yet_is_its_parents(tmp_path):
 
 def test_an_unset_clock_says_when_it_thinks_it_is():
     [f] = check_clock(now=86_400.0)
-    assert f.code == "clock_unset" and "1970-01-02" in f.problem and "timedatectl" in f.fix
+    assert f.code == "clock_unset" and "1970-01-02" in f.problem and "timedatectl" in f.fix and f.params == {"date": "1970-01-02"}
     assert check_clock(now=pf.CLOCK_FLOOR + 1) == []
 
 
@@ -235,9 +243,10 @@ def test_preflight_on_a_ready_table_says_ready(inputs, tmp_path, monkeypatch):
 
 
 def test_a_finding_is_json_ready_for_the_health_detail():
-    f = Finding("clock_unset", "clock", "The clock is not set.", "Connect the network.")
+    f = Finding("clock_unset", "clock", "The clock is not set.", "Connect the network.", {"date": "1970-01-02"})
     assert f.to_dict() == {"code": "clock_unset", "part": "clock", "problem": "The clock is not set.", "fix": "Connect the network.",
-                           "sentence": "The clock is not set. Connect the network."}
+                           "params": {"date": "1970-01-02"}, "sentence": "The clock is not set. Connect the network."}
+    assert json.loads(json.dumps(f.to_dict())) == f.to_dict()
 
 
 def test_the_docstring_examples_run():

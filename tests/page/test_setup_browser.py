@@ -77,6 +77,11 @@ def test_a_set_up_made_for_another_picture_is_said_on_the_set_up_page_in_german(
 
     assert Settings.load(instance / CONFIG_NAME)["camera.tray_region"] == [80, 60, 1120, 840]  # nothing stored
 
+    # the check before a game finds the set-up made for another picture, and says it in German too (the server's finding is English)
+    page.click("#setup-check-run")
+    expect(page.locator("#setup-check-list")).to_contain_text(i18n.translate("de", "cam_hint_calibration", frame="640×480"))
+    expect(page.locator("#setup-check-list")).not_to_contain_text("not the one its set-up was made for")
+
 
 def test_a_tray_region_narrower_than_the_die_is_said_on_the_set_up_page_in_polish(own_server: Any, new_context: Any, console: Any) -> None:
     """A region typed by hand into config.toml, narrower than the measured die: the page's hints say, in the player's
@@ -92,6 +97,10 @@ def test_a_tray_region_narrower_than_the_die_is_said_on_the_set_up_page_in_polis
     unlock(page, opener="#setup-locked [data-pin-open]")
     expect(page.locator("#setup-hints")).to_contain_text(i18n.translate("pl", "cam_err_region_small"))
     expect(page.locator("#setup-hints")).not_to_contain_text("narrower than one die")
+    # the check before a game: the reader's finding about the region, in Polish, and nothing of the table in English
+    page.click("#setup-check-run")
+    expect(page.locator("#setup-check-list")).to_contain_text(i18n.translate("pl", "cam_err_region_small"))
+    expect(page.locator("#setup-check-list")).not_to_contain_text("narrower than one die")
 
 
 def test_the_lens_step_asks_for_the_chessboard_in_italian_and_the_board_it_links_measures_the_bend(own_server: Any, new_context: Any, console: Any) -> None:
@@ -132,3 +141,34 @@ def test_the_lens_step_asks_for_the_chessboard_in_italian_and_the_board_it_links
     for bend in (0.0, 0.2):
         measured, problems = measure_lens(bend_frame(printed, bend) if bend else printed)
         assert problems == [] and measured == pytest.approx((bend, 0.0), abs=0.01)
+
+
+def test_the_check_before_a_game_says_where_the_glare_is_in_italian(own_server: Any, new_context: Any, console: Any) -> None:
+    """A camera picture with a burnt patch at its top left: "Check the table" lists the glare in the player's language,
+    where it lies included (the server's finding is English; the page words it from its code and params). The
+    simulated table draws no such glare, so the page is handed the finding ``firmware.preflight`` makes of that
+    picture, as ``GET /api/check`` sends it, and the table's clock and disk findings beside it."""
+    import json
+
+    import numpy as np
+
+    from companion.app.web import i18n
+    from firmware.preflight import check_clock, check_disk, check_light
+
+    console.allow("Failed to load resource: the server responded with a status of 401")
+    frame = np.full((480, 640, 3), 140, np.uint8)
+    frame[20:40, 20:40] = 255  # 0.13 % of the picture burnt white, at its top left
+    findings = check_light(frame) + check_clock(now=86_400.0) + check_disk(own_server.instance, usage=lambda p: (32_000_000_000, 0, 100_000_000))
+    assert [f.code for f in findings] == ["tray_glare", "clock_unset", "disk_full"]
+    server = own_server.start()
+    page = new_context(locale="it-IT")
+    page.route("**/api/check", lambda route: route.fulfill(status=200, content_type="application/json",
+                                                           body=json.dumps({"ready": False, "findings": [f.to_dict() for f in findings]})))
+    page.goto(server.url + "/setup")
+    unlock(page, opener="#setup-locked [data-pin-open]")
+    page.click("#setup-check-run")
+    items = page.locator("#setup-check-list li")
+    expect(items).to_have_count(3)
+    expect(items.nth(0)).to_have_text(i18n.translate("it", "check_tray_glare", where=i18n.translate("it", "check_where_top_left")))
+    expect(items.nth(1)).to_have_text(i18n.translate("it", "check_clock_unset", date="1970-01-02"))
+    expect(items.nth(2)).to_have_text(i18n.translate("it", "check_disk_full", free_mb=100, total_gb="32.0"))
