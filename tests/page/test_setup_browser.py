@@ -172,3 +172,43 @@ def test_the_check_before_a_game_says_where_the_glare_is_in_italian(own_server: 
     expect(items.nth(0)).to_have_text(i18n.translate("it", "check_tray_glare", where=i18n.translate("it", "check_where_top_left")))
     expect(items.nth(1)).to_have_text(i18n.translate("it", "check_clock_unset", date="1970-01-02"))
     expect(items.nth(2)).to_have_text(i18n.translate("it", "check_disk_full", free_mb=100, total_gb="32.0"))
+
+
+def test_a_region_kept_for_another_picture_is_drawn_again_not_sent_back_and_a_drag_past_the_edge_stops_there_in_danish(
+        own_server: Any, new_context: Any, console: Any) -> None:
+    """The camera now gives 640×480 and the region kept was drawn on 1280×960: "Keep this region" before drawing one
+    says to draw it first, in the player's language, where it sent the old region back and showed "something went
+    wrong" (the server refuses a region outside the picture); a drag run past the picture's corner keeps a region up
+    to that corner, inside the picture."""
+    import cv2
+
+    from companion.app.settings import Settings
+    from companion.app.web import i18n
+    from companion.core.settings import CONFIG_NAME, write_config
+    from tests.teach.tray_views import empty_tray
+
+    console.allow("Failed to load resource: the server responded with a status of 401")
+    instance = own_server.instance
+    write_config(instance, {"table.pin": PIN, "camera.width": 640, "camera.height": 480, "camera.empty_tray": "empty-tray.png",
+                            "camera.tray_region": [80, 60, 1120, 840], "reader.die_side_px": 64})
+    cv2.imwrite(str(instance / "empty-tray.png"), empty_tray())
+    server = own_server.start()
+    page = new_context(locale="da-DK")
+    page.goto(server.url + "/setup")
+    unlock(page, opener="#setup-locked [data-pin-open]")
+    expect(page.locator("#setup-hints")).to_contain_text(i18n.translate("da", "cam_hint_calibration", frame="640×480"))
+    page.click("#setup-region-save")
+    expect(page.locator("#toast")).to_have_text(i18n.translate("da", "cam_region_draw_first"))
+    assert Settings.load(instance / CONFIG_NAME)["camera.tray_region"] == [80, 60, 1120, 840]  # nothing sent, nothing stored
+
+    canvas = page.locator("#setup-canvas")
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    page.mouse.move(box["x"] + box["width"] * 0.25, box["y"] + box["height"] * 0.25)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] + 40, box["y"] + box["height"] + 40, steps=5)  # past the picture's corner
+    page.mouse.up()
+    page.click("#setup-region-save")
+    expect(page.locator("#toast")).to_have_text(i18n.translate("da", "cam_saved"))
+    x, y, w, h = Settings.load(instance / CONFIG_NAME)["camera.tray_region"]
+    assert (x + w, y + h) == (640, 480) and 150 <= x <= 170 and 110 <= y <= 130, (x, y, w, h)

@@ -136,7 +136,7 @@
 
   function showCheck(c) {
     frameSize = c.frame;
-    region = c.region && c.region.length === 4 ? c.region : null;
+    region = fitsThePicture(c.region) ? c.region : null; // one kept for another picture is drawn again, never sent back
     $("setup-measures").textContent = t("cam_brightness", { n: Math.round(c.brightness) }) + " · " + t("cam_sharpness", { n: Math.round(c.sharpness), min: Math.round(c.min_sharpness) })
       + (c.die_side_px ? " · " + t("cam_size_done", { n: c.die_side_px }) : "")
       + (c.lens_distortion || c.lens_distortion_k2 ? " · " + t("cam_lens_done", { k: bendText(c) }) : "");
@@ -159,10 +159,20 @@
     return c;
   }
 
+  /** Whether ``box`` ([x, y, w, h]) lies inside the camera's picture, as the server asks of a region. */
+  function fitsThePicture(box) {
+    return Array.isArray(box) && box.length === 4 && !!frameSize
+      && box[0] >= 0 && box[1] >= 0 && box[0] + box[2] <= frameSize[0] && box[1] + box[3] <= frameSize[1];
+  }
+
+  /** The camera's pixel under the pointer, kept inside the picture: a drag that runs past the picture's edge
+      draws the region to that edge. */
   function canvasPoint(event) {
     const rect = canvas.getBoundingClientRect();
     const s = frameSize ? frameSize[0] / rect.width : 1;
-    return [Math.round((event.clientX - rect.left) * s), Math.round((event.clientY - rect.top) * s)];
+    const x = Math.round((event.clientX - rect.left) * s), y = Math.round((event.clientY - rect.top) * s);
+    if (!frameSize) return [x, y];
+    return [Math.min(Math.max(x, 0), frameSize[0]), Math.min(Math.max(y, 0), frameSize[1])];
   }
 
   canvas.addEventListener("pointerdown", (event) => { drag = { from: canvasPoint(event), box: null }; canvas.setPointerCapture(event.pointerId); });
@@ -208,7 +218,11 @@
     showModel();
   }
 
-  $("setup-region-save").addEventListener("click", async () => { if (region) { const c = await request("POST", "/api/setup/region", { region }); if (c) { showCheck(c); toast(t("cam_saved")); } } });
+  $("setup-region-save").addEventListener("click", async () => {
+    if (!region) { toast(t("cam_region_draw_first")); return; }
+    const c = await request("POST", "/api/setup/region", { region });
+    if (c) { showCheck(c); toast(t("cam_saved")); }
+  });
   $("setup-region-whole").addEventListener("click", async () => { const c = await request("POST", "/api/setup/region", { region: [] }); if (c) { showCheck(c); toast(t("cam_saved")); } });
   $("setup-empty").addEventListener("click", async () => { const c = await request("POST", "/api/setup/empty-tray"); if (c) { showCheck(c); toast(t("cam_saved")); } });
   $("setup-size").addEventListener("click", async () => { const r = await request("POST", "/api/setup/die-size"); if (r) $("setup-size-out").textContent = t("cam_size_done", { n: r.die_side_px }); });
