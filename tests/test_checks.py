@@ -120,3 +120,22 @@ def test_every_finding_the_set_up_page_can_show_has_words_in_the_players_languag
         for key in keys:
             assert i18n.translate(lang, key, where="", detail="", brightness=1, burnt_percent=1, pin="", button="", free_mb=1, total_gb="1",
                                   date="", frame="") != key, (lang, key)
+
+
+def test_every_set_up_refusal_the_server_names_has_words_on_the_set_up_page():
+    """``SetupRefused``'s codes written in ``teach/setup.py`` (the others come from ``calibrate``'s problems, whose
+    codes the page lists too): each one the page words in the player's language (``setup.js``'s REFUSED), not
+    "something was refused"."""
+    import re
+
+    source = (ROOT / "companion" / "app" / "teach" / "setup.py").read_text()
+    codes = set()
+    for start in (m.end() for m in re.finditer(r"raise SetupRefused\(", source)):
+        call = source[start:source.find("\n\n", start)]  # the call and what follows it in its block
+        code = re.search(r',\s*"([a-z_]+)"\s*[,)]', call)
+        if code:
+            codes.add(code.group(1))
+    assert {"region_outside", "region_small", "no_die", "not_empty"} <= codes, codes
+    script = (ROOT / "companion" / "app" / "web" / "static" / "js" / "setup.js").read_text()
+    refused = script[script.index("const REFUSED = {"):script.index("};", script.index("const REFUSED = {"))]
+    assert codes <= set(re.findall(r"^\s+([a-z_]+): \(", refused, re.M))

@@ -97,7 +97,10 @@ def test_the_tray_region_and_the_die_size_are_stored(table):
     client, services, instance = table
     tapped = client.post("/api/setup/region", json={"region": [0, 0, 8, 8]}, headers=H)
     assert tapped.status_code == 422 and tapped.json["error"] == "region_small" and "16×16" in tapped.json["message"]
-    assert client.post("/api/setup/region", json={"region": [0, 0, 5000, 100]}, headers=H).status_code == 400
+    before = Settings.load(instance / CONFIG_NAME).get("camera.tray_region")
+    outside = client.post("/api/setup/region", json={"region": [0, 0, 5000, 100]}, headers=H)  # drawn on a bigger picture
+    assert outside.status_code == 422 and outside.json["error"] == "region_outside" and outside.json["params"] == {"frame": "1280×960"}
+    assert Settings.load(instance / CONFIG_NAME).get("camera.tray_region") == before  # nothing stored
     done = client.post("/api/setup/region", json={"region": [40, 30, 1200, 900]}, headers=H)
     assert done.status_code == 200 and done.json["region"] == [40, 30, 1200, 900]
     assert Settings.load(instance / CONFIG_NAME)["camera.tray_region"] == [40, 30, 1200, 900]

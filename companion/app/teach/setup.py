@@ -132,6 +132,7 @@ def _apply(services: Any, updates: dict[str, Any]) -> None:
 
 def set_region(services: Any, region: Any) -> dict[str, Any]:
     """Store the tray's region ``[x, y, width, height]`` in the frame's pixels; ``[]`` for the whole frame. A region
+    reaching outside the picture (one kept for another picture, sent back) is refused with ``region_outside``; one
     smaller than one die (``reader.die_side_px``, or 16 pixels before a die is measured) holds no dice, so every reading
     would find none: refused with ``region_small`` (the page draws a region by dragging; a tap makes a tiny one)."""
     from vision.images import MIN_SIDE
@@ -143,7 +144,8 @@ def set_region(services: Any, region: Any) -> dict[str, Any]:
         if not isinstance(region, list) or len(region) != 4 or not all(isinstance(v, int) and not isinstance(v, bool) for v in region):
             raise BadRequest("'region' is [x, y, width, height] in whole pixels of the camera's picture, or [] for the whole picture.")
         if calibration_misfit(frame.shape[:2], region) is not None:  # the reader's own rule
-            raise BadRequest(f"The tray's region must lie inside the camera's picture ({w}×{h}).")
+            raise SetupRefused(f"The tray's region must lie inside the camera's picture ({w}×{h}): draw it again on the picture.",
+                               "region_outside", frame=f"{w}×{h}")
         die = int(services.settings.get("reader.die_side_px", 0) or 0)
         if min(region[2], region[3]) < max(MIN_SIDE, die):  # a tap on the picture, not a box drawn round the tray
             raise SetupRefused(f"The tray's region ({region[2]}×{region[3]} pixels) is smaller than "

@@ -26,6 +26,7 @@
     bright: () => t("cam_hint_bright"),
     not_measured: () => t("cam_err_not_measured"),
     region_small: () => t("cam_err_region_small"),
+    region_outside: () => t("cam_err_region_outside"),
     no_board: () => t("cam_err_no_board"),
     board_small: () => t("cam_err_board_small"),
     board_not_flat: () => t("cam_err_board_not_flat"),
