@@ -43,9 +43,10 @@ def test_setup_page_previews_the_tray_and_keeps_one_shown_face_in_french(own_ser
     expect(page.locator("#setup-model")).to_contain_text("dice-faces-")
 
 
-def test_a_set_up_made_for_another_picture_is_said_on_the_set_up_page_in_german(own_server: Any, new_context: Any, console: Any) -> None:
-    """The camera switched to 640×480 after the empty tray and the region were kept at 1280×960: the page's hints
-    say so in the player's language, with the picture's size, and what to set again (every reading goes to the table)."""
+def _set_up_for_another_picture(own_server: Any, new_context: Any, console: Any, locale: str) -> tuple[Any, Any]:
+    """A table whose camera now gives 640×480, its empty tray and tray region kept at 1280×960 (and a die of 64
+    pixels): the set-up page opened in the browser's ``locale`` behind the PIN, its hints saying so in that language.
+    The page, the instance folder."""
     import cv2
 
     from companion.app.web import i18n
@@ -58,10 +59,19 @@ def test_a_set_up_made_for_another_picture_is_said_on_the_set_up_page_in_german(
                             "camera.tray_region": [80, 60, 1120, 840], "reader.die_side_px": 64})
     cv2.imwrite(str(instance / "empty-tray.png"), empty_tray())
     server = own_server.start()
-    page = new_context(locale="de-DE")
+    page = new_context(locale=locale)
     page.goto(server.url + "/setup")
     unlock(page, opener="#setup-locked [data-pin-open]")
-    expect(page.locator("#setup-hints")).to_contain_text(i18n.translate("de", "cam_hint_calibration", frame="640×480"))
+    expect(page.locator("#setup-hints")).to_contain_text(i18n.translate(locale[:2], "cam_hint_calibration", frame="640×480"))
+    return page, instance
+
+
+def test_a_set_up_made_for_another_picture_is_said_on_the_set_up_page_in_german(own_server: Any, new_context: Any, console: Any) -> None:
+    """The camera switched to 640×480 after the empty tray and the region were kept at 1280×960: the page's hints
+    say so in the player's language, with the picture's size, and what to set again (every reading goes to the table)."""
+    from companion.app.web import i18n
+
+    page, instance = _set_up_for_another_picture(own_server, new_context, console, "de-DE")
 
     # a tap on the picture, not a box drawn round the tray: a region smaller than the measured die is refused in German
     console.allow("Failed to load resource: the server responded with a status of 422")
@@ -180,23 +190,11 @@ def test_a_region_kept_for_another_picture_is_drawn_again_not_sent_back_and_a_dr
     says to draw it first, in the player's language, where it sent the old region back and showed "something went
     wrong" (the server refuses a region outside the picture); a drag run past the picture's corner keeps a region up
     to that corner, inside the picture."""
-    import cv2
-
     from companion.app.settings import Settings
     from companion.app.web import i18n
-    from companion.core.settings import CONFIG_NAME, write_config
-    from tests.teach.tray_views import empty_tray
+    from companion.core.settings import CONFIG_NAME
 
-    console.allow("Failed to load resource: the server responded with a status of 401")
-    instance = own_server.instance
-    write_config(instance, {"table.pin": PIN, "camera.width": 640, "camera.height": 480, "camera.empty_tray": "empty-tray.png",
-                            "camera.tray_region": [80, 60, 1120, 840], "reader.die_side_px": 64})
-    cv2.imwrite(str(instance / "empty-tray.png"), empty_tray())
-    server = own_server.start()
-    page = new_context(locale="da-DK")
-    page.goto(server.url + "/setup")
-    unlock(page, opener="#setup-locked [data-pin-open]")
-    expect(page.locator("#setup-hints")).to_contain_text(i18n.translate("da", "cam_hint_calibration", frame="640×480"))
+    page, instance = _set_up_for_another_picture(own_server, new_context, console, "da-DK")
     page.click("#setup-region-save")
     expect(page.locator("#toast")).to_have_text(i18n.translate("da", "cam_region_draw_first"))
     assert Settings.load(instance / CONFIG_NAME)["camera.tray_region"] == [80, 60, 1120, 840]  # nothing sent, nothing stored
