@@ -61,6 +61,11 @@ class Lens:
         straightened."""
         return 1.0 + self.k * r2 + self.k2 * r2 * r2
 
+    def _radial_growth(self, r2: np.ndarray | float) -> np.ndarray | float:
+        """How many times longer a short step along the line to the centre, at ``r²``, is straightened: the
+        derivative of ``r·_growth(r²)``."""
+        return 1.0 + 3.0 * self.k * r2 + 5.0 * self.k2 * r2 * r2
+
     def straightened(self, points: np.ndarray) -> np.ndarray:
         """``points`` (N×2, x y in the picture's pixels) where a lens without bend would show them (float32).
 
@@ -82,7 +87,7 @@ class Lens:
         (1.0, 2.1875)
         """
         r2 = ((x - self.centre[0]) ** 2 + (y - self.centre[1]) ** 2) / (self.radius * self.radius)
-        return (1.0 + 3.0 * self.k * r2 + 5.0 * self.k2 * r2 * r2) * self._growth(r2)
+        return self._radial_growth(r2) * self._growth(r2)
 
     def bent(self, points: np.ndarray) -> np.ndarray:
         """The inverse of ``straightened``: where the lens shows points that lie at ``points`` without bend (float64).
@@ -97,7 +102,7 @@ class Lens:
         seen = straight.copy()
         for _ in range(40):  # r·(1 + k·r² + k2·r⁴) = straight, by Newton's steps from r = straight (monotone for k, k2 >= 0)
             r2 = seen * seen
-            seen -= (seen * self._growth(r2) - straight) / (1 + 3 * self.k * r2 + 5 * self.k2 * r2 * r2)
+            seen -= (seen * self._growth(r2) - straight) / self._radial_growth(r2)
         share = np.divide(seen, straight, out=np.ones_like(seen), where=straight > 0)
         return self.centre + d * share[:, None]
 
