@@ -196,9 +196,7 @@ def measure_lens(services: Any) -> dict[str, Any]:
     bend, problems = measure(frame)
     if bend is None:
         raise SetupRefused(problems[0].message, problems[0].code)
-    k, k2 = bend
-    _apply(services, {"camera.lens_distortion": k, "camera.lens_distortion_k2": k2})
-    return {"lens_distortion": k, "lens_distortion_k2": k2, "measure_die_again": bool(services.settings.get("reader.die_side_px", 0))}
+    return _store_lens(services, *bend)
 
 
 def forget_lens(services: Any) -> dict[str, Any]:
@@ -206,8 +204,14 @@ def forget_lens(services: Any) -> dict[str, Any]:
     flat): ``camera.lens_distortion`` and ``camera.lens_distortion_k2`` back to 0."""
     refuse_during_a_game(services)
     _loop(services)
-    _apply(services, {"camera.lens_distortion": 0.0, "camera.lens_distortion_k2": 0.0})
-    return {"lens_distortion": 0.0, "lens_distortion_k2": 0.0, "measure_die_again": bool(services.settings.get("reader.die_side_px", 0))}
+    return _store_lens(services, 0.0, 0.0)
+
+
+def _store_lens(services: Any, k: float, k2: float) -> dict[str, Any]:
+    """The lens's bend stored (the running reader takes it), and the page's answer: ``measure_die_again`` where a die
+    size is kept, measured through the old bend."""
+    _apply(services, {"camera.lens_distortion": k, "camera.lens_distortion_k2": k2})
+    return {"lens_distortion": k, "lens_distortion_k2": k2, "measure_die_again": bool(services.settings.get("reader.die_side_px", 0))}
 
 
 def _one_die(services: Any, frame: np.ndarray, top: int | None) -> Any:
