@@ -70,14 +70,24 @@ def _message(exc: BaseException) -> str:
     return str(getattr(exc, "message", "") or exc)
 
 
+def camera_failure_code(exc: BaseException, when: str) -> str:
+    """What a camera's error ``when`` it was opened ("open") or asked for a frame says: ``camera_busy`` (another
+    program holds it), ``no_camera`` (it did not open) or ``camera_silent`` (it opened, no picture); the same codes for
+    the check before a game and ``/api/health``."""
+    low = _message(exc).lower()
+    if getattr(exc, "code", "") == "camera_busy" or "busy" in low or "in use" in low:
+        return "camera_busy"
+    return "no_camera" if when == "open" else "camera_silent"
+
+
 def _camera_failed(exc: BaseException, when: str) -> Finding:
     text = _message(exc)
-    low = text.lower()
-    if getattr(exc, "code", "") == "camera_busy" or "busy" in low or "in use" in low:
+    code = camera_failure_code(exc, when)
+    if code == "camera_busy":
         return Finding("camera_busy", "camera", f"The camera is busy: another program holds it ({text}).",
                        "Stop the other program (the companion's service: sudo systemctl stop elephants-bluff; or rpicam-hello), then check again.",
                        {"detail": text})
-    if when == "open":
+    if code == "no_camera":
         return Finding("no_camera", "camera", f"No camera answers ({text}).",
                        "Power the Pi off, check that the camera's ribbon cable sits straight and fully in both sockets (contacts facing the right way), "
                        "and that `rpicam-hello --list-cameras` lists it.", {"detail": text})

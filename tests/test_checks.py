@@ -99,23 +99,32 @@ def test_the_command_says_a_wide_pi_camera_s_bend_is_not_measured_until_it_is(tm
 ASKED_AT_THE_PI = {"button_silent", "button_wrong_pin"}
 
 
-def test_every_finding_the_set_up_page_can_show_has_words_in_the_players_languages():
-    """The set-up page words each finding of ``GET /api/check`` from its code and params (``setup.js``'s FINDINGS);
-    a code it had no words for would be shown in English. Every code ``firmware.preflight`` and ``checks`` make, and
-    every key those words use, in all nine catalogs."""
+def test_every_finding_and_health_problem_a_page_can_show_has_words_in_the_players_languages():
+    """The pages word each finding of ``GET /api/check`` and each of health's ``problem_details`` from its code and
+    params (``common.js``'s FINDINGS); a code they had no words for would be shown in English. Every code
+    ``firmware.preflight``, ``checks`` and ``services`` make, each reader part that is not a check, and every key
+    those words use, in all nine catalogs."""
     import re
 
+    from companion.app.services import READER_PARTS
     from companion.app.web import i18n
 
     made = set()
     for source in (ROOT / "firmware" / "preflight.py", ROOT / "companion" / "app" / "checks.py"):
         made |= set(re.findall(r'Finding\("([a-z_]+)"', source.read_text()))
-    script = (ROOT / "companion" / "app" / "web" / "static" / "js" / "setup.js").read_text()
-    words = script[script.index("const FINDINGS = {"):script.index("function findingText")]
+    for source in (ROOT / "companion" / "app" / "services.py", ROOT / "companion" / "app" / "teach" / "service.py"):
+        made |= set(re.findall(r'\bproblem\("([a-z_]+)", "', source.read_text()))
+    assert {"no_buttons", "photos_unsaved", "no_reading", "camera_silent", "calibration", "reader"} <= made, made
+    script = (ROOT / "companion" / "app" / "web" / "static" / "js" / "common.js").read_text()
+    words = script[script.index("const FINDINGS = {"):script.index("const AWAY = {")]
     worded = set(re.findall(r"^\s+([a-z_]+): \(", words, re.M))
     assert made - ASKED_AT_THE_PI == worded, (made, worded)
-    keys = set(re.findall(r't\("((?:check|cam)_[a-z_]+)"', script[script.index("const WHERE = {"):script.index("function findingText")]))
-    assert len(keys) >= 20
+    parts = script[script.index("const READER_PARTS = {"):script.index("const FINDINGS = {")]
+    worded_parts = set(re.findall(r"^\s+([a-z_]+): \(", parts, re.M))
+    assert worded_parts == {"model", "taught_model", "empty_tray", "region"}  # the rest are checks: check_reader_check
+    assert worded_parts - {"model", "taught_model"} <= set(READER_PARTS)
+    keys = set(re.findall(r't\("((?:check|cam|health)_[a-z_]+)"', script[script.index("const WHERE = {"):script.index("function findingText")]))
+    assert len(keys) >= 28
     for lang in ("en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"):
         for key in keys:
             assert i18n.translate(lang, key, where="", detail="", brightness=1, burnt_percent=1, pin="", button="", free_mb=1, total_gb="1",

@@ -54,12 +54,11 @@ def lens_findings(frames: Any, reader: Any) -> list[Finding]:
 def reader_findings(services: Any) -> list[Finding]:
     """The reader's problems (``services.reader_problems``: a model or cue it cannot use, the empty tray's photo) as
     findings; each sentence already says what to do."""
-    from companion.app.services import reader_problems_by_part
+    from companion.app.services import reader_problems
 
     if not isinstance(services.dice_source, CaptureLoop):
         return []
-    return [Finding("reader", "reader", problem, "", {"reader_part": part, "detail": problem})
-            for part, problem in reader_problems_by_part(services.dice_source.reader)]
+    return reader_problems(services.dice_source.reader)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

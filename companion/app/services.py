@@ -17,6 +17,7 @@ from companion.app.referee import Referee
 from companion.app.settings import Settings
 from companion.app.store import GameStore
 from companion.core.reading import UNCERTAIN, Reading
+from firmware.preflight import Finding, camera_failure_code
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ class Services:
     table: Any = None  # firmware TableController (buttons and lights), None without GPIO
     gpio_name: str = "none"
     model_id: str = "none"
-    problems: list[str] = field(default_factory=list)  # start-up problems shown by /api/health
+    problems: list[Finding] = field(default_factory=list)  # start-up problems shown by /api/health (``problem``)
     owner_dataset: Any = None  # teach.dataset.Collector: the crops of every Bluff the table agreed
 
     def close(self) -> None:
@@ -55,7 +56,7 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_s
     instance.mkdir(parents=True, exist_ok=True)
     store = GameStore(instance / settings["storage.database"])
     frames_dir = instance / settings["storage.frames_dir"]
-    problems: list[str] = []
+    problems: list[Finding] = []
     model_id = "none"
     if dice_source is None:
         dice_source, model_id = _build_camera(settings, simulate, problems)
@@ -88,7 +89,7 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_s
     )
 
 
-def _build_camera(settings: Settings, simulate: bool, problems: list[str]) -> tuple[DiceSource, str]:
+def _build_camera(settings: Settings, simulate: bool, problems: list[Finding]) -> tuple[DiceSource, str]:
     """Frame source → reader → capture loop (light, wait for still dice, read).
 
     A missing camera or model does not stop the companion: it is reported by
@@ -107,7 +108,7 @@ def _build_camera(settings: Settings, simulate: bool, problems: list[str]) -> tu
         frames.open()
     except HardwareError as exc:
         log.error("camera: %s", exc.message)
-        problems.append(exc.message)
+        problems.append(problem(camera_failure_code(exc, "open"), "camera", exc.message))
     try:
         reader: Any = load_reader(settings)
         model_id = reader.model_id
@@ -118,25 +119,34 @@ def _build_camera(settings: Settings, simulate: bool, problems: list[str]) -> tu
     return CaptureLoop.from_settings(settings, frames, reader, wait_for_still=not simulate), model_id
 
 
-def reader_problems(reader: Any) -> list[str]:
-    """What the reader does without, in words for ``/api/health`` and ``check``: its model file that cannot be loaded
-    (every reading then uncertain), a taught model that cannot (the shipped one reads), a cue or the second opinion
-    missing or made for another model, the calibrated empty tray's photo missing or unreadable, a tray region
-    narrower than the measured die."""
-    return [problem for _, problem in reader_problems_by_part(reader)]
+def problem(code: str, part: str, message: str, **params: Any) -> Finding:
+    """One thing ``/api/health`` says is wrong: its English ``message``, and for a page in the player's language its
+    ``code`` and the names and numbers in it (``params``; ``detail``, the message itself, for the parts a page shows
+    as the server says them: a camera's or a file's own error)."""
+    return Finding(code, part, message, "", {"detail": message, **params})
 
 
-#: The reader's parts whose problems ``reader_problems_by_part`` names, by the attribute that holds each one's.
+def reader_problems(reader: Any) -> list[Finding]:
+    """What the reader does without, for ``/api/health`` and ``check`` (code ``reader``, its part in ``reader_part``):
+    its model files that cannot be loaded (every reading then uncertain), a taught model that cannot (the shipped one
+    reads), a cue or the second opinion missing or made for another model, the calibrated empty tray's photo missing
+    or unreadable, a tray region narrower than the measured die."""
+    return [problem("reader", "reader", text, reader_part=part) for part, text in reader_problems_by_part(reader)]
+
+
+#: The reader's parts whose problems ``reader_problems_by_part`` names, by the attribute that holds each one's (and
+#: ``model``, its model files, and ``taught_model``, the instance's taught face model, which its classifier holds).
 READER_PARTS = {"leaning_cue": "leaning_problem", "number_cue": "number_problem", "second_opinion": "second_opinion_problem",
                 "empty_tray": "empty_tray_problem", "region": "region_problem"}
 
 
 def reader_problems_by_part(reader: Any) -> list[tuple[str, str]]:
-    """``reader_problems``, each with the part it is about: ``model`` (the face model), or one of ``READER_PARTS``, so
-    that a page can say which in the player's language."""
+    """What the reader does without, each with the part it is about: ``model`` (a model file it cannot load, so it
+    reads nothing), ``taught_model`` (the taught face model it cannot load, so the shipped one reads), or one of
+    ``READER_PARTS``, so that a page can say which in the player's language."""
     if isinstance(reader, _NoModel):
         return [("model", reader.why)]
-    found = [("model", getattr(getattr(reader, "classifier", None), "load_problem", None))]
+    found = [("taught_model", getattr(getattr(reader, "classifier", None), "load_problem", None))]
     found += [(part, getattr(reader, name, None)) for part, name in READER_PARTS.items()]
     return [(part, problem) for part, problem in found if problem]
 
@@ -155,6 +165,26 @@ def calibration_problem(reader: Any, frame_size: tuple[int, ...] | None) -> str 
     return (f"The camera's picture is {'×'.join(map(str, misfit['frame']))}, not the one its set-up was made for ({made}), "
             "so every reading goes to the table: set the tray's region and the empty tray again (the set-up page, or "
             "elephants-bluff calibrate).")
+
+
+def current_problems(services: Services) -> list[Finding]:
+    """Everything ``/api/health`` says is wrong now, each with its code: the start-up's problems (the camera, the
+    buttons, the reader), the camera's own health, the last capture's and the photos folder's problems (the referee
+    keeps them until a reading or a save works again), and a set-up made for another picture."""
+    found = list(services.problems)
+    camera_status = services.dice_source.health()
+    if camera_status != "ok" and all(p.problem != camera_status for p in found):  # not the start-up's camera again
+        found.append(problem("camera_silent", "camera", camera_status))
+    said = services.referee.problems
+    if said.get("camera") and said["camera"] != camera_status:
+        found.append(problem("no_reading", "camera", said["camera"]))
+    if said.get("frames"):
+        found.append(problem("photos_unsaved", "photos", said["frames"]))
+    frame_size = getattr(services.dice_source, "frame_size", None)
+    stale = calibration_problem(getattr(services.dice_source, "reader", None), frame_size)
+    if stale:  # the camera still works: its readings go to the table until it is set up again
+        found.append(problem("calibration", "camera", stale, frame=f"{frame_size[1]}×{frame_size[0]}"))
+    return found
 
 
 def lens_problem(frame_source: Any, reader: Any) -> str | None:
@@ -192,7 +222,7 @@ def _close_quietly(part: Any) -> None:
             log.exception("closing %r failed", part)
 
 
-def _build_table(settings: Settings, referee: Referee, capture: Any, simulate: bool, problems: list[str]) -> Any:
+def _build_table(settings: Settings, referee: Referee, capture: Any, simulate: bool, problems: list[Finding]) -> Any:
     """The buttons and lights; a bad pin map stops start-up, missing GPIO hardware does not."""
     from firmware.pins import check_pin_map
     from firmware.table import build_table
@@ -202,5 +232,5 @@ def _build_table(settings: Settings, referee: Referee, capture: Any, simulate: b
         return build_table(settings, referee, simulate=simulate, capture=capture)
     except HardwareError as exc:
         log.error("no table buttons: %s", exc.message)
-        problems.append(exc.message)
+        problems.append(problem("no_buttons", "buttons", exc.message))
         return None

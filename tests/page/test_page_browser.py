@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -596,9 +595,34 @@ def test_the_lid_checks_warning_is_shown_on_the_score_screen(server: Server, new
     shot(page, "16-lid-warning")
 
 
+def test_the_table_says_what_the_companion_does_without_in_french_from_a_real_server(own_server: Any, new_context: Any) -> None:
+    """A real server whose config names an empty tray's photo that is not there and whose list of taught models is
+    damaged: the table's banner words both in the player's language from health's ``problem_details`` (pointing to
+    the camera set-up page, not "below"), never the server's English."""
+    from companion.app.web import i18n
+    from companion.core.settings import write_config
+
+    write_config(own_server.instance, {"table.pin": PIN, "camera.empty_tray": "empty-tray.png"})
+    (own_server.instance / "models").mkdir()
+    (own_server.instance / "models" / "registry.json").write_text("{not json")
+    server = own_server.start()
+    health = server.api("GET", "/api/health").json()
+    parts = [(d["code"], d["params"].get("reader_part")) for d in health["problem_details"]]
+    assert sorted(parts) == [("reader", "empty_tray"), ("reader", "taught_model")], health
+    page = new_context(locale="fr-FR")
+    page.goto(server.url + "/")
+    expect(page.locator("#health")).to_be_visible()
+    banner = page.locator("#health-problems")
+    expect(banner).to_contain_text(i18n.translate("fr", "health_reader_empty_tray"))
+    expect(banner).to_contain_text(i18n.translate("fr", "check_reader_taught_model", detail="")[:60])
+    expect(banner).not_to_contain_text("so the reader does not compare the tray")
+    expect(banner).not_to_contain_text("ci-dessous")
+    expect(page.locator("#health")).to_contain_text(i18n.translate("fr", "health_problem"))
+
+
 def test_a_degraded_companion_says_so_on_the_table(server: Server, new_context: Any) -> None:
-    """When /api/health reports a problem (a camera or buttons that failed at start), the table says so.
-    The simulated table has none, so a degraded health answer is served to the browser."""
+    """When /api/health reports a problem the page has no words for (a code newer than the page), the table says so
+    in the server's words. The simulated table has none, so a degraded health answer is served to the browser."""
     health = server.api("GET", "/api/health").json()
     assert health["status"] == "ok"
     page = new_context()
@@ -606,7 +630,9 @@ def test_a_degraded_companion_says_so_on_the_table(server: Server, new_context: 
     expect(page.locator("#loading")).to_be_hidden()
     expect(page.locator("#health")).to_be_hidden()
     problem = "The camera could not be opened: type the dice in."
-    page.route(re.compile(r".*/api/health$"), lambda route: route.fulfill(json={**health, "status": "degraded", "problems": [problem]}))
+    page.route(re.compile(r".*/api/health$"), lambda route: route.fulfill(json={
+        **health, "status": "degraded", "problems": [problem],
+        "problem_details": [{"code": "newer_than_the_page", "part": "camera", "problem": problem, "fix": "", "params": {}, "sentence": problem}]}))
     page.reload()
     expect(page.locator("#health")).to_be_visible()
     expect(page.locator("#health-problems")).to_have_text(problem)

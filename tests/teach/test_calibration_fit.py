@@ -99,6 +99,7 @@ def test_a_bluff_read_through_a_set_up_for_another_picture_goes_to_the_table_wit
     health = client.get("/api/health").get_json()  # from now on, before the next Bluff too
     said = [p for p in health["problems"] if "not the one its set-up was made for" in p]
     assert health["status"] == "degraded" and len(said) == 1 and "640×480" in said[0]
+    assert [(d["code"], d["params"]["frame"]) for d in health["problem_details"]] == [("calibration", "640×480")]
     assert client.get("/api/table").get_json()["camera_works"] is True  # the camera still reads: no typing the dice
 
 
@@ -146,6 +147,7 @@ def test_a_tray_region_narrower_than_the_die_is_said_by_health_check_and_the_set
             "The tray's region (40×40 pixels) is narrower than one die (64 pixels), so no die is ever found in it: draw "
             "it round the whole tray (the set-up page, or elephants-bluff calibrate)."]
         assert [f.sentence for f in full_findings(services) if f.part == "reader"] == said
+        assert [(d["code"], d["params"]["reader_part"]) for d in health["problem_details"]] == [("reader", "region")]
         hints = client.get("/api/setup/check", headers=H).get_json()["hints"]
         assert [h for h in hints if h["code"] == "region_small"] == [{"code": "region_small", "message": said[0]}]
         assert client.post("/api/setup/region", json={"region": [80, 60, 1120, 840]}, headers=H).status_code == 200

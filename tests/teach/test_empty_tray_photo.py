@@ -47,6 +47,7 @@ def test_health_and_check_say_the_reader_goes_without_the_empty_tray_and_how_to_
     assert ("cannot be read" if photo == "damaged" else "is missing") in said[0] and "calibrate the camera on the empty tray again" in said[0]
     findings = [f for f in full_findings(services) if f.part == "reader"]
     assert [f.sentence for f in findings] == said
+    assert [(d["code"], d["params"]["reader_part"]) for d in health["problem_details"]] == [("reader", "empty_tray")]
 
 
 def test_the_companion_still_reads_a_bluff_without_it(table):

@@ -157,6 +157,12 @@ def test_a_taught_model_that_fails_to_load_gives_the_shipped_model_and_health_sa
         health = app.test_client().get("/api/health").json
         assert health["model"] == shipped_model_id() and health["status"] == "degraded"
         assert any(result["candidate"] in p and "shipped model reads" in p for p in health["problems"])
+        # the page says the shipped model reads, not that every reading goes to the table (a model it cannot load)
+        assert [(d["code"], d["params"]["reader_part"]) for d in health["problem_details"]] == [("reader", "taught_model")]
+        # rolled back to the shipped model: the running reader switches and health no longer says it
+        assert app.test_client().post("/api/model/rollback", headers=H).status_code == 200
+        health = app.test_client().get("/api/health").json
+        assert health["status"] == "ok" and health["problem_details"] == [], health
     finally:
         app.extensions["elephants_bluff"].close()
 

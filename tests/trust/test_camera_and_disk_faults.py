@@ -77,6 +77,7 @@ def test_a_camera_fault_sends_the_bluff_to_confirm_and_health_says_why(flaky, mo
     assert words in body["challenge"]["problem"] and body["challenge"]["reading"] is None
     health = client.get("/api/health").get_json()
     assert health["status"] == "degraded" and any(words in p for p in health["problems"])
+    assert [d["code"] for d in health["problem_details"]] == ["no_reading"] and words in health["problem_details"][0]["params"]["detail"]
     # The table types the dice; the game goes on and the log is the fold of every step.
     confirmed = client.post(f"/api/games/{gid}/confirm", json={"dice": [2, 3, 4]}, headers=PIN_HEADERS)
     assert confirmed.status_code == 200 and confirmed.get_json()["phase"] == "claim"
@@ -115,6 +116,9 @@ def test_a_frames_folder_that_cannot_be_created_loses_only_the_photo(tmp_path):
         health = client.get("/api/health").get_json()
         assert health["status"] == "degraded" and any("cannot be saved" in p and "blocker" in p for p in health["problems"])
         assert not any(str(instance) in p for p in health["problems"]), "health showed an absolute path"
+        unsaved = [d for d in health["problem_details"] if d["code"] == "photos_unsaved"]  # the page's words: code and detail
+        assert len(unsaved) == 1 and unsaved[0]["part"] == "photos" and "blocker" in unsaved[0]["params"]["detail"]
+        assert str(instance) not in str(health["problem_details"]), "health's details showed an absolute path"
         missing = client.get(f"/api/challenges/{challenge['id']}/image")
         assert missing.status_code == 404 and "no saved photo" in missing.get_json()["message"]
         assert client.post(f"/api/games/{gid}/claim", json={"amount": 4}, headers=PIN_HEADERS).status_code == 200

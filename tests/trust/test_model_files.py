@@ -45,6 +45,7 @@ def test_a_bad_model_file_leaves_the_companion_up_and_every_bluff_to_the_table(t
         client = app.test_client()
         health = client.get("/api/health").get_json()
         assert any(words in p for p in health["problems"]), health
+        assert [(d["code"], d["params"]["reader_part"]) for d in health["problem_details"]] == [("reader", "model")]
         gid = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS).get_json()["id"]
         assert client.post(f"/api/games/{gid}/claim", json={"amount": 9}, headers=PIN_HEADERS).status_code == 200
         body = client.post(f"/api/games/{gid}/bluff", json={}, headers=PIN_HEADERS).get_json()

@@ -296,9 +296,11 @@ def switch_reader(services: Any) -> dict[str, Any]:
         reader.classifier = loaded.classifier
         reader.model_id = loaded.classifier.model_id
         services.model_id = loaded.classifier.model_id
-    services.problems[:] = [p for p in services.problems if not p.startswith("The taught model") and not p.startswith("The list of taught models")]
+    from companion.app.services import problem
+
+    services.problems[:] = [p for p in services.problems if p.params.get("reader_part") != "taught_model"]
     if loaded.problem:
-        services.problems.append(loaded.problem)
+        services.problems.append(problem("reader", "reader", loaded.problem, reader_part="taught_model"))
     return {"model": services.model_id, "problem": loaded.problem}
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request, send_file
 
 from companion import __version__
 from companion.app.checks import full_findings, quick_findings
-from companion.app.services import calibration_problem
+from companion.app.services import current_problems
 from companion.core.errors import BadRequest, NotFound
 from companion.app.web.bodies import parse_json_object
 from companion.app.web.openapi import openapi_spec
@@ -40,26 +41,31 @@ def _with_urls(challenge: dict[str, Any]) -> dict[str, Any]:
 @bp.get("/health")
 def health():  # noqa: ANN201
     s = services()
-    camera_status = s.dice_source.health()
-    problems = list(s.problems) + ([camera_status] if camera_status != "ok" else []) + [p for p in s.referee.problems.values() if p != camera_status]
-    stale = calibration_problem(getattr(s.dice_source, "reader", None), getattr(s.dice_source, "frame_size", None))
-    problems += [stale] if stale else []  # the camera still works: its readings go to the table until it is set up again
     inside = str(s.instance).rstrip("/") + "/"  # anyone may read health: name files within the instance folder only
-    problems = [p.replace(inside, "") for p in problems]
+    problems = [_within_instance(p, inside) for p in current_problems(s)]
     return jsonify(
         {
             "status": "ok" if not problems else "degraded",
             "version": __version__,
             "camera": s.dice_source.name,
-            "camera_status": camera_status,
+            "camera_status": _within_instance(s.dice_source.health(), inside),
             "gpio": s.gpio_name,
             "model": s.model_id,
             "simulate": s.simulate,
-            "problems": problems,
+            "problems": [p.sentence for p in problems],
+            "problem_details": [p.to_dict() for p in problems],
             "viewers": s.referee.viewer_count,
             "checks": [f.to_dict() for f in quick_findings(s)],
         }
     )
+
+
+def _within_instance(said: Any, inside: str) -> Any:
+    """``said`` (a sentence, or a problem and its params) naming files within the instance folder only."""
+    if isinstance(said, str):
+        return said.replace(inside, "")
+    return replace(said, problem=_within_instance(said.problem, inside),
+                   params={k: _within_instance(v, inside) for k, v in said.params.items()})
 
 
 @bp.get("/check")

@@ -102,7 +102,7 @@ def openapi_spec() -> dict[str, Any]:
         "openapi": "3.0.3",
         "info": {"title": "Elephants Bluff companion", "version": __version__, "description": "The referee of a real Elephants Bluff table. Control routes need the table PIN (X-Table-Pin header or the session cookie)."},
         "paths": {
-            "/api/health": {"get": _op("Health of the companion, its camera, GPIO and model; `checks`: what is wrong with the buttons, lid, disk or clock", None)},
+            "/api/health": {"get": _op("Health of the companion, its camera, GPIO and model; `problems` and, each with its code and params, `problem_details`; `checks`: what is wrong with the buttons, lid, disk or clock", None)},
             "/api/check": {"get": _op("Every check before a game, the camera too: findings in words, each with what to do, its code and params (the numbers and names in its sentence, for a page in the player's language; docs/API-EXTENSIONS.md)", None, control=True)},
             "/api/openapi.json": {"get": _op("This document", None)},
             "/api/session": {

@@ -227,11 +227,66 @@ const EB = (() => {
     if (bar) document.documentElement.style.setProperty("--topbar", bar.getBoundingClientRect().height + "px");
   }
 
+  /* --- what is wrong with the table, in the page's language --- */
+
+  /** Where on the picture a glare lies, by the check's thirds of it (the server's ``vertical`` and ``horizontal``). */
+  const WHERE = {
+    top_left: () => t("check_where_top_left"), top_centre: () => t("check_where_top_centre"), top_right: () => t("check_where_top_right"),
+    middle_left: () => t("check_where_middle_left"), middle_centre: () => t("check_where_middle_centre"), middle_right: () => t("check_where_middle_right"),
+    bottom_left: () => t("check_where_bottom_left"), bottom_centre: () => t("check_where_bottom_centre"), bottom_right: () => t("check_where_bottom_right"),
+  };
+
+  /** The table's buttons by their input's name, as a finding about one names it. */
+  const INPUTS = { believe: () => t("check_input_believe"), bluff: () => t("check_input_bluff"), confirm: () => t("check_input_confirm") };
+
+  /** The reader's parts a problem is about (the server's ``reader_part``). */
+  const READER_PARTS = {
+    region: () => t("cam_err_region_small"),
+    empty_tray: () => t("check_reader_empty_tray"),
+    model: (p) => t("check_reader_model", p),
+    taught_model: (p) => t("check_reader_taught_model", p),
+  };
+
+  /** What the check before a game (``findings``) or /api/health (``problem_details``) says is wrong, by its code and
+      params: the server's sentence is English; one the page has no words for is shown as the server says it. */
+  const FINDINGS = {
+    camera_busy: (p) => t("check_camera_busy", p),
+    no_camera: (p) => t("check_no_camera", p),
+    camera_silent: (p) => t("check_camera_silent", p),
+    no_reading: (p) => t("health_no_reading", p),
+    no_buttons: (p) => t("health_no_buttons", p),
+    photos_unsaved: (p) => t("health_photos_unsaved", p),
+    bad_frame: (p) => t("check_bad_frame", p),
+    tray_dark: (p) => t("check_tray_dark", p),
+    tray_bright: (p) => t("check_tray_bright", p),
+    tray_glare: (p) => WHERE[p.vertical + "_" + p.horizontal] && t("check_tray_glare", { where: WHERE[p.vertical + "_" + p.horizontal]() }),
+    calibration: (p) => p.frame && t("cam_hint_calibration", { frame: p.frame }),
+    lens: () => t("cam_hint_lens"),
+    lid_off: (p) => t("check_lid_off", p),
+    button_stuck: (p) => INPUTS[p.input] && t("check_button_stuck", { button: INPUTS[p.input](), pin: p.pin }),
+    disk_full: (p) => t("check_disk_full", p),
+    clock_unset: (p) => t("check_clock_unset", p),
+    reader: (p) => READER_PARTS[p.reader_part] ? READER_PARTS[p.reader_part](p) : p.reader_part && t("check_reader_check", p),
+  };
+
+  /** The same said on another page than the set-up page, where that page's words would point "below". */
+  const AWAY = {
+    calibration: (p) => p.frame && t("health_calibration", { frame: p.frame }),
+    reader: (p) => p.reader_part === "empty_tray" ? t("health_reader_empty_tray") : p.reader_part === "region" ? t("health_region_small") : null,
+  };
+
+  /** One thing wrong, in the page's language where the page has words for it; ``away``: said off the set-up page. */
+  function findingText(f, away) {
+    const p = f.params || {};
+    const said = (away === true && AWAY[f.code] && AWAY[f.code](p)) || (FINDINGS[f.code] ? FINDINGS[f.code](p) : null);
+    return said || f.sentence;
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     setupPin(); setupLanguage(); measureTopbar();
     window.addEventListener("resize", measureTopbar);
     if (window.ResizeObserver) new ResizeObserver(measureTopbar).observe(document.querySelector(".topbar"));
   });
 
-  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName };
+  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText };
 })();

@@ -4,7 +4,7 @@
 "use strict";
 
 (() => {
-  const { t, tn, el, api, ApiError, errorText, toast } = EB;
+  const { t, tn, el, api, ApiError, errorText, toast, findingText } = EB;
   const $ = (id) => document.getElementById(id);
   const canvas = $("setup-canvas");
   const ctx = canvas.getContext("2d");
@@ -40,43 +40,6 @@
     region_small: () => t("cam_err_region_small"),
     lens: () => t("cam_hint_lens"),
   };
-
-  /** Where on the picture a glare lies, by the check's thirds of it (the server's ``vertical`` and ``horizontal``). */
-  const WHERE = {
-    top_left: () => t("check_where_top_left"), top_centre: () => t("check_where_top_centre"), top_right: () => t("check_where_top_right"),
-    middle_left: () => t("check_where_middle_left"), middle_centre: () => t("check_where_middle_centre"), middle_right: () => t("check_where_middle_right"),
-    bottom_left: () => t("check_where_bottom_left"), bottom_centre: () => t("check_where_bottom_centre"), bottom_right: () => t("check_where_bottom_right"),
-  };
-
-  /** The table's buttons by their input's name, as a finding about one names it. */
-  const INPUTS = { believe: () => t("check_input_believe"), bluff: () => t("check_input_bluff"), confirm: () => t("check_input_confirm") };
-
-  /** What the check before a game found, in the page's language, by the finding's code and its params (the server's
-      sentence is English; a finding the page has no words for is shown as the server says it). */
-  const FINDINGS = {
-    camera_busy: (p) => t("check_camera_busy", p),
-    no_camera: (p) => t("check_no_camera", p),
-    camera_silent: (p) => t("check_camera_silent", p),
-    bad_frame: (p) => t("check_bad_frame", p),
-    tray_dark: (p) => t("check_tray_dark", p),
-    tray_bright: (p) => t("check_tray_bright", p),
-    tray_glare: (p) => WHERE[p.vertical + "_" + p.horizontal] && t("check_tray_glare", { where: WHERE[p.vertical + "_" + p.horizontal]() }),
-    calibration: (p) => p.frame && t("cam_hint_calibration", { frame: p.frame }),
-    lens: () => t("cam_hint_lens"),
-    lid_off: (p) => t("check_lid_off", p),
-    button_stuck: (p) => INPUTS[p.input] && t("check_button_stuck", { button: INPUTS[p.input](), pin: p.pin }),
-    disk_full: (p) => t("check_disk_full", p),
-    clock_unset: (p) => t("check_clock_unset", p),
-    reader: (p) => p.reader_part === "region" ? t("cam_err_region_small")
-      : p.reader_part === "empty_tray" ? t("check_reader_empty_tray")
-        : p.reader_part === "model" ? t("check_reader_model", p) : p.reader_part && t("check_reader_check", p),
-  };
-
-  /** One finding of the check before a game, in the page's language where the page has words for it. */
-  function findingText(f) {
-    const said = FINDINGS[f.code] ? FINDINGS[f.code](f.params || {}) : null;
-    return said || f.sentence;
-  }
 
   function problemText(e) {
     if (e instanceof ApiError && e.status === 422 && REFUSED[e.code]) return REFUSED[e.code]();

@@ -510,12 +510,13 @@
     showBoard(state);
   }
 
-  /** A camera or buttons that failed at start-up: say so, with the companion's own words. */
+  /** A camera, buttons or reader part that failed: say so, in the page's language where it has words for it. */
   async function checkHealth() {
     try {
       const health = await api("GET", "/api/health");
       $("health").hidden = health.status === "ok";
-      $("health-problems").textContent = (health.problems || []).join(" ");
+      const details = health.problem_details || (health.problems || []).map((sentence) => ({ sentence }));
+      $("health-problems").textContent = details.map((d) => EB.findingText(d, true)).join(" ");
     } catch (e) { /* the live badge already says when the companion cannot be reached */ }
   }
 
