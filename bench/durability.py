@@ -137,7 +137,7 @@ class ModelTable:
             return decide_start(data["id"], body["players"], body["path_length"], body["starter"])
         if kind == "bluff":
             c = data["challenge"]
-            return bluff_event(predicted, c["id"], c["reading"], c["problem"], c["has_images"])
+            return bluff_event(predicted, c["id"], c["reading"], c["problem"], c["has_images"], c.get("problem_codes"))
         if kind == "correct":
             return {**predicted, "at": data["challenge"]["corrections"][-1]["at"]}
         return predicted

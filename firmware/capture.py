@@ -189,13 +189,14 @@ class CaptureLoop:
                         reading=None,
                         frame_jpeg=self._jpeg_or_none(exc.last),
                         problem=f"The dice did not lie still within {self.still_timeout_s:g} seconds, so the camera did not read them: type them on the tablet.",
+                        problem_codes=({"code": "dice_not_still", "seconds": f"{self.still_timeout_s:g}"},),
                     )
                 except HardwareError as exc:
                     log.warning("capture failed: %s", exc.message)
-                    return Capture(reading=None, problem=f"{exc.message} Type the dice on the tablet.")
+                    return Capture(reading=None, problem=f"{exc.message} Type the dice on the tablet.", problem_codes=({"code": "camera_failed", "detail": exc.message},))
                 except Exception as exc:  # a DiceSource never raises: whatever broke, the game goes to confirm
                     log.exception("capture failed unexpectedly")
-                    return Capture(reading=None, problem=f"The camera failed ({exc}). Type the dice on the tablet.")
+                    return Capture(reading=None, problem=f"The camera failed ({exc}). Type the dice on the tablet.", problem_codes=({"code": "camera_failed", "detail": str(exc)},))
                 return self._read(frame)
             finally:
                 self._set_busy(False)
@@ -328,7 +329,8 @@ class CaptureLoop:
             reading = self.reader.read(frame)
         except Exception as exc:
             log.exception("the dice reader failed on a frame")
-            return Capture(reading=None, frame_jpeg=frame_jpeg, problem=f"The dice reader failed on this frame ({exc}): type the dice on the tablet.")
+            return Capture(reading=None, frame_jpeg=frame_jpeg, problem=f"The dice reader failed on this frame ({exc}): type the dice on the tablet.",
+                           problem_codes=({"code": "reader_failed", "detail": str(exc)},))
         annotated = None
         try:
             annotated = self._jpeg_or_none(self.reader.annotate(frame, reading))

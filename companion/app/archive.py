@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -40,8 +41,8 @@ class FrameArchive:
 
     >>> import tempfile, pathlib
     >>> archive = FrameArchive(pathlib.Path(tempfile.mkdtemp()) / "frames")
-    >>> archive.stage("c-ab-1", Capture(None, frame_jpeg=b"jpeg"))
-    (True, None)
+    >>> archive.stage("c-ab-1", Capture(None, frame_jpeg=b"jpeg"))[0]
+    True
     >>> archive.path("c-ab-1", "frame").exists()  # not before its log entry
     False
     >>> archive.publish("c-ab-1"); archive.path("c-ab-1", "frame").read_bytes()
@@ -53,8 +54,9 @@ class FrameArchive:
         self.keep = keep
         self.keep_days = keep_days
         self._clock = clock
-        #: why the photos cannot be saved right now, or None
+        #: why the photos cannot be saved right now, or None; ``problem_detail``: the folder and the disk's error alone
         self.problem: str | None = None
+        self.problem_detail: str | None = None
 
     def configure(self, *, keep: int, keep_days: int) -> None:
         """The pruning settings (``storage.frames_keep``, ``storage.frames_days``)."""
@@ -69,24 +71,28 @@ class FrameArchive:
         final = self.path(challenge_id, kind)
         return final.with_name(final.name + PENDING)
 
-    def stage(self, challenge_id: str, capture: Capture) -> tuple[bool, str | None]:
-        """Write a capture's photos under their pending names. Returns (staged, the capture's problem with the disk's added)."""
+    def stage(self, challenge_id: str, capture: Capture) -> tuple[bool, Capture]:
+        """Write a capture's photos under their pending names. Returns (staged, the capture, with the disk's problem
+        added to its own when they could not be written)."""
         problem = capture.problem
         if capture.frame_jpeg is None:
-            return False, problem
+            return False, capture
         try:
             self.frames_dir.mkdir(parents=True, exist_ok=True)
             atomic_write(self._pending(challenge_id, "frame"), capture.frame_jpeg)
             if capture.annotated_jpeg is not None:
                 atomic_write(self._pending(challenge_id, "annotated"), capture.annotated_jpeg)
-            self.problem = None
-            return True, problem
+            self.problem = self.problem_detail = None
+            return True, capture
         except OSError as exc:
             self.discard(challenge_id)
             log.error("could not save the frames of %s: %s", challenge_id, exc)
-            note = f"The photo could not be saved ({exc.strerror or exc})."
-            self.problem = f"The photos of Bluffs cannot be saved in {self.frames_dir} ({exc.strerror or exc})."  # /api/health shows it within the instance
-            return False, f"{problem} {note}" if problem else note
+            why = str(exc.strerror or exc)
+            note = f"The photo could not be saved ({why})."
+            self.problem = f"The photos of Bluffs cannot be saved in {self.frames_dir} ({why})."  # /api/health shows it within the instance
+            self.problem_detail = f"{self.frames_dir}: {why}"  # the same, for a page that says the rest in its language
+            return False, replace(capture, problem=f"{problem} {note}" if problem else note,
+                                  problem_codes=(*capture.problem_codes, {"code": "photo_unsaved", "detail": why}))
 
     def publish(self, challenge_id: str) -> None:
         """The log entry naming the photos is committed: give them their names, then prune the oldest."""
@@ -107,13 +113,6 @@ class FrameArchive:
                 self._pending(challenge_id, kind).unlink(missing_ok=True)
             except OSError:
                 pass  # the folder itself is unusable: nothing was written
-
-    def save(self, challenge_id: str, capture: Capture) -> tuple[bool, str | None]:
-        """``stage`` then ``publish`` at once (for photos no log entry waits on)."""
-        staged, problem = self.stage(challenge_id, capture)
-        if staged:
-            self.publish(challenge_id)
-        return staged, problem
 
     @staticmethod
     def _challenge_of(name: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from typing import Callable
+from typing import Any, Callable
 
 from companion.app.allocator import give_back_freed_memory
 from companion.core.capture import Capture, DiceSource
@@ -34,8 +34,9 @@ class BoundedCapture:
     def __init__(self, source: DiceSource, timeout_s: float = CAPTURE_TIMEOUT_S) -> None:
         self.source = source
         self.timeout_s = timeout_s
-        #: why the last capture gave no reading, or None
+        #: why the last capture gave no reading, or None; and its parts by code (``Capture.problem_codes``)
         self.problem: str | None = None
+        self.problem_codes: tuple[dict[str, Any], ...] = ()
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dice-capture")
         self._pending: Future | None = None
 
@@ -43,19 +44,21 @@ class BoundedCapture:
         """The source's capture (or ``take``'s); a problem is kept for /api/health until a reading comes."""
         result = self.bounded(take or self.source.capture)
         self.problem = (result.problem or "The camera gave no reading.") if result.reading is None else None
+        self.problem_codes = result.problem_codes if result.reading is None else ()
         return result
 
     def bounded(self, take: Callable[[], Capture]) -> Capture:
         """``take()`` on the capture thread within the time limit, leaving ``problem`` as it is (a second look)."""
         if self._pending is not None and not self._pending.done():
-            return Capture(None, problem="The camera is still stuck on an earlier photo: type the dice in.")
+            return Capture(None, problem="The camera is still stuck on an earlier photo: type the dice in.", problem_codes=({"code": "camera_stuck"},))
         future = self._thread.submit(self._take, take)
         try:
             return future.result(timeout=self.timeout_s)
         except FutureTimeout:
             self._pending = future
             log.error("the dice source did not answer within %.1f s", self.timeout_s)
-            return Capture(None, problem=f"The camera did not answer within {self.timeout_s:g} s: type the dice in.")
+            return Capture(None, problem=f"The camera did not answer within {self.timeout_s:g} s: type the dice in.",
+                           problem_codes=({"code": "camera_timeout", "seconds": f"{self.timeout_s:g}"},))
 
     @property
     def pending(self) -> Future | None:
@@ -68,7 +71,8 @@ class BoundedCapture:
             return take()
         except Exception as exc:  # a source must not raise; if one does, the game still goes on (R14)
             log.exception("dice source failed")
-            return Capture(None, problem=f"The camera failed ({exc.__class__.__name__}): type the dice in.")
+            return Capture(None, problem=f"The camera failed ({exc.__class__.__name__}): type the dice in.",
+                           problem_codes=({"code": "camera_failed", "detail": exc.__class__.__name__},))
         finally:
             # A reading's crops, tensors and JPEGs are freed by now; their pages go back to the system.
             give_back_freed_memory()

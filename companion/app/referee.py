@@ -228,13 +228,13 @@ class Referee:
             caller = decide_bluff(state, seat)
             challenge_id = f"c-{game_id[2:]}-{len(state.challenges) + 1}"
             if self._camera_mode == "off":
-                capture = Capture(None, problem=self.TYPED_NO_CAMERA)
+                capture = Capture(None, problem=self.TYPED_NO_CAMERA, problem_codes=({"code": "played_without_camera"},))
             else:  # a missing or failing camera gives no reading and says why: the table types the dice (R14)
                 capture = self.dice_capture.capture()
             # The photos are staged, and get their names only once the event naming them is in the log (archive.py).
-            has_images, problem = self.archive.stage(challenge_id, capture)
+            has_images, capture = self.archive.stage(challenge_id, capture)
             reading = capture.reading.to_json() if capture.reading is not None else None
-            event = bluff_event(caller, challenge_id, reading, problem, has_images)
+            event = bluff_event(caller, challenge_id, reading, capture.problem, has_images, list(capture.problem_codes))
             try:
                 # Published before the state is announced: a page that hears of this Bluff finds its photo.
                 public = self._commit(state, event, before_announce=(lambda: self.archive.publish(challenge_id)) if has_images else None)

@@ -175,11 +175,11 @@ def current_problems(services: Services) -> list[Finding]:
     camera_status = services.dice_source.health()
     if camera_status != "ok" and all(p.problem != camera_status for p in found):  # not the start-up's camera again
         found.append(problem("camera_silent", "camera", camera_status))
-    said = services.referee.problems
-    if said.get("camera") and said["camera"] != camera_status:
-        found.append(problem("no_reading", "camera", said["camera"]))
+    said, referee = services.referee.problems, services.referee
+    if said.get("camera") and said["camera"] != camera_status:  # its parts by code: the page words them (Capture.problem_codes)
+        found.append(problem("no_reading", "camera", said["camera"], codes=list(referee.dice_capture.problem_codes)))
     if said.get("frames"):
-        found.append(problem("photos_unsaved", "photos", said["frames"]))
+        found.append(problem("photos_unsaved", "photos", said["frames"], detail=referee.archive.problem_detail or said["frames"]))
     frame_size = getattr(services.dice_source, "frame_size", None)
     stale = calibration_problem(getattr(services.dice_source, "reader", None), frame_size)
     if stale:  # the camera still works: its readings go to the table until it is set up again

@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 import threading
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from companion.core.dice import opposite_face
 from companion.core.reading import OK, DieReading, Reading
@@ -26,6 +26,9 @@ class Capture:
     frame_jpeg: bytes | None = None
     annotated_jpeg: bytes | None = None
     problem: str | None = None
+    #: each part of the problem as its code and the names and numbers in it (``{"code": "camera_timeout", "seconds":
+    #: "3"}``), so a page can say it in the player's language; the sentence is English
+    problem_codes: tuple[dict[str, Any], ...] = ()
 
 
 class DiceSource(Protocol):

@@ -150,9 +150,12 @@ def decide_bluff(state: GameState, seat: Any = None) -> int:
     return _check_turn(state, seat, PHASE_DECIDE, "call Bluff")
 
 
-def bluff_event(caller: int, challenge_id: str, reading: dict[str, Any] | None, problem: str | None, has_images: bool) -> Event:
-    """The event of a Bluff whose reading (or lack of one) is known."""
-    return {"type": "bluff_called", "seat": caller, "challenge": challenge_id, "reading": reading, "problem": problem, "images": has_images}
+def bluff_event(caller: int, challenge_id: str, reading: dict[str, Any] | None, problem: str | None, has_images: bool,
+                problem_codes: list[dict[str, Any]] | None = None) -> Event:
+    """The event of a Bluff whose reading (or lack of one) is known; ``problem_codes``: each part of ``problem`` by
+    its code and params, for a page in the player's language (a log written before them has none)."""
+    return {"type": "bluff_called", "seat": caller, "challenge": challenge_id, "reading": reading, "problem": problem, "images": has_images,
+            "problem_codes": problem_codes or []}
 
 
 def decide_confirm(state: GameState, dice: Any, *, at: str | None = None, session: str | None = None) -> Event:
@@ -302,6 +305,7 @@ def _apply_bluff(state: GameState, event: Event) -> None:
         caller=event["seat"],
         reading=event["reading"],
         problem=event["problem"],
+        problem_codes=list(event.get("problem_codes") or []),
         has_images=event["images"],
     )
     state.challenges[challenge.id] = challenge

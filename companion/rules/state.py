@@ -45,6 +45,7 @@ class Challenge:
     rule: str | None = None
     corrections: list[dict[str, Any]] = field(default_factory=list)
     confirmed: dict[str, Any] | None = None  # when the table typed the dice (R14): at, session, what was read
+    problem_codes: list[dict[str, Any]] = field(default_factory=list)  # each part of ``problem``: its code and params
 
     @property
     def decided(self) -> bool:

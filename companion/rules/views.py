@@ -47,6 +47,7 @@ def challenge_view(state: GameState, challenge: Challenge) -> dict[str, Any]:
         "caller": challenge.caller,
         "reading": challenge.reading,
         "problem": challenge.problem,
+        "problem_codes": list(challenge.problem_codes),
         "status": "decided" if challenge.decided else "awaiting_confirm",
         "dice": challenge.dice,
         "source": challenge.source,

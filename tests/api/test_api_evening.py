@@ -83,6 +83,7 @@ def test_without_the_camera_a_bluff_waits_for_the_table_to_type_the_dice(client,
     body = post(client, f"/api/games/{g}/bluff").json
     assert body["phase"] == "confirm" and body["challenge"]["reading"] is None
     assert "without the camera" in body["challenge"]["problem"]
+    assert body["challenge"]["problem_codes"] == [{"code": "played_without_camera"}]  # the pages word it from the code
     state = post(client, f"/api/games/{g}/confirm", {"dice": [1, 2, 3]}).json
     assert state["players"][0]["position"] == 1  # 6 < 9: the claimer moves (R9)
     post(client, "/api/table", {"camera": "auto"})

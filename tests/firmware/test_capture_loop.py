@@ -56,6 +56,7 @@ def test_dice_that_never_settle_time_out_to_confirm_with_the_light_off(clock, ri
     capture = loop_for(camera, clock, reader, ring=ring, still_timeout_s=2.0, frame_interval_s=0.1, grab_timeout_s=None).capture()
     assert capture.reading is None
     assert capture.problem.startswith("The dice did not lie still within 2 seconds")
+    assert capture.problem_codes == ({"code": "dice_not_still", "seconds": "2"},)  # for the pages' words
     assert capture.frame_jpeg is not None  # the last frame is kept for the table to look at
     assert reader.frames_read == 0 and ring.value == 0
     assert 19 <= camera.grabs <= 22  # about 2 s of frames 0.1 s apart, on the fake clock
@@ -67,6 +68,7 @@ def test_a_camera_that_fails_returns_a_problem_and_switches_the_light_off(clock,
     capture = loop_for(camera, clock, ring=ring, grab_timeout_s=1.0).capture()
     assert capture.reading is None and capture.frame_jpeg is None
     assert capture.problem == "The camera is not connected. Type the dice on the tablet."
+    assert capture.problem_codes == ({"code": "camera_failed", "detail": "The camera is not connected."},)
     assert ring.value == 0
 
 
@@ -75,6 +77,7 @@ def test_an_unexpected_camera_exception_becomes_a_problem_sentence(clock):
     camera.fail = OSError("VIDIOC_DQBUF: No such device")
     capture = loop_for(camera, clock, grab_timeout_s=1.0).capture()
     assert capture.reading is None and "The camera failed (VIDIOC_DQBUF: No such device)." in capture.problem
+    assert capture.problem_codes == ({"code": "camera_failed", "detail": "The camera failed (VIDIOC_DQBUF: No such device)."},)
 
 
 def test_a_camera_that_hangs_cannot_hang_the_game(clock, ring):
@@ -113,6 +116,7 @@ def test_a_reader_that_raises_keeps_the_frame_and_asks_the_table(clock):
     capture = loop_for(TrayCamera(), clock, Broken(die_row([1, 1, 1])), grab_timeout_s=None).capture()
     assert capture.reading is None and capture.frame_jpeg is not None
     assert "The dice reader failed on this frame (model file is damaged)" in capture.problem
+    assert capture.problem_codes == ({"code": "reader_failed", "detail": "model file is damaged"},)
 
 
 def test_a_drawing_that_fails_keeps_the_reading(clock):

@@ -595,6 +595,31 @@ def test_the_lid_checks_warning_is_shown_on_the_score_screen(server: Server, new
     shot(page, "16-lid-warning")
 
 
+def test_a_bluff_played_without_the_camera_is_said_in_romanian_on_the_table_and_its_replay(own_server: Any, new_context: Any) -> None:
+    """The camera switched off at the table: the Bluff's confirm card and its replay say so in the player's language
+    from the Bluff's problem code (``played_without_camera``), not from the server's English sentence."""
+    from companion.app.web import i18n
+
+    server = own_server.start()
+    game = server.new_game(["Ana", "Bogdan"])
+    assert server.api("POST", "/api/table", {"camera": "off"}).status_code == 200
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    challenge = server.api("POST", f"/api/games/{game['id']}/bluff", {}).json()["challenge"]
+    assert challenge["problem_codes"] == [{"code": "played_without_camera"}] and "without the camera" in challenge["problem"]
+    page = new_context(locale="ro-RO")
+    page.goto(server.url + "/")
+    expect(page.locator("#confirm-reason")).to_have_text(i18n.translate("ro", "typed_no_camera"))
+    page.goto(server.url + f"/bluffs/{challenge['id']}")
+    expect(page.locator("#bluff-reading")).to_have_text(i18n.translate("ro", "problem_played_without_camera"))
+    expect(page.locator("#bluff-reading")).not_to_contain_text("without the camera")
+    # the same Bluff as a camera that did not answer leaves it: the confirm card says why, in Romanian too
+    timed_out = {**challenge, "problem": "The camera did not answer within 3 s: type the dice in.", "problem_codes": [{"code": "camera_timeout", "seconds": "3"}]}
+    page.route(re.compile(rf".*/api/challenges/{challenge['id']}$"), lambda route: route.fulfill(json=timed_out))
+    page.goto(server.url + "/")
+    expect(page.locator("#confirm-reason")).to_have_text(
+        i18n.translate("ro", "typed_no_reading") + " " + i18n.translate("ro", "problem_camera_timeout", seconds="3"))
+
+
 def test_the_table_says_what_the_companion_does_without_in_french_from_a_real_server(own_server: Any, new_context: Any) -> None:
     """A real server whose config names an empty tray's photo that is not there and whose list of taught models is
     damaged: the table's banner words both in the player's language from health's ``problem_details`` (pointing to
@@ -618,6 +643,42 @@ def test_the_table_says_what_the_companion_does_without_in_french_from_a_real_se
     expect(banner).not_to_contain_text("so the reader does not compare the tray")
     expect(banner).not_to_contain_text("ci-dessous")
     expect(page.locator("#health")).to_contain_text(i18n.translate("fr", "health_problem"))
+
+
+def test_the_table_banner_follows_a_problem_that_arises_and_goes_in_an_evening_in_dutch(own_server: Any, new_context: Any) -> None:
+    """Mid-game the photos of Bluffs can no longer be saved (a file where the frames folder was): after the next Bluff
+    the table says so in the player's language without a reload, and once the folder can be written again and a
+    Bluff saves its photo, the banner goes."""
+    import shutil
+
+    from companion.app.web import i18n
+
+    server = own_server.start()
+    game = server.new_game(["Anouk", "Bram"])
+    page = new_context(locale="nl-NL")
+    page.goto(server.url + "/")
+    expect(page.locator("#turn-name")).to_be_visible()
+    expect(page.locator("#health")).to_be_hidden()
+    frames = own_server.instance / "frames"
+    shutil.rmtree(frames, ignore_errors=True)
+    frames.write_text("not a folder")
+
+    def bluff(values: list[int]) -> dict[str, Any]:
+        state = server.api("GET", f"/api/games/{game['id']}").json()
+        if state["phase"] == "confirm":
+            assert server.api("POST", f"/api/games/{game['id']}/confirm", {"dice": values}).status_code == 200
+            state = server.api("GET", f"/api/games/{game['id']}").json()
+        assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": state["min_claim"]}).status_code == 200
+        server.set_dice(values)
+        return server.api("POST", f"/api/games/{game['id']}/bluff", {}).json()["challenge"]
+
+    assert bluff([6, 5, 4])["has_images"] is False
+    expect(page.locator("#health")).to_be_visible(timeout=10_000)
+    expect(page.locator("#health-problems")).to_contain_text(i18n.translate("nl", "health_photos_unsaved", detail="")[:40])
+    expect(page.locator("#health-problems")).not_to_contain_text("cannot be saved")
+    frames.unlink()
+    assert bluff([3, 2, 1])["has_images"] is True
+    expect(page.locator("#health")).to_be_hidden(timeout=10_000)
 
 
 def test_a_degraded_companion_says_so_on_the_table(server: Server, new_context: Any) -> None:

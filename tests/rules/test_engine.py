@@ -645,3 +645,20 @@ def test_apply_leaves_every_earlier_state_as_it_was_through_claims_bluffs_confir
     assert all(state == snapshot for state, snapshot in kept)
     assert fold(g.events) == g.state
     assert len(kept) > 15 and any(c.corrections for c in g.state.challenges.values())
+
+
+def test_r14_a_bluff_keeps_its_problem_codes_and_a_log_written_before_them_still_folds():
+    """Each part of why a Bluff had no reading is kept by code (the pages word it in the player's language); an event
+    from a log written before the codes has none, and folds the same otherwise."""
+    g = Game()
+    g.claim(10)
+    event = bluff_event(decide_bluff(g.state), "c-t-1", None, "The camera did not answer within 3 s: type the dice in.", False,
+                        [{"code": "camera_timeout", "seconds": "3"}])
+    g._add(event)
+    assert public_state(g.state)["phase"] == "confirm"
+    assert g.state.challenges["c-t-1"].problem_codes == [{"code": "camera_timeout", "seconds": "3"}]
+    older = copy.deepcopy(g.events)
+    del older[-1]["problem_codes"]
+    state = fold(older)
+    assert state.challenges["c-t-1"].problem_codes == [] and state.challenges["c-t-1"].problem == event["problem"]
+    assert public_state(state) == public_state(g.state)

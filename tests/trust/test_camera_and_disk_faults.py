@@ -65,8 +65,12 @@ def flaky(tmp_path):
     app.extensions["elephants_bluff"].close()
 
 
-@pytest.mark.parametrize("mode,words", [("raise", "The camera failed"), ("none", "not connected"), ("hang", "did not answer within 0.3 s")])
-def test_a_camera_fault_sends_the_bluff_to_confirm_and_health_says_why(flaky, mode, words):
+@pytest.mark.parametrize("mode,words,codes", [
+    ("raise", "The camera failed", [{"code": "camera_failed", "detail": "OSError"}]),
+    ("none", "not connected", []),  # a source's own sentence, with no code: the pages show it as it is
+    ("hang", "did not answer within 0.3 s", [{"code": "camera_timeout", "seconds": "0.3"}]),
+])
+def test_a_camera_fault_sends_the_bluff_to_confirm_and_health_says_why(flaky, mode, words, codes):
     app, client, source = flaky
     gid = client.post("/api/games", json={"players": ["Ann", "Ben", "Cy"]}, headers=PIN_HEADERS).get_json()["id"]
     source.mode = mode
@@ -75,9 +79,11 @@ def test_a_camera_fault_sends_the_bluff_to_confirm_and_health_says_why(flaky, mo
     body = response.get_json()
     assert body["phase"] == "confirm" and body["to_act"] is None
     assert words in body["challenge"]["problem"] and body["challenge"]["reading"] is None
+    assert body["challenge"]["problem_codes"] == codes
     health = client.get("/api/health").get_json()
     assert health["status"] == "degraded" and any(words in p for p in health["problems"])
     assert [d["code"] for d in health["problem_details"]] == ["no_reading"] and words in health["problem_details"][0]["params"]["detail"]
+    assert health["problem_details"][0]["params"]["codes"] == codes  # the page words the capture's problem from them
     # The table types the dice; the game goes on and the log is the fold of every step.
     confirmed = client.post(f"/api/games/{gid}/confirm", json={"dice": [2, 3, 4]}, headers=PIN_HEADERS)
     assert confirmed.status_code == 200 and confirmed.get_json()["phase"] == "claim"
@@ -86,6 +92,7 @@ def test_a_camera_fault_sends_the_bluff_to_confirm_and_health_says_why(flaky, mo
         # Still stuck: the next Bluff does not wait again, and does not pile up captures.
         second = _to_bluff(client, gid).get_json()
         assert "still stuck" in second["challenge"]["problem"]
+        assert second["challenge"]["problem_codes"] == [{"code": "camera_stuck"}]
         client.post(f"/api/games/{gid}/confirm", json={"dice": [1, 1, 1]}, headers=PIN_HEADERS)
         source.release.set()
         pending = app.extensions["elephants_bluff"].referee.dice_capture.pending  # the stuck capture, now released
@@ -113,11 +120,12 @@ def test_a_frames_folder_that_cannot_be_created_loses_only_the_photo(tmp_path):
         assert challenge["status"] == "decided" and challenge["dice"] == [5, 5, 5]  # the verdict did not need the photo
         assert challenge["has_images"] is False and challenge["image_url"] is None
         assert "photo could not be saved" in challenge["problem"]
+        assert [c["code"] for c in challenge["problem_codes"]] == ["photo_unsaved"] and challenge["problem_codes"][0]["detail"]
         health = client.get("/api/health").get_json()
         assert health["status"] == "degraded" and any("cannot be saved" in p and "blocker" in p for p in health["problems"])
         assert not any(str(instance) in p for p in health["problems"]), "health showed an absolute path"
         unsaved = [d for d in health["problem_details"] if d["code"] == "photos_unsaved"]  # the page's words: code and detail
-        assert len(unsaved) == 1 and unsaved[0]["part"] == "photos" and "blocker" in unsaved[0]["params"]["detail"]
+        assert len(unsaved) == 1 and unsaved[0]["part"] == "photos" and unsaved[0]["params"]["detail"].startswith("blocker/frames: ")
         assert str(instance) not in str(health["problem_details"]), "health's details showed an absolute path"
         missing = client.get(f"/api/challenges/{challenge['id']}/image")
         assert missing.status_code == 404 and "no saved photo" in missing.get_json()["message"]
@@ -152,3 +160,28 @@ def test_a_full_disk_for_frames_loses_only_the_photo_and_leaves_no_partial_file(
         assert client.get("/api/health").get_json()["status"] == "ok"
     finally:
         app.extensions["elephants_bluff"].close()
+
+
+def test_every_capture_problem_code_has_words_on_the_pages_in_the_nine_languages():
+    """Each code a Bluff's capture can give (the camera, the dice not still, the reader, the disk, the camera switched
+    off) is worded by the pages (``common.js``'s PROBLEM_TEXTS), in all nine catalogs; one they had no words for would
+    be shown in the server's English."""
+    import re
+    from pathlib import Path
+
+    from companion.app.web import i18n
+
+    root = Path(__file__).resolve().parents[2]
+    made = set()
+    for source in ("companion/app/dice_capture.py", "firmware/capture.py", "companion/app/archive.py", "companion/app/referee.py"):
+        made |= set(re.findall(r'\{"code": "([a-z_]+)"', (root / source).read_text()))
+    assert {"camera_timeout", "camera_stuck", "camera_failed", "dice_not_still", "reader_failed", "photo_unsaved", "played_without_camera"} <= made
+    script = (root / "companion" / "app" / "web" / "static" / "js" / "common.js").read_text()
+    words = script[script.index("const PROBLEM_TEXTS = {"):script.index("function captureProblemText")]
+    assert set(re.findall(r"^\s+([a-z_]+): \(", words, re.M)) == made
+    keys = set(re.findall(r't\("(problem_[a-z_]+)"', words))
+    assert len(keys) == len(made)
+    for lang in ("en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"):
+        for key in keys:
+            said = i18n.translate(lang, key, seconds="3", detail="x")
+            assert said != key and "{" not in said, (lang, key, said)

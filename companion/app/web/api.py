@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import is_dataclass, replace
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify, request, send_file
@@ -61,11 +61,16 @@ def health():  # noqa: ANN201
 
 
 def _within_instance(said: Any, inside: str) -> Any:
-    """``said`` (a sentence, or a problem and its params) naming files within the instance folder only."""
+    """``said`` (a sentence, a problem and its params, or what they hold) naming files within the instance folder only."""
     if isinstance(said, str):
         return said.replace(inside, "")
-    return replace(said, problem=_within_instance(said.problem, inside),
-                   params={k: _within_instance(v, inside) for k, v in said.params.items()})
+    if isinstance(said, dict):
+        return {k: _within_instance(v, inside) for k, v in said.items()}
+    if isinstance(said, (list, tuple)):
+        return [_within_instance(v, inside) for v in said]
+    if is_dataclass(said):
+        return replace(said, problem=_within_instance(said.problem, inside), params=_within_instance(said.params, inside))
+    return said
 
 
 @bp.get("/check")

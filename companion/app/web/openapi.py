@@ -57,6 +57,7 @@ _CHALLENGE = {
                         "items": {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}},
             "sure_at": {"type": "number", "nullable": True, "description": "the confidence from which a die counted as read for sure"}}},
         "problem": {"type": "string", "nullable": True},
+        "problem_codes": {"type": "array", "description": "each part of problem as its code and params, which the pages word (Dice.problemText)", "items": {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}},
         "status": {"type": "string", "enum": ["decided", "awaiting_confirm"]},
         "dice": {"type": "array", "items": _INT, "nullable": True},
         "total": _NULL_INT,

@@ -48,8 +48,8 @@
     if (challenge.annotated_url) $("bluff-annotated").href = challenge.annotated_url;
     const r = challenge.reading;
     $("bluff-reading").textContent = r
-      ? [t(r.status === "ok" ? "reading_ok" : "reading_unsure", { model: r.model || "?" }), Dice.reasonText(r), challenge.problem || ""].filter(Boolean).join(" ")
-      : t("reading_none") + (challenge.problem ? " " + challenge.problem : "");
+      ? [t(r.status === "ok" ? "reading_ok" : "reading_unsure", { model: r.model || "?" }), Dice.reasonText(r), Dice.problemText(challenge)].filter(Boolean).join(" ")
+      : [Dice.playedWithoutCamera(challenge) ? "" : t("reading_none"), Dice.problemText(challenge)].filter(Boolean).join(" ");
     Dice.showVerdict("bluff", challenge, names);
     $("bluff-source").textContent = (challenge.dice ? t("agreed_dice", { dice: challenge.dice.join(" + ") }) + " " : "") + (Dice.agreedText(challenge, document.documentElement.lang) || Dice.sourceText(challenge));
     $("correct-form").hidden = challenge.status !== "decided";

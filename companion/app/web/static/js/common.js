@@ -229,6 +229,25 @@ const EB = (() => {
 
   /* --- what is wrong with the table, in the page's language --- */
 
+  /** Why a capture gave no reading or no photo (a Bluff's ``problem_codes``: the camera, the dice not still, the
+      reader, the disk), by code and params; ``english`` (the server's sentence) when a code is unknown here or there
+      are none (a Bluff saved before the codes, a dice source's own sentence); "" when there was no problem. */
+  const PROBLEM_TEXTS = {
+    played_without_camera: () => t("problem_played_without_camera"),
+    camera_stuck: () => t("problem_camera_stuck"),
+    camera_timeout: (p) => t("problem_camera_timeout", p),
+    camera_failed: (p) => t("problem_camera_failed", p),
+    dice_not_still: (p) => t("problem_dice_not_still", p),
+    reader_failed: (p) => t("problem_reader_failed", p),
+    photo_unsaved: (p) => t("problem_photo_unsaved", p),
+  };
+
+  function captureProblemText(codes, english) {
+    const list = Array.isArray(codes) ? codes : [];
+    const known = list.length > 0 && list.every((p) => p && Object.prototype.hasOwnProperty.call(PROBLEM_TEXTS, p.code));
+    return known ? list.map((p) => PROBLEM_TEXTS[p.code](p)).join(" ") : english || "";
+  }
+
   /** Where on the picture a glare lies, by the check's thirds of it (the server's ``vertical`` and ``horizontal``). */
   const WHERE = {
     top_left: () => t("check_where_top_left"), top_centre: () => t("check_where_top_centre"), top_right: () => t("check_where_top_right"),
@@ -253,7 +272,7 @@ const EB = (() => {
     camera_busy: (p) => t("check_camera_busy", p),
     no_camera: (p) => t("check_no_camera", p),
     camera_silent: (p) => t("check_camera_silent", p),
-    no_reading: (p) => t("health_no_reading", p),
+    no_reading: (p) => t("health_no_reading", { detail: captureProblemText(p.codes, p.detail) }),
     no_buttons: (p) => t("health_no_buttons", p),
     photos_unsaved: (p) => t("health_photos_unsaved", p),
     bad_frame: (p) => t("check_bad_frame", p),
@@ -288,5 +307,5 @@ const EB = (() => {
     if (window.ResizeObserver) new ResizeObserver(measureTopbar).observe(document.querySelector(".topbar"));
   });
 
-  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText };
+  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText };
 })();

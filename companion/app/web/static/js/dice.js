@@ -50,6 +50,16 @@ const Dice = (() => {
     }).join(" ");
   }
 
+  /** Why a Bluff's capture gave no reading or no photo, in the page's language (``EB.captureProblemText``). */
+  function problemText(challenge) {
+    return EB.captureProblemText(challenge.problem_codes, challenge.problem);
+  }
+
+  /** Whether the table played this Bluff without the camera (the camera switched off on the page). */
+  function playedWithoutCamera(challenge) {
+    return Array.isArray(challenge.problem_codes) && challenge.problem_codes.some((p) => p && p.code === "played_without_camera");
+  }
+
   /** The top faces the Bluff counts now: agreed (camera, table or correction) or, before that, the reading's. */
   function agreedDice(challenge) {
     if (Array.isArray(challenge.dice)) return challenge.dice;
@@ -236,5 +246,5 @@ const Dice = (() => {
     return t("source_waiting");
   }
 
-  return { face, row, frame, crop, pickers, confirmCards, agreedDice, boxedDice, agreedText, verdict, showVerdict, sourceText, unsure, reasonText };
+  return { face, row, frame, crop, pickers, confirmCards, agreedDice, boxedDice, agreedText, verdict, showVerdict, sourceText, unsure, reasonText, problemText, playedWithoutCamera };
 })();

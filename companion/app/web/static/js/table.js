@@ -400,7 +400,8 @@
     const typed = !challenge.reading; // no camera, or it gave nothing: the table types the dice
     $("confirm-title").textContent = t(typed ? "confirm_title_typed" : "confirm_title");
     $("confirm-problem").textContent = t("confirm_problem", { claimer: EB.playerName(state, challenge.claimer), caller: EB.playerName(state, challenge.caller), n: challenge.claim });
-    $("confirm-reason").textContent = typed ? (challenge.problem && challenge.problem.includes("without the camera") ? t("typed_no_camera") : t("typed_no_reading")) : Dice.reasonText(challenge.reading);
+    $("confirm-reason").textContent = !typed ? Dice.reasonText(challenge.reading)
+      : Dice.playedWithoutCamera(challenge) ? t("typed_no_camera") : [t("typed_no_reading"), Dice.problemText(challenge)].join(" ").trim();
     $("confirm-photo").hidden = !challenge.has_images;
     const onChange = (dice, complete) => { confirmDice = dice; $("confirm-button").disabled = !complete; };
     // The photo's crops come when it has loaded: the cards are drawn again with them, keeping what the table tapped
@@ -503,6 +504,7 @@
   /* ----- live ----- */
 
   function onLive(state) {
+    checkHealthSoon();
     if (mode === "board" && game && state.id !== game.id && state.events > 1) return; // another game's move
     if (mode === "setup" && state.events !== 1) return; // only a game just started pulls the set-up away
     if (state.last_correction && state.last_correction.event === state.events) challenges.clear(); // re-read the corrected Bluff
@@ -510,7 +512,14 @@
     showBoard(state);
   }
 
-  /** A camera, buttons or reader part that failed: say so, in the page's language where it has words for it. */
+  /** A camera, buttons or reader part that failed: say so, in the page's language where it has words for it. Asked
+      at the start, after each move the live stream brings (a Bluff's photo may not have been saved, the camera may
+      have stopped answering or come back) and every minute (a set-up mended on another tablet), at most every 2 s. */
+  let healthDue = null;
+  function checkHealthSoon() {
+    if (healthDue === null) healthDue = setTimeout(() => { healthDue = null; checkHealth(); }, 2000);
+  }
+
   async function checkHealth() {
     try {
       const health = await api("GET", "/api/health");
@@ -523,6 +532,7 @@
   async function start() {
     setupForm();
     checkHealth();
+    setInterval(checkHealthSoon, 60000);
     loadTable();
     $("pass-back").addEventListener("click", () => { pendingClaim = null; $("pass-dialog").close(); });
     $("pass-ok").addEventListener("click", sendClaim);
