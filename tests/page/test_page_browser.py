@@ -638,6 +638,7 @@ def test_the_table_says_what_the_companion_does_without_in_french_from_a_real_se
     page.goto(server.url + "/")
     expect(page.locator("#health")).to_be_visible()
     banner = page.locator("#health-problems")
+    expect(banner.locator("li")).to_have_count(2)  # one line a problem
     expect(banner).to_contain_text(i18n.translate("fr", "health_reader_empty_tray"))
     expect(banner).to_contain_text(i18n.translate("fr", "check_reader_taught_model", detail="")[:60])
     expect(banner).not_to_contain_text("so the reader does not compare the tray")

@@ -525,7 +525,7 @@
       const health = await api("GET", "/api/health");
       $("health").hidden = health.status === "ok";
       const details = health.problem_details || (health.problems || []).map((sentence) => ({ sentence }));
-      $("health-problems").textContent = details.map((d) => EB.findingText(d, true)).join(" ");
+      $("health-problems").replaceChildren(...details.map((d) => el("li", { text: EB.findingText(d, true) })));
     } catch (e) { /* the live badge already says when the companion cannot be reached */ }
   }
 
