@@ -682,6 +682,25 @@ def test_the_table_banner_follows_a_problem_that_arises_and_goes_in_an_evening_i
     expect(page.locator("#health")).to_be_hidden(timeout=10_000)
 
 
+def test_a_nearly_full_card_is_said_on_the_table_in_spanish_but_a_lifted_lid_is_not(server: Server, new_context: Any) -> None:
+    """Of health's ``checks`` the table hears of a card nearly full (the next Bluffs' photos will not be saved) in the
+    player's language; a lid off the cup ring is what rolling does, and stays on the set-up page's check. The
+    simulated table has neither, so a health answer with both is served to the browser."""
+    from companion.app.web import i18n
+
+    health = server.api("GET", "/api/health").json()
+    assert health["status"] == "ok" and health["checks"] == []
+    full = {"code": "disk_full", "part": "disk", "problem": "The SD card is nearly full (120 MB free of 32 GB).", "fix": "",
+            "params": {"free_mb": 120, "total_gb": "32"}, "sentence": "The SD card is nearly full (120 MB free of 32 GB)."}
+    lid = {"code": "lid_off", "part": "lid", "problem": "The lid switch (BCM 22) says the lid is off.", "fix": "",
+           "params": {"pin": "BCM 22"}, "sentence": "The lid switch (BCM 22) says the lid is off."}
+    page = new_context(locale="es-ES")
+    page.route(re.compile(r".*/api/health$"), lambda route: route.fulfill(json={**health, "checks": [full, lid]}))
+    page.goto(server.url + "/")
+    expect(page.locator("#health")).to_be_visible()
+    expect(page.locator("#health-problems li")).to_have_text([i18n.translate("es", "check_disk_full", free_mb=120, total_gb="32")])
+
+
 def test_a_degraded_companion_says_so_on_the_table(server: Server, new_context: Any) -> None:
     """When /api/health reports a problem the page has no words for (a code newer than the page), the table says so
     in the server's words. The simulated table has none, so a degraded health answer is served to the browser."""

@@ -520,11 +520,17 @@
     if (healthDue === null) healthDue = setTimeout(() => { healthDue = null; checkHealth(); }, 2000);
   }
 
+  /** Of health's ``checks``, those the table should hear of during a game too: a card nearly full (the next Bluffs'
+      photos will not be saved) and an unset clock (the log's times are wrong). A lid off or a button pressed is what
+      playing does, and stays on the set-up page's check. */
+  const TABLE_CHECKS = ["disk_full", "clock_unset"];
+
   async function checkHealth() {
     try {
       const health = await api("GET", "/api/health");
-      $("health").hidden = health.status === "ok";
-      const details = health.problem_details || (health.problems || []).map((sentence) => ({ sentence }));
+      const details = (health.problem_details || (health.problems || []).map((sentence) => ({ sentence })))
+        .concat((health.checks || []).filter((f) => TABLE_CHECKS.includes(f.code)));
+      $("health").hidden = details.length === 0;
       $("health-problems").replaceChildren(...details.map((d) => el("li", { text: EB.findingText(d, true) })));
     } catch (e) { /* the live badge already says when the companion cannot be reached */ }
   }
