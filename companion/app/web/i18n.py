@@ -15,6 +15,14 @@ Texts keep ``{placeholders}`` (filled here and by the page), never gettext's
 ``%(name)s``. The language of a page is, in order: ``?lang=``, the ``eb_lang``
 cookie the language switch sets, the browser's ``Accept-Language``, then
 English (``pick_language``, which is also Flask-Babel's locale selector).
+
+What the server says in words (a reading's reasons, the check before a game's
+findings, ``/api/health``'s problems, why a Bluff had no reading) is English in
+the API, each with a code and the names and numbers in it; the page words it in
+its language from the code (``dice.js``'s reason texts, ``common.js``'s
+``findingText`` and ``captureProblemText``) and shows the English only for a
+code it has no words for. Tests hold every code the server makes to words in
+all nine catalogs.
 """
 
 from __future__ import annotations
