@@ -481,6 +481,10 @@ def test_the_score_screen_reconnects_by_itself_after_the_companion_drops(own_ser
     # The stream cut mid-way and the retries while the companion is down are what this test causes.
     console.allow("net::ERR_INCOMPLETE_CHUNKED_ENCODING")
     console.allow("net::ERR_CONNECTION_REFUSED")
+    # The table asks /api/health again after each move: one in flight as the companion stops is cut (the page says
+    # nothing of it; the live badge says the companion is gone).
+    console.allow("net::ERR_CONNECTION_RESET")
+    console.allow("net::ERR_EMPTY_RESPONSE")
     server = own_server.start()
     game = server.new_game(["Kim", "Lou"], starter=0)
     page = new_context()
