@@ -167,12 +167,12 @@ def calibration_problem(reader: Any, frame_size: tuple[int, ...] | None) -> str 
             "elephants-bluff calibrate).")
 
 
-def current_problems(services: Services) -> list[Finding]:
+def current_problems(services: Services, camera_status: str) -> list[Finding]:
     """Everything ``/api/health`` says is wrong now, each with its code: the start-up's problems (the camera, the
-    buttons, the reader), the camera's own health, the last capture's and the photos folder's problems (the referee
-    keeps them until a reading or a save works again), and a set-up made for another picture."""
+    buttons, the reader), the camera's own health (``camera_status``, its ``health()``: asked once a request), the
+    last capture's and the photos folder's problems (the referee keeps them until a reading or a save works again),
+    and a set-up made for another picture."""
     found = list(services.problems)
-    camera_status = services.dice_source.health()
     if camera_status != "ok" and all(p.problem != camera_status for p in found):  # not the start-up's camera again
         found.append(problem("camera_silent", "camera", camera_status))
     said, referee = services.referee.problems, services.referee

@@ -42,13 +42,14 @@ def _with_urls(challenge: dict[str, Any]) -> dict[str, Any]:
 def health():  # noqa: ANN201
     s = services()
     inside = str(s.instance).rstrip("/") + "/"  # anyone may read health: name files within the instance folder only
-    problems = [_within_instance(p, inside) for p in current_problems(s)]
+    camera_status = s.dice_source.health()
+    problems = [_within_instance(p, inside) for p in current_problems(s, camera_status)]
     return jsonify(
         {
             "status": "ok" if not problems else "degraded",
             "version": __version__,
             "camera": s.dice_source.name,
-            "camera_status": _within_instance(s.dice_source.health(), inside),
+            "camera_status": _within_instance(camera_status, inside),
             "gpio": s.gpio_name,
             "model": s.model_id,
             "simulate": s.simulate,
