@@ -35,12 +35,11 @@ def full_findings(services: Any) -> list[Finding]:
 
 
 def calibration_findings(reader: Any, frame: Any) -> list[Finding]:
-    """The camera's set-up made for another picture than ``frame`` (``services.calibration_problem``), as a finding."""
-    from companion.app.services import calibration_problem
+    """The camera's set-up made for another picture than ``frame`` (``services.calibration_finding``)."""
+    from companion.app.services import calibration_finding
 
-    shape = getattr(frame, "shape", None)
-    problem = calibration_problem(reader, shape)
-    return [Finding("calibration", "camera", problem, "", {"frame": f"{shape[1]}×{shape[0]}"})] if problem else []
+    found = calibration_finding(reader, getattr(frame, "shape", None))
+    return [found] if found is not None else []
 
 
 def lens_findings(frames: Any, reader: Any) -> list[Finding]:

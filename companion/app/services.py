@@ -180,11 +180,17 @@ def current_problems(services: Services, camera_status: str) -> list[Finding]:
         found.append(problem("no_reading", "camera", said["camera"], codes=list(referee.dice_capture.problem_codes)))
     if said.get("frames"):
         found.append(problem("photos_unsaved", "photos", said["frames"], detail=referee.archive.problem_detail or said["frames"]))
-    frame_size = getattr(services.dice_source, "frame_size", None)
-    stale = calibration_problem(getattr(services.dice_source, "reader", None), frame_size)
-    if stale:  # the camera still works: its readings go to the table until it is set up again
-        found.append(problem("calibration", "camera", stale, frame=f"{frame_size[1]}×{frame_size[0]}"))
+    stale = calibration_finding(getattr(services.dice_source, "reader", None), getattr(services.dice_source, "frame_size", None))
+    if stale is not None:  # the camera still works: its readings go to the table until it is set up again
+        found.append(stale)
     return found
+
+
+def calibration_finding(reader: Any, frame_size: tuple[int, ...] | None) -> Finding | None:
+    """``calibration_problem`` as the finding ``/api/health`` and ``check`` both give (code ``calibration``, the
+    camera's picture as ``frame``, W×H), or None when the set-up fits."""
+    stale = calibration_problem(reader, frame_size)
+    return problem("calibration", "camera", stale, frame=f"{frame_size[1]}×{frame_size[0]}") if stale else None
 
 
 def lens_problem(frame_source: Any, reader: Any) -> str | None:

@@ -87,7 +87,7 @@ def test_the_classic_reader_says_the_same_of_a_region_outside_the_picture(tmp_pa
 
 
 def test_a_bluff_read_through_a_set_up_for_another_picture_goes_to_the_table_with_why(smaller_camera):
-    client, _, _ = smaller_camera
+    client, services, _ = smaller_camera
     gid = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=H).get_json()["id"]
     client.post("/api/sim/dice", json={"values": [6, 5, 4]}, headers=H)
     assert client.post(f"/api/games/{gid}/claim", json={"amount": 9}, headers=H).status_code == 200
@@ -100,6 +100,8 @@ def test_a_bluff_read_through_a_set_up_for_another_picture_goes_to_the_table_wit
     said = [p for p in health["problems"] if "not the one its set-up was made for" in p]
     assert health["status"] == "degraded" and len(said) == 1 and "640×480" in said[0]
     assert [(d["code"], d["params"]["frame"]) for d in health["problem_details"]] == [("calibration", "640×480")]
+    checked = [f.to_dict() for f in full_findings(services) if f.code == "calibration"]
+    assert checked == health["problem_details"]  # check says it as health does, its params too
     assert client.get("/api/table").get_json()["camera_works"] is True  # the camera still reads: no typing the dice
 
 
