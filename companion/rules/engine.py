@@ -339,13 +339,29 @@ def _move(state: GameState, move: Move) -> None:
         state.phase, state.to_act, state.starter = PHASE_CLAIM, move.seat, move.seat
 
 
+def _resume(state: GameState) -> None:
+    """Play goes on after a correction took back the game's end (R15). A round a correction cut short goes on as it
+    was, its claim and whose turn; one not begun yet, and a round after a game that ended in play, is started by
+    whoever moved last (R11), which the correction may have changed."""
+    cut_short, state.interrupted = state.interrupted, None
+    if cut_short is not None and cut_short["claim"] is not None:
+        state.round, state.phase, state.to_act = cut_short["round"], cut_short["phase"], cut_short["to_act"]
+        state.starter, state.claim, state.peeked = cut_short["starter"], cut_short["claim"], cut_short["peeked"]
+        return
+    state.round = cut_short["round"] if cut_short is not None else state.round + 1
+    last_mover = state.moves[-1].seat
+    state.phase, state.to_act, state.starter, state.claim, state.peeked = PHASE_CLAIM, last_mover, last_mover, None, False
+
+
 def _apply_correction(state: GameState, event: Event) -> None:
     """R15: the corrected Bluff's move is re-decided; positions follow from all moves.
 
     Rounds played since stay as they were played. Only when nothing has happened
     since that Bluff (no claim yet in the round it started) does its new mover
     start that round; if the correction puts an elephant on the red square the
-    game ends, and if it takes back the move that ended the game, play resumes.
+    game ends, and if it takes back the move that ended the game, play resumes:
+    the round a correction cut short goes on where it was (its claim, whose
+    turn), and after a game that ended in play whoever moved last starts (R11).
     """
     challenge = state.challenges[event["challenge"]]
     record = {"by": event["by"], "at": event["at"], "old": list(event["old_dice"]), "new": list(event["dice"])}
@@ -364,11 +380,12 @@ def _apply_correction(state: GameState, event: Event) -> None:
     was_over = state.phase == PHASE_OVER
     state.loser = state.first_to_finish()
     if state.loser is not None:
+        if not was_over:  # the round in play is cut short: kept, should a later correction take this one back
+            state.interrupted = {"round": state.round, "phase": state.phase, "to_act": state.to_act,
+                                 "starter": state.starter, "claim": state.claim, "peeked": state.peeked}
         state.phase, state.to_act, state.claim = PHASE_OVER, None, None
     elif was_over:
-        # The move that ended the game was taken back: its new mover starts a new round.
-        state.round += 1
-        state.phase, state.to_act, state.starter, state.claim = PHASE_CLAIM, challenge.mover, challenge.mover, None
+        _resume(state)
     elif is_last_move and state.phase == PHASE_CLAIM and state.claim is None:
         state.to_act = state.starter = challenge.mover
     state.last_correction = {"challenge": challenge.id, "by": event["by"], "at": event["at"], "after_game_over": bool(event.get("after_game_over")), "reopened": was_over and state.phase != PHASE_OVER, "event": state.events + 1}

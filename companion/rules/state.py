@@ -78,6 +78,8 @@ class GameState:
     history: list[dict[str, Any]] = field(default_factory=list)
     rematch_of: str | None = None  # the game this one follows at the same table
     last_correction: dict[str, Any] | None = None  # the latest correction (R15), announced to every viewer
+    #: the round in play when a correction ended the game (R15): where play goes on if a later correction takes it back
+    interrupted: dict[str, Any] | None = None
 
     @property
     def seats(self) -> int:

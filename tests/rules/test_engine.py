@@ -557,6 +557,58 @@ def test_r15_r12_a_correction_after_game_over_must_be_confirmed_and_then_says_it
     assert fold(g.events) == g.state
 
 
+def test_r15_r11_a_game_reopened_by_correcting_an_earlier_bluff_is_started_by_whoever_moved_last():
+    g = Game(players=["Ann", "Ben"], path_length=3)
+    g.claim(10)
+    g.bluff([1, 1, 2])  # round 1: Ann 1
+    g.claim(10, seat=0)
+    g.bluff([6, 6, 6])  # round 2: Ben 1
+    g.claim(10, seat=1)
+    g.bluff([1, 1, 2])  # round 3: Ben 2
+    g.claim(10, seat=1)
+    g.bluff([1, 1, 2])  # round 4: Ben 3 -> red, the game is over
+    assert g.state.loser == 1
+    g.correct("c-t-2", [1, 1, 2], after_game_over=True)  # round 2 was Ann's step: Ann 2, Ben 2
+    assert (g.state.phase, g.state.loser, g.state.positions()) == ("claim", None, [2, 2])
+    # R11: Ben moved last (round 4, as it was played), so Ben starts round 5, not round 2's new mover
+    assert (g.state.to_act, g.state.starter, g.state.round) == (1, 1, 5)
+    assert fold(g.events) == g.state
+
+
+def test_r15_a_round_a_correction_cut_short_goes_on_as_it_was_when_the_correction_is_taken_back():
+    g = Game(players=["Ann", "Ben"], path_length=2)
+    g.claim(10)
+    g.bluff([1, 1, 2])  # round 1: Ann 1
+    g.claim(10, seat=0)
+    g.bluff([6, 6, 6])  # round 2: Ben 1; Ben starts round 3
+    g.claim(10, seat=1)  # round 3: Ben claims 10, Ann to decide
+    g.correct("c-t-2", [1, 1, 2])  # round 2 was Ann's step: Ann on red, the game ends mid-round
+    assert (g.state.phase, g.state.loser, g.state.claim) == ("over", 0, None)
+    g.correct("c-t-2", [6, 6, 6], after_game_over=True)  # the mistake taken back
+    assert g.state.positions() == [1, 1] and g.state.loser is None
+    assert (g.state.phase, g.state.round, g.state.to_act, g.state.starter, g.state.claim) == ("decide", 3, 0, 1, (10, 1))
+    g.believe(seat=0)  # play goes on from Ben's claim
+    assert (g.state.phase, g.state.to_act, g.state.min_claim) == ("claim", 0, 11)
+    assert fold(g.events) == g.state
+
+
+def test_r15_r11_a_round_cut_short_before_its_first_claim_is_started_by_whoever_moved_last():
+    g = Game(players=["Ann", "Ben", "Cy"], path_length=2)
+    g.claim(10)
+    g.bluff([1, 1, 2])  # round 1: Ann 1
+    g.claim(10, seat=0)
+    g.bluff([1, 1, 2])  # round 2: Ann 2 -> red, the game is over
+    assert g.state.loser == 0
+    g.correct("c-t-2", [6, 6, 6], after_game_over=True)  # Ben, who called, moves instead: Ann 1, Ben 1
+    assert g.state.phase == "claim" and g.state.claim is None and g.state.to_act == 1
+    g.correct("c-t-1", [6, 6, 6])  # round 1: Ben instead of Ann, nothing claimed since: Ben 2 -> red
+    assert (g.state.phase, g.state.loser) == ("over", 1)
+    g.correct("c-t-1", [1, 1, 2], after_game_over=True)  # taken back: round 3 not begun, Ben moved last
+    assert (g.state.phase, g.state.round, g.state.to_act, g.state.starter, g.state.claim) == ("claim", 3, 1, 1, None)
+    assert g.state.positions() == [1, 1, 0]
+    assert fold(g.events) == g.state
+
+
 def test_r15_a_correction_during_play_needs_no_confirmation_and_reopens_nothing():
     g = Game()
     g.claim(10)
