@@ -91,6 +91,20 @@ def test_wrong_pins_lock_out_that_client_only_and_the_lock_expires(app):
     assert phone.post("/api/games", json=body, headers=PIN_HEADERS).status_code == 201
 
 
+def test_a_locked_out_device_that_sends_the_pin_header_with_every_request_still_views_the_table(app):
+    _clock(app)
+    kiosk = app.test_client()
+    kiosk.environ_base["REMOTE_ADDR"] = "192.0.2.9"
+    for _ in range(MAX_FAILURES):
+        assert kiosk.post("/api/games", json={"players": ["Ann", "Ben"]}, headers={"X-Table-Pin": "0000"}).status_code == 401
+    assert kiosk.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS).status_code == 429
+    # viewing needs no PIN (API.md, Conventions): a header the route never reads neither spends nor meets the budget
+    for path in ("/api/health", "/api/games", "/api/table", "/"):
+        assert kiosk.get(path, headers={"X-Table-Pin": "0000"}).status_code == 200, path
+    assert kiosk.get("/api/check", headers=PIN_HEADERS).status_code == 429  # a control route that reads it is held back
+    assert kiosk.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS).status_code == 429
+
+
 def test_guessing_from_many_addresses_spends_one_budget_for_all_and_the_wait_grows(app):
     clock = _clock(app)
     let_in = app.test_client()

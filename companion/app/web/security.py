@@ -149,6 +149,7 @@ def require_pin(view: Callable) -> Callable:
         trust_this_connection()
         return view(*args, **kwargs)
 
+    wrapped.eb_checks_pin = True  # type: ignore[attr-defined]  # the guessing budget counts only these (_tries_a_pin)
     return wrapped
 
 
@@ -186,7 +187,13 @@ def _host_allowed(host: str, trusted: list[str] | None) -> bool:
 
 
 def _tries_a_pin() -> bool:
-    return request.headers.get("X-Table-Pin") is not None or (request.method == "POST" and request.path == "/api/session")
+    """Whether this request is one the wrong-PIN budget holds back: ``POST /api/session``, and a control route given the
+    ``X-Table-Pin`` header. A viewing route never reads the header, so a script or kiosk that sends it with every
+    request keeps viewing while the budget is spent."""
+    if request.method == "POST" and request.path == "/api/session":
+        return True
+    view = current_app.view_functions.get(request.endpoint) if request.endpoint else None
+    return request.headers.get("X-Table-Pin") is not None and getattr(view, "eb_checks_pin", False)
 
 
 def _counts_as_wrong_pin(response: Response) -> bool:
