@@ -36,6 +36,17 @@ def test_openapi_describes_every_api_route(app, client):
     assert routes <= documented, routes - documented
 
 
+def test_openapi_names_every_field_a_game_and_a_bluff_carry(client):
+    schemas = client.get("/api/openapi.json").json["components"]["schemas"]
+    game = start(client, ("Ann", "Ben"))
+    post(client, f"/api/games/{game['id']}/claim", {"amount": 9})
+    bluff = post(client, f"/api/games/{game['id']}/bluff", {}).get_json()
+    state, challenge = bluff["state"], bluff["challenge"]
+    assert set(state) <= set(schemas["GameState"]["properties"]), set(state) - set(schemas["GameState"]["properties"])
+    assert set(challenge) <= set(schemas["Challenge"]["properties"]), set(challenge) - set(schemas["Challenge"]["properties"])
+    assert challenge["source"] in schemas["Challenge"]["properties"]["source"]["enum"]
+
+
 def test_session_with_the_pin_lets_this_device_act_without_the_header(client):
     assert client.get("/api/session").json["control"] is False
     assert client.post("/api/session", json={"pin": PIN}).status_code == 200

@@ -60,6 +60,8 @@ _CHALLENGE = {
         "problem_codes": {"type": "array", "description": "each part of problem as its code and params, which the pages word (Dice.problemText)", "items": {"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]}},
         "status": {"type": "string", "enum": ["decided", "awaiting_confirm"]},
         "dice": {"type": "array", "items": _INT, "nullable": True},
+        "source": {"type": "string", "nullable": True, "enum": ["camera", "table", "correction", None], "description": "where the dice came from: the camera's sure reading, the table's confirmation (R14) or a correction (R15)"},
+        "has_images": {"type": "boolean", "description": "the Bluff's photo was saved (image_url, annotated_url)"},
         "total": _NULL_INT,
         "verdict": {"type": "object", "nullable": True},
         "image_url": {"type": "string", "nullable": True},
@@ -74,15 +76,18 @@ def _errors(*codes: int) -> dict[str, Any]:
     return {str(c): {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}} for c in codes}
 
 
-def _op(summary: str, ok: dict[str, Any] | None, *errors: int, body: dict[str, Any] | None = None, control: bool = False, status: str = "200", content: str = "application/json") -> dict[str, Any]:
+def _op(summary: str, ok: dict[str, Any] | None, *errors: int, body: dict[str, Any] | None = None, control: bool = False, status: str = "200",
+        content: str = "application/json", no_fields: bool = False) -> dict[str, Any]:
+    """One operation; ``no_fields``: it takes no body, but a body sent is read as JSON and refused in words (400, 413,
+    415) as any other's."""
     op: dict[str, Any] = {"summary": summary, "responses": {status: {"description": "ok", "content": {content: {"schema": ok or {"type": "object"}}}}, **_errors(*errors)}}
     if body is not None:
         op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
     if control:
         op["security"] = [{"tablePin": []}, {"session": []}]
         op["responses"].update(_errors(401, 403, 429))
-    if body is not None:
-        op["responses"].update(_errors(413, 415))  # too large (docs/SECURITY.md); not sent as JSON
+    if body is not None or no_fields:
+        op["responses"].update(_errors(400, 413, 415))  # not JSON or unknown fields; too large (docs/SECURITY.md); not sent as JSON
     return op
 
 
@@ -108,7 +113,7 @@ def openapi_spec() -> dict[str, Any]:
             "/api/openapi.json": {"get": _op("This document", None)},
             "/api/session": {
                 "get": _op("Whether this device may act", None),
-                "post": _op("Enter the table PIN once; sets the session cookie", None, 400, 401, 429, body=_obj(["pin"], pin={"type": "string"})),
+                "post": _op("Enter the table PIN once; sets the session cookie (refused from another site: 403)", None, 400, 401, 403, 429, body=_obj(["pin"], pin={"type": "string"})),
                 "delete": _op("Forget this device's PIN: its session ends on the server too", None),
             },
             "/api/sessions": {
@@ -131,7 +136,7 @@ def openapi_spec() -> dict[str, Any]:
             "/api/challenges/{challenge_id}/image": {"get": {**_op("The saved frame", {"type": "string", "format": "binary"}, 404, content="image/jpeg"), "parameters": chal}},
             "/api/challenges/{challenge_id}/annotated": {"get": {**_op("The frame with boxes and values drawn", {"type": "string", "format": "binary"}, 404, content="image/jpeg"), "parameters": chal}},
             "/api/challenges/{challenge_id}/correct": {"post": {**_op("Correct a Bluff's dice; re-decides it (R15)", None, 400, 404, 409, 422, control=True, body=_obj(["dice"], dice=_DICE, by={"type": "string", "description": "a player of this game, or \"table\" (the default)"}, after_game_over={"type": "boolean", "description": "true to correct a finished game (it may reopen it)"})), "parameters": chal}},
-            "/api/games/{game_id}/rematch": {"post": {**_op("The same players and path again after a finished game; the loser starts", state, 404, 409, control=True, status="201"), "parameters": game}},
+            "/api/games/{game_id}/rematch": {"post": {**_op("The same players and path again after a finished game; the loser starts", state, 404, 409, control=True, status="201", no_fields=True), "parameters": game}},
             "/api/games/{game_id}/evening": {"get": {**_op("The evening's games (a chain of rematches) and each player's losses", None, 404), "parameters": game}},
             "/api/table": {
                 "get": _op("How the dice are got at a Bluff: camera \"auto\" or \"off\" (typed at the table)", None),
@@ -141,15 +146,15 @@ def openapi_spec() -> dict[str, Any]:
             "/api/sim/dice": {"post": _op("Simulation: the top faces of the next capture", None, 400, 404, 422, control=True, body=_obj(["values"], values={"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}, "minItems": 1, "maxItems": 6}))},
             "/api/sim/press": {"post": _op("Simulation: press a table button through its mock pin", None, 400, 404, 409, control=True, body=_obj(["button"], button={"type": "string"}))},
             "/api/model": {"get": _op("The face model in use (active, previous, shipped ids) and the table's own dataset (docs/API-EXTENSIONS.md)", None)},
-            "/api/model/rollback": {"post": _op("Go back to the previous face model (one tap); the reader switches at once", None, 400, control=True)},
+            "/api/model/rollback": {"post": _op("Go back to the previous face model (one tap); the reader switches at once (409: none to go back to)", None, 400, 409, control=True)},
             "/api/model/teach": {"post": _op("Teach the table's dice from its confirmed Bluffs: fitted, measured, adopted only when better", None, 400, 409, control=True)},
             "/api/setup/preview": {"get": _op("Camera set-up: the tray now, small (JPEG); refused during a game (R13)", {"type": "string", "format": "binary"}, 409, 503, control=True, content="image/jpeg")},
             "/api/setup/check": {"get": _op("Camera set-up: brightness, glare and focus hints, the region and die size in force", None, 409, 503, control=True)},
-            "/api/setup/region": {"post": _op("Camera set-up: store the tray's region [x, y, w, h] ([] the whole picture)", None, 400, 409, control=True, body=_obj(["region"], region={"type": "array", "items": _INT}))},
-            "/api/setup/empty-tray": {"post": _op("Camera set-up: keep the empty tray's photo (refused with a die on it)", None, 409, 422, control=True)},
-            "/api/setup/die-size": {"post": _op("Camera set-up: measure one die's side (reader.die_side_px)", None, 409, 422, control=True)},
+            "/api/setup/region": {"post": _op("Camera set-up: store the tray's region [x, y, w, h] ([] the whole picture); 422 when it lies outside the picture or is narrower than a die", None, 400, 409, 422, control=True, body=_obj(["region"], region={"type": "array", "items": _INT}))},
+            "/api/setup/empty-tray": {"post": _op("Camera set-up: keep the empty tray's photo (refused with a die on it)", None, 409, 422, control=True, no_fields=True)},
+            "/api/setup/die-size": {"post": _op("Camera set-up: measure one die's side (reader.die_side_px)", None, 409, 422, control=True, no_fields=True)},
             "/api/setup/lens": {
-                "post": _op("Camera set-up: measure the wide lens's bend on a printed chessboard (camera.lens_distortion; the board: /setup/chessboard.svg)", None, 409, 422, 503, control=True),
+                "post": _op("Camera set-up: measure the wide lens's bend on a printed chessboard (camera.lens_distortion; the board: /setup/chessboard.svg)", None, 409, 422, 503, control=True, no_fields=True),
                 "delete": _op("Camera set-up: forget the lens's bend (camera.lens_distortion = 0)", None, 409, 503, control=True),
             },
             "/api/setup/face": {"post": _op("Show each face: one die with `top` on top joins the table's dataset, labelled with the face the camera saw", None, 400, 409, 422, control=True, body=_obj(["top"], top=_INT))},
