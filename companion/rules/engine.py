@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from companion.core.dice import is_face
 from companion.core.errors import BadRequest, NotAllowed, NotFound, RuleRefused
-from companion.rules.names import MAX_NAME, player_names
+from companion.rules.names import MAX_NAME, TABLE, player_names
 from companion.rules.state import (
     PHASE_CLAIM,
     PHASE_CONFIRM,
@@ -189,13 +189,13 @@ def decide_correction(state: GameState, challenge_id: str, dice: Any, by: Any, a
     if not isinstance(after_game_over, bool):
         raise BadRequest("'after_game_over' must be true or false.")
     who = by.strip()
-    if who.casefold() != "table":
+    if who.casefold() != TABLE:  # no player is called so (names.player_names)
         named = [p for p in state.players if p.casefold() == who.casefold()]
         if not named:
             raise RuleRefused(f"'{who[:30]}' is not playing in this game: name one of its players, or the table.")
         who = named[0]
     else:
-        who = "table"
+        who = TABLE
     challenge = state.challenges.get(challenge_id)
     if challenge is None:
         raise NotFound("There is no such Bluff in this game.")

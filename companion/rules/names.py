@@ -26,6 +26,8 @@ from typing import Any
 from companion.core.errors import BadRequest, RuleRefused
 
 MAX_NAME = 30
+#: who confirms or corrects a Bluff when no player is named (R14, R15): no player may be called so
+TABLE = "table"
 
 ZWJ = "\u200d"
 #: letters shaped like nothing: accepted as "letters" by Unicode, invisible on a screen
@@ -116,6 +118,8 @@ def player_names(players: Any) -> list[str]:
             if len(scripts) > 1:
                 both = " and ".join(sorted(s.capitalize() for s in scripts))
                 raise RuleRefused(f"The name {name!r} mixes letters of different alphabets ({both}) that look alike: write it in one alphabet.")
+        if name.casefold() == TABLE:
+            raise RuleRefused(f"{name!r} is the name the companion keeps for the table itself (who confirms and corrects a Bluff): give this player another name.")
     if len({n.casefold() for n in names}) != len(names):
         raise RuleRefused("Two players have the same name: give each player a different one.")
     seen: dict[str, str] = {}

@@ -514,6 +514,9 @@ def test_set_up_refuses_bad_tables_lets_the_table_pick_the_starter_and_resumes(s
     expect(rows).to_have_count(2)
     page.click("#start-game")
     expect(page.locator("#setup-error")).to_have_text("Every player needs a name, and no two players the same one.")
+    rows.nth(1).locator(".seat-name").fill("Table")  # the name a correction gives the table itself (R15)
+    page.click("#start-game")
+    expect(page.locator("#setup-error")).to_have_text("“Table” names the table itself, who confirms and corrects a Bluff: give this player another name.")
     rows.nth(1).locator(".seat-name").fill("Noor")
     # Ages are asked for when the youngest starts...
     page.click("#start-game")

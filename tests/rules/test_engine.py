@@ -65,7 +65,8 @@ def test_r1_fewer_than_two_or_more_than_ten_players_are_refused(count):
         decide_start("g-x", [f"P{i}" for i in range(count)])
 
 
-@pytest.mark.parametrize("players,words", [(["Ann", ""], "needs a name"), (["Ann", "   "], "needs a name"), (["Ann", "x" * 200], "at most 30"), (["Ann", "ann"], "same name"), (["Ann", "B\x00n"], "control")])
+@pytest.mark.parametrize("players,words", [(["Ann", ""], "needs a name"), (["Ann", "   "], "needs a name"), (["Ann", "x" * 200], "at most 30"), (["Ann", "ann"], "same name"), (["Ann", "B\x00n"], "control"),
+                                           (["Ann", "Table"], "keeps for the table itself"), (["TABLE ", "Ben"], "keeps for the table itself")])
 def test_r1_bad_names_are_refused(players, words):
     with pytest.raises(RuleRefused, match=words):
         decide_start("g-x", players)

@@ -81,6 +81,7 @@
       const fail = (key) => { error.textContent = t(key); error.hidden = false; };
       if (names.length < 2 || names.length > 10) return fail("setup_err_count");
       if (names.some((n) => !n) || new Set(names.map((n) => n.toLowerCase())).size !== names.length) return fail("setup_err_names");
+      if (names.some((n) => n.trim().toLowerCase() === "table")) return fail("setup_err_table_name"); // who corrects when no player is named (names.py TABLE)
       const length = Number($("path-length").value);
       if (!Number.isInteger(length) || length < 2 || length > 30) return fail("setup_err_path");
       const body = { players: names, path_length: length };
