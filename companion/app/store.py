@@ -178,10 +178,12 @@ class GameStore:
         return links
 
     def current_game_id(self) -> str | None:
-        """The newest game that is not over, if any."""
+        """The game on the table: the newest one, while it is not over. A game left unfinished when a newer one was
+        started stays saved, but is no longer in progress: it neither comes back when the newer one ends nor keeps the
+        camera set-up closed (R13), and the tray's buttons never act on it."""
         with self._lock:
-            row = self._db.execute("SELECT id FROM games WHERE phase != 'over' ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
-        return row[0] if row else None
+            row = self._db.execute("SELECT id, phase FROM games ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
+        return row[0] if row and row[1] != "over" else None
 
     def close(self) -> None:
         with self._lock:

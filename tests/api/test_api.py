@@ -95,6 +95,26 @@ def test_current_game_is_404_before_any_game_then_the_newest(client):
     assert listing["current"] == state["id"] and listing["games"][0]["id"] == state["id"]
 
 
+def test_a_game_left_for_a_new_one_is_no_longer_in_progress_and_never_comes_back(client):
+    left = start(client)
+    post(client, f"/api/games/{left['id']}/claim", {"amount": 9})  # left mid-round: "New game" on the page
+    newer = start(client, ("Ann", "Ben"), path_length=2)
+    assert client.get("/api/games/current").json["id"] == newer["id"]
+    for _ in range(4):  # Ben calls every claim of 18 on dice that hold it, or Ann's, until one reaches red
+        state = client.get(f"/api/games/{newer['id']}").json
+        if state["phase"] == "over":
+            break
+        client.post("/api/sim/dice", json={"values": [1, 1, 1]}, headers=PIN_HEADERS)
+        post(client, f"/api/games/{newer['id']}/claim", {"amount": 18})
+        post(client, f"/api/games/{newer['id']}/bluff", {})
+    assert client.get(f"/api/games/{newer['id']}").json["phase"] == "over"
+    # the game left unfinished does not come back as the game on the table, and the camera set-up is open again
+    assert client.get("/api/games/current").status_code == 404
+    assert client.get("/api/games").json["current"] is None
+    assert client.get("/api/setup/check", headers=PIN_HEADERS).status_code != 409
+    assert client.get(f"/api/games/{left['id']}").json["phase"] == "decide"  # still saved as it was left
+
+
 @pytest.mark.parametrize("game_id", ["g-000000000000", "nope", "c-123", "..%2f..%2fetc"])
 def test_unknown_games_are_404(client, game_id):
     r = client.get(f"/api/games/{game_id}")
