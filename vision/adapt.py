@@ -23,6 +23,8 @@ import csv
 import hashlib
 import io
 import time
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -83,8 +85,13 @@ class Head:
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Head":
-        with np.load(io.BytesIO(data), allow_pickle=False) as z:
-            head = cls(str(z["base_id"]), z["mean"].astype(np.float32), z["scale"].astype(np.float32), z["weights"].astype(np.float32), z["bias"].astype(np.float32), z["gate"].astype(np.float32))
+        """The head saved by ``to_bytes``; a ``ValueError`` that says so for a file cut short, emptied or overwritten
+        (a card pulled mid-write): the registry then reads with the shipped model."""
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as z:
+                head = cls(str(z["base_id"]), z["mean"].astype(np.float32), z["scale"].astype(np.float32), z["weights"].astype(np.float32), z["bias"].astype(np.float32), z["gate"].astype(np.float32))
+        except (zipfile.BadZipFile, EOFError, zlib.error, KeyError, OSError) as exc:
+            raise ValueError(f"the head's file is damaged ({exc.__class__.__name__}: {exc})") from exc
         d = head.mean.shape[0]
         arrays = (head.mean, head.scale, head.weights, head.bias, head.gate)
         if head.scale.shape != (d,) or head.weights.shape != (d, 7) or head.bias.shape != (7,) or head.gate.shape != (d + 1,) or not all(np.isfinite(a).all() for a in arrays):

@@ -89,6 +89,11 @@ class ModelRegistry:
         base = self.base_id()
         active = data.get("active") or base
         previous = data.get("previous")
+        if problem is None and active != base and active in data["models"]:  # the head as load() would read it
+            try:
+                self._head(active, data["models"][active])
+            except (OSError, ValueError, KeyError) as exc:
+                problem = self._unloadable(active, exc)
         return {
             "active": active,
             "previous": previous,
@@ -103,7 +108,7 @@ class ModelRegistry:
 
     def load(self, threads: int = 1) -> Loaded:
         """The active model's classifier; the shipped one, with why, when the active one cannot be loaded."""
-        from vision.adapt import AdaptedClassifier, Head
+        from vision.adapt import AdaptedClassifier
 
         data, problem = self._read()
         active = data.get("active")
@@ -114,16 +119,26 @@ class ModelRegistry:
                 log.error("%s", problem)
                 return Loaded(open_classifier(self.model_path, threads), problem)
             try:
-                if not isinstance(entry, dict) or not isinstance(entry.get("head"), str):
-                    raise ValueError("its entry in the list is damaged")
-                head = Head.from_bytes((self.folder / Path(entry["head"]).name).read_bytes())
-                return Loaded(AdaptedClassifier(head, self.model_path, threads=threads))
+                return Loaded(AdaptedClassifier(self._head(active, entry), self.model_path, threads=threads))
             except HardwareError as exc:
                 problem = f"The taught model {active} cannot be used ({exc.message}), so the shipped model reads."
             except (OSError, ValueError, KeyError) as exc:
-                problem = f"The taught model {active} cannot be loaded ({exc.__class__.__name__}: {exc}), so the shipped model reads; roll back or teach the dice again."
+                problem = self._unloadable(active, exc)
             log.error("%s", problem)
         return Loaded(open_classifier(self.model_path, threads), problem)
+
+    def _head(self, active: str, entry: Any) -> Any:
+        """The taught model's head, as its entry in the list names it; OSError, ValueError or KeyError when it cannot be
+        read (its entry damaged, its file missing, cut short or overwritten)."""
+        from vision.adapt import Head
+
+        if not isinstance(entry, dict) or not isinstance(entry.get("head"), str):
+            raise ValueError("its entry in the list is damaged")
+        return Head.from_bytes((self.folder / Path(entry["head"]).name).read_bytes())
+
+    @staticmethod
+    def _unloadable(active: str, exc: Exception) -> str:
+        return f"The taught model {active} cannot be loaded ({exc.__class__.__name__}: {exc}), so the shipped model reads; roll back or teach the dice again."
 
     # --- changing ------------------------------------------------------------------------------
 

@@ -99,3 +99,50 @@ def test_a_damaged_model_file_is_still_refused_in_words(tmp_path):
     with pytest.raises(HardwareError) as damaged:
         open_classifier(path)
     assert "damaged.onnx" in damaged.value.message or "cannot be loaded" in damaged.value.message
+
+
+def _taught_head_bytes(base_id: str) -> bytes:
+    from vision.adapt import Head
+
+    d = 8
+    return Head(base_id, np.zeros(d, np.float32), np.ones(d, np.float32), np.zeros((d, 7), np.float32), np.zeros(7, np.float32), np.zeros(d + 1, np.float32)).to_bytes()
+
+
+@pytest.mark.parametrize("damage", ["emptied", "cut short", "overwritten", "a member cut"])
+def test_a_taught_model_whose_file_is_damaged_is_never_fatal_the_shipped_model_reads_and_says_why(tmp_path, damage):
+    """docs/TEACHING.md: a taught model that cannot be loaded is never fatal. An ``.npz`` cut short by a card pulled
+    mid-write raised zipfile's and numpy's own errors, which stopped ``read``, ``evaluate``, ``teach`` and ``serve``."""
+    import io
+    import json
+    import zipfile
+
+    from vision.adapt import Head
+    from vision.registry import ModelRegistry
+
+    registry = ModelRegistry(tmp_path)
+    good = _taught_head_bytes(registry.base_id())
+    assert Head.from_bytes(good).base_id == registry.base_id()  # the file as written reads
+    if damage == "a member cut":  # the zip's directory whole, one array's data cut: zlib / zip's own errors
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("mean.npy", b"\x93NUMPY" + b"\x00" * 40)
+        bad = buffer.getvalue()
+    else:
+        bad = {"emptied": b"", "cut short": good[:500], "overwritten": b"PK\x03\x04" + bytes(range(256)) * 4}[damage]
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "taught-abc.npz").write_bytes(bad)
+    (tmp_path / "models" / "registry.json").write_text(json.dumps({"active": "taught-abc", "previous": registry.base_id(), "models": {"taught-abc": {"head": "taught-abc.npz"}}}))
+    loaded = registry.load()
+    assert isinstance(loaded.classifier, FaceClassifier) and not hasattr(loaded.classifier, "head")
+    assert loaded.problem is not None and "The taught model taught-abc cannot be loaded" in loaded.problem and "the shipped model reads" in loaded.problem
+    assert registry.status()["problem"] == loaded.problem  # `model status` says it too
+    import subprocess
+    import sys
+
+    import cv2
+
+    cv2.imwrite(str(tmp_path / "tray.png"), np.full((240, 320, 3), 128, np.uint8))
+    done = subprocess.run([sys.executable, "-m", "companion.app.cli", "read", "--json", "--instance", str(tmp_path), str(tmp_path / "tray.png")],
+                          cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "The taught model taught-abc cannot be loaded" in done.stderr
