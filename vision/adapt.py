@@ -384,6 +384,8 @@ def write_rendered_set(folder: Path, dice: int = 240, seed: int = 90210) -> Path
 
     Made on the device from the renderer shipped in the wheel, so a taught
     model is always checked on dice it was not taught, even with no other set.
+    Made again when any crop it lists is gone: a set read as no dice would let
+    any model pass as "no worse" on it.
     """
     import cv2
 
@@ -391,7 +393,9 @@ def write_rendered_set(folder: Path, dice: int = 240, seed: int = 90210) -> Path
     stamp = folder / "VERSION"
     recipe = f"{RENDERED_VERSION} {dice} {seed}"
     if stamp.is_file() and stamp.read_text(encoding="utf-8").strip() == recipe and (folder / "crops.csv").is_file():
-        return folder
+        listed = read_crops_csv(folder)
+        if len(listed) == dice and all(path.is_file() for path, _, _ in listed):
+            return folder
     (folder / "crops").mkdir(parents=True, exist_ok=True)
     rows = ["file,value,split"]
     for n, (crop, seen) in enumerate(rendered_crops(dice, seed)):

@@ -114,3 +114,24 @@ def test_a_die_the_taught_model_reads_otherwise_than_the_shipped_one_is_read_its
     assert p.argmax() == 3
     runner_up = np.sort(p[1:])[-2]
     assert not is_sure(float(p[3]), float(runner_up), 0.5)
+
+
+def test_the_renderers_check_set_is_made_again_when_its_crops_are_gone_never_read_as_no_dice(tmp_path):
+    """A taught model must read the renderer's dice no worse than the active one; a set whose crops were deleted read as
+    0 dice, so any model passed that check (found by a CLI audit)."""
+    import shutil
+
+    from vision.adapt import read_crops_csv, write_rendered_set
+
+    folder = write_rendered_set(tmp_path / "eval-rendered", dice=12)
+    listed = read_crops_csv(folder)
+    assert len(listed) == 12 and all(path.is_file() for path, _, _ in listed)
+    kept = {path: path.stat().st_mtime_ns for path, _, _ in listed}
+    assert write_rendered_set(folder, dice=12) == folder  # whole: kept as it is, not drawn again
+    assert {path: path.stat().st_mtime_ns for path, _, _ in read_crops_csv(folder)} == kept
+    listed[3][0].unlink()  # one crop gone
+    write_rendered_set(folder, dice=12)
+    assert all(path.is_file() for path, _, _ in read_crops_csv(folder))
+    shutil.rmtree(folder / "crops")  # every crop gone, crops.csv and VERSION kept
+    again = read_crops_csv(write_rendered_set(folder, dice=12))
+    assert [(p.name, v) for p, v, _ in again] == [(p.name, v) for p, v, _ in listed] and all(p.is_file() for p, _, _ in again)
