@@ -501,6 +501,24 @@ def test_the_score_screen_reconnects_by_itself_after_the_companion_drops(own_ser
     expect(page.locator("#claim-amount")).to_have_text("7")
 
 
+def test_a_tap_while_the_companion_cannot_be_reached_says_to_check_the_wifi(own_server: Any, new_context: Any, console: Any) -> None:
+    """A request that gets no answer at all (the Pi off, the Wi-Fi gone) is not "something went wrong": the page has
+    the sentence for it."""
+    for cut in ("net::ERR_INCOMPLETE_CHUNKED_ENCODING", "net::ERR_CONNECTION_REFUSED", "net::ERR_CONNECTION_RESET", "net::ERR_EMPTY_RESPONSE", "Failed to fetch"):
+        console.allow(cut)
+    server = own_server.start()
+    server.new_game(["Kim", "Lou"], starter=0)
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page)
+    turn(page, "Kim")
+    own_server.stop()
+    expect(page.locator("#live")).to_have_attribute("data-state", "off")
+    page.click('#claim-grid button[data-amount="7"]')
+    page.click("#pass-ok")
+    expect(page.locator("#toast")).to_have_text("The companion cannot be reached. Check the Wi-Fi.")
+
+
 def test_set_up_refuses_bad_tables_lets_the_table_pick_the_starter_and_resumes(server: Server, new_context: Any) -> None:
     page = new_context()
     page.goto(server.url + "/")

@@ -52,7 +52,7 @@ const EB = (() => {
 
   /** A player-readable sentence, in the page's language, for a failed request. */
   function errorText(err) {
-    if (!(err instanceof ApiError)) return t("err_network");
+    if (!(err instanceof ApiError) || err.status === 0) return t("err_network"); // fetch itself failed: no answer came
     if (err.status === 401) return t("err_pin");
     if (err.status === 429 || err.code === "too_many_attempts") return t("err_locked");
     if (err.status === 409) return t("err_not_now");
