@@ -634,6 +634,10 @@ def test_a_bluff_played_without_the_camera_is_said_in_romanian_on_the_table_and_
     page = new_context(locale="ro-RO")
     page.goto(server.url + "/")
     expect(page.locator("#confirm-reason")).to_have_text(i18n.translate("ro", "typed_no_camera"))
+    # no camera played: nothing on the card says the camera is unsure or could not read a die
+    expect(page.locator("#confirm-problem")).to_have_text(i18n.translate("ro", "confirm_problem_typed", caller="Bogdan", claimer="Ana", n=9))
+    expect(page.locator("#confirm-top")).to_have_text(i18n.translate("ro", "confirm_top_help_typed"))
+    expect(page.locator("#confirm-pickers .card-guess")).to_have_text(["", "", ""])
     page.goto(server.url + f"/bluffs/{challenge['id']}")
     expect(page.locator("#bluff-reading")).to_have_text(i18n.translate("ro", "problem_played_without_camera"))
     expect(page.locator("#bluff-reading")).not_to_contain_text("without the camera")
@@ -643,6 +647,8 @@ def test_a_bluff_played_without_the_camera_is_said_in_romanian_on_the_table_and_
     page.goto(server.url + "/")
     expect(page.locator("#confirm-reason")).to_have_text(
         i18n.translate("ro", "typed_no_reading") + " " + i18n.translate("ro", "problem_camera_timeout", seconds="3"))
+    expect(page.locator("#confirm-top")).to_have_text(i18n.translate("ro", "confirm_top_help"))  # a camera was playing
+    expect(page.locator("#confirm-pickers .card-guess").first).to_have_text(i18n.translate("ro", "card_no_guess"))
 
 
 def test_the_table_says_what_the_companion_does_without_in_french_from_a_real_server(own_server: Any, new_context: Any) -> None:

@@ -195,7 +195,7 @@ const Dice = (() => {
         b.addEventListener("click", () => { chosen[i] = v; sync(); });
         return b;
       });
-      let guess = t("card_no_guess");
+      let guess = playedWithoutCamera(challenge) ? "" : t("card_no_guess"); // no camera: nothing it could not read
       if (d) guess = sure[i] === null ? t("card_doubt", { seen: d.seen, top: d.top }) : t("card_guess", { seen: d.seen, top: d.top });
       if (d) picture.append(el("span", { class: "crop-no", text: String(i + 1) }));
       return el("div", { class: "confirm-card", role: "group", "aria-label": t("card_question", { n: i + 1 }), "data-die": i },

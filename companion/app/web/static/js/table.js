@@ -400,7 +400,10 @@
     if (confirmFor !== cid) return;
     const typed = !challenge.reading; // no camera, or it gave nothing: the table types the dice
     $("confirm-title").textContent = t(typed ? "confirm_title_typed" : "confirm_title");
-    $("confirm-problem").textContent = t("confirm_problem", { claimer: EB.playerName(state, challenge.claimer), caller: EB.playerName(state, challenge.caller), n: challenge.claim });
+    const who = { claimer: EB.playerName(state, challenge.claimer), caller: EB.playerName(state, challenge.caller), n: challenge.claim };
+    // no reading at all: no camera is "not sure"; the reason line below says why there is none
+    $("confirm-problem").textContent = typed ? t("confirm_problem_typed", who) : t("confirm_problem", who);
+    $("confirm-top").textContent = Dice.playedWithoutCamera(challenge) ? t("confirm_top_help_typed") : t("confirm_top_help");
     $("confirm-reason").textContent = !typed ? Dice.reasonText(challenge.reading)
       : Dice.playedWithoutCamera(challenge) ? t("typed_no_camera") : [t("typed_no_reading"), Dice.problemText(challenge)].join(" ").trim();
     $("confirm-photo").hidden = !challenge.has_images;
