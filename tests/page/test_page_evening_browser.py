@@ -286,6 +286,13 @@ def test_a_correction_after_game_over_asks_first_names_a_player_and_every_screen
     # The watcher's screen says who corrected a Bluff, and that the game was over.
     expect(watcher.locator("#prompt-correction")).to_contain_text("Kai corrected a Bluff")
     expect(watcher.locator("#prompt-correction")).to_contain_text("already over")
+    # corrected again by the table itself: the sentence it opens starts with a capital, in English as in German
+    again = server.api("POST", f"/api/challenges/{challenge['id']}/correct", {"dice": [1, 1, 2], "after_game_over": True})
+    assert again.status_code == 200, again.text
+    expect(watcher.locator("#prompt-correction")).to_contain_text("The table corrected a Bluff")
+    german = new_context(locale="de-DE")
+    german.goto(server.url + f"/?game={game['id']}")
+    expect(german.locator("#prompt-correction")).to_contain_text("Der Tisch hat einen Bluff korrigiert")
 
 
 def test_phones_of_360_px_never_scroll_sideways_and_thirty_squares_fit(server: Server, new_context: Any) -> None:

@@ -290,6 +290,7 @@
     box.dataset.key = key;
     const who = c.by === "table" ? t("the_table") : c.by;
     let text = t("correction_note", { by: who });
+    if (c.by === "table") text = text.charAt(0).toLocaleUpperCase(document.documentElement.lang) + text.slice(1); // "the table" opens it
     if (c.reopened) text += " " + t("correction_reopened");
     else if (c.after_game_over) text += " " + t("correction_after_over");
     box.replaceChildren(text, " ", el("a", { href: "/bluffs/" + encodeURIComponent(c.challenge), text: t("verdict_replay") }),
