@@ -566,6 +566,31 @@ def test_set_up_refuses_bad_tables_lets_the_table_pick_the_starter_and_resumes(s
     turn(page, "Noor")
 
 
+def test_two_youngest_of_the_same_age_are_asked_which_starts(server: Server, new_context: Any) -> None:
+    """R3: the youngest starts. Twins of ten and a grown-up: the page does not pick one of the twins by seat without a
+    word; it asks the table, with the twins' names, the starter list set to the first of them."""
+    page = new_context(locale="fr-FR")
+    page.goto(server.url + "/")
+    unlock(page)
+    to_setup(page)
+    before = server.api("GET", "/api/games").json()["current"]
+    rows = page.locator("#seat-list .seat")
+    for i, (name, age) in enumerate([("Max", "40"), ("Zoé", "10"), ("Lou", "10")]):
+        rows.nth(i).locator(".seat-name").fill(name)
+        rows.nth(i).locator(".seat-age").fill(age)
+    page.click("#start-game")
+    expect(page.locator("#setup-error")).to_have_text(
+        "Zoé et Lou sont les plus jeunes, du même âge : choisissez qui commence, puis lancez la partie.")
+    expect(page.locator("#starter-field")).to_be_visible()
+    expect(page.locator("#starter-select")).to_have_value("1")
+    assert server.api("GET", "/api/games").json()["current"] == before  # nothing started before the table chose
+    page.select_option("#starter-select", label="Lou")
+    page.click("#start-game")
+    expect(page.locator("#board")).to_be_visible()
+    started = server.api("GET", "/api/games/current").json()
+    assert started["id"] != before and [p["name"] for p in started["players"]] == ["Max", "Zoé", "Lou"] and started["to_act"] == 2
+
+
 def test_a_name_with_markup_is_shown_as_text(server: Server, new_context: Any) -> None:
     name = "<img src=x onerror=alert(1)>"
     server.new_game([name, "Bo"], starter=0)

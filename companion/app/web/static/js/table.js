@@ -88,6 +88,17 @@
       if (starterMode() === "ages") {
         const ages = list.map((s) => Number(s.age));
         if (ages.some((a) => !Number.isInteger(a) || a < 1 || a > 130) || list.some((s) => s.age === "")) return fail("setup_err_ages");
+        const youngest = ages.flatMap((a, i) => (a === Math.min(...ages) ? [i] : []));
+        if (youngest.length > 1) { // R3: the youngest starts; of two the same age, the table says which
+          document.querySelector('input[name="starter-mode"][value="pick"]').checked = true;
+          $("starter-field").hidden = false;
+          $("setup-form").classList.add("no-ages");
+          $("starter-select").value = String(youngest[0]);
+          const tied = youngest.map((i) => names[i]);
+          error.textContent = t("setup_err_age_tie", { names: new Intl.ListFormat(document.documentElement.lang, { type: "conjunction" }).format(tied) });
+          error.hidden = false;
+          return;
+        }
         body.ages = ages;
       } else {
         body.starter = Number($("starter-select").value);
