@@ -411,3 +411,24 @@ def test_the_simulated_dice_are_set_from_the_page(server: Server, new_context: A
     expect(page.locator("#verdict-total")).to_have_text("9")
     expect(page.locator("#verdict-held")).to_have_text("Die Ansage stimmte: 9 Elefanten bei einer Ansage von 5.")
     keep(page, "verdict-tablet-de")
+
+
+def test_after_a_reload_the_last_games_end_with_rematch_and_the_tally_is_a_link_away(server: Server, new_context: Any) -> None:
+    """A finished game is no longer in progress, so a reload (or another tablet) opens on the set-up; the line about the
+    last game leads to its end, where Rematch and tonight's tally are, as they were before the reload."""
+    game = server.new_game(["Pia", "Quin"], starter=0, path_length=2)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])  # 3 < 18: Pia moves 2, onto the red square (R10, R12)
+    page = new_context(viewport=TABLET, locale="pl-PL")
+    page.goto(server.url + "/")
+    unlock(page)
+    expect(page.locator("#setup")).to_be_visible()
+    expect(page.locator("#setup-last")).to_contain_text("Pia")
+    page.click("#setup-last-open")
+    expect(page.locator("#verdict-next")).to_contain_text("Pia")  # the last Bluff's verdict, then the game's end
+    page.click("#verdict-close")
+    expect(page.locator("#over")).to_be_visible()
+    expect(page.locator("#tally li").first).to_contain_text("Pia")
+    page.click("#over-rematch")
+    expect(page.locator(".path-row .name")).to_have_text(["Pia", "Quin"])
+    assert server.api("GET", "/api/games/current").json()["rematch_of"] == game["id"]

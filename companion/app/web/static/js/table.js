@@ -127,8 +127,10 @@
     const last = list.games.find((g) => g.phase === "over");
     $("setup-last").hidden = !last || Boolean(current);
     if (last) {
+      // its end (Rematch, the evening's tally) stays one tap away after a reload or on another tablet
       $("setup-last").replaceChildren(
         t("setup_last_game", { name: EB.playerName(last, last.loser) }), " ",
+        el("a", { href: "/?game=" + encodeURIComponent(last.id), id: "setup-last-open", text: t("setup_last_open") }), " · ",
         el("a", { href: "/bluffs?game=" + encodeURIComponent(last.id), text: t("nav_bluffs") }));
     }
   }
