@@ -181,9 +181,14 @@ class GameStore:
         """The game on the table: the newest one, while it is not over. A game left unfinished when a newer one was
         started stays saved, but is no longer in progress: it neither comes back when the newer one ends nor keeps the
         camera set-up closed (R13), and the tray's buttons never act on it."""
+        newest = self.newest_game()
+        return newest[0] if newest and newest[1] != "over" else None
+
+    def newest_game(self) -> tuple[str, str] | None:
+        """The id and phase of the game started last, finished or not; None before any game."""
         with self._lock:
             row = self._db.execute("SELECT id, phase FROM games ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
-        return row[0] if row and row[1] != "over" else None
+        return (row[0], row[1]) if row else None
 
     def close(self) -> None:
         with self._lock:

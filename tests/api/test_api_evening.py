@@ -37,6 +37,25 @@ def test_r12_r15_a_correction_after_game_over_is_refused_until_confirmed_then_re
     assert [p["position"] for p in state["players"]] == [2, 2]
 
 
+def test_r15_a_finished_game_the_table_has_played_on_from_is_never_reopened_but_may_change_its_loser(client, services):
+    short = start(client, players=("Ann", "Ben"), path_length=2, starter=0)["id"]
+    one_bluff = lose(client, services, short)["challenge"]["id"]  # Ann claims 18 on 1+1+1: +2, onto the red square
+    g = start(client, players=("Ann", "Ben"), path_length=3, starter=0)["id"]
+    last = lose(client, services, g)["challenge"]["id"]  # Ann +2, then +2 onto the red square
+    rematch = post(client, f"/api/games/{g}/rematch").json
+    before = client.get(f"/api/games/{g}").json
+    # 6+6+6 makes the last Bluff Ben's step of 2: Ann 2, Ben 2, nobody on red: the game would go on beside the rematch
+    reopening = post(client, f"/api/challenges/{last}/correct", {"dice": [6, 6, 6], "after_game_over": True})
+    assert reopening.status_code == 409 and reopening.json["error"] == "game_followed", reopening.json
+    assert "started another game" in reopening.json["message"]
+    assert client.get(f"/api/games/{g}").json == before  # nothing changed, nothing logged
+    assert client.get("/api/games/current").json["id"] == rematch["id"]
+    # the shorter game's one Bluff corrected to 6+6+6: Ben on red instead of Ann; it stays over, so it may change
+    changed = post(client, f"/api/challenges/{one_bluff}/correct", {"dice": [6, 6, 6], "after_game_over": True})
+    assert changed.status_code == 200 and changed.json["state"]["phase"] == "over" and changed.json["state"]["loser"] == 1
+    assert client.get("/api/games/current").json["id"] == rematch["id"]
+
+
 def test_r15_a_correction_names_a_player_of_the_game_and_keeps_the_pin_holders_session(client, services):
     g = start(client)["id"]
     post(client, f"/api/games/{g}/claim", {"amount": 9})

@@ -432,3 +432,26 @@ def test_after_a_reload_the_last_games_end_with_rematch_and_the_tally_is_a_link_
     page.click("#over-rematch")
     expect(page.locator(".path-row .name")).to_have_text(["Pia", "Quin"])
     assert server.api("GET", "/api/games/current").json()["rematch_of"] == game["id"]
+
+
+def test_a_correction_that_would_reopen_a_game_the_table_played_on_from_is_refused_in_words(server: Server, new_context: Any, console: Any) -> None:
+    """The table lost, played the rematch; then a Bluff of the lost game is corrected so that nobody would be on the
+    red square: that game cannot go on beside the rematch, and the page says why in the player's language."""
+    from companion.app.web import i18n
+
+    console.allow("status of 409")  # the refusal this test causes
+
+    game = server.new_game(["Rui", "Sol"], starter=0, path_length=3)
+    for _ in range(2):  # Rui claims 18 on 1+1+1 twice: +2, +2 onto the red square (R10, R12)
+        assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+        last = settle_bluff(server, game["id"], [1, 1, 1])
+    assert server.api("POST", f"/api/games/{game['id']}/rematch").status_code == 201
+    page = new_context(viewport=TABLET, locale="it-IT")
+    page.goto(server.url + f"/bluffs/{last['id']}")
+    unlock(page)
+    for die in range(3):
+        page.click(f'#correct-pickers .pick[data-die="{die}"][data-value="6"]')
+    page.click("#correct-submit")
+    page.click("#over-dialog-ok")
+    expect(page.locator("#toast")).to_have_text(i18n.translate("it", "err_game_followed"))
+    assert server.api("GET", f"/api/games/{game['id']}").json()["loser"] == 0

@@ -55,6 +55,7 @@ const EB = (() => {
     if (!(err instanceof ApiError) || err.status === 0) return t("err_network"); // fetch itself failed: no answer came
     if (err.status === 401) return t("err_pin");
     if (err.status === 429 || err.code === "too_many_attempts") return t("err_locked");
+    if (err.code === "game_followed") return t("err_game_followed"); // a correction that would reopen a game played on from
     if (err.status === 409) return t("err_not_now");
     if (err.status === 422) return t("err_refused");
     if (err.status === 404) return t("err_missing");
