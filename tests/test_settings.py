@@ -91,3 +91,25 @@ def test_serve_on_a_bad_setting_says_where_and_only_serves_the_safe_mode_page(tm
 def test_serve_without_any_pin_says_how_to_set_one(tmp_path):
     result = subprocess.run([sys.executable, "-m", "companion.app.cli", "serve", "--instance", str(tmp_path), "--port", "0"], capture_output=True, text=True, cwd=ROOT, timeout=60, env={"PATH": "/usr/bin:/bin"})
     assert result.returncode == 2 and "No table PIN is set" in result.stderr
+
+
+def test_a_config_saved_with_a_byte_order_mark_reads_as_without_it(tmp_path):
+    """Windows' Notepad saves UTF-8 with a byte-order mark; the crops lists and labels already read it."""
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + b'[reader]\nexpected_dice = 2\n')
+    assert Settings.load(path)["reader.expected_dice"] == 2
+
+
+def test_a_config_that_links_to_nothing_is_refused_not_read_as_defaults(tmp_path):
+    (tmp_path / "config.toml").symlink_to(tmp_path / "gone.toml")
+    with pytest.raises(SettingsError, match="is a link to .*gone.toml, which is not there"):
+        Settings.load(tmp_path / "config.toml")
+
+
+def test_an_instance_that_is_a_file_is_refused_not_read_as_defaults(tmp_path):
+    (tmp_path / "instance").write_text("not a folder")
+    with pytest.raises(SettingsError, match="is a file, not the instance folder"):
+        Settings.load(tmp_path / "instance" / "config.toml")
+    done = subprocess.run([sys.executable, "-m", "companion.app.cli", "read", "--instance", str(tmp_path / "instance"), str(tmp_path / "x.png")],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2 and "is a file, not the instance folder" in done.stderr and "Traceback" not in done.stderr

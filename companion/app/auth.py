@@ -37,7 +37,7 @@ from urllib.parse import unquote, urlparse
 
 from limits.storage import MovingWindowSupport, Storage
 
-from companion.core.errors import StoreError
+from companion.core.errors import InstanceFileError
 
 AUTH_NAME = "auth.sqlite3"
 _SCHEMA = """
@@ -68,9 +68,11 @@ def _connect(path: Path) -> sqlite3.Connection:
         db.executescript(_SCHEMA)
         return db
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"The file of sessions {path.name} in the instance folder is damaged ({exc}): move it away (every device then types the PIN again).") from None
+        raise InstanceFileError(str(path), f"the file of the devices' sessions is damaged ({exc})",
+                                "Move it away and restart the companion: a fresh one is made, and every device types the PIN again.") from None
     except OSError as exc:
-        raise StoreError(f"The file of sessions {path.name} cannot be opened: {exc.strerror or exc}.") from None
+        raise InstanceFileError(str(path), f"the file of the devices' sessions cannot be opened: {exc.strerror or exc}",
+                                "Make the instance folder writable (or free the disk), then restart the companion.") from None
 
 
 def _sha(token: str) -> str:

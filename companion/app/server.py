@@ -14,7 +14,7 @@ import signal
 import sys
 from pathlib import Path
 
-from companion.core.errors import ElephantsBluffError, SettingsError, StoreError
+from companion.core.errors import ElephantsBluffError, InstanceFileError, SettingsError, StoreError
 from companion.app.allocator import limit_malloc_arenas
 from companion.app.settings import CONFIG_NAME, PIN_ENV, Settings, init_config
 
@@ -95,6 +95,9 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     stop_cleanly_on_sigterm()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     instance = instance.resolve()
+    if instance.exists() and not instance.is_dir():
+        print(f"{instance} is a file, not the instance folder: name a folder (a new one is made with --init).", file=sys.stderr)
+        return 2
     new_pin = None
     if init:
         path, created = init_config(instance)
@@ -122,7 +125,7 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     try:
         limits = connection_limits(settings)
         app = create_app(instance, simulate=simulate, settings=settings)
-    except (SettingsError, StoreError) as exc:
+    except (SettingsError, StoreError, InstanceFileError) as exc:
         where = str(instance / settings["storage.database"]) if isinstance(exc, StoreError) else None
         return _serve_safe_mode(exc, where, host=host, port=port, instance=instance)
     app.debug = False

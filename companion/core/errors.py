@@ -95,6 +95,20 @@ class HardwareError(ElephantsBluffError, RuntimeError):
     code = "hardware"
 
 
+class InstanceFileError(ElephantsBluffError, RuntimeError):
+    """A file of the instance folder other than the settings and the game log (the sessions, their key) that cannot be
+    used: names the file, why, and what to do; ``serve`` then starts in safe mode and says so."""
+
+    status = 500
+    code = "bad_file"
+
+    def __init__(self, path: str, why: str, todo: str) -> None:
+        super().__init__(f"{path}: {why}")
+        self.path = path
+        self.why = why
+        self.todo = todo
+
+
 class StoreError(ElephantsBluffError, RuntimeError):
     """The game log cannot be opened or written (a corrupt or foreign database)."""
 

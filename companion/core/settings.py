@@ -126,9 +126,13 @@ class Settings:
         values = {k: s.default for k, s in declared.items()}
         if path.is_dir():
             raise SettingsError(str(path), None, "is a folder, not a settings file: move it away, then start with --init to write a fresh one")
+        if path.parent.exists() and not path.parent.is_dir():
+            raise SettingsError(str(path.parent), None, "is a file, not the instance folder: name a folder (or a new one, to start with --init)")
+        if path.is_symlink() and not path.exists():
+            raise SettingsError(str(path), None, f"is a link to {os.readlink(path)}, which is not there: restore that file, or remove the link and start with --init")
         if path.exists():
             try:
-                text = path.read_text(encoding="utf-8")
+                text = path.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is not TOML's, nor a mistake
                 data = tomllib.loads(text)
             except UnicodeDecodeError:
                 raise SettingsError(str(path), None, "is not a text file (it should be UTF-8 TOML)") from None

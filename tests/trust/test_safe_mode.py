@@ -122,3 +122,27 @@ def test_serve_with_a_damaged_game_log_refuses_it_in_safe_mode_and_never_replace
     with LiveServer(instance, pin=PIN) as server:
         assert server.get("/api/health").json()["status"] == "ok"
         assert server.post("/api/games", json={"players": ["Ann", "Ben"]}).status_code == 201
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage", ["sessions file garbage", "key a folder"])
+def test_serve_with_a_damaged_sessions_file_or_key_names_that_file_not_the_game_log(tmp_path, damage):
+    """The sessions file (auth.sqlite3) and their key (secret_key) are not the game log: safe mode named the game log and
+    told to repair it, or stopped on a traceback."""
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / "config.toml").write_text(_config())
+    name = "auth.sqlite3" if damage == "sessions file garbage" else "secret_key"
+    if damage == "sessions file garbage":
+        (instance / name).write_bytes(b"SQLite format 3\x00" + bytes(200))
+    else:
+        (instance / name).mkdir()
+    with LiveServer(instance, pin=None) as server:
+        health = server.get("/api/health")
+        page = server.get("/")
+    body = health.json()
+    assert health.status_code == 503 and body["error"] == "bad_file" and body["file"] == name and body["setting"] is None, body
+    assert "every device types the PIN again" in body["todo"] and "game log" not in body["todo"]
+    assert name in page.text and str(instance) not in page.text + health.text
+    assert "Traceback" not in server.log_text() and "SAFE MODE" in server.log_text()
+    assert (instance / name).is_dir() if damage == "key a folder" else (instance / name).read_bytes().startswith(b"SQLite format 3")

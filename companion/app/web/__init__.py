@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion import __version__
 from companion.app.settings import CONFIG_NAME, Settings
-from companion.core.errors import ElephantsBluffError
+from companion.core.errors import ElephantsBluffError, InstanceFileError
 from companion.core.files import atomic_write
 
 
@@ -82,6 +82,9 @@ def create_app(instance_path: str | Path | None = None, *, simulate: bool = Fals
 def _secret_key(instance: Path) -> bytes:
     """A random key kept in the instance folder, so sessions survive a restart."""
     path = instance / "secret_key"
+    if path.is_dir():  # safe mode says so, naming the file (server.serve)
+        raise InstanceFileError(str(path), "is a folder, not the key that keeps the devices' sessions",
+                                "Move it away and restart the companion: a new key is made, and every device types the PIN again.")
     if not path.exists():
         atomic_write(path, secrets.token_bytes(32), mode=0o600)
     return path.read_bytes()

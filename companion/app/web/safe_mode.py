@@ -22,7 +22,7 @@ from typing import Any
 from flask import Flask, jsonify, render_template_string, request
 
 from companion import __version__
-from companion.core.errors import ElephantsBluffError, SettingsError, StoreError
+from companion.core.errors import ElephantsBluffError, InstanceFileError, SettingsError, StoreError
 from companion.app.settings import APP_SETTINGS, PIN_ENV
 
 _PAGE = """<!doctype html>
@@ -64,6 +64,16 @@ def describe(problem: ElephantsBluffError, file: str | None = None) -> dict[str,
             "setting": problem.key,
             "why": problem.why,
             "todo": "Fix it in that file (or delete the line to use its default), then restart the companion.",
+            "message": problem.message,
+        }
+    if isinstance(problem, InstanceFileError):
+        return {
+            "error": "bad_file",
+            "headline": "A file of the companion cannot be used",
+            "file": problem.path,
+            "setting": None,
+            "why": problem.why,
+            "todo": problem.todo,
             "message": problem.message,
         }
     if isinstance(problem, StoreError):
