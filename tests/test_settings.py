@@ -113,3 +113,11 @@ def test_an_instance_that_is_a_file_is_refused_not_read_as_defaults(tmp_path):
     done = subprocess.run([sys.executable, "-m", "companion.app.cli", "read", "--instance", str(tmp_path / "instance"), str(tmp_path / "x.png")],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2 and "is a file, not the instance folder" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_on_an_instance_that_is_a_file_says_so_and_writes_nothing(tmp_path):
+    (tmp_path / "instance").write_text("not a folder")
+    done = subprocess.run([sys.executable, "-m", "companion.app.cli", "serve", "--init", "--instance", str(tmp_path / "instance"), "--port", "0"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "is a file, not the instance folder" in done.stderr and "Traceback" not in done.stderr
+    assert (tmp_path / "instance").read_text() == "not a folder"
