@@ -80,6 +80,18 @@ def shipped_model_path() -> Path:
     return found[-1]
 
 
+def model_fix(path: Path, setting: str) -> str:
+    """What to do about a model file that cannot be used: a shipped one is reinstalled; one that ``setting`` names in
+    ``config.toml`` (a model of the owner's choosing) is that setting's to mend, which a reinstall would not touch."""
+    try:
+        shipped = Path(str(resources.files("models"))).resolve()
+    except (ModuleNotFoundError, FileNotFoundError):
+        shipped = None
+    if shipped is not None and Path(path).resolve().parent == shipped:
+        return "reinstall the companion"
+    return f"check {setting} in config.toml, which names it (a reinstall does not change that file)"
+
+
 def file_model_id(path: Path) -> str:
     """A model's id: ``dice-faces-`` and the first 12 hex digits of the file's sha256."""
     return "dice-faces-" + hashlib.sha256(path.read_bytes()).hexdigest()[:12]
@@ -90,7 +102,7 @@ def shipped_model_id() -> str:
     return file_model_id(shipped_model_path())
 
 
-def open_session(model: str | bytes, name: str, threads: int = 1):  # noqa: ANN201 - onnxruntime's own type
+def open_session(model: str | bytes, name: str, threads: int = 1, fix: str = "reinstall the companion"):  # noqa: ANN201 - onnxruntime's own type
     """An onnxruntime CPU session of a face model (a path or the file's bytes), or ``HardwareError`` in words.
 
     No memory arena: the reader's batches vary (3 crops a frame, 24 more for each unsure
@@ -107,7 +119,7 @@ def open_session(model: str | bytes, name: str, threads: int = 1):  # noqa: ANN2
     try:
         return ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
     except Exception:  # onnxruntime raises its own untyped errors for a bad file
-        raise HardwareError(f"The dice model {name} cannot be loaded; reinstall the companion.", code="bad_model") from None
+        raise HardwareError(f"The dice model {name} cannot be loaded; {fix}.", code="bad_model") from None
 
 
 class FaceClassifier:
@@ -122,7 +134,7 @@ class FaceClassifier:
     def __init__(self, path: Path | None = None, threads: int = 1) -> None:
         self.path = Path(path) if path else shipped_model_path()
         self.model_id = file_model_id(self.path)
-        self._session = open_session(str(self.path), self.path.name, threads)
+        self._session = open_session(str(self.path), self.path.name, threads, model_fix(self.path, "reader.model"))
         self._input = self._session.get_inputs()[0].name
         self.warm_up()
 
@@ -130,16 +142,16 @@ class FaceClassifier:
         """Read three blank crops once, at load: onnxruntime allocates on its first run, and a file that loads but
         is no face model (the detector's, or a net for other crops or other answers) is refused here in words,
         ``HardwareError`` as for a damaged file, instead of failing at the first Bluff."""
-        name = self.path.name
+        name, fix = self.path.name, model_fix(self.path, "reader.model")
         try:
             answers = self.probabilities(np.zeros((3, CROP, CROP, 3), np.uint8))
         except Exception:  # onnxruntime's own untyped errors for inputs the graph does not take
             raise HardwareError(f"The dice model {name} cannot be loaded: it does not read {CROP}×{CROP} colour pictures "
-                                "of a die, so it is not a face model; reinstall the companion.", code="bad_model") from None
+                                f"of a die, so it is not a face model; {fix}.", code="bad_model") from None
         if answers.shape != (3, 7):
             per_die = answers.shape[1] if answers.ndim == 2 and len(answers) == 3 else "not one row of"
             raise HardwareError(f"The dice model {name} cannot be loaded: it gives {per_die} answers a die where a face "
-                                "model gives 7 (not a die, and one to six); reinstall the companion.", code="bad_model")
+                                f"model gives 7 (not a die, and one to six); {fix}.", code="bad_model")
 
     def probabilities(self, crops: np.ndarray) -> np.ndarray:
         """N×7 class probabilities (column 0: not a die) for N uint8 BGR crops of CROP×CROP."""

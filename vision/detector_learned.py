@@ -29,6 +29,7 @@ import numpy as np
 
 from companion.core.errors import HardwareError
 from companion.core.protocols import Proposal
+from vision.classifier import model_fix
 from vision.onnx_runtime import load_onnxruntime
 
 #: The long side of the network's input, in pixels.
@@ -245,7 +246,7 @@ class LearnedDetector:
 
         self.path = Path(model_path) if model_path is not None else default_model_path()
         if not self.path.is_file():
-            raise HardwareError(f"The dice detector model {self.path.name} is missing; reinstall the companion.", code="no_model")
+            raise HardwareError(f"The dice detector model {self.path.name} is missing; {model_fix(self.path, 'reader.detector_model')}.", code="no_model")
         data = self.path.read_bytes()
         self.model_id = "dice-detector-" + hashlib.sha256(data).hexdigest()[:12]
         opts = ort.SessionOptions()
@@ -261,7 +262,8 @@ class LearnedDetector:
             if outputs != ["heat", "peaks", "geometry"]:
                 raise ValueError(f"unexpected outputs {outputs}")
         except Exception as exc:  # onnxruntime raises its own classes for a corrupt file
-            raise HardwareError(f"The dice detector model {self.path.name} cannot be loaded ({exc.__class__.__name__}); reinstall the companion.", code="bad_model") from None
+            raise HardwareError(f"The dice detector model {self.path.name} cannot be loaded ({exc.__class__.__name__}); "
+                                f"{model_fix(self.path, 'reader.detector_model')}.", code="bad_model") from None
         self.input_name = self.session.get_inputs()[0].name
         #: the looks from farther the reader may ask for, nearest first (``propose_farther``'s ``net_side``)
         self.far_net_sides = (FAR_NET_SIDE, FARTHEST_NET_SIDE)

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from companion.core.errors import HardwareError
-from vision.classifier import CROP, FaceClassifier, file_model_id, open_session, prepare
+from vision.classifier import CROP, FaceClassifier, file_model_id, model_fix, open_session, prepare
 
 #: The last layer's kinds whose first input is the embedding.
 LAST_LAYERS = ("Gemm", "MatMul")
@@ -162,10 +162,11 @@ class EmbeddingClassifier(FaceClassifier):
         try:
             raw = self.path.read_bytes()
         except OSError as exc:
-            raise HardwareError(f"The dice model {self.path.name} cannot be read ({exc.strerror or exc}).", code="no_model") from None
+            raise HardwareError(f"The dice model {self.path.name} cannot be read ({exc.strerror or exc}); "
+                                f"{model_fix(self.path, 'reader.model')}.", code="no_model") from None
         self.model_id = file_model_id(self.path)
         edited, self.plan = with_embedding_output(raw)
-        self._session = open_session(edited, self.path.name, threads)
+        self._session = open_session(edited, self.path.name, threads, model_fix(self.path, "reader.model"))
         self._input = self._session.get_inputs()[0].name
         self._outputs = [self.plan.logits, self.plan.embedding]
         self.warm_up()

@@ -33,12 +33,18 @@ def time_model(path: Path | None, repeats: int = 3000) -> tuple[float, float]:
 
 def as_candidate(words: str) -> str:
     """The reader's refusal of a model file said of a file named to time: the reader's words end by telling a player
-    to reinstall the companion, which mends the shipped file but not a candidate (a run's export, a wrong file).
+    what mends it (reinstall the companion, or the setting that names the file, ``classifier.model_fix``), which
+    mends neither a candidate (a run's export, a wrong file).
 
     >>> as_candidate("The dice model x.onnx cannot be loaded; reinstall the companion.")
     'The dice model x.onnx cannot be loaded, so it cannot be timed (a face model exported by models.training.train?).'
+    >>> as_candidate("The dice model x.onnx cannot be loaded; check reader.model in config.toml, which names it.")
+    'The dice model x.onnx cannot be loaded, so it cannot be timed (a face model exported by models.training.train?).'
     """
-    return words.removesuffix(".").removesuffix("; reinstall the companion") + ", so it cannot be timed (a face model exported by models.training.train?)."
+    said, _, fix = words.removesuffix(".").rpartition("; ")
+    if not said or not fix.startswith(("reinstall the companion", "check reader.")):
+        said = words.removesuffix(".")
+    return said + ", so it cannot be timed (a face model exported by models.training.train?)."
 
 
 def main(argv: list[str] | None = None) -> int:

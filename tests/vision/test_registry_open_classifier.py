@@ -28,9 +28,9 @@ def test_the_reader_opens_the_shipped_face_model_once(monkeypatch):
     opened: list[str] = []
     real_open = vision.classifier.open_session
 
-    def counting(model, name, threads=1):  # the real session, counted
+    def counting(model, name, threads=1, fix="reinstall the companion"):  # the real session, counted
         opened.append(name)
-        return real_open(model, name, threads)
+        return real_open(model, name, threads, fix)
 
     monkeypatch.setattr(vision.classifier, "open_session", counting)
     monkeypatch.setattr(vision.embedding, "open_session", counting)
@@ -91,6 +91,7 @@ def test_a_missing_model_file_is_still_refused_in_words(tmp_path):
     with pytest.raises(HardwareError) as missing:
         open_classifier(tmp_path / "gone.onnx")
     assert "gone.onnx" in missing.value.message
+    assert "check reader.model in config.toml" in missing.value.message  # a file the setting names: no reinstall mends it
 
 
 def test_a_damaged_model_file_is_still_refused_in_words(tmp_path):
@@ -98,7 +99,23 @@ def test_a_damaged_model_file_is_still_refused_in_words(tmp_path):
     path.write_bytes(b"\x08\x01this is not an onnx graph" * 10)
     with pytest.raises(HardwareError) as damaged:
         open_classifier(path)
-    assert "damaged.onnx" in damaged.value.message or "cannot be loaded" in damaged.value.message
+    assert "damaged.onnx" in damaged.value.message and "cannot be loaded" in damaged.value.message
+    assert "check reader.model in config.toml" in damaged.value.message and "reinstall the companion" not in damaged.value.message
+
+
+def test_a_detector_file_the_settings_name_says_which_setting_and_a_shipped_one_says_reinstall(tmp_path):
+    from vision.classifier import model_fix
+    from vision.detector_learned import LearnedDetector, default_model_path
+
+    with pytest.raises(HardwareError) as missing:
+        LearnedDetector(tmp_path / "det.onnx")
+    assert "det.onnx is missing; check reader.detector_model in config.toml" in missing.value.message
+    (tmp_path / "det.onnx").write_text("not a graph")
+    with pytest.raises(HardwareError) as damaged:
+        LearnedDetector(tmp_path / "det.onnx")
+    assert "check reader.detector_model in config.toml" in damaged.value.message
+    assert model_fix(default_model_path(), "reader.detector_model") == "reinstall the companion"
+    assert model_fix(shipped_model_path(), "reader.model") == "reinstall the companion"
 
 
 def _taught_head_bytes(base_id: str) -> bytes:
