@@ -396,14 +396,18 @@ def write_rendered_set(folder: Path, dice: int = 240, seed: int = 90210) -> Path
         listed = read_crops_csv(folder)
         if len(listed) == dice and all(path.is_file() for path, _, _ in listed):
             return folder
-    (folder / "crops").mkdir(parents=True, exist_ok=True)
-    rows = ["file,value,split"]
-    for n, (crop, seen) in enumerate(rendered_crops(dice, seed)):
-        name = f"crops/r{n:04d}.png"
-        atomic_write(folder / name, cv2.imencode(".png", crop)[1].tobytes())
-        rows.append(f"{name},{seen},eval")
-    atomic_write(folder / "crops.csv", "\n".join(rows) + "\n")
-    atomic_write(stamp, recipe + "\n")
+    try:
+        (folder / "crops").mkdir(parents=True, exist_ok=True)
+        rows = ["file,value,split"]
+        for n, (crop, seen) in enumerate(rendered_crops(dice, seed)):
+            name = f"crops/r{n:04d}.png"
+            atomic_write(folder / name, cv2.imencode(".png", crop)[1].tobytes())
+            rows.append(f"{name},{seen},eval")
+        atomic_write(folder / "crops.csv", "\n".join(rows) + "\n")
+        atomic_write(stamp, recipe + "\n")
+    except OSError as exc:  # a file where a folder belongs, a full or read-only card
+        raise TeachError(f"The renderer's dice that a taught model is checked on cannot be written in {folder} "
+                         f"({exc.strerror or exc}): move away what is in the way, or free the disk, and teach again.") from None
     return folder
 
 

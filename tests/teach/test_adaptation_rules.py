@@ -135,3 +135,14 @@ def test_the_renderers_check_set_is_made_again_when_its_crops_are_gone_never_rea
     shutil.rmtree(folder / "crops")  # every crop gone, crops.csv and VERSION kept
     again = read_crops_csv(write_rendered_set(folder, dice=12))
     assert [(p.name, v) for p, v, _ in again] == [(p.name, v) for p, v, _ in listed] and all(p.is_file() for p, _, _ in again)
+
+
+def test_the_renderers_check_set_that_cannot_be_written_is_refused_in_words(tmp_path):
+    import pytest
+
+    from vision.adapt import TeachError, write_rendered_set
+
+    (tmp_path / "models").write_text("a file where the models folder belongs")
+    with pytest.raises(TeachError, match="cannot be written in .*eval-rendered \\(Not a directory\\)"):
+        write_rendered_set(tmp_path / "models" / "eval-rendered", dice=3)
+    assert (tmp_path / "models").read_text() == "a file where the models folder belongs"
