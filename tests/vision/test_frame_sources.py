@@ -51,7 +51,7 @@ def test_files_source_without_a_folder_says_so_at_open(tmp_path):
 
 def test_files_source_turns_a_broken_image_into_a_hardware_error(tmp_path):
     (tmp_path / "bad.jpg").write_bytes(b"not a jpeg")
-    with pytest.raises(HardwareError, match="cannot use"):
+    with pytest.raises(HardwareError, match="The files camera cannot use one of its photos: .*bad.jpg"):
         FilesSource(tmp_path).grab()
 
 

@@ -53,7 +53,7 @@ class FilesSource(FrameSource):
         try:
             return load_image(path)
         except ImageError as exc:
-            raise HardwareError(f"The files camera cannot use {exc.message}", code="bad_frame") from None
+            raise HardwareError(f"The files camera cannot use one of its photos: {exc.message}", code="bad_frame") from None
 
     @property
     def last_path(self) -> Path | None:
