@@ -101,6 +101,39 @@ def yolo_box(line: str) -> tuple[int, float, float, float, float]:
     raise ValueError(f"{len(numbers)} numbers after the class: neither a box (4) nor a polygon (pairs)")
 
 
+#: How far past the photo's edge a label's centre, and past the photo's own size its width and height, may reach:
+#: an export's rounding (six decimals, a box worked out from corners a pixel outside). The shared sets' labels all
+#: lie well inside (2026-12: centres 0.015-0.98, sizes 0.03-0.54).
+LABEL_TOLERANCE = 1e-3
+
+
+def box_problem(x: float, y: float, w: float, h: float) -> str | None:
+    """What makes a label's box (``yolo_box``: fractions of the photo) no box of a die in the photo, in words, or None
+    where it is one: its centre must lie in the photo (0 to 1) and its width and height be more than 0 and at most the
+    photo's (each within ``LABEL_TOLERANCE``). Labels written in pixels instead of fractions fail here, and so would
+    count every die as missed, and every die read as extra, without a word.
+
+    >>> box_problem(0.5, 0.5, 0.1, 0.1) is None, box_problem(1.0004, -0.0004, 1.0, 0.001) is None
+    (True, True)
+    >>> box_problem(412, 300, 40, 42)
+    "its centre (412, 300) lies outside the photo: a YOLO label gives a box's centre and size as shares of the photo's width and height, from 0 to 1 (were these written in pixels?)"
+    >>> box_problem(0.5, 0.5, 0, 0.1)
+    "its width and height (0 × 0.1) must be more than 0: a YOLO label gives a box's centre and size as shares of the photo's width and height, from 0 to 1"
+    """
+    lo, hi = -LABEL_TOLERANCE, 1 + LABEL_TOLERANCE
+    centre_in = lo <= x <= hi and lo <= y <= hi
+    if centre_in and 0 < w <= hi and 0 < h <= hi:
+        return None
+    if not centre_in:
+        what = f"its centre ({x:g}, {y:g}) lies outside the photo"
+    elif w <= 0 or h <= 0:
+        what = f"its width and height ({w:g} × {h:g}) must be more than 0"
+    else:
+        what = f"its width and height ({w:g} × {h:g}) are larger than the photo"
+    pixels = " (were these written in pixels?)" if max(x, y, w, h) > 2 else ""
+    return f"{what}: a YOLO label gives a box's centre and size as shares of the photo's width and height, from 0 to 1{pixels}"
+
+
 def labels_in_pixels(root: Path, name: str, width: int, height: int, fixes: bool = True) -> list[Label]:
     """The YOLO labels of one photo in pixels (``yolo_box``); the face value is class + 1, with ``LABEL_FIXES``
     applied (``fixes=False``: as published, to look for label noise)."""

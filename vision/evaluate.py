@@ -18,11 +18,18 @@ on: status ``ok`` for a frame, sure for a crop), the worst failure; *flagged*
 them, how often the table is asked: *right without a doubt* (right, and the die
 itself carries no doubt: no confirmation is needed for it) and *doubts*, each
 doubt code counted over the found dice (``low_confidence`` for an unsure crop).
+
+A set read with the wrong faces or the wrong boxes must never give a wrong figure without a word: a label whose
+class is no face, whose box is no box in the photo (``vision.dataset.box_problem``: labels written in pixels), or
+one box labelled as two faces, and a crop listed as two faces, are refused naming the file and line; a photo, a
+label or a crop listed again as it was is read once, with a warning in the report (``warnings``).
 """
 
 from __future__ import annotations
 
 import csv
+import os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping
@@ -32,7 +39,7 @@ import numpy as np
 from companion.core.dice import FACES
 from companion.core.errors import ElephantsBluffError
 from companion.core.reading import OK
-from vision.dataset import yolo_box
+from vision.dataset import box_problem, yolo_box
 from vision.evaluate_show import MissPictures
 from vision.images import CROP_MIN_SIDE, IMAGE_SUFFIXES, frame_images, is_image_name, load_image, read_splits
 from vision.photo_sets import face_named, face_of_class, set_class_faces, split_called, split_folder_name, split_folders
@@ -59,6 +66,8 @@ class Tally:
     right_without_doubt: int = 0
     doubts: dict[str, int] = field(default_factory=dict)
     unreadable_files: list[str] = field(default_factory=list)
+    #: what was read otherwise than listed, in sentences: a photo, label or crop listed again, read once
+    warnings: list[str] = field(default_factory=list)
     confusion: list[list[int]] = field(default_factory=lambda: [[0] * 7 for _ in range(7)])
     #: each photo or crop not read all right: where to look first on a set the reader was never tuned on
     misses: list[dict[str, Any]] = field(default_factory=list)
@@ -103,6 +112,7 @@ class Tally:
             "per_value": per_value,
             "confusion": self.confusion,
             "unreadable_files": self.unreadable_files,
+            "warnings": self.warnings,
             "misses": self.misses,
         }
 
@@ -153,10 +163,12 @@ class PhotoRead:
         return [self.reading.dice[i].seen if i is not None else 0 for i in self.matched]
 
 
-def frame_names(root: Path, split: str | None, files: dict[str, Path] | None = None) -> list[str]:
+def frame_names(root: Path, split: str | None, files: dict[str, Path] | None = None,
+                warnings: list[str] | None = None) -> list[str]:
     """The photos' names (without the image suffix), every photo in ``images/`` (``frame_images``; ``files``, where
     it was listed already) or those ``split.json`` lists in ``split`` (``read_splits``); without a ``split.json``, the
-    photos of the folder ``images/SPLIT/``."""
+    photos of the folder ``images/SPLIT/``. A photo the split lists twice (``IMG_1`` and ``IMG_1.jpg`` too) is read
+    once, and said in ``warnings``, as is a photo of the split that another split lists too."""
     split_file = root / "split.json"
     if split is not None and split_file.is_file():
         try:
@@ -165,7 +177,10 @@ def frame_names(root: Path, split: str | None, files: dict[str, Path] | None = N
             raise EvaluationError(str(exc)) from None
         if split not in splits:
             raise EvaluationError(f"{root} has no split called {split!r} (it has: {', '.join(sorted(splits)) or 'none'}).")
-        return splits[split]
+        names = list(dict.fromkeys(splits[split]))
+        if warnings is not None:
+            warnings += split_overlaps(split_file, splits, split)
+        return names
     if files is None:
         files = frame_images(root / "images") if (root / "images").is_dir() else {}
     if split is None:
@@ -182,25 +197,83 @@ def frame_names(root: Path, split: str | None, files: dict[str, Path] | None = N
                           + (f" (its images/ has the folders: {', '.join(folders)})" if folders else "; leave out --split to read every photo") + ".")
 
 
-def yolo_labels(path: Path, width: int, height: int, classes: tuple[list[str], list[int | None]] | None = None
+def split_overlaps(split_file: Path, splits: dict[str, list[str]], split: str) -> list[str]:
+    """Sentences for the photos ``split`` lists more than once, and for those another split lists too (a model
+    taught on that split has seen them), for ``warnings``.
+
+    >>> split_overlaps(Path("split.json"), {"val": ["a", "b", "a"], "train": ["b", "c"]}, "val")
+    ["split.json lists 1 photo twice in the split 'val' (a); it is read once.", "split.json lists 1 photo of the split 'val' in the split 'train' too (b): a model taught on 'train' has seen it."]
+    """
+    out = []
+    twice = [name for name, times in Counter(splits[split]).items() if times > 1]
+    if twice:
+        out.append(f"{split_file} lists {_counted(len(twice))} twice in the split {split!r} ({_names(twice)}); "
+                   f"{'it is' if len(twice) == 1 else 'each is'} read once.")
+    mine = set(splits[split])
+    for other, members in splits.items():
+        shared = list(dict.fromkeys(m for m in members if m in mine)) if other != split else []
+        if shared:
+            out.append(f"{split_file} lists {_counted(len(shared))} of the split {split!r} in the split {other!r} too ({_names(shared)}): "
+                       f"a model taught on {other!r} has seen {'it' if len(shared) == 1 else 'them'}.")
+    return out
+
+
+def _counted(n: int, what: str = "photo") -> str:
+    """``1 photo``, ``2 photos``."""
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _names(names: list[str], most: int = 5) -> str:
+    """The first ``most`` of ``names``, and how many more.
+
+    >>> _names(["a", "b", "c"], 2)
+    'a, b and 1 more'
+    """
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def yolo_labels(path: Path, width: int, height: int, classes: tuple[list[str], list[int | None]] | None = None,
+                warnings: list[str] | None = None, broken: list[str] | None = None
                 ) -> list[tuple[int, float, float, float, float]]:
     """(face, cx, cy, w, h) in pixels of each line of a YOLO label file (``vision.dataset.yolo_box``: a box, or a
     polygon or turned box taken as the box around it), or ``EvaluationError`` naming the line that is neither. A
     class is its face minus one, or where the set names its classes (``classes``: the names and the face each
-    names, ``vision.photo_sets.set_class_faces``) the face its name names."""
+    names, ``vision.photo_sets.set_class_faces``) the face its name names.
+
+    Refused too, naming the file and line: a box that is no box in the photo (``vision.dataset.box_problem``: a centre
+    outside it, a size of 0 or past it, as labels written in pixels give), and one box labelled as two faces. A line
+    that repeats an earlier one (the same face in the same box) is read once and said in ``warnings``. ``broken``:
+    where given, a line that is no YOLO label at all is said there and skipped (``teach``), not refused."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise EvaluationError(f"{path} is not a text file of YOLO labels (class cx cy w h per line).") from None
     out = []
+    boxes: dict[tuple[float, float, float, float], tuple[int, int]] = {}  # box -> (its first line, its face)
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
             c, x, y, w, h = yolo_box(line)
         except (ValueError, IndexError):
+            if broken is not None:
+                broken.append(f"{path} line {n}: {line.strip()[:40]!r} is not a YOLO label; skipped")
+                continue
             raise EvaluationError(f"{path} line {n} is not a YOLO label (class cx cy w h).") from None
-        out.append((_face_of_class(path, n, c, classes), x * width, y * height, w * width, h * height))
+        face = _face_of_class(path, n, c, classes)
+        problem = box_problem(x, y, w, h)
+        if problem is not None:
+            raise EvaluationError(f"{path} line {n}: {problem}.")
+        if (x, y, w, h) in boxes:
+            first, first_face = boxes[(x, y, w, h)]
+            if first_face != face:
+                raise EvaluationError(f"{path} lines {first} and {n} label the same box as two faces, a {first_face} and a {face}: "
+                                      "which one the die shows cannot be told.")
+            if warnings is not None:
+                warnings.append(f"{path} line {n} repeats line {first} (a {face} in the same box); the die is counted once.")
+            continue
+        boxes[(x, y, w, h)] = (n, face)
+        out.append((face, x * width, y * height, w * width, h * height))
     return out
 
 
@@ -229,34 +302,42 @@ def image_of(root: Path, name: str) -> Path | None:
 
 def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str],
                 label_fixes: Mapping[tuple[str, float, float], int] | None = None,
-                fixed: list[str] | None = None) -> Iterator[PhotoRead]:
+                fixed: list[str] | None = None, warnings: list[str] | None = None) -> Iterator[PhotoRead]:
     """Each photo of ``split`` read as the camera saw it, told how many dice it holds, its labels matched to the
     dice read. A photo without its image or label file, or whose image cannot be opened, is skipped with a
     sentence in ``unreadable``. ``label_fixes`` (``evaluate``'s) replace the published faces they name; each label
-    replaced is appended to ``fixed`` as ``photo@cx,cy``."""
+    replaced is appended to ``fixed`` as ``photo@cx,cy``. ``warnings``: a photo or label listed twice, read once
+    (``frame_names``, ``yolo_labels``).
+
+    Every label file of the split is read before the first photo: a label refused (``yolo_labels``) stops the run
+    before any photo is read or drawn (``--show``), not half-way through."""
     seen_reader = reader.with_view("above")
     try:
         classes = set_class_faces(root)
     except ValueError as exc:
         raise EvaluationError(str(exc)) from None
+    photos: list[tuple[str, Path | None, Path]] = []  # name, image (None where missing), label file
     for folder, prefix, inner_split in photo_folders(root, split):
         files = frame_images(folder / "images")
-        for name in frame_names(folder, inner_split, files):
-            path = files.get(name)
-            label_path = folder / "labels" / f"{name}.txt"
-            if path is None or not label_path.is_file():
-                unreadable.append(f"{prefix}{name}: no image or no label file")
-                continue
-            try:
-                frame = load_image(path)
-            except ElephantsBluffError as exc:
-                unreadable.append(exc.message)
-                continue
-            labels = yolo_labels(label_path, frame.shape[1], frame.shape[0], classes)
-            if label_fixes:
-                labels = _fixed_labels(prefix + name, labels, frame.shape[1], frame.shape[0], label_fixes, fixed)
-            reading = reader_for(seen_reader, len(labels)).read(frame)
-            yield PhotoRead(prefix + name, frame, labels, reading, match_boxes([d.box for d in reading.dice], labels))
+        photos += [(prefix + name, files.get(name), folder / "labels" / f"{name}.txt")
+                   for name in frame_names(folder, inner_split, files, warnings)]
+    shares = {name: yolo_labels(label_path, 1, 1, classes, warnings)  # as shares of the photo, its size not yet known
+              for name, path, label_path in photos if path is not None and label_path.is_file()}
+    for name, path, _ in photos:
+        if path is None or name not in shares:
+            unreadable.append(f"{name}: no image or no label file")
+            continue
+        try:
+            frame = load_image(path)
+        except ElephantsBluffError as exc:
+            unreadable.append(exc.message)
+            continue
+        height, width = frame.shape[:2]
+        labels = [(face, x * width, y * height, w * width, h * height) for face, x, y, w, h in shares[name]]
+        if label_fixes:
+            labels = _fixed_labels(name, labels, width, height, label_fixes, fixed)
+        reading = reader_for(seen_reader, len(labels)).read(frame)
+        yield PhotoRead(name, frame, labels, reading, match_boxes([d.box for d in reading.dice], labels))
 
 
 def photo_folders(root: Path, split: str | None) -> list[tuple[Path, str, str | None]]:
@@ -278,7 +359,7 @@ def _evaluate_frames(root: Path, reader: Any, split: str | None, pictures: MissP
                      label_fixes: Mapping[tuple[str, float, float], int] | None = None) -> dict[str, Any]:
     tally = Tally()
     fixed: list[str] = []
-    for photo in read_photos(root, reader, split, tally.unreadable_files, label_fixes, fixed):
+    for photo in read_photos(root, reader, split, tally.unreadable_files, label_fixes, fixed, tally.warnings):
         reading, labels, matched = photo.reading, photo.labels, photo.matched
         acted_on = reading.status == OK
         tally.photos += 1
@@ -411,9 +492,75 @@ def crop_listing(root: Path) -> tuple[str, list[str], list[tuple[int, list[str]]
     return f"{root} (its folders per face)", *face_folders_table(root)
 
 
-def crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
+def row_face(row: list[str]) -> int | None:
+    """The face a listing's row gives in its value column (``3``, or in words, ``three``, ``dice-3``), or None where it
+    gives none (a number that is no face, another word, no value column).
+
+    >>> row_face(["a.jpg", " 3"]), row_face(["a.jpg", "three"]), row_face(["a.jpg", "9"]), row_face(["a.jpg"])
+    (3, 3, None, None)
+    """
+    if len(row) < 2:
+        return None
+    try:
+        value = int(row[1])
+    except ValueError:
+        return face_named(row[1])
+    return value if value in FACES else None
+
+
+@dataclass(frozen=True)
+class ListedCrop:
+    """One crop file as a listing gives it: its name (as first listed), its face, and each line listing it with the
+    split that line puts it in (``""`` where there is no split column)."""
+
+    file: str
+    face: int
+    listed: tuple[tuple[int, str], ...]
+
+    @property
+    def splits(self) -> list[str]:
+        """The splits its lines put it in, each once, in the listing's order."""
+        return list(dict.fromkeys(split for _, split in self.listed))
+
+    def lines(self, split: str | None = None) -> str:
+        """``line 3`` or ``lines 3 and 9``: where it is listed (in ``split``, where given)."""
+        numbers = [str(n) for n, s in self.listed if split is None or s == split]
+        return f"line {numbers[0]}" if len(numbers) == 1 else f"lines {', '.join(numbers[:-1])} and {numbers[-1]}"
+
+
+def crops_once(root: Path, source: str, rows: list[tuple[int, str, int, str]]) -> list[ListedCrop]:
+    """Each crop file of the rows ``(line, file, face, split)`` of ``root``'s listing ``source`` once, in the order
+    first listed: a file named twice (``a.jpg`` and ``crops/a.jpg``, or a row copied) is one crop, each of its lines
+    kept. ``EvaluationError`` naming the file and both lines where it is listed as two faces: which one it shows
+    cannot be told, and either way one of the two counts would be wrong without a word."""
+    found: dict[str, ListedCrop] = {}
+    for n, file, face, split in rows:
+        key = os.path.normpath(crop_file(root, file))
+        crop = found.get(key)
+        if crop is None:
+            found[key] = ListedCrop(file, face, ((n, split),))
+            continue
+        if crop.face != face:
+            raise EvaluationError(f"{source} lists {file} as two faces, a {crop.face} on line {crop.listed[0][0]} and a {face} on line {n}: "
+                                  "which one the crop shows cannot be told.")
+        found[key] = ListedCrop(crop.file, face, crop.listed + ((n, split),))
+    return list(found.values())
+
+
+def crops_in_words(crops: list[ListedCrop], split: str | None = None, most: int = 5) -> str:
+    """The first ``most`` of ``crops`` with the lines listing them (in ``split``, where given), and how many more.
+
+    >>> crops_in_words([ListedCrop("a.jpg", 3, ((2, "val"), (9, "val")))])
+    'a.jpg on lines 2 and 9'
+    """
+    return _names([f"{c.file} on {c.lines(split)}" for c in crops], most)
+
+
+def crop_rows(root: Path, split: str | None, warnings: list[str] | None = None) -> Iterator[tuple[str, int]]:
     """(file, face) for each crop of ``root`` (``crop_listing``) in ``split`` (every row when None), or
-    ``EvaluationError`` in words where a value is not a face 1-6 or there is no such split."""
+    ``EvaluationError`` in words where a value is not a face 1-6, there is no such split, or a crop is listed as two
+    faces (``crops_once``). A crop listed again is read once and said in ``warnings``, as is a crop of ``split`` that
+    another split lists too (a model taught on that split has seen it)."""
     source, header, rows = crop_listing(root)
     has_split = len(header) >= 3 and header[2] == "split"
     if split is not None and not has_split:
@@ -422,20 +569,31 @@ def crop_rows(root: Path, split: str | None) -> Iterator[tuple[str, int]]:
     splits = {row[2].strip() for _, row in rows if len(row) >= 3}
     if split is not None and split not in splits:
         raise EvaluationError(f"{source} has no split called {split!r} (it has: {', '.join(sorted(splits)) or 'none'}).")
+    listed = []
     for n, row in rows:
         if not row:
             continue
-        if split is not None and (len(row) < 3 or row[2].strip() != split):
-            continue
-        try:
-            value = int(row[1])
-        except (ValueError, IndexError):
-            value = face_named(row[1]) if len(row) > 1 else None  # "three", "dice-3": a face in words
-            if value is None:
-                raise EvaluationError(f"{source} line {n}: the value must be a face from 1 to 6.") from None
-        if value not in FACES:
-            raise EvaluationError(f"{source} line {n}: {value} is not a face from 1 to 6.")
-        yield row[0].strip(), value
+        row_split = row[2].strip() if len(row) >= 3 else ""
+        face = row_face(row)
+        if face is None:
+            if split is not None and row_split != split:
+                continue  # another split's row: not read, so not refused
+            if len(row) > 1 and row[1].strip().lstrip("+-").isdigit():
+                raise EvaluationError(f"{source} line {n}: {int(row[1])} is not a face from 1 to 6.")
+            raise EvaluationError(f"{source} line {n}: the value must be a face from 1 to 6.")
+        listed.append((n, row[0].strip(), face, row_split))
+    crops = [c for c in crops_once(root, source, listed) if split is None or split in c.splits]
+    if warnings is not None:
+        again = [c for c in crops if len([s for _, s in c.listed if split is None or s == split]) > 1]
+        if again:
+            warnings.append(f"{source} lists {_counted(len(again), 'crop')} more than once ({crops_in_words(again, split)}); "
+                            f"{'it is' if len(again) == 1 else 'each is'} read once.")
+        for other in sorted({s for c in crops for s in c.splits} - {split, ""}) if split is not None else ():
+            shared = [c for c in crops if other in c.splits]
+            warnings.append(f"{source} lists {_counted(len(shared), 'crop')} of the split {split!r} in the split {other!r} too "
+                            f"({crops_in_words(shared)}): a model taught on {other!r} has seen {'it' if len(shared) == 1 else 'them'}.")
+    for crop in crops:
+        yield crop.file, crop.face
 
 
 def crop_file(root: Path, file: str) -> Path:
@@ -454,7 +612,7 @@ def crop_file(root: Path, file: str) -> Path:
 def _evaluate_crops(root: Path, reader: Any, split: str | None, pictures: MissPictures | None = None) -> dict[str, Any]:
     tally = Tally()
     sure_at = sure_confidence(reader.min_confidence)
-    for file, truth in crop_rows(root, split):
+    for file, truth in crop_rows(root, split, tally.warnings):
         try:
             image = load_image(crop_file(root, file), CROP_MIN_SIDE)
         except ElephantsBluffError as exc:
@@ -475,9 +633,9 @@ def _evaluate_crops(root: Path, reader: Any, split: str | None, pictures: MissPi
 def summary(report: dict[str, Any]) -> str:
     """The report in a few lines for a person."""
     acc = report["accuracy"]
+    kind = f"{report['kind']}{' (' + report['split'] + ')' if report['split'] else ''}"
     lines = [
-        f"{report['kind']}{' (' + report['split'] + ')' if report['split'] else ''}: {report['right']} of {report['dice']} dice right"
-        f" ({acc * 100:.2f} %)" if acc is not None else f"{report['kind']}: no dice",
+        f"{kind}: {report['right']} of {report['dice']} dice right ({acc * 100:.2f} %)" if acc is not None else f"{kind}: no dice",
         f"silently wrong: {report['silently_wrong']}; flagged for the table: {report['flagged']}; extra dice found: {report['extra']}",
         f"photos all right: {report['photos_all_right']} of {report['photos']}",
         f"right without a doubt (no confirmation needed): {report['right_without_doubt']}"
@@ -485,6 +643,7 @@ def summary(report: dict[str, Any]) -> str:
         "per face: " + ", ".join(f"{v}: {d['right']}/{d['dice']}" for v, d in report["per_value"].items()),
     ]
     lines += [f"unreadable: {u}" for u in report["unreadable_files"]]
+    lines += [f"warning: {w}" for w in report.get("warnings", [])]
     if report.get("model"):
         lines.append(f"read by the face model {report['model']}")
     if "shown" in report:
@@ -503,4 +662,27 @@ def summary(report: dict[str, Any]) -> str:
 
 #: ``summary`` lists this many of the photos or crops read wrong or missed.
 MISSES_SHOWN = 20
+
+
+def why_nothing_measured(report: dict[str, Any]) -> str | None:
+    """Why a report counts no die, in a sentence for a person (``evaluate`` then ends with status 1: a run that
+    measured nothing is no figure), or None where it counts some.
+
+    >>> why_nothing_measured({"dice": 0, "kind": "crops", "split": None, "photos": 0, "unreadable_files": []})
+    'Nothing was measured: the folder lists no crops.'
+    >>> print(why_nothing_measured({"dice": 0, "kind": "frames", "split": "val", "photos": 0, "unreadable_files": ["a", "b"]}))
+    Nothing was measured: none of the 2 photos of the split 'val' could be read (each is named under "unreadable").
+    """
+    if report["dice"]:
+        return None
+    what = "photos" if report["kind"] == "frames" else "crops"
+    where = f"of the split {report['split']!r}" if report["split"] else "of the folder"
+    if report["photos"]:
+        n = report["photos"]
+        return f"Nothing was measured: the {_counted(n, what[:-1])} {where} that could be read {'has' if n == 1 else 'have'} no die labelled."
+    if report["unreadable_files"]:
+        n = len(report["unreadable_files"])
+        which = f"the one {what[:-1]} {where} could not be read" if n == 1 else f"none of the {n} {what} {where} could be read"
+        return f"Nothing was measured: {which} (each is named under \"unreadable\")."
+    return f"Nothing was measured: {'the split ' + repr(report['split']) if report['split'] else 'the folder'} lists no {what}."
 

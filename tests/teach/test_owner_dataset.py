@@ -133,6 +133,23 @@ def test_a_damaged_dataset_is_skipped_with_a_warning_never_a_crash(tmp_path):
     assert [r.value for r in ds.rows()] == [2]
 
 
+def test_a_crop_the_tables_dataset_lists_twice_is_kept_once_and_one_listed_two_ways_not_at_all(tmp_path):
+    """A crops.csv edited by hand: a row copied is one crop, and a crop listed with another face or split is neither
+    learned from nor held back (its face cannot be told; held back too, it would judge a model on what it learned)."""
+    ds = OwnerDataset(tmp_path)
+    ds.add("c-g-1", _frame(), [[10, 10, 30, 30], [60, 10, 30, 30]], [6, 5], "v", "m")
+    first, second = (r.file for r in ds.rows())
+    path = tmp_path / "owner-dataset" / "crops.csv"
+    lines = path.read_text().splitlines()
+    split = ds.rows()[0].split
+    other = "val" if split == "train" else "train"
+    path.write_text("\n".join(lines + [lines[1], lines[2].replace(f",{split},", f",{other},")]) + "\n")
+    assert [r.file for r in ds.rows()] == [first]
+    assert ds.warnings == [f"crops.csv line 4 lists {first} again (as line 2 does); it is kept once",
+                           f"crops.csv lines 3 and 5 list {second} as a 2 ({split}) and a 2 ({other}); both are skipped"]
+    assert [v for _, v, _ in ds.examples()] == [1]
+
+
 def test_export_writes_the_shared_datasets_layout_that_evaluate_reads(tmp_path, capsys):
     instance = tmp_path / "instance"
     ds = OwnerDataset(instance)

@@ -436,3 +436,109 @@ def test_a_cameras_capital_suffixes_and_a_spreadsheets_crops_csv_are_read_for_te
     (crops / "crops.csv").write_bytes("\ufeffFile;Value\r\n".encode() + "".join(f"c{i}.PNG;5\r\n" for i in range(5)).encode())
     examples = folder_examples(crops)
     assert sorted(v for _, v in examples.train + examples.held_back) == [5] * 5 and not examples.warnings
+
+
+# Teaching reads a folder as evaluate reads it, and is never judged on what it learned from (found by a CLI audit: a
+# crops.csv listing each crop to learn from again as ``val`` judged the taught model on the crops it learned from and
+# turned "not better" into "better"; labels in pixels cut crops from outside the photo; a class 9 was skipped unsaid).
+
+
+def _crop_folder(root: Path, faces: list[int], rows: list[str], size: int = 64) -> Path:
+    """Numeral dice ``c0.png`` ... (``size`` px) in ``root/crops``, listed by the crops.csv ``rows``."""
+    (root / "crops").mkdir(parents=True)
+    rng = np.random.default_rng(4)
+    for i, face in enumerate(faces):
+        cv2.imwrite(str(root / "crops" / f"c{i}.png"), numeral_die(face, rng, size))
+    (root / "crops.csv").write_text("file,value,split\n" + "\n".join(rows) + "\n")
+    return root
+
+
+def test_a_crop_listed_to_learn_from_and_in_val_is_learned_from_and_never_held_back(tmp_path):
+    from companion.app.teach.service import folder_examples
+
+    rows = [f"crops/c{i}.png,{face},{split}" for i, (face, split) in enumerate([(1, "train"), (2, "train"), (3, "val"), (4, "val")])]
+    leaked = rows + ["crops/c0.png,1,val", "crops/c1.png,2,val"]  # each crop to learn from listed again, held back
+    examples = folder_examples(_crop_folder(tmp_path, [1, 2, 3, 4], leaked))
+    assert sorted(v for _, v in examples.train) == [1, 2] and sorted(v for _, v in examples.held_back) == [3, 4]
+    assert examples.warnings == [f"{tmp_path / 'crops.csv'} lists 2 crops in the split 'val' and in another (crops/c0.png on lines 2 and 6, "
+                                 "crops/c1.png on lines 3 and 7): taught from and not held back, since a taught model is never judged on "
+                                 "the dice it learned from"]
+
+
+def test_a_crop_listed_again_is_taught_once_and_one_listed_as_two_faces_is_refused(tmp_path):
+    from companion.app.teach.service import folder_examples
+    from vision.adapt import TeachError
+
+    rows = ["crops/c0.png,1,train", "crops/c1.png,2,val", "crops/c0.png,1,train"]
+    examples = folder_examples(_crop_folder(tmp_path / "again", [1, 2], rows))
+    assert [v for _, v in examples.train] == [1] and [v for _, v in examples.held_back] == [2]
+    assert "lists 1 crop again in the same split (crops/c0.png on lines 2 and 4); each is taught once" in examples.warnings[0]
+    rows = ["crops/c0.png,1,train", "crops/c1.png,2,val", "c0.png,6,train"]
+    with pytest.raises(TeachError, match=r"crops.csv lists c0.png as two faces, a 1 on line 2 and a 6 on line 4"):
+        folder_examples(_crop_folder(tmp_path / "two", [1, 2], rows))
+
+
+def _photos(root: Path, splits: dict[str, list[str]], names: list[str], lines_of=None) -> Path:
+    """Rendered photos of three dice, each ``NAME.jpg`` with its labels (``lines_of(placed)``: other label lines)."""
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    rng = np.random.default_rng(6)
+    for name in names:
+        frame, placed = render_table([2, 5, 6], rng, width=480, height=360, view="above", touching=0.0)
+        cv2.imwrite(str(root / "images" / f"{name}.jpg"), frame)
+        lines = [f"{d.seen - 1} {d.cx / 480:.5f} {d.cy / 360:.5f} {d.side / 480:.5f} {d.side / 360:.5f}" for d in placed]
+        (root / "labels" / f"{name}.txt").write_text("\n".join(lines_of(placed, lines) if lines_of else lines) + "\n")
+    (root / "split.json").write_text(json.dumps(splits))
+    return root
+
+
+def test_a_photo_split_json_lists_to_learn_from_and_in_val_is_learned_from_and_never_held_back(tmp_path):
+    from companion.app.teach.service import folder_examples
+
+    root = _photos(tmp_path, {"train": ["p0", "p2"], "val": ["p1", "p0"]}, ["p0", "p1", "p2"])
+    examples = folder_examples(root)
+    assert len(examples.train) == 6 and len(examples.held_back) == 3  # p0 and p2 learned from; p1 alone held back
+    assert examples.warnings == [f"{root / 'split.json'} lists 1 photo in the split 'val' and in another (p0): taught from and not "
+                                 "held back, since a taught model is never judged on the dice it learned from"]
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    ("8 0.5 0.5 0.1 0.1", r"p0.txt line 4: class 8 is not a face \(classes 0-5 are faces 1-6\)"),
+    ("-1 0.5 0.5 0.1 0.1", r"p0.txt line 4: class -1 is not a face"),
+    ("2 240 180 40 40", r"p0.txt line 4: its centre \(240, 180\) lies outside the photo: .*\(were these written in pixels\?\)"),
+    ("2 0.5 0.5 0 0.1", r"p0.txt line 4: its width and height \(0 × 0.1\) must be more than 0"),
+], ids=["class 8", "class -1", "in pixels", "no width"])
+def test_a_label_evaluate_refuses_is_refused_for_teaching_naming_the_file_and_line(tmp_path, line, words):
+    """A class that is no face was skipped without a word, a box in pixels cut a crop from outside the photo:
+    teaching refuses both, in evaluate's words, before anything is fitted."""
+    from companion.app.teach.service import folder_examples
+    from vision.adapt import TeachError
+
+    root = _photos(tmp_path, {"train": ["p0"], "val": ["p1"]}, ["p0", "p1"], lambda placed, lines: lines + [line])
+    with pytest.raises(TeachError, match=words):
+        folder_examples(root)
+
+
+def test_a_label_line_repeated_is_taught_once_and_said(tmp_path):
+    from companion.app.teach.service import folder_examples
+
+    root = _photos(tmp_path, {"train": ["p0"], "val": ["p1"]}, ["p0", "p1"], lambda placed, lines: lines + [lines[0]])
+    examples = folder_examples(root)
+    assert len(examples.train) == 3 and len(examples.held_back) == 3
+    assert [w.split("labels/")[1] for w in examples.warnings] == [f"p{i}.txt line 4 repeats line 1 (a 2 in the same box); the die is counted once." for i in (0, 1)]
+
+
+def test_crops_under_16_pixels_are_not_taught_from_and_said_once_with_their_count(tmp_path):
+    """Crops of 8-15 px, which evaluate reads enlarged, are too small to learn a die's look from: skipped, in one
+    warning that counts them (it said each one, in another sentence than evaluate's); under 8 px each is unreadable."""
+    from companion.app.teach.service import folder_examples
+
+    rows = [f"crops/c{i}.png,{face},train" for i, face in enumerate([1, 2, 3])]
+    root = _crop_folder(tmp_path, [1, 2, 3], rows, size=12)
+    cv2.imwrite(str(root / "crops" / "big.png"), numeral_die(4, np.random.default_rng(1), 64))
+    cv2.imwrite(str(root / "crops" / "tiny.png"), numeral_die(5, np.random.default_rng(1), 6))
+    (root / "crops.csv").write_text((root / "crops.csv").read_text() + "crops/big.png,4,train\ncrops/tiny.png,5,train\n")
+    examples = folder_examples(root)
+    assert [v for _, v in examples.train + examples.held_back] == [4]
+    assert len(examples.warnings) == 2 and "tiny.png is too small to show a die (6×6 pixels; at least 8 on each side)" in examples.warnings[0]
+    assert examples.warnings[1].startswith("3 crops smaller than 16 pixels a side (the smallest 12×12, crops/c0.png) are not taught from")

@@ -523,3 +523,143 @@ def test_the_command_says_what_is_wrong_with_a_folder(tmp_path):
     done = subprocess.run([sys.executable, "-m", "companion.app.cli", "evaluate", str(tmp_path / "nowhere"), "--instance", str(tmp_path)],
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 2 and "is not a folder of dice photos" in done.stderr and "Traceback" not in done.stderr
+
+
+# A set read with the wrong faces or the wrong boxes must never give a wrong figure without a word (found by a CLI
+# audit): a row, a photo or a label line listed twice was counted twice; labels in pixels, of no size or outside the
+# photo were read as boxes; a run that measured nothing ended as a success.
+
+
+def _crops(root: Path, faces: list[int], seed: int = 3) -> list[str]:
+    """Rendered crops of one die each, ``c0.png`` ... in ``root/crops``; their names as a crops.csv lists them."""
+    rng = np.random.default_rng(seed)
+    (root / "crops").mkdir(parents=True)
+    names = []
+    for i, seen in enumerate(faces):
+        frame, (die,) = render_table([seen], rng, width=200, height=200, view="above", die_side=90, glare=0)
+        x, y, w, h = die.box()
+        cv2.imwrite(str(root / "crops" / f"c{i}.png"), frame[max(0, y - 5):y + h + 5, max(0, x - 5):x + w + 5])
+        names.append(f"crops/c{i}.png")
+    return names
+
+
+def test_a_crop_listed_twice_with_the_same_face_is_read_once_and_said(tmp_path, reader):
+    names = _crops(tmp_path, [1, 3, 6])
+    rows = [f"{name},{face},val" for name, face in zip(names, [1, 3, 6])]
+    (tmp_path / "crops.csv").write_text("file,value,split\n" + "\n".join(rows) + "\n")
+    once = evaluate(tmp_path, reader)
+    # the first crop again as it was, and again named bare (crops/ is where a bare name is looked for)
+    (tmp_path / "crops.csv").write_text("file,value,split\n" + "\n".join(rows + [rows[0], "c0.png,1,val"]) + "\n")
+    again = evaluate(tmp_path, reader)
+    for key in ("dice", "right", "silently_wrong", "flagged", "photos", "confusion"):
+        assert again[key] == once[key], key
+    assert once["dice"] == 3 and once["warnings"] == []
+    assert again["warnings"] == [f"{tmp_path / 'crops.csv'} lists 1 crop more than once (crops/c0.png on lines 2, 5 and 6); it is read once."]
+
+
+def test_a_crop_listed_as_two_faces_is_refused_naming_the_file_and_both_lines(tmp_path, reader):
+    names = _crops(tmp_path, [1, 3])
+    (tmp_path / "crops.csv").write_text(f"file,value,split\n{names[0]},1,val\n{names[1]},3,val\n{names[0]},2,train\n")
+    with pytest.raises(EvaluationError, match=r"crops.csv lists crops/c0.png as two faces, a 1 on line 2 and a 2 on line 4"):
+        evaluate(tmp_path, reader, "val")  # even where one of the two lines is in another split
+
+
+def test_a_crop_of_the_split_listed_in_another_split_too_is_said(tmp_path, reader):
+    names = _crops(tmp_path, [1, 3])
+    (tmp_path / "crops.csv").write_text(f"file,value,split\n{names[0]},1,train\n{names[1]},3,val\n{names[0]},1,val\n")
+    val = evaluate(tmp_path, reader, "val")
+    assert val["dice"] == 2
+    assert val["warnings"] == [f"{tmp_path / 'crops.csv'} lists 1 crop of the split 'val' in the split 'train' too "
+                               "(crops/c0.png on lines 2 and 4): a model taught on 'train' has seen it."]
+    every = evaluate(tmp_path, reader)
+    assert every["dice"] == 2 and "crops/c0.png on lines 2 and 4); it is read once" in every["warnings"][0]
+
+
+def test_a_photo_listed_twice_in_split_json_is_read_once_and_said(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6], [1, 3, 4]])
+    once = evaluate(tmp_path, reader, "val")
+    (tmp_path / "split.json").write_text(json.dumps({"val": ["p0", "p1", "p0.png"], "train": ["p1"]}))
+    again = evaluate(tmp_path, reader, "val")
+    for key in ("dice", "right", "silently_wrong", "flagged", "photos", "confusion"):
+        assert again[key] == once[key], key
+    split_file = tmp_path / "split.json"
+    assert again["warnings"] == [f"{split_file} lists 1 photo twice in the split 'val' (p0); it is read once.",
+                                 f"{split_file} lists 1 photo of the split 'val' in the split 'train' too (p1): a model taught on 'train' has seen it."]
+
+
+def test_a_label_line_repeated_is_counted_once_and_said(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6]])
+    once = evaluate(tmp_path, reader)
+    label = tmp_path / "labels" / "p0.txt"
+    lines = label.read_text().splitlines()
+    label.write_text("\n".join(lines + [lines[1]]) + "\n")  # an export that wrote one box twice
+    again = evaluate(tmp_path, reader)
+    for key in ("dice", "right", "silently_wrong", "flagged", "extra", "confusion"):
+        assert again[key] == once[key], key
+    assert again["warnings"] == [f"{label} line 4 repeats line 2 (a 5 in the same box); the die is counted once."]
+
+
+def test_one_box_labelled_as_two_faces_is_refused_naming_both_lines(tmp_path, reader):
+    write_frames(tmp_path, [[2, 5, 6]])
+    label = tmp_path / "labels" / "p0.txt"
+    lines = label.read_text().splitlines()
+    label.write_text("\n".join(lines + ["0 " + lines[1].split(" ", 1)[1]]) + "\n")
+    with pytest.raises(EvaluationError, match=r"p0.txt lines 2 and 4 label the same box as two faces, a 5 and a 1"):
+        evaluate(tmp_path, reader)
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    ("2 320.5 240 40 42", r"line 1: its centre \(320.5, 240\) lies outside the photo: .* from 0 to 1 \(were these written in pixels\?\)"),
+    ("2 0.5 0.5 0 0", r"line 1: its width and height \(0 × 0\) must be more than 0"),
+    ("2 0.5 0.5 -0.1 -0.1", r"line 1: its width and height \(-0.1 × -0.1\) must be more than 0"),
+    ("2 1.5 -0.5 0.1 0.1", r"line 1: its centre \(1.5, -0.5\) lies outside the photo"),
+    ("2 0.5 0.5 1.2 0.1", r"line 1: its width and height \(1.2 × 0.1\) are larger than the photo"),
+], ids=["in pixels", "no size", "a size below 0", "centre outside", "wider than the photo"])
+def test_a_label_whose_box_is_no_box_in_the_photo_is_refused_naming_the_file_and_line(tmp_path, reader, line, words):
+    write_frames(tmp_path, [[3, 3, 3]])
+    (tmp_path / "labels" / "p0.txt").write_text(line + "\n")
+    with pytest.raises(EvaluationError, match=r"p0.txt " + words):
+        evaluate(tmp_path, reader)
+
+
+def test_a_label_an_export_rounded_a_hair_past_the_edge_is_read(tmp_path, reader):
+    """An export's rounding (a centre at 1.0004, a whole-photo box at 1.0005) is a box in the photo, not an error."""
+    write_frames(tmp_path, [[3]])
+    (tmp_path / "labels" / "p0.txt").write_text("2 1.0004 -0.0004 0.05 0.05\n2 0.5 0.5 1.0005 1.0\n")
+    assert evaluate(tmp_path, reader)["dice"] == 2
+
+
+def _run(args: list[str], capsys) -> tuple[int, str, str]:
+    from companion.app.cli import main
+
+    status = main(args)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("case", ["every crop missing", "a crops.csv of its header alone", "an empty split", "no label files"])
+def test_the_command_ends_with_status_1_and_says_why_when_it_measured_nothing(tmp_path, capsys, case):
+    """A run that counted no die is no figure: it says why on stderr and ends with status 1, the report still printed."""
+    root = tmp_path / "set"
+    split: list[str] = []
+    if case == "every crop missing":
+        root.mkdir()
+        (root / "crops.csv").write_text("file,value\ncrops/a.png,3\ncrops/b.png,4\n")
+        why = "none of the 2 crops of the folder could be read"
+    elif case == "a crops.csv of its header alone":
+        root.mkdir()
+        (root / "crops.csv").write_text("file,value,split\n")
+        why = "the folder lists no crops"
+    elif case == "an empty split":
+        write_frames(root, [[2, 5, 6]])
+        (root / "split.json").write_text(json.dumps({"train": ["p0"], "val": []}))
+        split, why = ["--split", "val"], "the split 'val' lists no photos"
+    else:
+        write_frames(root, [[2, 5, 6]])
+        (root / "labels" / "p0.txt").unlink()
+        split, why = ["--split", "val"], "the one photo of the split 'val' could not be read"
+    status, out, err = _run(["evaluate", str(root), *split, "--instance", str(tmp_path / "instance")], capsys)
+    assert status == 1 and f"elephants-bluff: Nothing was measured: {why}" in err
+    assert out.startswith("crops: no dice" if "crop" in case else "frames (val): no dice")  # the split named where it counts nothing
+    status, out, _ = _run(["evaluate", str(root), *split, "--json", "--instance", str(tmp_path / "instance")], capsys)
+    assert status == 1 and json.loads(out)["dice"] == 0

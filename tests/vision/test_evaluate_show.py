@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.evaluate import evaluate, summary
+from vision.evaluate import EvaluationError, evaluate, summary
 from vision.evaluate_show import CROP_SHOWN_SIDE, MissPictures, ShowFolderError
 from vision.simtable import render_table
 
@@ -49,13 +49,17 @@ def test_without_show_nothing_is_drawn_and_the_report_has_no_shown(tmp_path, rea
     assert "shown" not in report and report["misses"] and "drawn in" not in summary(report)
 
 
-def test_a_label_far_outside_its_photo_is_drawn_at_the_edge(tmp_path, reader):
-    write_frames(tmp_path / "set", [[1, 3, 4]])
-    with open(tmp_path / "set" / "labels" / "p0.txt", "a") as labels:
-        labels.write("2 1e300 -1e300 1e300 1e300\n")  # a broken export's box: a die nowhere in the photo
-    report = evaluate(tmp_path / "set", reader, show=tmp_path / "shown")
-    assert report["shown"]["files"] == ["p0.jpg"] and report["misses"][0]["read"][-1] == 0
-    assert cv2.imread(str(tmp_path / "shown" / "p0.jpg")).shape == (480, 640, 3)
+def test_a_label_far_outside_its_photo_is_refused_before_any_photo_is_read_or_drawn(tmp_path, reader):
+    """A broken export's box, a die nowhere in the photo, was read (and drawn at the photo's edge) as a die missed;
+    since 2026-12-06 it is refused naming its file and line (``vision.dataset.box_problem``), and before the first
+    photo is read: the photo read wrong before it is not left drawn in the folder of a run that stopped."""
+    write_frames(tmp_path / "set", [[1, 3, 4], [2, 5, 6]])
+    _mislabel_first_die(tmp_path / "set", "p0")  # read wrong: drawn, were the run to go on
+    with open(tmp_path / "set" / "labels" / "p1.txt", "a") as labels:
+        labels.write("2 1e300 -1e300 1e300 1e300\n")
+    with pytest.raises(EvaluationError, match=r"p1.txt line 4: its centre \(1e\+300, -1e\+300\) lies outside the photo"):
+        evaluate(tmp_path / "set", reader, show=tmp_path / "shown")
+    assert list((tmp_path / "shown").iterdir()) == []
 
 
 def test_a_photo_in_a_split_folder_is_drawn_under_a_flattened_name(tmp_path, reader):

@@ -113,7 +113,10 @@ class OwnerDataset:
         return self.folder / "crops.csv"
 
     def rows(self) -> list[Row]:
-        """The rows of ``crops.csv`` that make sense; others are skipped and named in ``warnings``."""
+        """The rows of ``crops.csv`` that make sense; others are skipped and named in ``warnings``. A crop listed again
+        (a file copied or edited by hand) is kept once; listed again with another face or split, neither row is
+        kept: which face it shows cannot be told, and a crop both learned from and held back would judge a taught
+        model on a die it learned from."""
         self.warnings = []
         if not self.csv_path.is_file():
             return []
@@ -127,6 +130,7 @@ class OwnerDataset:
             self._warn(f"{self.csv_path} has no file,value,split header; its rows are skipped")
             return []
         out = []
+        listed_on = []
         for n, cells in enumerate(lines[1:], 2):
             if not cells:
                 continue
@@ -140,7 +144,26 @@ class OwnerDataset:
                 self._warn(f"{self.csv_path.name} line {n} is damaged and skipped")
                 continue
             out.append(Row(name, value, cells[2], cells[3], cells[4], cells[5], cells[6]))
-        return out
+            listed_on.append(n)
+        return self._once(out, listed_on)
+
+    def _once(self, rows: list[Row], lines: list[int]) -> list[Row]:
+        """``rows`` (listed on ``lines``) with each file once: a repeat of a row is dropped, and a file listed with
+        another face or split is dropped whole, each said in ``warnings``."""
+        first: dict[str, tuple[Row, int]] = {}
+        conflicting: set[str] = set()
+        for row, n in zip(rows, lines):
+            if row.file not in first:
+                first[row.file] = (row, n)
+                continue
+            earlier, m = first[row.file]
+            if (earlier.value, earlier.split) == (row.value, row.split):
+                self._warn(f"{self.csv_path.name} line {n} lists {row.file} again (as line {m} does); it is kept once")
+            else:
+                self._warn(f"{self.csv_path.name} lines {m} and {n} list {row.file} as a {earlier.value} ({earlier.split}) and a "
+                           f"{row.value} ({row.split}); both are skipped")
+                conflicting.add(row.file)
+        return [row for row, _ in first.values() if row.file not in conflicting]
 
     def _warn(self, words: str) -> None:
         log.warning("owner dataset: %s", words)

@@ -25,9 +25,8 @@ from companion.core.errors import ElephantsBluffError
 from companion.core.files import atomic_write
 from vision.adapt import MIN_PER_FACE, AdaptedClassifier, TeachError, compare, fit_head, measure, missing_faces, write_rendered_set
 from vision.classifier import CROP, MARGIN, cut_crop
-from vision.dataset import yolo_box
 from vision.embedding import EmbeddingClassifier
-from vision.images import ImageError, frame_images, load_image, read_splits
+from vision.images import CROP_MIN_SIDE, MIN_SIDE, ImageError, frame_images, load_image, read_splits
 from vision.registry import FOLDER, ModelRegistry
 
 #: The shares of an example image its die is cut at for teaching (the first two that ``classify_crop`` reads).
@@ -62,91 +61,140 @@ def folder_examples(root: Path) -> Examples:
     """Labelled crops or photos of ``root`` (``shared/datasets`` layout); its ``val`` split, or one in five, held back.
     The folder is read as ``evaluate`` reads it (``crop_listing``: a crops.csv, or a folder per face; ``frame_images``: a
     folder per split, as YOLO trainers write them, is that split; ``photo_folders``: an export's split folders, its
-    ``valid`` the ``val`` split), each label as the face its class names (``vision.photo_sets``)."""
-    from vision.evaluate import EvaluationError, crop_file, crop_listing, has_crops, photo_folders
-    from vision.photo_sets import face_named, face_of_class, set_class_faces, split_called
+    ``valid`` the ``val`` split), each label as the face its class names (``vision.photo_sets``), and refused where
+    ``evaluate`` refuses it (``TeachError``): a label whose class is no face or whose box is no box in the photo
+    (written in pixels), one box or one crop labelled as two faces. A crop or photo listed again is taught once; one
+    listed both to learn from and in ``val`` is learned from and not held back (a taught model is never judged on the
+    dice it learned from), one listed in ``test`` too is never read; each said in the warnings."""
+    from vision.evaluate import EvaluationError, has_crops, photo_folders
 
     root = Path(root)
     if not root.is_dir():
         raise TeachError(f"{root} is not a folder.")
-    train: list[Example] = []
-    held: list[Example] = []
-    warnings: list[str] = []
-    if has_crops(root):
-        try:
-            _, _, rows = crop_listing(root)
-        except EvaluationError as exc:
-            raise TeachError(exc.message) from None
-        has_val = any(len(r) >= 3 and r[2].strip() == "val" for _, r in rows)
-        for n, row in rows:
-            if len(row) < 2:
-                continue
-            split = row[2].strip() if len(row) >= 3 else ""
-            if split == "test":
-                continue  # a test split is for evaluation only, never for teaching
-            try:
-                value = int(row[1])
-            except ValueError:
-                value = face_named(row[1]) or 0  # "three", "dice-3": a face in words
-            if value not in range(1, 7):
-                warnings.append(f"crops.csv line {n}: {row[1]!r} is not a face from 1 to 6; skipped")
-                continue
-            try:
-                image = load_image(crop_file(root, row[0].strip()))
-            except ImageError as exc:
-                warnings.append(_skipped(exc))
-                continue
-            back = split == "val" if has_val else _held_back(row[0])
-            (held if back else train).append((image, value))
-        return Examples(train, held, warnings)
-    folders = photo_folders(root, None)
-    if folders:
-        try:
-            classes = set_class_faces(root)
-        except ValueError as exc:
-            raise TeachError(str(exc)) from None
-        photos: list[tuple[str, Path, Path, str]] = []  # name, image, label file, split
-        for folder, prefix, _ in folders:
-            files = frame_images(folder / "images")
-            splits: dict[str, str] = {name: split_called(name.split("/")[0]) for name in files if "/" in name}
-            if prefix:
-                splits = dict.fromkeys(files, split_called(prefix.rstrip("/")))
-            elif (root / "split.json").is_file():
-                try:
-                    listed = read_splits(root / "split.json")
-                except ValueError as exc:
-                    raise TeachError(str(exc)) from None
-                splits.update({name: split for split, names in listed.items() for name in names})
-            photos += [(prefix + name, path, folder / "labels" / f"{name}.txt", splits.get(name, "")) for name, path in files.items()]
-        has_val = any(split == "val" for *_, split in photos)
-        for name, path, label, split in photos:
-            if split == "test":
-                continue
-            try:
-                frame = load_image(path)
-            except ImageError as exc:
-                warnings.append(_skipped(exc))
-                continue
-            if not label.is_file():
-                warnings.append(f"{name}: no label file; skipped")
-                continue
-            h, w = frame.shape[:2]
-            back = split == "val" if has_val else _held_back(name)
-            for line in label.read_text(encoding="utf-8", errors="replace").splitlines():
-                try:
-                    c, x, y, bw, bh = yolo_box(line)
-                except (ValueError, IndexError):
-                    if line.strip():
-                        warnings.append(f"{label.name}: {line.strip()[:40]!r} is not a YOLO label; skipped")
-                    continue
-                face = face_of_class(c, classes)
-                if face is None:
-                    continue
-                crop = cut_crop(frame, x * w, y * h, max(2.0, min(bw * w, bh * h)))
-                (held if back else train).append((crop, face))
-        return Examples(train, held, warnings)
+    try:
+        if has_crops(root):
+            return _crop_examples(root)
+        if photo_folders(root, None):
+            return _photo_examples(root)
+    except EvaluationError as exc:
+        raise TeachError(exc.message) from None
     raise TeachError(f"{root} holds neither images/ with labels/ (whole photos) nor a crops.csv or folders of crops "
                      "named for their face, 1/ to 6/ (crops).")
+
+
+def _crop_examples(root: Path) -> Examples:
+    """``folder_examples`` of a folder of crops (``crop_listing``); ``EvaluationError`` where ``evaluate`` refuses it."""
+    from vision.evaluate import crop_file, crop_listing, crops_in_words, crops_once, row_face
+
+    source, _, rows = crop_listing(root)
+    warnings: list[str] = []
+    listed = []
+    for n, row in rows:
+        if len(row) < 2:
+            continue
+        face = row_face(row)
+        if face is None:
+            warnings.append(f"crops.csv line {n}: {row[1]!r} is not a face from 1 to 6; skipped")
+            continue
+        listed.append((n, row[0].strip(), face, row[2].strip() if len(row) >= 3 else ""))
+    crops = crops_once(root, source, listed)
+    has_val = any("val" in c.splits for c in crops)
+    again = [c for c in crops if len(c.listed) > len(c.splits)]
+    if again:
+        warnings.append(f"{source} lists {len(again)} crop{'s' if len(again) > 1 else ''} again in the same split ({crops_in_words(again)}); "
+                        "each is taught once")
+    tested = [c for c in crops if "test" in c.splits and len(c.splits) > 1]
+    if tested:
+        warnings.append(f"{source} lists {len(tested)} crop{'s' if len(tested) > 1 else ''} in the split 'test' and in another "
+                        f"({crops_in_words(tested)}): a test crop is never taught from; skipped")
+    both = [c for c in crops if "val" in c.splits and "test" not in c.splits and len(c.splits) > 1]
+    if both:
+        warnings.append(f"{source} lists {len(both)} crop{'s' if len(both) > 1 else ''} in the split 'val' and in another ({crops_in_words(both)}): "
+                        "taught from and not held back, since a taught model is never judged on the dice it learned from")
+    train: list[Example] = []
+    held: list[Example] = []
+    small: list[tuple[str, tuple[int, int]]] = []
+    for crop in crops:
+        if "test" in crop.splits:
+            continue  # a test split is for evaluation only, never for teaching
+        try:
+            image = load_image(crop_file(root, crop.file), CROP_MIN_SIDE)
+        except ImageError as exc:
+            warnings.append(_skipped(exc))
+            continue
+        if min(image.shape[:2]) < MIN_SIDE:
+            small.append((crop.file, image.shape[:2]))
+            continue
+        back = crop.splits == ["val"] if has_val else _held_back(crop.file)
+        (held if back else train).append((image, crop.face))
+    if small:
+        h, w = min(shape for _, shape in small)
+        warnings.append(f"{len(small)} crop{'s' if len(small) > 1 else ''} smaller than {MIN_SIDE} pixels a side (the smallest {w}×{h}, "
+                        f"{small[0][0]}) {'are' if len(small) > 1 else 'is'} not taught from: too few pixels to learn a die's look from "
+                        f"(evaluate reads crops from {CROP_MIN_SIDE} pixels, enlarged, and most of them go to the table); skipped")
+    return Examples(train, held, warnings)
+
+
+def _photo_examples(root: Path) -> Examples:
+    """``folder_examples`` of a folder of labelled photos (``photo_folders``); ``EvaluationError`` where ``evaluate``
+    refuses it."""
+    from vision.evaluate import EvaluationError, photo_folders, yolo_labels
+    from vision.photo_sets import set_class_faces, split_called
+
+    try:
+        classes = set_class_faces(root)
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from None
+    listed: dict[str, list[str]] = {}  # photo -> the splits split.json lists it in
+    if (root / "split.json").is_file():
+        try:
+            splits_listed = read_splits(root / "split.json")
+        except ValueError as exc:
+            raise EvaluationError(str(exc)) from None
+        for split, names in splits_listed.items():
+            for name in names:
+                listed.setdefault(name, [])
+                if split not in listed[name]:
+                    listed[name].append(split)
+    photos: list[tuple[str, Path, Path, list[str]]] = []  # name, image, label file, splits
+    for folder, prefix, _ in photo_folders(root, None):
+        for name, path in frame_images(folder / "images").items():
+            if prefix:
+                splits = [split_called(prefix.rstrip("/"))]
+            elif name in listed:
+                splits = listed[name]
+            else:
+                splits = [split_called(name.split("/")[0])] if "/" in name else []
+            photos.append((prefix + name, path, folder / "labels" / f"{name}.txt", splits))
+    warnings: list[str] = []
+    tested = [name for name, *_, splits in photos if "test" in splits and len(splits) > 1]
+    if tested:
+        warnings.append(f"{root / 'split.json'} lists {len(tested)} photo{'s' if len(tested) > 1 else ''} in the split 'test' and in another "
+                        f"({', '.join(tested[:5])}{' and more' if len(tested) > 5 else ''}): a test photo is never taught from; skipped")
+    both = [name for name, *_, splits in photos if "val" in splits and "test" not in splits and len(splits) > 1]
+    if both:
+        warnings.append(f"{root / 'split.json'} lists {len(both)} photo{'s' if len(both) > 1 else ''} in the split 'val' and in another "
+                        f"({', '.join(both[:5])}{' and more' if len(both) > 5 else ''}): taught from and not held back, since a taught "
+                        "model is never judged on the dice it learned from")
+    has_val = any("val" in splits for *_, splits in photos)
+    train: list[Example] = []
+    held: list[Example] = []
+    for name, path, label, splits in photos:
+        if "test" in splits:
+            continue  # a test split is for evaluation only, never for teaching
+        try:
+            frame = load_image(path)
+        except ImageError as exc:
+            warnings.append(_skipped(exc))
+            continue
+        if not label.is_file():
+            warnings.append(f"{name}: no label file; skipped")
+            continue
+        back = splits == ["val"] if has_val else _held_back(name)
+        for face, x, y, w, h in yolo_labels(label, frame.shape[1], frame.shape[0], classes, warnings, broken=warnings):
+            crop = cut_crop(frame, x, y, max(2.0, min(w, h)))
+            (held if back else train).append((crop, face))
+    return Examples(train, held, warnings)
 
 
 def _skipped(exc: ImageError) -> str:
