@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 from companion.core.dice import is_face
 from companion.core.errors import BadRequest, NotAllowed, NotFound, RuleRefused
-from companion.rules.names import MAX_NAME, TABLE, player_names
+from companion.rules.names import TABLE, player_names
 from companion.rules.state import (
     PHASE_CLAIM,
     PHASE_CONFIRM,
