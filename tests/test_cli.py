@@ -74,6 +74,25 @@ def test_a_busy_port_is_said_in_one_sentence_with_how_to_choose_another(tmp_path
     assert said == [f"elephants-bluff: port {port} is already in use on 127.0.0.1 (another companion, or another program): stop it, or start on another port with --port {port + 1} (make run PORT={port + 1})."]
 
 
+def test_a_first_start_on_a_busy_port_still_shows_the_new_pin_once(tmp_path):
+    """serve --init writes the settings, with a new PIN, before it finds the port taken; the start the message then
+    suggests, on a free port, is no longer the first and shows no PIN: the table would never have seen it."""
+    import socket
+
+    from companion.app.settings import Settings
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if k != "ELEPHANTS_BLUFF_PIN"}
+        done = subprocess.run([sys.executable, "-m", "companion.app.cli", "serve", "--simulate", "--init", "--instance", str(tmp_path / "inst"), "--port", str(port)],
+                              capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert done.returncode == 1 and "is already in use" in done.stderr
+    pin = Settings.load(tmp_path / "inst" / "config.toml", environ={})["table.pin"]
+    assert f"Table PIN: {pin}" in done.stdout and done.stdout.count(pin) == 1
+
+
 def test_listening_on_every_network_names_this_computers_lan_address(tmp_path):
     from companion.app.server import lan_addresses, print_ready
 

@@ -149,6 +149,8 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     except OSError as exc:
         app.extensions["elephants_bluff"].close()
         print(f"elephants-bluff: {port_problem(exc, host, port)}", file=sys.stderr, flush=True)
+        if new_pin is not None:  # the settings were written: the next start, on a free port, no longer shows the PIN
+            print(f"The table PIN, kept in {new_pin[1]}, is shown this once: Table PIN: {new_pin[0]}", flush=True)
         return 1
     mode = "the simulated table" if simulate else "the real table"
     print_ready(mode, host, server.effective_port, new_pin)
