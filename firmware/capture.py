@@ -55,6 +55,10 @@ def _small_grey(frame: np.ndarray) -> np.ndarray:
     return grey
 
 
+#: How long the ring stays lit after the camera set-up's last frame (its preview asks about once a second)
+SET_UP_LIGHT_HOLD_S = 5.0
+
+
 class _NotStill(Exception):
     def __init__(self, last: np.ndarray | None) -> None:
         super().__init__("not still")
@@ -129,6 +133,8 @@ class CaptureLoop:
         #: the (height, width) of the last frame the camera gave, None before the first (``/api/health`` checks the
         #: reader's calibration against it)
         self.frame_size: tuple[int, int] | None = None
+        self._set_up_lit_until: float | None = None  # the ring held lit for the camera set-up (``set_up_frame``)
+        self._set_up_timer: threading.Timer | None = None
 
     @classmethod
     def from_settings(cls, settings: Any, frame_source: Any, reader: Any, tray_light: Any = None, **kw: Any) -> "CaptureLoop":
@@ -227,9 +233,56 @@ class CaptureLoop:
 
     def close(self) -> None:
         """Switch the light off and release the camera."""
+        timer, self._set_up_timer, self._set_up_lit_until = self._set_up_timer, None, None
+        if timer is not None:
+            timer.cancel()
         self._light(0.0)
         self._opened = False
         self.frame_source.close()
+
+    # -- the camera set-up's frames ---------------------------------------------------
+
+    def set_up_frame(self, hold_s: float = SET_UP_LIGHT_HOLD_S) -> np.ndarray:
+        """A frame of the tray as a Bluff sees it, for the camera set-up (its preview, its light check, the empty
+        tray, the die's size, the lens, a die's face): the ring lit, as at a capture, so what is measured and kept is
+        what play sees (the camera alone would show the tray by the room's light). The ring stays lit while the
+        set-up keeps asking, until ``hold_s`` after the last frame, so the page's preview does not flash it; when it
+        was off, frames are taken until the picture is still, as at a capture, so the camera's exposure has followed
+        the light."""
+        with self._lock:
+            if not self._opened:
+                self.open()
+            was_lit = self._set_up_lit_until is not None
+            self._light(self.light_level)
+            self._set_up_lit_until = self._clock() + hold_s
+            if self._set_up_timer is None:
+                self._arm_set_up_timer(hold_s)
+            try:
+                return self._grab() if was_lit or not self.wait_for_still else self._settled()
+            except _NotStill as still:  # a hand over the tray: the last frame, as the set-up's own checks judge it
+                if still.last is None:
+                    raise
+                return still.last
+
+    def _arm_set_up_timer(self, after_s: float) -> None:
+        timer = threading.Timer(max(0.01, after_s), self._end_set_up_light)
+        timer.daemon = True
+        self._set_up_timer = timer
+        timer.start()
+
+    def _end_set_up_light(self) -> None:
+        """The set-up stopped asking for ``hold_s``: the ring off (re-armed while it still asks)."""
+        with self._lock:
+            self._set_up_timer = None
+            until = self._set_up_lit_until
+            if until is None:
+                return
+            left = until - self._clock()
+            if left > 0:
+                self._arm_set_up_timer(left)
+                return
+            self._set_up_lit_until = None
+            self._light(0.0)
 
     # -- private reading for the lid's peek check (RULES.md R6, R13) -------------
 
@@ -260,23 +313,27 @@ class CaptureLoop:
         if not self._opened:
             self.open()  # a HardwareError here becomes the capture's problem
         self._light(self.light_level)
+        self._set_up_lit_until = None  # a capture ends the set-up's hold on the ring: it goes off after this frame
         try:
-            if not self.wait_for_still:
-                return self._grab()
-            deadline = self._clock() + self.still_timeout_s
-            previous = self._grab()
-            calm = 0
-            while True:
-                if self._clock() >= deadline:
-                    raise _NotStill(previous)
-                self._sleep(self.frame_interval_s)
-                frame = self._grab()
-                calm = calm + 1 if frame_change(previous, frame) <= self.still_threshold else 0
-                previous = frame
-                if calm >= self.still_frames:
-                    return frame
+            return self._settled() if self.wait_for_still else self._grab()
         finally:
             self._light(0.0)
+
+    def _settled(self) -> np.ndarray:
+        """Grab until ``still_frames`` comparisons in a row are still; ``_NotStill`` with the last frame at the
+        time-out."""
+        deadline = self._clock() + self.still_timeout_s
+        previous = self._grab()
+        calm = 0
+        while True:
+            if self._clock() >= deadline:
+                raise _NotStill(previous)
+            self._sleep(self.frame_interval_s)
+            frame = self._grab()
+            calm = calm + 1 if frame_change(previous, frame) <= self.still_threshold else 0
+            previous = frame
+            if calm >= self.still_frames:
+                return frame
 
     def _light(self, level: float) -> None:
         light = self.tray_light

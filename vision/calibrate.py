@@ -291,6 +291,9 @@ def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, 
     updates: dict = {"camera.tray_region": measures["tray_region"], "camera.empty_tray": EMPTY_TRAY}
     meta_fn = getattr(source, "metadata", None)
     if meta_fn is not None:
+        say("note: this command does not light the tray's LED ring (the service does, at each Bluff): what it locks and "
+            "keeps is the tray by the room's light. On the table, prefer the set-up page (/setup), which lights the ring "
+            "as a Bluff does.")
         meta = meta_fn()
         if "ExposureTime" in meta:
             updates["camera.exposure_us"] = int(meta["ExposureTime"])

@@ -37,6 +37,32 @@ def test_a_still_tray_is_read_with_the_light_on_and_the_light_is_off_after(clock
     assert frame.shape == (120, 160, 3) and annotated[0, 0, 1] > 200 and frame[0, 0, 1] < 150
 
 
+def test_the_camera_set_up_sees_the_tray_lit_as_a_bluff_does_and_the_ring_goes_off_when_it_stops_asking(clock, ring):
+    """The set-up's empty tray, die size, lens and light check were taken by the room's light while every Bluff is
+    read with the ring lit (and the exposure it locks was the room's): the set-up now lights the ring too."""
+    import time
+
+    camera = TrayCamera(light=ring)
+    loop = loop_for(camera, clock, ring=ring, light_level=0.7, still_frames=2, grab_timeout_s=None)
+    try:
+        loop.set_up_frame(hold_s=0.05)
+        assert camera.light_during_grabs == [0.7] * 3  # lit, then grabbed until still: the exposure has followed
+        loop.set_up_frame(hold_s=0.05)  # the preview's next frame: the ring is still lit, one frame
+        assert camera.light_during_grabs == [0.7] * 4 and ring.value == 0.7
+        time.sleep(0.3)
+        assert ring.value == 0.7  # held while the set-up's clock says it asked within hold_s
+        clock.advance(1.0)  # the page stopped asking
+        for _ in range(100):
+            if ring.value == 0:
+                break
+            time.sleep(0.05)
+        assert ring.value == 0
+        loop.capture()  # a Bluff after the set-up: lit for its frames, off after, as always
+        assert ring.value == 0 and camera.light_during_grabs[-1] == 0.7
+    finally:
+        loop.close()
+
+
 def test_the_capture_waits_until_the_dice_stop_moving(clock):
     class Settling(TrayCamera):
         def grab(self):

@@ -58,11 +58,11 @@ def _loop(services: Any) -> Any:
 
 
 def grab(services: Any) -> np.ndarray:
-    """One frame of the tray now."""
+    """One frame of the tray now, lit as at a Bluff (``CaptureLoop.set_up_frame``)."""
     refuse_during_a_game(services)
     loop = _loop(services)
     try:
-        frame = loop.frame_source.grab()
+        frame = loop.set_up_frame()  # the ring lit, as at a Bluff: what is set up is what play sees
     except ElephantsBluffError:
         raise
     except Exception as exc:  # a camera backend's own error: said in words, never a crash
