@@ -95,7 +95,7 @@ def test_the_command_says_a_wide_pi_camera_s_bend_is_not_measured_until_it_is(tm
     assert lens_findings(**{"camera.lens_distortion": 0.2}) == []
 
 
-#: Findings only ``elephants-bluff check --buttons`` makes (someone presses each button at the Pi): never on the page.
+#: Findings only ``firmware.preflight.check_presses`` makes (someone presses each button at the Pi): never on the page.
 ASKED_AT_THE_PI = {"button_silent", "button_wrong_pin"}
 
 

@@ -52,7 +52,7 @@ APP_SETTINGS: list[Setting] = [
     Setting("server.body_timeout_s", 20, "Seconds a client has, after the headers, to send a request's body.", int_between(1, 600)),
     Setting("server.session_hours", 12, "Hours a device stays let in after typing the table PIN (the page's session).", int_between(1, 24 * 30)),
     Setting("server.secure_cookie", False, "Send the session cookie only over HTTPS (set it when a proxy serves the page over HTTPS; a request that arrives as HTTPS always gets it).", None),
-    Setting("server.trusted_hosts", ["127.0.0.1", "localhost", "elephants-bluff.local"], "Host names the page may be reached by; '*' allows any (a tablet reaching the Pi by its LAN address needs it listed)."),
+    Setting("server.trusted_hosts", ["127.0.0.1", "localhost", "elephants-bluff.local"], "Host names the page may be reached by; '*' allows any. An IP address (a tablet reaching the Pi by its LAN address) always works: only names are checked, against DNS rebinding."),
 ]
 
 register_settings(APP_SETTINGS)
