@@ -61,7 +61,7 @@ def model_teach():  # noqa: ANN201
 
     s = _services()
     if not _teaching.acquire(blocking=False):
-        raise NotAllowed("The dice are being taught already: wait for that to finish.")
+        raise NotAllowed("The dice are being taught already: wait for that to finish.", code="teaching")
     try:
         result = teach(s.instance, s.settings, owner_examples(s.instance, s.settings))
         if result["adopted"]:

@@ -10,6 +10,7 @@
   const ctx = canvas.getContext("2d");
   let frameSize = null; // [w, h] of the camera's picture
   let region = null; // [x, y, w, h] in the camera's pixels
+  let drawnNotKept = false; // a region dragged on the preview and not yet kept: the periodic check leaves it drawn
   let drag = null;
   let running = false;
   let top = 1;
@@ -43,6 +44,8 @@
 
   function problemText(e) {
     if (e instanceof ApiError && e.status === 422 && REFUSED[e.code]) return REFUSED[e.code]();
+    if (e instanceof ApiError && e.code === "teaching") return t("cam_err_teaching"); // another tablet teaches now
+    if (e instanceof ApiError && e.code === "cannot_teach") return t("cam_err_cannot_teach"); // too few of some face
     return errorText(e);
   }
 
@@ -100,7 +103,8 @@
 
   function showCheck(c) {
     frameSize = c.frame;
-    region = fitsThePicture(c.region) ? c.region : null; // one kept for another picture is drawn again, never sent back
+    // one kept for another picture is drawn again, never sent back; one drawn and not yet kept stays until it is
+    if (!drawnNotKept) region = fitsThePicture(c.region) ? c.region : null;
     $("setup-measures").textContent = t("cam_brightness", { n: Math.round(c.brightness) }) + " · " + t("cam_sharpness", { n: Math.round(c.sharpness), min: Math.round(c.min_sharpness) })
       + (c.die_side_px ? " · " + t("cam_size_done", { n: c.die_side_px }) : "")
       + (c.lens_distortion || c.lens_distortion_k2 ? " · " + t("cam_lens_done", { k: bendText(c) }) : "");
@@ -146,7 +150,7 @@
     const [x0, y0] = drag.from;
     drag.box = [Math.min(x, x0), Math.min(y, y0), Math.abs(x - x0), Math.abs(y - y0)];
   });
-  canvas.addEventListener("pointerup", () => { if (drag && drag.box) region = drag.box; drag = null; });
+  canvas.addEventListener("pointerup", () => { if (drag && drag.box) { region = drag.box; drawnNotKept = true; } drag = null; });
 
   function showAsk() {
     $("setup-face-ask").textContent = tn("cam_face_ask", "cam_face_ask_plural", top, { n: top });
@@ -169,13 +173,19 @@
 
   async function showModel() {
     const m = await request("GET", "/api/model");
-    if (m) $("setup-model").textContent = t("cam_model_active", { id: m.active }) + (m.taught ? " · " + t("cam_model_taught") : "");
+    // the model that reads now; one adopted or rolled back from a terminal reads after a restart, and is said so
+    if (m) $("setup-model").textContent = t("cam_model_active", { id: m.reading_with }) + (m.taught && m.reading_with === m.active ? " · " + t("cam_model_taught") : "")
+      + (m.reading_with !== m.active ? " · " + t("cam_model_after_restart", { id: m.active }) : "");
     $("setup-rollback").disabled = !(m && m.can_roll_back);
   }
 
   async function teach() {
+    const button = $("setup-teach");
+    if (button.disabled) return;
+    button.disabled = true; // one fit at a time from this tablet; another tablet's is refused in words
     $("setup-teach-out").textContent = t("cam_teaching");
-    const r = await request("POST", "/api/model/teach");
+    let r;
+    try { r = await request("POST", "/api/model/teach"); } finally { button.disabled = false; }
     if (!r) { $("setup-teach-out").textContent = ""; return; }
     const b = r.before.owner, a = r.after.owner;
     $("setup-teach-out").textContent = t("cam_teach_result", { before: b.right, after: a.right, n: a.dice }) + " " + (r.adopted ? t("cam_teach_adopted") : t("cam_teach_kept"));
@@ -185,10 +195,10 @@
   $("setup-region-save").addEventListener("click", async () => {
     if (!region) { toast(t("cam_region_draw_first")); return; }
     const c = await request("POST", "/api/setup/region", { region });
-    if (c) { showCheck(c); toast(t("cam_saved")); }
+    if (c) { drawnNotKept = false; showCheck(c); toast(t("cam_saved")); }
   });
-  $("setup-region-whole").addEventListener("click", async () => { const c = await request("POST", "/api/setup/region", { region: [] }); if (c) { showCheck(c); toast(t("cam_saved")); } });
-  $("setup-empty").addEventListener("click", async () => { const c = await request("POST", "/api/setup/empty-tray"); if (c) { showCheck(c); toast(t("cam_saved")); } });
+  $("setup-region-whole").addEventListener("click", async () => { const c = await request("POST", "/api/setup/region", { region: [] }); if (c) { drawnNotKept = false; showCheck(c); toast(t("cam_saved")); } });
+  $("setup-empty").addEventListener("click", async () => { const c = await request("POST", "/api/setup/empty-tray"); if (c) { drawnNotKept = false; showCheck(c); toast(t("cam_saved")); } });
   $("setup-size").addEventListener("click", async () => { const r = await request("POST", "/api/setup/die-size"); if (r) $("setup-size-out").textContent = t("cam_size_done", { n: r.die_side_px }); });
   async function lens(method) {
     const r = await request(method, "/api/setup/lens");
