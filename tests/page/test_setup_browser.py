@@ -41,6 +41,9 @@ def test_setup_page_previews_the_tray_and_keeps_one_shown_face_in_french(own_ser
         pytest.fail("three shots of one die were all refused")
     expect(page.locator("#setup-face-out")).to_contain_text("sur le dessus")
     expect(page.locator("#setup-model")).to_contain_text("dice-faces-")
+    # after a reload (or on another tablet) the shots kept are counted, not shown as none
+    page.reload()
+    expect(page.locator("#setup-face-counts li").first).to_contain_text("1 sur le dessus : 1 photos sur 4")
 
 
 def _set_up_for_another_picture(own_server: Any, new_context: Any, console: Any, locale: str) -> tuple[Any, Any]:

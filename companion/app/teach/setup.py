@@ -108,7 +108,8 @@ def check(services: Any) -> dict[str, Any]:
             "region": list(services.settings.get("camera.tray_region", []) or []), "frame": [w, h],
             "die_side_px": services.settings.get("reader.die_side_px", 0), "empty_tray": bool(services.settings.get("camera.empty_tray", "")),
             "lens_distortion": services.settings.get("camera.lens_distortion", 0.0),
-            "lens_distortion_k2": services.settings.get("camera.lens_distortion_k2", 0.0)}
+            "lens_distortion_k2": services.settings.get("camera.lens_distortion_k2", 0.0),
+            "shots_per_top": shots_per_top(services), "shots_wanted": SHOTS_PER_FACE}
 
 
 def _apply(services: Any, updates: dict[str, Any]) -> None:
@@ -256,10 +257,23 @@ def capture_face(services: Any, top: Any) -> dict[str, Any]:
     shot = f"s-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{int(time.time() * 1000) % 1000:03d}"
     dataset.add(shot, frame, [list(die.box)], [top], "setup", reading.model_id)
     read_top = die.top if view == "below" else die.seen
+    return {"top": top, "seen": seen_face(top, view, opposite), "read_top": read_top, "confidence": round(float(die.confidence), 3),
+            "agrees": read_top == top, "box": [int(v) for v in die.box], "shots_per_top": shots_per_top(services, dataset),
+            "shots_wanted": SHOTS_PER_FACE}
+
+
+def shots_per_top(services: Any, dataset: Any = None) -> dict[str, int]:
+    """How many shots of "Show each face" the table's dataset keeps for each top face ("1" to "6"): the page shows
+    them after a reload or on another tablet too, not only after its own shot."""
+    from companion.app.teach.dataset import OwnerDataset
+
+    view = services.settings.get("camera.camera_view", "below")
+    opposite = services.settings.get("reader.opposite_faces", list(STANDARD_OPPOSITE))
+    if dataset is None:
+        dataset = OwnerDataset(services.instance, max_crops=services.settings.get("teach.max_crops", 3000), camera_view=view, opposite=opposite)
     shown = {str(v): 0 for v in range(1, 7)}
     for row in dataset.rows():
         if row.challenge.startswith("s-"):
             t = opposite_face(row.value, opposite) if view == "below" else row.value
             shown[str(t)] += 1
-    return {"top": top, "seen": seen_face(top, view, opposite), "read_top": read_top, "confidence": round(float(die.confidence), 3),
-            "agrees": read_top == top, "box": [int(v) for v in die.box], "shots_per_top": shown, "shots_wanted": SHOTS_PER_FACE}
+    return shown

@@ -108,6 +108,13 @@
     $("setup-measures").textContent = t("cam_brightness", { n: Math.round(c.brightness) }) + " · " + t("cam_sharpness", { n: Math.round(c.sharpness), min: Math.round(c.min_sharpness) })
       + (c.die_side_px ? " · " + t("cam_size_done", { n: c.die_side_px }) : "")
       + (c.lens_distortion || c.lens_distortion_k2 ? " · " + t("cam_lens_done", { k: bendText(c) }) : "");
+    if (c.shots_per_top) { // "Show each face" as far as the table's dataset has it (a reload, another tablet)
+      const fresh = [1, 2, 3, 4, 5, 6].every((v) => !counts[v]);
+      counts = c.shots_per_top;
+      wanted = c.shots_wanted;
+      if (fresh) top = [1, 2, 3, 4, 5, 6].find((v) => (counts[v] || 0) < wanted) || top;
+      showAsk();
+    }
     const list = $("setup-hints");
     list.replaceChildren(...(c.hints.length ? c.hints.map((h) => el("li", { text: HINTS[h.code] ? HINTS[h.code](h) : h.message })) : [el("li", { text: t("cam_hint_ok") })]));
   }
