@@ -158,3 +158,24 @@ def test_a_tray_region_narrower_than_the_die_is_said_by_health_check_and_the_set
         assert not [h for h in client.get("/api/setup/check", headers=H).get_json()["hints"] if h["code"] == "region_small"]
     finally:
         services.close()
+
+
+def test_keeping_the_empty_tray_again_replaces_a_region_kept_for_a_smaller_picture(tmp_path):
+    """Kept at 640×480, the camera back at 1280×960: the region [0, 0, 640, 480] lies inside the larger picture, a
+    quarter of it, so it was kept, and a die in the rest of the tray was never found."""
+    instance = _instance(tmp_path, **{"camera.tray_region": [0, 0, 640, 480]})
+    cv2.imwrite(str(instance / "empty-tray.png"), cv2.resize(empty_tray(), (640, 480), interpolation=cv2.INTER_AREA))
+    settings = Settings.load(instance / CONFIG_NAME)
+    services = build_services(instance, settings, simulate=True)
+    try:
+        client = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services).test_client()
+        camera_sees(services, tmp_path, empty_tray())  # 1280×960
+        kept = client.post("/api/setup/empty-tray", headers=H)
+        assert kept.status_code == 200, kept.get_json()
+        assert "camera.tray_region" in kept.get_json()["stored"]
+        x, y, w, h = services.settings.get("camera.tray_region")
+        assert w > 640 and h > 480 and x + w <= 1280 and y + h <= 960, (x, y, w, h)
+        again = client.post("/api/setup/empty-tray", headers=H).get_json()  # kept for this picture: a region drawn by
+        assert "camera.tray_region" not in again["stored"]                    # hand is never replaced by a second keep
+    finally:
+        services.close()
