@@ -274,3 +274,24 @@ def test_teaching_refused_and_a_model_adopted_from_a_terminal_are_said_in_italia
     page.reload()
     expect(page.locator("#setup-model")).to_have_text(
         i18n.translate("it", "cam_model_active", id=shipped) + " · " + i18n.translate("it", "cam_model_after_restart", id=head.model_id))
+
+
+def test_the_set_up_page_opens_again_by_itself_once_the_game_in_progress_ends(own_server: Any, new_context: Any, console: Any) -> None:
+    """During a game the page shows the tray to nobody (R13) and says why; it stayed so after the game until a reload."""
+    console.allow("Failed to load resource: the server responded with a status of 401")
+    console.allow("Failed to load resource: the server responded with a status of 409")  # the set-up refused mid-game
+    server = own_server.start()
+    game = server.new_game(["Ann", "Ben"], starter=0, path_length=2)
+    page = new_context(locale="en-GB")
+    page.goto(server.url + "/setup")
+    unlock(page, opener="#setup-locked [data-pin-open]")
+    expect(page.locator("#setup-game")).to_be_visible()
+    expect(page.locator("#setup-body")).to_be_hidden()
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    server.set_dice([1, 1, 1])
+    body = server.api("POST", f"/api/games/{game['id']}/bluff").json()  # 3 < 18: Ann moves 2, onto the red square
+    if body["phase"] == "confirm":
+        assert server.api("POST", f"/api/games/{game['id']}/confirm", {"dice": [1, 1, 1]}).status_code == 200
+    assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "over"
+    expect(page.locator("#setup-body")).to_be_visible(timeout=20_000)
+    expect(page.locator("#setup-game")).to_be_hidden()

@@ -234,5 +234,10 @@
 
   document.getElementById("pin-form").addEventListener("submit", () => setTimeout(start, 500));
   setInterval(() => { if (running) refreshCheck(); }, 5000);
+  // stopped for a game in progress: the page opens again by itself once no game is played (every 10 s)
+  setInterval(async () => {
+    if (running || $("setup-game").hidden) return;
+    try { const list = await api("GET", "/api/games"); if (!list.current) start(); } catch (e) { /* asked again later */ }
+  }, 10000);
   start();
 })();
