@@ -295,3 +295,15 @@ def test_the_set_up_page_opens_again_by_itself_once_the_game_in_progress_ends(ow
     assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "over"
     expect(page.locator("#setup-body")).to_be_visible(timeout=20_000)
     expect(page.locator("#setup-game")).to_be_hidden()
+
+
+def test_the_set_up_pages_buttons_are_the_tables_tappable_buttons_on_a_phone(own_server: Any, new_context: Any, console: Any) -> None:
+    """They were the browser's own buttons, about 19 px tall, where every other page's are at least 2.4 rem."""
+    console.allow("Failed to load resource: the server responded with a status of 401")
+    server = own_server.start()
+    page = new_context(locale="da-DK", viewport={"width": 390, "height": 844})
+    page.goto(server.url + "/setup")
+    unlock(page, opener="#setup-locked [data-pin-open]")
+    expect(page.locator("#setup-body")).to_be_visible()
+    heights = page.eval_on_selector_all("#setup-body button", "bs => bs.map((b) => b.getBoundingClientRect().height)")
+    assert len(heights) >= 9 and min(heights) >= 38, heights
