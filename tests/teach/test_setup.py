@@ -177,6 +177,9 @@ def test_a_die_measured_before_the_lens_is_asked_for_again(table, tmp_path):
     measured = client.post("/api/setup/lens", headers=H)
     assert measured.status_code == 200 and measured.json["measure_die_again"] is True
     assert Settings.load(instance / CONFIG_NAME)["reader.die_side_px"] > 0  # kept until measured again
+    # forgetting a lens never measured, or a bend forgotten twice, changes nothing: no die to measure again
+    assert client.delete("/api/setup/lens", headers=H).json["measure_die_again"] is True  # the bend it had is gone
+    assert client.delete("/api/setup/lens", headers=H).json["measure_die_again"] is False
 
 
 @pytest.mark.parametrize("shown, code, words", [

@@ -222,9 +222,11 @@ def forget_lens(services: Any) -> dict[str, Any]:
 
 def _store_lens(services: Any, k: float, k2: float) -> dict[str, Any]:
     """The lens's bend stored (the running reader takes it), and the page's answer: ``measure_die_again`` where a die
-    size is kept, measured through the old bend."""
+    size is kept, measured through another bend than this one (a bend measured or forgotten as it was changes none)."""
+    before = (services.settings.get("camera.lens_distortion", 0.0), services.settings.get("camera.lens_distortion_k2", 0.0))
     _apply(services, {"camera.lens_distortion": k, "camera.lens_distortion_k2": k2})
-    return {"lens_distortion": k, "lens_distortion_k2": k2, "measure_die_again": bool(services.settings.get("reader.die_side_px", 0))}
+    changed = (float(before[0]), float(before[1])) != (float(k), float(k2))
+    return {"lens_distortion": k, "lens_distortion_k2": k2, "measure_die_again": changed and bool(services.settings.get("reader.die_side_px", 0))}
 
 
 def _one_die(services: Any, frame: np.ndarray, top: int | None) -> Any:
