@@ -127,7 +127,9 @@ def test_cli_status_and_rollback(taught, tmp_path, capsys):
     status = json.loads(capsys.readouterr().out)
     assert status["active"] == result["candidate"] and status["taught"] is True
     assert main(["model", "rollback", "--instance", str(instance)]) == 0
-    assert "Back to " + shipped_model_id() in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "Back to " + shipped_model_id() in said
+    assert "already running on this instance reads with the model it started with until it restarts" in said  # not at once
     assert main(["model", "status", "--instance", str(instance)]) == 0
     assert f"active: {shipped_model_id()} (shipped)" in capsys.readouterr().out
 

@@ -76,8 +76,13 @@ def _teach(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        print("\n".join(summary_lines(result)))
+        print("\n".join(summary_lines(result) + ([RUNNING_READER] if result["adopted"] else [])))
     return 0
+
+
+#: A command changes the instance's models, not a companion already running on it (its set-up page switches at once).
+RUNNING_READER = ("A companion already running on this instance reads with the model it started with until it restarts "
+                  "(sudo systemctl restart elephants-bluff); its set-up page teaches and rolls back at once.")
 
 
 def _model(args: argparse.Namespace) -> int:
@@ -92,6 +97,7 @@ def _model(args: argparse.Namespace) -> int:
         return 0
     if args.action == "rollback":
         print(f"Back to {status['active']} (the model before it, {status['previous']}, is kept: roll back again to return to it).")
+        print(RUNNING_READER)
         return 0
     print(f"active: {status['active']}{' (taught on this table)' if status['taught'] else ' (shipped)'}")
     print(f"previous: {status['previous'] or 'none'}")
