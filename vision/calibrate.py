@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -230,10 +231,11 @@ def measure_lens(frame: np.ndarray, corners: tuple[int, int] = BOARD_CORNERS) ->
     return (k, k2), []
 
 
-def printable_board(corners: tuple[int, int] = BOARD_CORNERS, square_mm: int = BOARD_SQUARE_MM) -> str:
+def printable_board(corners: tuple[int, int] = BOARD_CORNERS, square_mm: int = BOARD_SQUARE_MM, note: str | None = None) -> str:
     """The chessboard ``calibrate --lens`` looks for, as an SVG drawn in millimetres on an A4 sheet lying across:
     printed at actual size it fits the tray's window. Any scale serves (the bend is fitted to a grid turned, scaled
-    and moved), so a printer that shrinks the page changes nothing.
+    and moved), so a printer that shrinks the page changes nothing. ``note``: the line under the board, in the reader's
+    language (the set-up page's; English by default).
 
     >>> svg = printable_board(); svg.count("<rect") - 2, 'width="297mm"' in svg
     (35, True)
@@ -251,8 +253,11 @@ def printable_board(corners: tuple[int, int] = BOARD_CORNERS, square_mm: int = B
             f'height="{down * square_mm + 2 * margin:g}" fill="#fff" stroke="#bbb" stroke-width="0.3" stroke-dasharray="2 2"/>'
             f'<g fill="#000">{squares}</g>'
             f'<text x="{page_w / 2:g}" y="{page_h - 6:g}" font-family="sans-serif" font-size="3.5" fill="#777" text-anchor="middle">'
-            f'Print at actual size (100 %), cut along the dashed line, lay it face down and flat on the tray. '
-            f'Each square {square_mm} mm.</text></svg>')
+            f'{escape(note or BOARD_NOTE.format(mm=square_mm))}</text></svg>')
+
+
+#: The line under the printed chessboard (the set-up page gives it in the player's language, ``cam_board_note``).
+BOARD_NOTE = "Print at actual size (100 %), cut along the dashed line, lay it face down and flat on the tray. Each square {mm} mm."
 
 
 def store(instance: Path, updates: dict) -> Path:

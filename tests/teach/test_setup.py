@@ -237,6 +237,9 @@ def test_the_chessboard_to_print_is_served_without_the_pin_as_a_page_of_a4(table
     svg = board.get_data(as_text=True)
     assert 'width="297mm" height="210mm"' in svg and svg.count('<rect x=') == 35 + 1  # the 35 black squares and the cut line
     assert "Print at actual size" in svg
+    # in the language of the set-up page that links it (?lang=), or of the browser
+    assert "Stampa a grandezza reale" in client.get("/setup/chessboard.svg?lang=it").get_data(as_text=True)
+    assert "Udskriv i faktisk størrelse" in client.get("/setup/chessboard.svg", headers={"Accept-Language": "da-DK"}).get_data(as_text=True)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("picamera2") is not None, reason="picamera2 is installed: a stand-in cannot take its place")

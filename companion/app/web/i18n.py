@@ -71,7 +71,7 @@ def N_(key: str) -> str:
 DYNAMIC_KEYS = [
     N_("reason_count"), N_("reason_cut_off"), N_("reason_leaning"), N_("reason_low_confidence"), N_("reason_dark"), N_("reason_blank"), N_("reason_size"), N_("reason_marks"), N_("reason_second_look"), N_("reason_second_opinion"), N_("reason_unlike"), N_("reason_calibration"),
     N_("live_on"), N_("live_reconnecting"), N_("moves_one"), N_("moves_two"), N_("reading_ok"), N_("reading_unsure"),
-    N_("setup_err_ages"), N_("setup_err_count"), N_("setup_err_names"), N_("setup_err_table_name"), N_("setup_err_path"), N_("bluffs_none"), N_("bluffs_none_disputed"),
+    N_("setup_err_ages"), N_("setup_err_count"), N_("setup_err_names"), N_("cam_board_note"), N_("setup_err_table_name"), N_("setup_err_path"), N_("bluffs_none"), N_("bluffs_none_disputed"),
     N_("confirm_title"), N_("confirm_title_typed"), N_("correct_done"), N_("correct_done_reopened"), N_("hist_believe"), N_("hist_believe_peeked"),
     N_("sound"), N_("sound_on"), N_("verdict_continue"), N_("verdict_see_result"),
     N_("rules_h_goal"), N_("rules_goal"), N_("rules_h_setup"), N_("rules_r1"), N_("rules_r2"), N_("rules_r3"),

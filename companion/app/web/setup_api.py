@@ -7,7 +7,7 @@ shows no picture. See ``companion/app/teach/setup.py``.
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify
+from flask import Blueprint, Response, jsonify, request
 
 from companion.app.web.api import json_body, services
 from companion.app.web.security import has_control, require_pin
@@ -86,9 +86,11 @@ def lens_forget():  # noqa: ANN201
 @bp.get("/setup/chessboard.svg")
 def chessboard():  # noqa: ANN201
     """The board to print for the lens step: a pattern, nothing of the table, so no PIN."""
-    from vision.calibrate import printable_board
+    from companion.app.web import i18n
+    from vision.calibrate import BOARD_SQUARE_MM, printable_board
 
-    response = Response(printable_board(), mimetype="image/svg+xml")
+    note = i18n.translate(i18n.pick_language(request), "cam_board_note", mm=BOARD_SQUARE_MM)  # ?lang= or the browser's
+    response = Response(printable_board(note=note), mimetype="image/svg+xml")
     response.headers["Content-Disposition"] = 'inline; filename="elephants-bluff-lens-chessboard.svg"'
     return response
 
