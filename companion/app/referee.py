@@ -253,8 +253,8 @@ class Referee:
         with self._lock:
             state = self._game_of_challenge(challenge_id)
             event = decide_correction(state, challenge_id, dice, by, _iso(self._clock()), session=session, after_game_over=after_game_over)
-            newest = self.store.newest_game()
-            if state.phase == "over" and newest is not None and newest[0] != state.id and apply(state, event).phase != "over":
+            newest = self.store.newest_game() if state.phase == "over" else None
+            if newest is not None and newest[0] != state.id and apply(state, event).phase != "over":
                 # the table has played on (a rematch, a new game): the correction could change who lost, but this
                 # game cannot be open again beside the one on the table
                 raise NotAllowed("The table has started another game since this one ended, so a correction that would "

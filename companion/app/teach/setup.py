@@ -172,7 +172,9 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
         raise SetupRefused(f"The tray is not empty: the reader sees {len(found)} {'die' if len(found) == 1 else 'dice'} on it; take every die off, then try again.", "not_empty", n=len(found))
     updates: dict[str, Any] = {"camera.empty_tray": EMPTY_TRAY}
     region = services.settings.get("camera.tray_region")
-    if not region or calibration_misfit(frame.shape[:2], region) is not None or _kept_for_another_picture(services, frame):
+    kept_tray = getattr(_loop(services).reader, "empty_tray", None)  # the empty tray's photo the reader holds now
+    kept_for = None if kept_tray is None else kept_tray.shape[:2]
+    if not region or calibration_misfit(frame.shape[:2], region, kept_for) is not None:
         # none kept, or one kept for another picture: one outside this one, or kept with an empty tray of another size
         # (a smaller picture's region lies inside a larger one, a quarter of it)
         updates["camera.tray_region"] = measures["tray_region"]
@@ -186,16 +188,6 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
     atomic_write(services.instance / EMPTY_TRAY, cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))[1].tobytes())
     _apply(services, updates)
     return {"stored": sorted(updates), **check(services)}
-
-
-def _kept_for_another_picture(services: Any, frame: np.ndarray) -> bool:
-    """Whether the empty tray's photo kept now is of another size than ``frame``: the region was kept with it."""
-    kept = services.settings.get("camera.empty_tray", "")
-    path = services.instance / kept if kept else None
-    if path is None or not path.is_file():
-        return False
-    photo = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
-    return photo is not None and photo.shape[:2] != frame.shape[:2]
 
 
 def measure_lens(services: Any) -> dict[str, Any]:
