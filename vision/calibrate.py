@@ -5,7 +5,8 @@ focus, exposure (too dark, burnt out), glare (reflections of the lights in the
 acrylic), dice left on the tray. Then it stores the tray's region and, on the
 Pi camera, the exposure, gain and white balance it settled on, so every Bluff
 is read under the same light. Other backends are checked but have nothing to
-lock.
+lock. From the command line the frame is grabbed with the tray's LED ring lit, as
+at a Bluff (``firmware.lit_tray``); where it cannot be lit, it says so and why.
 
 ``calibrate --dice``, run next with the game's dice lying apart on the tray,
 measures a die's side in pixels and stores it as ``reader.die_side_px``. The
@@ -29,13 +30,14 @@ import math
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
 import cv2
 import numpy as np
 
 from companion.core.errors import HardwareError
 from companion.core.files import atomic_write
+from companion.core.protocols import FrameSource
 from companion.core.settings import CONFIG_NAME, Settings, write_config
 from vision.pipeline.alike import body_colour, unlike_the_others
 from vision.pipeline.lens import FIT_RESIDUAL, Lens, fit_distortion
@@ -268,19 +270,34 @@ def store(instance: Path, updates: dict) -> Path:
     return write_config(instance, values)
 
 
-def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, dice: bool = False, lens: bool = False) -> int:
+def calibrate(
+    instance: Path,
+    dry_run: bool = False,
+    out: TextIO | None = None,
+    dice: bool = False,
+    lens: bool = False,
+    light: Callable[[Settings, FrameSource], FrameSource] | None = None,
+) -> int:
     """Run the checks and store the locks (``dice``: measure the dice instead; ``lens``: the lens's bend from a
-    chessboard); 0 when stored or fit, 1 otherwise."""
+    chessboard); 0 when stored or fit, 1 otherwise.
+
+    ``light`` wraps the camera in what lights the tray as a Bluff does (the command line passes
+    ``firmware.lit_tray.LitTraySource``, a layer above this one); a source that says it ``lights_tray`` is measured
+    lit, any other is said to be the room's light, with its ``unlit_because`` where it has one."""
     say = (lambda s: print(s, file=out)) if out else (lambda s: None)
     settings = Settings.load(instance / CONFIG_NAME)
     source = build_frame_source(settings)
+    if light is not None:
+        source = light(settings, source)
     try:
         source.open()
         frame = source.grab()
         reader = load_reader(settings.with_overrides(reader__die_side_px=0)) if dice else None
     except HardwareError as exc:
+        source.close()
         say(f"camera: {exc.message}")
         return 1
+    _say_light(source, say)
     if reader is not None:
         source.close()
         return _store_die_side(instance, frame, reader, dry_run, say)
@@ -296,9 +313,6 @@ def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, 
     updates: dict = {"camera.tray_region": measures["tray_region"], "camera.empty_tray": EMPTY_TRAY}
     meta_fn = getattr(source, "metadata", None)
     if meta_fn is not None:
-        say("note: this command does not light the tray's LED ring (the service does, at each Bluff): what it locks and "
-            "keeps is the tray by the room's light. On the table, prefer the set-up page (/setup), which lights the ring "
-            "as a Bluff does.")
         meta = meta_fn()
         if "ExposureTime" in meta:
             updates["camera.exposure_us"] = int(meta["ExposureTime"])
@@ -321,6 +335,17 @@ def calibrate(instance: Path, dry_run: bool = False, out: TextIO | None = None, 
     path = store(instance, updates)
     say(f"stored in {path}: " + ", ".join(f"{k} = {v}" for k, v in updates.items()))
     return 0
+
+
+def _say_light(source: FrameSource, say: Callable[[str], None]) -> None:
+    """Say whether the frame measured was lit as a Bluff's is: a lock taken by the room's light is not play's."""
+    if getattr(source, "lights_tray", False):
+        say("light: the tray's LED ring was lit, as at each Bluff.")
+        return
+    because = getattr(source, "unlit_because", None)
+    say("light: the tray's LED ring was not lit" + (f" ({because})" if because else "") + ": what is measured and kept "
+        "is the tray by the room's light, not as a Bluff sees it. On the table, prefer the set-up page (/setup), which "
+        "lights the ring as a Bluff does.")
 
 
 def _store_die_side(instance: Path, frame: np.ndarray, reader: DiceReader, dry_run: bool, say) -> int:

@@ -19,7 +19,9 @@ from pathlib import Path
 from companion.core.errors import ElephantsBluffError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction, light_tray=None) -> None:
+    """Add the reader's subcommands to ``sub``; ``light_tray`` (``firmware.lit_tray.LitTraySource``, from the layer
+    above) lets ``calibrate`` light the tray's LED ring for what it measures."""
     p = sub.add_parser("read", help="read every die in each image")
     p.add_argument("files", nargs="+", metavar="IMAGE")
     p.add_argument("--json", action="store_true", help="one JSON object per line")
@@ -47,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dry-run", action="store_true", help="check and report, but store nothing")
     p.add_argument("--dice", action="store_true", help="with the dice lying apart on the tray: measure a die's size and store it")
     p.add_argument("--lens", action="store_true", help="with a printed chessboard (10 × 7 squares) face down on the tray: measure how much the lens bends the picture and store it")
-    p.set_defaults(func=_calibrate)
+    p.set_defaults(func=_calibrate, light_tray=light_tray)
 
 
 def _settings(instance: Path):
@@ -126,4 +128,4 @@ def _calibrate(args: argparse.Namespace) -> int:
     if args.dice and args.lens:
         print("calibrate: --dice and --lens measure different things: run calibrate --lens first, then calibrate --dice.", file=sys.stderr)
         return 2
-    return calibrate(args.instance, dry_run=args.dry_run, out=sys.stdout, dice=args.dice, lens=args.lens)
+    return calibrate(args.instance, dry_run=args.dry_run, out=sys.stdout, dice=args.dice, lens=args.lens, light=args.light_tray)

@@ -44,9 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     import companion.app.settings  # noqa: F401 - registers every setting an instance's config.toml may hold, for each command that reads one
     from companion.app import checks
+    from firmware.lit_tray import LitTraySource
     from vision import commands as vision_commands
 
-    vision_commands.register(sub)
+    vision_commands.register(sub, light_tray=LitTraySource)
     checks.register(sub)
     from companion.app.teach import commands as teach_commands
 
