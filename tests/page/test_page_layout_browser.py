@@ -180,3 +180,36 @@ def test_on_a_phone_the_age_box_and_the_language_menu_show_their_words_whole(ser
     for w in words:
         assert w["need"] <= w["room"], w
     no_sideways_scroll(page)
+
+
+@pytest.mark.parametrize("viewport", [TABLET_1024, PHONE], ids=["tablet", "phone"])
+def test_each_card_of_the_dice_check_shows_its_own_die_centred_on_a_tablet_and_a_phone(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
+    """The phone's stylesheet draws each card's crop 52 px wide where the script had scaled and shifted the photo
+    for 96 px: the table saw the photo's top-left corner of the die's square, not the die. Each crop on screen is
+    compared with the die's box cut from the photo itself."""
+    import cv2
+    import numpy as np
+
+    body = _uncertain_bluff(server)
+    page = _open_check(new_context, server, viewport, "en-GB")
+    challenge = server.api("GET", f"/api/challenges/{body['challenge']['id']}").json()
+    photo = cv2.imdecode(np.frombuffer(server.api("GET", challenge["image_url"]).content, np.uint8), cv2.IMREAD_COLOR)
+    boxes = [d["box"] for d in challenge["reading"]["dice"]]
+    crops = page.locator("#confirm-pickers .confirm-card .crop:not(.crop-none)")
+    expect(crops).to_have_count(len(boxes))
+    padded = cv2.copyMakeBorder(photo, 400, 400, 400, 400, cv2.BORDER_CONSTANT, value=(0, 0, 0))  # the crop's black
+    for i, (x, y, w, h) in enumerate(boxes):
+        shot = cv2.imdecode(np.frombuffer(crops.nth(i).screenshot(), np.uint8), cv2.IMREAD_COLOR)
+        side = max(w, h)
+        cx, cy = x + w / 2 + 400, y + h / 2 + 400
+        square = padded[int(round(cy - side / 2)):int(round(cy + side / 2)), int(round(cx - side / 2)):int(round(cx + side / 2))]
+        corner = padded[400:400 + side, 400:400 + side]  # what the phone showed: the photo's top-left
+        want, wrong = (cv2.resize(a, shot.shape[1::-1], interpolation=cv2.INTER_AREA).astype(float) for a in (square, corner))
+        seen = np.ones(shot.shape[:2], bool)
+        seen[:4], seen[-4:], seen[:, :4], seen[:, -4:] = False, False, False, False  # the rounded corners
+        card, badge = crops.nth(i).bounding_box(), crops.nth(i).locator(".crop-no").bounding_box()
+        if badge:  # the die's number, drawn over the photo's top-left
+            seen[:int(badge["y"] + badge["height"] - card["y"]) + 1, :int(badge["x"] + badge["width"] - card["x"]) + 1] = False
+        off = np.abs(shot.astype(float) - want)[seen].mean()
+        assert np.abs(want - wrong).mean() > 20, "the die's square looks like the photo's corner: this check could not tell them apart"
+        assert off < 12, f"die {i + 1}'s card shows something else than its box ({off:.1f} grey levels off, {shot.shape[1]} px wide)"

@@ -123,16 +123,30 @@ const Dice = (() => {
     return null;
   }
 
-  /** One die of the photo, cut out by CSS (the frame itself, scaled and shifted so only its box shows). */
+  /** One die of the photo, cut out by CSS (the frame itself, scaled and shifted so only its box shows).
+      ``size`` is the square's side in pixels; the scale and shift are in percent of the square, so a stylesheet
+      that draws it smaller (the phone's 52 px) still shows the die, centred, not the photo's top-left corner. */
   function crop(challenge, img, box, size, label) {
-    const [x, y, w, h] = box;
-    const scale = size / Math.max(w, h, 1);
     const picture = el("span", { class: "crop", role: "img", "aria-label": label });
     picture.style.width = picture.style.height = size + "px";
     picture.style.backgroundImage = `url("${challenge.image_url}")`;
-    picture.style.backgroundSize = `${img.naturalWidth * scale}px ${img.naturalHeight * scale}px`;
-    picture.style.backgroundPosition = `${-x * scale + (size - w * scale) / 2}px ${-y * scale + (size - h * scale) / 2}px`;
+    const [bx, by] = cropBackground(box, img.naturalWidth, img.naturalHeight);
+    picture.style.backgroundSize = `${bx.size}% ${by.size}%`;
+    picture.style.backgroundPosition = `${bx.at}% ${by.at}%`;
     return picture;
+  }
+
+  /** For each axis: the photo's size in percent of a square of side ``max(w, h)`` around the box, and the
+      background position (CSS's percent: that point of the photo on that point of the square) that centres the box. */
+  function cropBackground(box, width, height) {
+    const [x, y, w, h] = box;
+    const side = Math.max(w, h, 1);
+    const axis = (start, extent, photo) => {
+      const size = photo / side;  // the photo, in squares
+      const shift = -start / side + (1 - extent / side) / 2;  // the photo's left edge from the square's, in squares
+      return { size: size * 100, at: Math.abs(1 - size) < 1e-9 ? 50 : (shift / (1 - size)) * 100 };
+    };
+    return [axis(x, w, width), axis(y, h, height)];
   }
 
   /** Who agreed on the dice and when: "Confirmed by the table at 21:04", "Corrected by Ben at 21:10". */
