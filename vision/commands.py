@@ -99,7 +99,8 @@ def _classify(args: argparse.Namespace) -> int:
             value, conf = reader.classify_crop(load_image(name, CROP_MIN_SIDE))
         except ElephantsBluffError as exc:
             failed += 1
-            _emit(args.json, {"file": name, "status": "error", "error": exc.message}, f"{name}: error: {exc.message}")
+            _emit(args.json, {"file": name, "status": "error", "error": exc.message, "value": None, "confidence": None, "sure": False},
+                  f"{name}: error: {exc.message}")  # the keys of a read crop, as ``read``'s error keeps its dice and total
             continue
         sure = conf >= sure_confidence(reader.min_confidence)  # as a reading's die is sure (vision.pipeline.decide)
         _emit(args.json, {"file": name, "value": value, "confidence": round(conf, 4), "sure": sure},

@@ -123,6 +123,7 @@ def test_classify_reports_bad_files(capsys, tmp_path):
     assert main(["classify", "--json", "--instance", str(tmp_path), str(tmp_path / "empty.png")]) == 1
     (o,) = _lines(capsys)
     assert o["file"] == str(tmp_path / "empty.png") and "empty" in o["error"]
+    assert (o["value"], o["confidence"], o["sure"]) == (None, None, False)  # every key a script reads; never sure
 
 
 def test_calibrate_on_an_empty_tray_stores_the_tray_region_and_its_photo(tmp_path, capsys):
