@@ -26,7 +26,7 @@ from typing import Any, Callable, TextIO
 from companion.core.errors import ElephantsBluffError
 from companion.core.settings import Settings
 from firmware.devices import TableDevices, make_pin_factory
-from firmware.pins import check_pin_map, pin_factory_name
+from firmware.pins import PIN_FACTORY_ENV, check_pin_map, pin_factory_name
 
 
 def run_check(
@@ -96,17 +96,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", type=Path, default=Path("instance/config.toml"), help="the companion's config.toml (for the pin map)")
     parser.add_argument("--seconds", type=float, default=30.0, help="how long to listen for presses")
     args = parser.parse_args(argv)
+    if not args.config.exists():  # the defaults would check the simulated pins and blame the wires
+        print(f"firmware.check: there is no {args.config}: name the companion's config.toml with --config (on the Pi, "
+              "run it in /var/lib/elephants-bluff with --config config.toml).", file=sys.stderr)
+        return 2
     try:
-        settings = Settings.load(args.config)
+        # the pin map and the ring's level only: the rest of a config.toml is the app's, whose settings this
+        # layer does not know
+        settings = Settings.load(args.config, sections=("gpio", "capture"))
         pins = check_pin_map(settings)
         name = pin_factory_name(settings)
         if name == "none":
             print("gpio.pin_factory is none: this table has no buttons to check.", file=sys.stderr)
             return 2
+        if name == "mock":
+            print(f"firmware.check: gpio.pin_factory is mock ({PIN_FACTORY_ENV} or {args.config}), the simulated pins: nothing "
+                  'on the tray would light and no press could arrive. On the Pi, set pin_factory = "lgpio" under [gpio] '
+                  "(deploy/install-pi.sh writes it).", file=sys.stderr)
+            return 2
         devices = TableDevices.open(pins, make_pin_factory(name))
     except ElephantsBluffError as exc:
         print(f"firmware.check: {exc.message}", file=sys.stderr)
         return 2
+    print(f"pins: {name}, from {args.config}", flush=True)
     try:
         seen = run_check(devices, light_level=settings["capture.light_level"], listen_s=args.seconds)
     except KeyboardInterrupt:

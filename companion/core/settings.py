@@ -119,8 +119,13 @@ class Settings:
         return dict(self._values)
 
     @classmethod
-    def load(cls, path: Path, environ: dict[str, str] | None = None) -> "Settings":
-        """Read ``path`` (absent: all defaults). Raises ``SettingsError`` naming the key."""
+    def load(cls, path: Path, environ: dict[str, str] | None = None, sections: Iterable[str] | None = None) -> "Settings":
+        """Read ``path`` (absent: all defaults). Raises ``SettingsError`` naming the key.
+
+        ``sections``: read only these ``[sections]`` and pass over the others unchecked, for a tool of a lower layer
+        (the wiring check reads ``[gpio]`` and ``[capture]``) that runs without the packages declaring the rest: a
+        whole ``config.toml`` holds keys it never registered."""
+        only = None if sections is None else set(sections)
         environ = os.environ if environ is None else environ
         declared = {s.key: s for s in all_settings()}
         values = {k: s.default for k, s in declared.items()}
@@ -143,6 +148,8 @@ class Settings:
             if text.startswith(HEADER) and END_MARK not in (line.strip() for line in text.splitlines()):
                 raise SettingsError(str(path), None, f"is cut short (its last line, '{END_MARK}', is missing): it was being written when the power went; restore it, or delete it and start with --init")
             for section, table in data.items():
+                if only is not None and section not in only:
+                    continue
                 if not isinstance(table, dict):
                     raise SettingsError(str(path), section, "must be a [section] of settings")
                 for name, value in table.items():
