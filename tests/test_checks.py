@@ -148,3 +148,56 @@ def test_every_set_up_refusal_the_server_names_has_words_on_the_set_up_page():
     script = (ROOT / "companion" / "app" / "web" / "static" / "js" / "setup.js").read_text()
     refused = script[script.index("const REFUSED = {"):script.index("};", script.index("const REFUSED = {"))]
     assert codes <= set(re.findall(r"^\s+([a-z_]+): \(", refused, re.M))
+
+
+def test_the_command_names_buttons_that_could_not_start_and_is_not_ready(tmp_path):
+    """lgpio that cannot start (here: no Pi; on a Pi, a service user outside the gpio group, or pins another program
+    holds): start-up logged "no table buttons" and carried on, and ``check`` said "Ready" with status 0."""
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / "config.toml").write_text('[gpio]\npin_factory = "lgpio"\n[camera]\nbackend = "simulated"\n')
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    done = subprocess.run([sys.executable, "-m", "companion.app.cli", "check", "--instance", str(instance), "--json"], cwd=ROOT,
+                          capture_output=True, text=True, env=env)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    found = [f for f in report["findings"] if f["code"] == "no_buttons"]
+    assert done.returncode == 1 and report["ready"] is False and found, report
+    assert "lgpio" in found[0]["sentence"] and found[0]["part"] == "buttons"
+
+
+def test_the_check_looks_at_the_tray_lit_as_a_bluff_does(tmp_path):
+    """A camera that sees the closed box only by the LED ring: the check grabbed with the ring off, said "The tray is
+    too dark ... check the MOSFET" while every Bluff read fine, and could never see the ring's own glare. It takes its
+    frame lit and settled, as a Bluff does, and puts the ring out after."""
+    import numpy as np
+
+    from companion.app.checks import full_findings
+    from companion.core.protocols import FrameSource
+    from firmware.capture import CaptureLoop
+    from vision.reader import load_reader
+    from companion.app.settings import Settings
+
+    class RingLitBox(FrameSource):
+        name = "box"
+        ring = None
+
+        def grab(self):
+            lit = self.ring is not None and self.ring.value > 0
+            frame = np.full((240, 320, 3), 120 if lit else 6, np.uint8)
+            if lit:
+                frame[20:40, 250:290] = 255  # the ring's reflection in the acrylic, top right
+            return frame
+
+    camera = RingLitBox()
+    loop = CaptureLoop(camera, load_reader(Settings.defaults()), frame_interval_s=0)
+    app = build_app(tmp_path / "instance", dice_source=loop)
+    services = app.extensions["elephants_bluff"]
+    try:
+        camera.ring = services.table.devices.tray_light
+        ring_pin = services.table.devices.pin_factory.pin(services.table.devices.pins.tray_light)
+        codes = {f.code: f for f in full_findings(services)}
+        assert "tray_dark" not in codes, codes["tray_dark"].sentence
+        assert "tray_glare" in codes and codes["tray_glare"].params == {"vertical": "top", "horizontal": "right"}
+    finally:
+        services.close()
+    assert ring_pin.state == 0

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware.capture import CaptureLoop
-from firmware.preflight import Finding, format_findings, preflight
+from firmware.preflight import GRAB_TIMEOUT_S, Finding, format_findings, preflight
 
 
 def quick_findings(services: Any) -> list[Finding]:
@@ -26,12 +26,45 @@ def quick_findings(services: Any) -> list[Finding]:
 
 def full_findings(services: Any) -> list[Finding]:
     """Every check, the camera too (one frame, bounded in time: its light, and whether the reader's set-up was made
-    for its picture), and what the reader does without."""
-    frames = services.dice_source.frame_source if isinstance(services.dice_source, CaptureLoop) else None
+    for its picture), the buttons that could not start, and what the reader does without.
+
+    The camera's frame is taken as a Bluff's is (``LitAsABluff``): with the ring off, a camera that sees the tray
+    only by its ring was "too dark, check the ring's MOSFET" while every Bluff read fine, and the ring's glare, the
+    first cause of a reading the table must confirm, could never be seen."""
+    loop = services.dice_source if isinstance(services.dice_source, CaptureLoop) else None
+    frames = loop.frame_source if loop is not None else None
     inputs = services.table.devices.inputs() if services.table is not None else None
-    reader = services.dice_source.reader if frames is not None else None
-    return preflight(frames=frames, inputs=inputs, instance=services.instance,
-                     frame_findings=lambda frame: calibration_findings(reader, frame) + lens_findings(frames, reader)) + reader_findings(services)
+    reader = loop.reader if loop is not None else None
+    lit = LitAsABluff(loop) if loop is not None else None
+    return (
+        preflight(frames=lit, inputs=inputs, instance=services.instance, grab_timeout_s=lit.grab_timeout_s if lit else GRAB_TIMEOUT_S,
+                  frame_findings=lambda frame: calibration_findings(reader, frame) + lens_findings(frames, reader))
+        + start_up_findings(services)
+        + reader_findings(services)
+    )
+
+
+class LitAsABluff:
+    """The capture loop's camera as the check asks it for a frame: the ring lit and the picture settled under it,
+    taken in turn with the Bluffs (``CaptureLoop.set_up_frame``, as the set-up page's light check)."""
+
+    def __init__(self, loop: CaptureLoop) -> None:
+        self.loop = loop
+        self.name = loop.name
+        #: a camera's time to answer, and the dice's time to lie still under the light
+        self.grab_timeout_s = GRAB_TIMEOUT_S + loop.still_timeout_s
+
+    def open(self) -> None:
+        self.loop.open()
+
+    def grab(self) -> Any:
+        return self.loop.set_up_frame()
+
+
+def start_up_findings(services: Any) -> list[Finding]:
+    """What start-up could not build and no check of its own looks at: the buttons (lgpio that cannot start, pins
+    another program holds), which ``check`` called ready."""
+    return [f for f in services.problems if f.code == "no_buttons"]
 
 
 def calibration_findings(reader: Any, frame: Any) -> list[Finding]:
