@@ -24,7 +24,6 @@ from typing import Any, Callable
 from companion.core.capture import DiceSource
 from companion.core.errors import ElephantsBluffError, NotAllowed
 from companion.core.protocols import TrayCapture
-from companion.core.reading import OK
 from firmware.buttons import BUTTONS, TableButtons
 from firmware.devices import TableDevices, make_pin_factory
 from firmware.lights import TableLights
@@ -269,7 +268,9 @@ class TableController:
         elif event.name == "bluff":
             self.lights.set(False, False, "busy")
             state, _ = self.referee.bluff(game_id)
-            if state.get("phase") == "confirm":
+            if state.get("phase") == "confirm" and self.referee.camera_mode == "off":
+                self._accept(event, "Bluff called: the table plays without the camera; type the dice on the tablet.")
+            elif state.get("phase") == "confirm":
                 self._accept(event, "Bluff called: the camera could not read the dice for sure; check them on the tablet.")
             else:
                 self._accept(event, "Bluff called: the dice were read and the Bluff decided.")
@@ -283,12 +284,9 @@ class TableController:
         if self.dice_source is None:
             raise NotAllowed("This table has no camera to read the dice again: type them on the tablet.")
         self.lights.set(False, False, "busy")
-        capture = self.referee.capture_again(self.dice_source.capture)  # a hung camera must not hang the table
-        reading = capture.reading
-        if reading is None or reading.status != OK or len(reading.dice) != 3:
-            raise NotAllowed("The camera still cannot read all three dice clearly: lay them flat and press Confirm again, or type them on the tablet.")
-        self.referee.confirm(game_id, reading.tops())
-        self._accept(event, "The dice were read again and confirmed.")
+        # the second look is saved and logged as the Bluff's (R14, R15): not the table's typing, which nobody did
+        self.referee.read_again(game_id)
+        self._accept(event, "The dice were read again and the Bluff decided.")
 
     def _handle_lid(self, event: _Event) -> None:
         game_id = self.referee.current_game_id()

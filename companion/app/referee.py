@@ -26,7 +26,7 @@ from companion.core.capture import Capture, DiceSource
 from companion.core.errors import BadRequest, NotAllowed, NotFound
 from companion.core.files import atomic_write
 from companion.rules import apply, decide_believe, decide_bluff, decide_claim, decide_confirm, decide_correction, decide_start, fold
-from companion.rules.engine import bluff_event
+from companion.rules.engine import bluff_event, decide_read_again, may_read_again
 from companion.rules.state import GameState
 from companion.rules.views import challenge_view, public_state
 
@@ -186,19 +186,27 @@ class Referee:
                 return state
         raise NotFound("There is no such Bluff.")
 
-    def names_photo(self, challenge_id: str) -> bool:
-        """Whether the log has this Bluff with a saved photo (the frames folder's sweep at start)."""
+    def names_photo(self, photo: str) -> bool:
+        """Whether the log has a Bluff with this saved photo (the frames folder's sweep at start): a Bluff's own, or
+        the second look that decided it (``<id>-look2``), whose first look's photo is kept too."""
+        second = photo.endswith("-look2")
+        challenge_id = photo[: -len("-look2")] if second else photo
         try:
-            return self._game_of_challenge(challenge_id).challenges[challenge_id].has_images
+            challenge = self._game_of_challenge(challenge_id).challenges[challenge_id]
         except NotFound:
             return False
+        if second:
+            return challenge.first_look is not None and challenge.has_images
+        return bool(challenge.first_look["has_images"]) if challenge.first_look is not None else challenge.has_images
 
     def frame_path(self, challenge_id: str, kind: str) -> Path:
-        """Where a challenge's frame lives; only for ids that exist (never a client's path)."""
+        """Where a challenge's frame lives (the photo its reading came from); only for ids that exist (never a client's
+        path)."""
         state = self._game_of_challenge(challenge_id)
-        if not state.challenges[challenge_id].has_images:
+        challenge = state.challenges[challenge_id]
+        if not challenge.has_images:
             raise NotFound("This Bluff has no saved photo.")
-        return self.archive.path(challenge_id, kind)
+        return self.archive.path(challenge.photo, kind)
 
     # --- acting ----------------------------------------------------------------------
 
@@ -308,9 +316,30 @@ class Referee:
                 "tally": [{"name": n, "lost": lost[n]} for n in names],
             }
 
-    def capture_again(self, take: Callable[[], Capture]) -> Capture:
-        """A second look at the dice (the table's Confirm button), under the same thread and time bound as a Bluff's."""
-        return self.dice_capture.bounded(take)
+    def read_again(self, game_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """R14: a second look at the dice of the Bluff the table is asked to confirm (the table's Confirm button, once
+        the dice lie flat), under the same thread and time bound as a Bluff's. Sure of all three, it decides the Bluff
+        and its photo and reading become the Bluff's (R15), saved and logged as a Bluff's are; unsure, or a table
+        playing without the camera, ``NotAllowed`` and nothing changes."""
+        with self._lock:
+            state = self._state(game_id)
+            may_read_again(state)
+            if self._camera_mode == "off":
+                raise NotAllowed("The table plays without the camera: type the dice on the tablet.")
+            challenge_id = state.last_challenge
+            assert challenge_id is not None
+            capture = self.dice_capture.bounded(self.dice_capture.source.capture)  # a hung camera must not hang the table
+            reading = capture.reading.to_json() if capture.reading is not None else None
+            decide_read_again(state, reading, False)  # refused before any photo is written
+            photo = f"{challenge_id}-look2"
+            has_images, capture = self.archive.stage(photo, capture)
+            event = decide_read_again(state, reading, has_images, at=_iso(self._clock()))
+            try:
+                public = self._commit(state, event, before_announce=(lambda: self.archive.publish(photo)) if has_images else None)
+            except BaseException:
+                self.archive.discard(photo)
+                raise
+            return public, self.challenge(challenge_id)
 
     def close(self) -> None:
         self.dice_capture.close()

@@ -174,6 +174,28 @@ def decide_confirm(state: GameState, dice: Any, *, at: str | None = None, sessio
     return event
 
 
+def may_read_again(state: GameState) -> None:
+    """R14: the dice may be read again only while the table is asked to confirm them; ``NotAllowed`` otherwise."""
+    if state.phase == PHASE_OVER:
+        raise NotAllowed(f"The game is over: {_name(state, state.loser)} lost.")
+    if state.phase != PHASE_CONFIRM:
+        raise NotAllowed("Confirm is for checking the dice after an unclear reading; there is nothing to confirm now.")
+
+
+def decide_read_again(state: GameState, reading: dict[str, Any] | None, has_images: bool, *, at: str | None = None) -> Event:
+    """R14: a second look at the dice after an uncertain reading (the table's Confirm button, pressed once the dice
+    lie flat). It decides the Bluff as a first reading would, only when sure of all three dice; an unsure second look
+    is refused and the table types the dice. The second look's photo and reading become the Bluff's (R15: replayed
+    from what decided it); the first look is kept beside them (``Challenge.first_look``)."""
+    may_read_again(state)
+    if reading is None or reading.get("status") != "ok" or len(reading.get("dice", [])) != 3:
+        raise NotAllowed("The camera still cannot read all three dice clearly: lay them flat and press Confirm again, or type them on the tablet.")
+    event: Event = {"type": "dice_read_again", "challenge": state.last_challenge, "reading": reading, "images": bool(has_images)}
+    if at is not None:
+        event["at"] = at
+    return event
+
+
 def decide_correction(state: GameState, challenge_id: str, dice: Any, by: Any, at: str, *, session: str | None = None, after_game_over: Any = False) -> Event:
     """R15: re-decide one Bluff with corrected top faces; keeps who, when, old and new.
 
@@ -272,6 +294,13 @@ def _apply(state: GameState | None, event: Event) -> GameState:
         challenge = state.challenges[event["challenge"]]
         challenge.confirmed = {"at": event.get("at"), "session": event.get("session"), "read": [d.get("top") for d in (challenge.reading or {}).get("dice", [])]}
         _decide(state, challenge, list(event["dice"]), "table")
+    elif kind == "dice_read_again":
+        challenge = state.challenges[event["challenge"]]
+        challenge.first_look = {"reading": challenge.reading, "problem": challenge.problem, "problem_codes": list(challenge.problem_codes),
+                                "has_images": challenge.has_images, "read_again_at": event.get("at")}
+        challenge.reading, challenge.problem, challenge.problem_codes = event["reading"], None, []
+        challenge.has_images = bool(event["images"])
+        _decide(state, challenge, [d["top"] for d in event["reading"]["dice"]], "camera")
     elif kind == "corrected":
         _apply_correction(state, event)
     else:

@@ -46,6 +46,14 @@ class Challenge:
     corrections: list[dict[str, Any]] = field(default_factory=list)
     confirmed: dict[str, Any] | None = None  # when the table typed the dice (R14): at, session, what was read
     problem_codes: list[dict[str, Any]] = field(default_factory=list)  # each part of ``problem``: its code and params
+    #: the uncertain first look (its reading, problem, whether its photo was saved, when the dice were read again)
+    #: where a second look decided the Bluff (R14, the table's Confirm button); None where the first look is the Bluff's
+    first_look: dict[str, Any] | None = None
+
+    @property
+    def photo(self) -> str:
+        """The name the Bluff's saved photo goes by: its id, or for a second look that decided it, ``<id>-look2``."""
+        return self.id if self.first_look is None else f"{self.id}-look2"
 
     @property
     def decided(self) -> bool:

@@ -60,4 +60,5 @@ def challenge_view(state: GameState, challenge: Challenge) -> dict[str, Any]:
         "has_images": challenge.has_images,
         "corrections": list(challenge.corrections),
         "confirmed": challenge.confirmed,
+        "first_look": challenge.first_look,
     }

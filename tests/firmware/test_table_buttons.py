@@ -238,19 +238,62 @@ def test_press_is_refused_off_the_simulated_table(referee, pin_factory):
         table.close()
 
 
-def test_confirm_button_reads_the_dice_again_in_phase_confirm(referee, make_table, pin_factory, clock):
-    reader = ScriptedReader(die_row([6, 5, 4]))
-    loop = CaptureLoop(TrayCamera(), reader, clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+class FirstLookUnsure:
+    """The one camera of a Bluff: its first look is unsure (a die leaning on the cup, with its photo), the next ones
+    are ``then``'s."""
+
+    name = "tray"
+
+    def __init__(self, then) -> None:
+        self.then, self.looks = then, 0
+
+    def capture(self):
+        from companion.core.capture import Capture
+
+        self.looks += 1
+        if self.looks == 1:
+            return Capture(None, frame_jpeg=b"first look", problem="a die leans on the cup", problem_codes=({"code": "leaning"},))
+        return self.then.capture()
+
+    def health(self) -> str:
+        return "ok"
+
+
+def test_confirm_button_reads_the_dice_again_and_the_second_look_is_saved_as_the_bluffs(referee, make_table, pin_factory, clock, tmp_path):
+    """R14, R15: the second look decided the Bluff, but its photo was never saved and the log said the table had
+    typed dice nobody typed (source "table"): the replay showed the first, unsure photo beside a verdict from
+    another. The second look is logged and saved as the Bluff's, the first kept beside it, across a restart."""
+    from companion.app.referee import Referee
+    from companion.app.store import GameStore
+
+    loop = CaptureLoop(TrayCamera(), ScriptedReader(die_row([6, 5, 4])), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+    referee.dice_source = FirstLookUnsure(loop)
     gid = start_deciding(referee)
-    referee.dice_source = type("Uncertain", (), {"name": "x", "capture": lambda self: __import__("companion.core.capture", fromlist=["Capture"]).Capture(None, problem="a die leans on the cup"), "health": lambda self: "ok"})()
     table = make_table(referee, capture=loop, gpio__confirm_button=CONFIRM)
 
     assert table.press("confirm")["result"] == "refused"  # phase decide: nothing to confirm
     table.press("bluff")
     assert referee.game_state(gid)["phase"] == "confirm"
-    assert table.press("confirm") == {"button": "confirm", "result": "done", "message": "The dice were read again and confirmed."}
+    assert table.press("confirm") == {"button": "confirm", "result": "done", "message": "The dice were read again and the Bluff decided."}
     state = referee.game_state(gid)
     assert state["round"] == 2 and state["players"][1]["position"] == 1  # 15 >= 9: the caller moved
+    (challenge,) = referee.challenges(gid)
+    assert challenge["source"] == "camera" and challenge["dice"] == [6, 5, 4] and challenge["confirmed"] is None
+    assert [d["top"] for d in challenge["reading"]["dice"]] == [6, 5, 4] and challenge["problem"] is None
+    first = challenge["first_look"]
+    assert first["problem"] == "a die leans on the cup" and first["has_images"] is True and first["read_again_at"]
+    photo = referee.frame_path(challenge["id"], "frame")
+    assert photo.name == f"{challenge['id']}-look2.jpg" and photo.read_bytes()[:2] == b"\xff\xd8"  # the second look's JPEG
+    assert (tmp_path / "frames" / f"{challenge['id']}.jpg").read_bytes() == b"first look"
+
+    again = Referee(GameStore(tmp_path / "game-log.sqlite3"), FirstLookUnsure(loop), frames_dir=tmp_path / "frames")  # a restart
+    try:
+        again.archive.sweep(again.names_photo)
+        assert again.challenge(challenge["id"]) == challenge
+        assert again.frame_path(challenge["id"], "frame").read_bytes() == photo.read_bytes()
+        assert (tmp_path / "frames" / f"{challenge['id']}.jpg").exists()  # the first look is kept by the sweep too
+    finally:
+        again.store.close()
 
 
 def test_confirm_button_with_a_hung_camera_is_refused_within_the_referees_time_bound(referee, make_table, clock):
@@ -269,7 +312,7 @@ def test_confirm_button_with_a_hung_camera_is_refused_within_the_referees_time_b
         def health(self) -> str:
             return "ok"
 
-    referee.dice_source = type("Uncertain", (), {"name": "x", "capture": lambda self: Capture(None, problem="a die leans on the cup"), "health": lambda self: "ok"})()
+    referee.dice_source = FirstLookUnsure(HungCamera())
     referee.capture_timeout_s = 0.2
     gid = start_deciding(referee)
     table = make_table(referee, capture=HungCamera(), gpio__confirm_button=CONFIRM)
@@ -281,6 +324,23 @@ def test_confirm_button_with_a_hung_camera_is_refused_within_the_referees_time_b
         assert referee.game_state(gid)["phase"] == "confirm"
     finally:
         release.set()
+
+
+def test_a_table_playing_without_the_camera_is_never_decided_by_the_confirm_button(referee, make_table, clock, tmp_path):
+    """The players chose to type the dice (``camera: off``, perhaps because it misreads): the Confirm button still read
+    them with the camera and decided, and the Bluff button said the camera could not read them for sure."""
+    loop = CaptureLoop(TrayCamera(), ScriptedReader(die_row([1, 1, 1])), clock=clock, sleep=clock.sleep, grab_timeout_s=None)
+    referee.dice_source = loop
+    referee.set_camera_mode("off")
+    gid = start_deciding(referee)
+    table = make_table(referee, capture=loop, gpio__confirm_button=CONFIRM)
+    out = table.press("bluff")
+    assert out["result"] == "done" and "plays without the camera" in out["message"]
+    before = referee.game_state(gid)
+    out = table.press("confirm")
+    assert out["result"] == "refused" and "plays without the camera: type the dice on the tablet" in out["message"]
+    assert referee.game_state(gid) == before and before["phase"] == "confirm"
+    assert not list((tmp_path / "frames").glob("*look2*"))
 
 
 def test_confirm_button_refuses_when_the_second_reading_is_unclear(referee, make_table, clock):

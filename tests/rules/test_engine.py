@@ -9,7 +9,7 @@ import pytest
 
 from companion.core.errors import BadRequest, NotAllowed, NotFound, RuleRefused
 from companion.rules import apply, bluff_verdict, decide_believe, decide_bluff, decide_claim, decide_confirm, decide_correction, decide_start, fold
-from companion.rules.engine import bluff_event
+from companion.rules.engine import bluff_event, decide_read_again
 from companion.rules.state import GameState
 from companion.rules.views import public_state
 
@@ -399,6 +399,45 @@ def test_r14_the_confirmation_keeps_when_and_which_session_and_what_was_read():
     assert c.confirmed == {"at": "2026-11-21T20:04:00Z", "session": "device-01", "read": [1, 2, 3]}
     assert c.dice == [4, 2, 3] and c.source == "table"
     assert fold(g.events) == g.state
+
+
+def _sure(tops):
+    return {"status": "ok", "dice": [{"top": t, "seen": 7 - t} for t in tops]}
+
+
+def test_r14_a_second_look_sure_of_three_dice_decides_the_bluff_as_the_camera_and_keeps_the_first():
+    g = Game()
+    g.claim(10)
+    g.bluff([1, 2, 3], status="uncertain")
+    first = copy.deepcopy(g.state.challenges["c-t-1"])
+    g._add(decide_read_again(g.state, _sure([6, 5, 1]), True, at="2026-12-06T20:04:00Z"))
+    c = g.state.challenges["c-t-1"]
+    assert c.dice == [6, 5, 1] and c.source == "camera" and c.confirmed is None and g.state.positions() == [0, 1, 0]
+    assert c.reading == _sure([6, 5, 1]) and c.problem is None and c.has_images and c.photo == "c-t-1-look2"
+    assert c.first_look == {"reading": first.reading, "problem": first.problem, "problem_codes": first.problem_codes,
+                            "has_images": first.has_images, "read_again_at": "2026-12-06T20:04:00Z"}
+    assert fold(g.events) == g.state
+
+
+@pytest.mark.parametrize("reading", [None, {"status": "uncertain", "dice": _sure([1, 2, 3])["dice"]}, _sure([4, 5])],
+                         ids=["no reading", "unsure", "two dice"])
+def test_r14_a_second_look_not_sure_of_three_dice_decides_nothing(reading):
+    g = Game()
+    g.claim(10)
+    g.bluff([1, 2, 3], status="uncertain")
+    with pytest.raises(NotAllowed, match="still cannot read all three dice"):
+        decide_read_again(g.state, reading, True)
+    assert g.state.phase == "confirm" and not g.state.challenges["c-t-1"].decided
+
+
+def test_r14_the_dice_are_read_again_only_while_the_table_is_asked_to_confirm_them():
+    g = Game()
+    g.claim(10)
+    with pytest.raises(NotAllowed, match="nothing to confirm now"):
+        decide_read_again(g.state, _sure([1, 2, 3]), True)
+    g.bluff([6, 6, 6])  # read sure at once: decided
+    with pytest.raises(NotAllowed, match="nothing to confirm now"):
+        decide_read_again(g.state, _sure([1, 2, 3]), True)
 
 
 def test_r14_confirming_when_nothing_waits_is_not_allowed():

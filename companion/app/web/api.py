@@ -33,8 +33,10 @@ def json_body(*allowed: str) -> dict[str, Any]:
 
 def _with_urls(challenge: dict[str, Any]) -> dict[str, Any]:
     cid = challenge["id"]
-    challenge["image_url"] = f"/api/challenges/{cid}/image" if challenge["has_images"] else None
-    challenge["annotated_url"] = f"/api/challenges/{cid}/annotated" if challenge["has_images"] else None
+    # a second look's photo (``first_look``) has its own address: a page cached the first one's for an hour
+    look = "?look=2" if challenge.get("first_look") else ""
+    challenge["image_url"] = f"/api/challenges/{cid}/image{look}" if challenge["has_images"] else None
+    challenge["annotated_url"] = f"/api/challenges/{cid}/annotated{look}" if challenge["has_images"] else None
     return challenge
 
 

@@ -68,6 +68,7 @@ _CHALLENGE = {
         "annotated_url": {"type": "string", "nullable": True},
         "corrections": {"type": "array", "items": {"type": "object"}},
         "confirmed": {"type": "object", "nullable": True, "description": "when the table typed the dice (R14): at, session, and the top faces the reader had guessed"},
+        "first_look": {"type": "object", "nullable": True, "description": "where the table's Confirm button had the dice read again and that second look decided the Bluff (R14): the first look's reading, problem, problem_codes, has_images and read_again_at; the Bluff's reading and photo are the second look's"},
     },
 }
 
