@@ -203,6 +203,8 @@ class TableController:
         if self._closed:
             return
         try:
+            if not self._on_the_table(state):
+                return
             with self._lock:
                 self._generation += 1
             self._show(state)
@@ -219,7 +221,7 @@ class TableController:
             try:
                 event = self._queue.get(timeout=0.05 if self.lights.flashing else None)
             except queue.Empty:
-                self.lights.restore_due()
+                self._restore_lights()
                 continue
             try:
                 if event.kind == "stop":
@@ -232,7 +234,16 @@ class TableController:
                 self._show_current()
             finally:
                 self._queue.task_done()
-                self.lights.restore_due()
+                self._restore_lights()
+
+    def _restore_lights(self) -> None:
+        """End a refusal flash that is due; a light that fails to switch (a GPIO write error) is logged and the
+        buttons carry on: it ended the worker, and every later press went unanswered."""
+        try:
+            self.lights.restore_due()
+        except Exception:
+            self._count("errors")
+            log.exception("switching the table's lights back after a refusal failed; the table carries on")
 
     def _handle(self, event: _Event) -> None:
         if event.kind == "state":
@@ -330,6 +341,13 @@ class TableController:
     def _count(self, what: str) -> None:
         with self._lock:
             self.stats[what] += 1
+
+    def _on_the_table(self, state: dict[str, Any]) -> bool:
+        """Whether ``state`` is the game on the table: a correction of a finished game announces that game, and the
+        tray showed it (Believe and Bluff dark while the game in play waited for them) and took a press made then for
+        one made before it (stale)."""
+        current = self.referee.current_game_id()
+        return current is None or state.get("id") == current
 
     def _show_current(self) -> None:
         try:

@@ -169,12 +169,15 @@ def calibration_problem(reader: Any, frame_size: tuple[int, ...] | None) -> str 
 
 def current_problems(services: Services, camera_status: str) -> list[Finding]:
     """Everything ``/api/health`` says is wrong now, each with its code: the start-up's problems (the camera, the
-    buttons, the reader), the camera's own health (``camera_status``, its ``health()``: asked once a request), the
+    buttons, the reader), the buttons' worker stopped since, the camera's own health (``camera_status``, its ``health()``: asked once a request), the
     last capture's and the photos folder's problems (the referee keeps them until a reading or a save works again),
     and a set-up made for another picture."""
     found = list(services.problems)
     if camera_status != "ok" and all(p.problem != camera_status for p in found):  # not the start-up's camera again
         found.append(problem("camera_silent", "camera", camera_status))
+    buttons = services.table.health() if services.table is not None else "ok"
+    if buttons != "ok":  # the table's worker stopped: every press would go unanswered
+        found.append(problem("no_buttons", "buttons", buttons))
     said, referee = services.referee.problems, services.referee
     if said.get("camera") and said["camera"] != camera_status:  # its parts by code: the page words them (Capture.problem_codes)
         found.append(problem("no_reading", "camera", said["camera"], codes=list(referee.dice_capture.problem_codes)))

@@ -433,3 +433,64 @@ def test_press_refuses_a_button_that_is_not_a_name(referee, make_table):
     table = make_table(referee)
     with pytest.raises(BadRequest, match="no button called 7"):
         table.press(7)
+
+
+def test_correcting_a_finished_game_leaves_the_tray_showing_the_game_in_play(referee, dice, make_table, pin_factory):
+    """A correction of a Bluff of a finished game announced that game: Believe and Bluff went dark (its phase is
+    over) while the new game waited for them, and a press made then was dropped as made while the table was busy."""
+    old = game_in_phase(referee, dice, "over")
+    table = make_table(referee)
+    new = start_deciding(referee)
+    lit = table.lights_state()
+    assert (lit["believe"], lit["bluff"], lit["status"]) == (True, True, "on")
+    (challenge,) = referee.challenges(old)
+    referee.correct(challenge["id"], [1, 2, 4], "table", after_game_over=True)  # still under 18: the game stays over
+    assert referee.game_state(old)["phase"] == "over"
+    lit = table.lights_state()
+    assert (lit["believe"], lit["bluff"], lit["status"]) == (True, True, "on")
+    assert table.press("believe")["result"] == "done" and referee.game_state(new)["phase"] == "claim"
+
+
+def test_a_light_that_fails_to_switch_back_after_a_refusal_never_stops_the_buttons(referee, make_table, clock, monkeypatch):
+    """One failed GPIO write as the refusal flash ended (the status light switched back) ended the table's worker:
+    every later press went unanswered, and /api/health still said all was well."""
+    from gpiozero import LED
+
+    table = make_table(referee)
+    status_light, failures = table.devices.status_light, []
+    switch_off = LED.off
+
+    def fails_once(led) -> None:  # the status light's pin write fails once, as lgpio's can
+        if led is status_light and not failures:
+            failures.append(OSError(5, "Input/output error"))
+            raise failures[0]
+        switch_off(led)
+
+    monkeypatch.setattr(LED, "off", fails_once)
+    assert table.press("bluff")["result"] == "refused"  # no game: a refusal flash
+    clock.advance(5)
+    for _ in range(200):  # the worker ends the flash on its next wake
+        if failures:
+            break
+        threading.Event().wait(0.01)
+    assert failures
+    gid = start_deciding(referee)
+    assert table.press("believe")["result"] == "done" and referee.game_state(gid)["phase"] == "claim"
+    assert table.health() == "ok"
+
+
+def test_health_names_a_stopped_button_worker_for_the_page(tmp_path):
+    """``TableController.health`` said so, but nothing asked it: the page and /api/health said all was well."""
+    from firmware.table import _Event
+    from tests.trust.conftest import build_app
+
+    app = build_app(tmp_path / "instance")
+    services = app.extensions["elephants_bluff"]
+    try:
+        services.table._queue.put(_Event("stop"))  # the worker ends as an uncaught error would end it
+        services.table._worker.join(5)
+        health = app.test_client().get("/api/health").get_json()
+        found = [p for p in health["problem_details"] if p["code"] == "no_buttons"]
+        assert health["status"] == "degraded" and found and "button worker has stopped" in found[0]["params"]["detail"]
+    finally:
+        services.close()
