@@ -58,6 +58,31 @@ def test_serve_init_creates_a_pin_prints_the_url_and_pin_and_serves(tmp_path):
     assert pin not in output + rest
 
 
+def test_serve_init_with_the_pin_in_the_environment_prints_no_pin_the_table_would_refuse(tmp_path):
+    """ELEPHANTS_BLUFF_PIN overrides the file's PIN: ``--init`` printed the random one it wrote, which was refused."""
+    port = free_port()
+    env = {**os.environ, "ELEPHANTS_BLUFF_PIN": "482913", "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "companion.app.cli", "serve", "--simulate", "--init", "--instance", str(tmp_path / "inst"), "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env)
+    try:
+        lines = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(line.startswith("Elephants Bluff companion on") for line in lines):
+            lines.append(proc.stdout.readline())
+        text = "".join(lines)
+        assert "The table PIN is the one set in ELEPHANTS_BLUFF_PIN" in text
+        written = (tmp_path / "inst" / "config.toml").read_text()
+        file_pin = written.split('\npin = "', 1)[1].split('"', 1)[0]
+        assert file_pin not in text  # never the PIN the table refuses
+        for pin, status in (("482913", 201), (file_pin, 401)):
+            r = requests.post(f"http://127.0.0.1:{port}/api/games", json={"players": ["Ann", "Ben"]}, headers={"X-Table-Pin": pin}, timeout=10)
+            assert r.status_code == status, pin
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        proc.stdout.close()
+
+
 def test_a_busy_port_is_said_in_one_sentence_with_how_to_choose_another(tmp_path):
     import socket
 

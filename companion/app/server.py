@@ -101,7 +101,10 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     new_pin = None
     if init:
         path, created = init_config(instance)
-        if created:
+        if created and os.environ.get(PIN_ENV):
+            # the file's random PIN is not the one in force: printing it showed a PIN the table then refused
+            print(f"Wrote the settings: {path}. The table PIN is the one set in {PIN_ENV}, which overrides the file's.", flush=True)
+        elif created:
             # The only time the PIN is printed (last, under the address): a service's log is kept and may be read by others.
             print(f"Wrote the settings with a new random table PIN: {path}", flush=True)
             new_pin = (Settings.load(path, environ={})["table.pin"], path)
