@@ -201,3 +201,18 @@ def test_the_check_looks_at_the_tray_lit_as_a_bluff_does(tmp_path):
     finally:
         services.close()
     assert ring_pin.state == 0
+
+
+def test_the_check_leaves_a_running_companions_pending_photo_alone(tmp_path):
+    """``check`` built the whole service, and its start's sweep deleted a Bluff's photo a running companion had
+    written, pending, before its log entry named it: that Bluff lost its photo."""
+    instance = tmp_path / "instance"
+    frames = instance / "frames"
+    frames.mkdir(parents=True)
+    (instance / "config.toml").write_text('[gpio]\npin_factory = "none"\n[camera]\nbackend = "simulated"\n')
+    pending = frames / "c-0123456789ab-1.jpg.pending"  # a Bluff being saved right now, by the running companion
+    pending.write_bytes(b"jpeg")
+    done = subprocess.run([sys.executable, "-m", "companion.app.cli", "check", "--instance", str(instance), "--json"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.stdout.strip(), done.stderr
+    assert pending.read_bytes() == b"jpeg"

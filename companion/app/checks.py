@@ -105,7 +105,7 @@ def _check(args: argparse.Namespace) -> int:
     from companion.app.settings import CONFIG_NAME, Settings
 
     settings = Settings.load(args.instance / CONFIG_NAME)
-    services = build_services(args.instance, settings, simulate=False)
+    services = build_services(args.instance, settings, simulate=False, sweep=False)  # a running companion's pending photo stays
     try:
         findings = full_findings(services)
     finally:

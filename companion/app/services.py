@@ -46,12 +46,14 @@ class Services:
         self.referee.close()
 
 
-def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_source: DiceSource | None = None) -> Services:
+def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_source: DiceSource | None = None, sweep: bool = True) -> Services:
     """Open the log, the camera and reader, the referee and the table.
 
     ``serve --simulate`` always uses the simulated table's camera and gpiozero's
     mock pins, whatever the file says. ``dice_source`` replaces the camera and
     reader entirely (the referee's own tests, where the rules are under test).
+    ``sweep``: tidy the photos folder as a start does; ``check`` does not, as it may run beside a running companion
+    whose Bluff's photo waits, pending, for its log entry.
     """
     instance.mkdir(parents=True, exist_ok=True)
     store = GameStore(instance / settings["storage.database"])
@@ -62,7 +64,8 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_s
         dice_source, model_id = _build_camera(settings, simulate, problems)
     referee = Referee(store, dice_source, frames_dir=frames_dir, default_path_length=settings["game.path_length"])
     referee.archive.configure(keep=settings["storage.frames_keep"], keep_days=settings["storage.frames_days"])
-    referee.archive.sweep(referee.names_photo)  # photos of a write cut off by a kill, and the oldest past the limits
+    if sweep:
+        referee.archive.sweep(referee.names_photo)  # photos of a write cut off by a kill, and the oldest past the limits
     try:
         table = _build_table(settings, referee, dice_source, simulate, problems)
     except Exception:
