@@ -262,7 +262,9 @@ class TableController:
             return
         game_id = self.referee.current_game_id()
         if game_id is None:
-            self._refuse(event, "No game is in progress: start one on the tablet.")
+            newest = self.referee.newest_game()
+            over = newest is not None and newest[1] == "over"
+            self._refuse(event, "The game is over: start a rematch or a new game on the tablet." if over else "No game is in progress: start one on the tablet.")
             return
         try:
             self._act(event, game_id)

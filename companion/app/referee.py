@@ -160,6 +160,10 @@ class Referee:
     def current_game_id(self) -> str | None:
         return self.store.current_game_id()
 
+    def newest_game(self) -> tuple[str, str] | None:
+        """The id and phase of the game started last, finished or not (the tray's words for a press after it)."""
+        return self.store.newest_game()
+
     def game_state(self, game_id: str) -> dict[str, Any]:
         return public_state(self._state(game_id))
 

@@ -494,3 +494,12 @@ def test_health_names_a_stopped_button_worker_for_the_page(tmp_path):
         assert health["status"] == "degraded" and found and "button worker has stopped" in found[0]["params"]["detail"]
     finally:
         services.close()
+
+
+@pytest.mark.parametrize("phase, words", [("none", "No game is in progress: start one on the tablet."),
+                                          ("over", "The game is over: start a rematch or a new game on the tablet.")])
+def test_a_press_with_no_game_in_play_says_whether_one_has_just_ended(referee, dice, make_table, phase, words):
+    """After the last Bluff of a game a press said "No game is in progress", as if none had been played."""
+    game_in_phase(referee, dice, phase)
+    table = make_table(referee)
+    assert table.press("bluff") == {"button": "bluff", "result": "refused", "message": words}
