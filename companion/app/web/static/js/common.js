@@ -118,7 +118,7 @@ const EB = (() => {
     document.querySelectorAll("[data-pin-open]").forEach((button) => button.addEventListener("click", askPin));
     document.getElementById("pin-cancel").addEventListener("click", () => dialog.close());
     document.getElementById("pin-lock").addEventListener("click", async () => {
-      try { await api("DELETE", "/api/session"); setControl(false); } catch (e) { toast(errorText(e)); }
+      try { await api("DELETE", "/api/session"); setControl(false); focusIfLost(document.getElementById("pin-open")); } catch (e) { toast(errorText(e)); }
     });
     document.getElementById("pin-form").addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -129,6 +129,7 @@ const EB = (() => {
         await api("POST", "/api/session", { pin });
         dialog.close();
         setControl(true);
+        focusIfLost(document.getElementById("pin-lock")); // the dialog gave the focus back to the Unlock button, now hidden
       } catch (e) {
         error.textContent = errorText(e);
         error.hidden = false;
@@ -178,15 +179,52 @@ const EB = (() => {
     };
   }
 
-  /* --- the language switch, remembered in a cookie for a year --- */
+  /* --- the language switch, remembered in a cookie for a year. A mouse or a finger picks from the open list and
+     the page changes at once; the arrow keys on the closed menu only move through the languages, and Enter (or
+     leaving the menu) changes it: the first arrow key reloaded the page, in the next language, focus lost (WCAG
+     3.2.2). --- */
   function setupLanguage() {
-    document.getElementById("lang-select").addEventListener("change", (event) => {
-      const code = event.target.value;
-      document.cookie = `eb_lang=${encodeURIComponent(code)}; path=/; max-age=31536000; SameSite=Lax`;
+    const select = document.getElementById("lang-select");
+    const shown = select.value;
+    let browsedAt = -1; // when an arrow key last moved the closed menu
+    const go = () => {
+      if (select.value === shown) return;
+      document.cookie = `eb_lang=${encodeURIComponent(select.value)}; path=/; max-age=31536000; SameSite=Lax`;
       const url = new URL(window.location.href);
       url.searchParams.delete("lang");
       window.location.replace(url.toString());
+    };
+    select.addEventListener("keydown", (event) => {
+      if (event.key === "Enter") { event.preventDefault(); go(); } else if (!event.altKey) browsedAt = event.timeStamp;
     });
+    select.addEventListener("change", (event) => { if (event.timeStamp - browsedAt > 300) go(); });
+    select.addEventListener("blur", go);
+  }
+
+  /* --- a keyboard player's place on the page. A page moves the focus to the next thing to do when the button
+     pressed has gone (hidden by the state it brought), and says what happened in a polite status line
+     (``#announce``, base.html) for a screen reader: the score screen changes without a page load. Focus moves only
+     for a player on the keyboard: on a tablet's touch screen a ring on a button nobody pressed means nothing. --- */
+  let byKeyboard = false;
+  document.addEventListener("keydown", (event) => { if (!event.ctrlKey && !event.metaKey) byKeyboard = true; }, true);
+  document.addEventListener("pointerdown", () => { byKeyboard = false; }, true);
+
+  function focusLost() {
+    const now = document.activeElement;
+    return !now || now === document.body || now.getClientRects().length === 0 || now.closest("[hidden], [inert]") !== null;
+  }
+
+  /** Focus the first of ``candidates`` on screen, where a keyboard player's focus was lost with what they pressed. */
+  function focusIfLost(...candidates) {
+    if (!byKeyboard || !focusLost()) return;
+    const target = candidates.find((node) => node && node.getClientRects().length > 0 && !node.closest("[hidden], [inert]"));
+    if (target) target.focus();
+  }
+
+  /** Say ``text`` in the page's polite status line, once (the same words again are not repeated). */
+  function announce(text) {
+    const line = document.getElementById("announce");
+    if (line && text && line.textContent !== text) line.textContent = text;
   }
 
   /* --- the live stream: EventSource retries by itself; a closed one is reopened.
@@ -308,5 +346,5 @@ const EB = (() => {
     if (window.ResizeObserver) new ResizeObserver(measureTopbar).observe(document.querySelector(".topbar"));
   });
 
-  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText };
+  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText, focusIfLost, announce };
 })();

@@ -30,9 +30,9 @@
       el("span", { class: "seat-no" }),
       nameInput,
       ageInput,
-      el("button", { type: "button", class: "btn btn-icon seat-up", title: t("setup_up"), "aria-label": t("setup_up"), text: "↑", onclick: () => { if (li.previousElementSibling) li.previousElementSibling.before(li); refreshSeats(); } }),
+      el("button", { type: "button", class: "btn btn-icon seat-up", title: t("setup_up"), "aria-label": t("setup_up"), text: "↑", onclick: (event) => { if (li.previousElementSibling) li.previousElementSibling.before(li); refreshSeats(); event.currentTarget.focus(); } }),
       el("button", { type: "button", class: "btn btn-icon seat-down", title: t("setup_down"), "aria-label": t("setup_down"), text: "↓", onclick: () => { if (li.nextElementSibling) li.nextElementSibling.after(li); refreshSeats(); } }),
-      el("button", { type: "button", class: "btn btn-icon seat-remove", title: t("setup_remove"), "aria-label": t("setup_remove"), text: "✕", onclick: () => { if ($("seat-list").children.length > 2) { li.remove(); refreshSeats(); } } }),
+      el("button", { type: "button", class: "btn btn-icon seat-remove", title: t("setup_remove"), "aria-label": t("setup_remove"), text: "✕", onclick: () => { if ($("seat-list").children.length > 2) { const near = li.nextElementSibling || li.previousElementSibling; li.remove(); refreshSeats(); EB.focusIfLost(near.querySelector(".seat-remove")); } } }),
     );
     return li;
   }
@@ -124,6 +124,7 @@
     if (current) {
       $("setup-resume-text").textContent = t("setup_resume_text", { names: current.players.map((p) => p.name).join(", "), round: current.round });
     }
+    EB.focusIfLost(current ? $("resume-button") : null, $("seat-list").querySelector(".seat-name"));
     const last = list.games.find((g) => g.phase === "over");
     $("setup-last").hidden = !last || Boolean(current);
     if (last) {
@@ -188,6 +189,8 @@
       }
       row.classList.toggle("is-turn", state.to_act === p.seat);
       row.classList.toggle("is-loser", state.loser === p.seat);
+      // a screen reader hears each elephant's square, whatever its note says (whose turn, a claim)
+      elephant.setAttribute("aria-label", t("elephant_of", { name: p.name }) + ", " + t("position", { n: p.position, total: state.path_length }));
       const note = row.querySelector(".path-note");
       let text = t("position", { n: p.position, total: state.path_length });
       if (state.to_act === p.seat) text = state.phase === "claim" ? t("note_holds_cup") : t("note_decides");
@@ -277,7 +280,22 @@
     else $("verdict").dataset.key = "";
     $("claim-box").hidden = state.phase === "over" || state.phase === "confirm" || verdictOn;
     $("new-game").hidden = state.phase === "over"; // the game-over panel has its own button
+    // The verdict and the dice check cover the board: Tab and a screen reader stay out of what lies under them.
+    $("board").inert = verdictOn || state.phase === "confirm";
+    if (!verdictOn && state.phase !== "confirm") EB.announce(state.phase === "over" ? $("turn-name").textContent + ". " + $("over-sub").textContent
+      : state.eighteen ? $("prompt-18").textContent : prompt);
+    EB.focusIfLost(...nextControls(state, verdictOn));
     return true;
+  }
+
+  /** Where a keyboard player goes next when what they pressed is gone: the thing the new state asks for. */
+  function nextControls(state, verdictOn) {
+    if (verdictOn) return [$("verdict-close")];
+    if (state.phase === "confirm") return [$("confirm-title")];
+    if (state.phase === "claim") return [$("claim-grid").querySelector("button"), $("turn-name")];
+    if (state.phase === "decide") return [$("believe"), $("turn-name")];
+    if (state.phase === "over") return [$("over-rematch"), $("over-bluffs")];
+    return [];
   }
 
   /** This round's and the last round's claims, believes and peeks, newest first (no die, R13). */
@@ -421,6 +439,7 @@
     $("confirm-reason").textContent = !typed ? Dice.reasonText(challenge.reading)
       : Dice.playedWithoutCamera(challenge) ? t("typed_no_camera") : [t("typed_no_reading"), Dice.problemText(challenge)].join(" ").trim();
     $("confirm-photo").hidden = !challenge.has_images;
+    EB.announce([$("confirm-title").textContent, $("confirm-problem").textContent, $("confirm-top").textContent].join(" "));
     const onChange = (dice, complete) => { confirmDice = dice; $("confirm-button").disabled = !complete; };
     // The photo's crops come when it has loaded: the cards are drawn again with them, keeping what the table tapped
     // meanwhile, and never for a Bluff the page has left (a photo that loads late).
@@ -496,6 +515,7 @@
       $("verdict-held").textContent = t("believed_18", { name: name(move.seat) });
       $("verdict-move").textContent = t("moves_one", { name: name(move.seat) });
       $("verdict-replay").hidden = true;
+      announceVerdict();
       return;
     }
     let challenge;
@@ -517,6 +537,13 @@
     }
     $("verdict-replay").hidden = false;
     $("verdict-replay").href = "/bluffs/" + encodeURIComponent(challenge.id);
+    announceVerdict();
+  }
+
+  /** The verdict in the status line: who called, what the dice made against the claim, who moves, who is next. */
+  function announceVerdict() {
+    EB.announce(["verdict-title", "verdict-held", "verdict-move", "verdict-next"].map((id) => $(id) ? $(id).textContent.trim() : "")
+      .filter(Boolean).join(". "));
   }
 
   /* ----- live ----- */

@@ -1,0 +1,129 @@
+"""Playing with the keyboard and hearing the game, in a real Chromium against a real ``serve --simulate``.
+
+Found by an audit of the pages: after every action the button pressed was hidden by the state it brought and the
+focus fell to the top of the page (the next action 5 to 16 Tabs away); the verdict and whose turn it is were never
+said to a screen reader (the only live region read the paths' notes without names); Tab went under the verdict and
+the dice check to the board they cover; the language menu reloaded the page on the first arrow key.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from pagehelpers import PIN, Server, unlock
+
+pytestmark = pytest.mark.browser
+
+
+def _focused(page: Any) -> str:
+    return page.evaluate("() => document.activeElement ? (document.activeElement.id || document.activeElement.className || document.activeElement.tagName) : ''")
+
+
+def _key_on(page: Any, selector: str, key: str) -> None:
+    """A keyboard player on ``selector`` presses ``key``."""
+    page.focus(selector)
+    page.keyboard.press(key)
+
+
+def _open_game(server: Server, new_context: Any) -> tuple[dict[str, Any], Any]:
+    game = server.new_game(["Ann", "Ben", "Cy"], starter=0)
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page)
+    expect(page.locator("#claim-grid button").first).to_be_visible()
+    return game, page
+
+
+def test_a_keyboard_player_lands_on_the_next_thing_to_do_after_each_action(server: Server, new_context: Any) -> None:
+    game, page = _open_game(server, new_context)
+    _key_on(page, "#claim-grid button[data-amount='9']", "Enter")
+    expect(page.locator("#pass-dialog")).to_be_visible()
+    _key_on(page, "#pass-ok", "Enter")  # the claim is passed: the claim grid it came from is hidden
+    expect(page.locator("#act-decide")).to_be_visible()
+    expect(page.locator("#believe")).to_be_focused()
+    page.keyboard.press("Space")  # Ben believes: Ben claims next
+    expect(page.locator("#act-claim")).to_be_visible()
+    expect(page.locator("#claim-grid button").first).to_be_focused()
+    _key_on(page, "#claim-grid button[data-amount='12']", "Enter")
+    _key_on(page, "#pass-ok", "Enter")
+    server.set_dice([6, 6, 6])
+    expect(page.locator("#believe")).to_be_focused()
+    page.keyboard.press("Tab")  # Believe, then Bluff
+    expect(page.locator("#bluff")).to_be_focused()
+    page.keyboard.press("Enter")  # Cy calls Bluff: 18 against 12
+    expect(page.locator("#verdict")).to_be_visible()
+    expect(page.locator("#verdict-close")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#act-claim")).to_be_visible()
+    expect(page.locator("#claim-grid button").first).to_be_focused()
+
+
+def test_the_verdict_and_whose_turn_it_is_are_said_in_the_status_line(server: Server, new_context: Any) -> None:
+    game, page = _open_game(server, new_context)
+    announce = page.locator("#announce")
+    expect(announce).to_have_attribute("aria-live", "polite")
+    expect(page.locator("#paths")).not_to_have_attribute("aria-live", re.compile(".*"))  # its notes, without names
+    expect(announce).to_contain_text("Ann")  # whose turn: Ann claims first
+    page.click("#claim-grid button[data-amount='10']")
+    page.click("#pass-ok")
+    expect(page.locator("#act-decide")).to_be_visible()
+    expect(announce).to_have_text(page.locator("#prompt").inner_text())  # Ben: believe or Bluff on Ann's 10
+    expect(announce).to_contain_text("Ben")
+    server.set_dice([1, 2, 3])
+    page.click("#bluff")
+    expect(page.locator("#verdict")).to_be_visible()
+    move = page.locator("#verdict-move").inner_text()
+    assert move.strip()
+    expect(announce).to_contain_text(move.strip())  # who moves, said
+    expect(announce).to_contain_text(page.locator("#verdict-title").inner_text().strip())
+    label = page.locator("#paths .path-row[data-seat='0'] .elephant").get_attribute("aria-label")
+    assert label == "Ann's elephant, square 1 of 7", label  # Ann claimed 10 on 6: she moves, and her square is said
+
+
+def test_tab_stays_out_of_the_board_the_verdict_covers(server: Server, new_context: Any) -> None:
+    game, page = _open_game(server, new_context)
+    page.click("#claim-grid button[data-amount='10']")
+    page.click("#pass-ok")
+    server.set_dice([6, 5, 4])
+    page.click("#bluff")
+    expect(page.locator("#verdict")).to_be_visible()
+    assert page.evaluate("() => document.getElementById('board').inert") is True
+    page.focus("#verdict-close")
+    reached = set()
+    for _ in range(25):
+        page.keyboard.press("Tab")
+        reached.add(page.evaluate("() => document.activeElement.closest('#board') ? document.activeElement.id || 'board' : ''"))
+    assert reached == {""}, f"Tab reached {reached - {''}} under the verdict"
+    page.click("#verdict-close")
+    assert page.evaluate("() => document.getElementById('board').inert") is False
+
+
+def test_the_language_menu_moves_with_the_arrows_and_changes_on_enter(server: Server, new_context: Any) -> None:
+    page = new_context(locale="en-GB")
+    page.goto(server.url + "/rules")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    page.focus("#lang-select")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(500)  # a reload would have begun by now
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("#lang-select")).to_be_focused()
+    chosen = page.locator("#lang-select").input_value()
+    assert chosen != "en"
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    expect(page.locator("html")).to_have_attribute("lang", chosen)
+
+
+def test_unlocking_with_the_keyboard_leaves_the_focus_on_the_lock_button(server: Server, new_context: Any) -> None:
+    page = new_context()
+    page.goto(server.url + "/rules")
+    _key_on(page, "#pin-open", "Enter")
+    expect(page.locator("#pin-input")).to_be_focused()
+    page.keyboard.type(PIN)
+    page.keyboard.press("Enter")
+    expect(page.locator("#pin-lock")).to_be_visible()
+    expect(page.locator("#pin-lock")).to_be_focused()
