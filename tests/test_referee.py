@@ -181,3 +181,24 @@ def test_the_store_lists_each_newest_game_with_the_game_it_is_a_rematch_of(tmp_p
     third = ref.new_game(["Cy", "Dee"])["id"]
     assert ref.store.rematch_links() == [(first, None), (second, first), (third, None)]
     assert ref.store.rematch_links(2) == [(second, first), (third, None)]
+
+
+def test_the_game_just_started_is_the_one_on_the_table_when_the_clock_went_back(tmp_path):
+    """A Pi without a battery clock, restarted offline, may start with a time before the last game's: the game just
+    started was not the one on the table (no game in progress, the tray's buttons refused, the camera set-up open
+    during play, R13), and the evening's list had it before the night's earlier games."""
+    now = [1_780_000_000.0]
+    referee = Referee(GameStore(tmp_path / "game-log.sqlite3"), ValuesDiceSource(), frames_dir=tmp_path / "frames", clock=lambda: now[0])
+    try:
+        last_night = referee.new_game(["Ann", "Ben"], path_length=2)["id"]
+        referee.claim(last_night, 18)
+        referee.dice_source.set_next_values([1, 2, 3])
+        referee.bluff(last_night)  # R10: Ann reaches the red square
+        assert referee.game_state(last_night)["phase"] == "over"
+        now[0] -= 3600  # restarted with a clock an hour behind
+        tonight = referee.rematch(last_night)["id"]
+        assert referee.current_game_id() == tonight and referee.newest_game() == (tonight, "claim")
+        assert referee.game_ids() == [last_night, tonight]
+        assert [g["id"] for g in referee.evening(tonight)["games"]] == [last_night, tonight]
+    finally:
+        referee.store.close()

@@ -126,7 +126,7 @@ def _games_in(copy: Path) -> tuple[list[tuple[str, str, str, list[tuple[int, str
         return games, ["the whole file"]
     try:
         try:
-            rows = db.execute("SELECT id, created_at, phase FROM games ORDER BY created_at, rowid").fetchall()
+            rows = db.execute("SELECT id, created_at, phase FROM games ORDER BY rowid").fetchall()  # the order they were started (store.newest_game)
         except sqlite3.DatabaseError:
             return games, ["the whole file (its list of games cannot be read)"]
         for game_id, created_at, phase in rows:

@@ -154,7 +154,7 @@ class GameStore:
 
     def game_ids(self) -> list[str]:
         with self._lock:
-            return [r[0] for r in self._db.execute("SELECT id FROM games ORDER BY created_at, rowid")]
+            return [r[0] for r in self._db.execute("SELECT id FROM games ORDER BY rowid")]
 
     def rematch_links(self, newest: int = 500) -> list[tuple[str, str | None]]:
         """``(game, the game it is a rematch of)`` for the ``newest`` games, oldest first.
@@ -164,8 +164,8 @@ class GameStore:
         """
         with self._lock:
             rows = self._db.execute(
-                "SELECT g.id, e.data FROM (SELECT id, created_at, rowid AS r FROM games ORDER BY created_at DESC, rowid DESC LIMIT ?) g"
-                " JOIN events e ON e.game_id = g.id AND e.seq = 0 ORDER BY g.created_at, g.r",
+                "SELECT g.id, e.data FROM (SELECT id, rowid AS r FROM games ORDER BY rowid DESC LIMIT ?) g"
+                " JOIN events e ON e.game_id = g.id AND e.seq = 0 ORDER BY g.r",
                 (newest,),
             ).fetchall()
         links: list[tuple[str, str | None]] = []
@@ -185,9 +185,14 @@ class GameStore:
         return newest[0] if newest and newest[1] != "over" else None
 
     def newest_game(self) -> tuple[str, str] | None:
-        """The id and phase of the game started last, finished or not; None before any game."""
+        """The id and phase of the game started last, finished or not; None before any game.
+
+        Games are in the order they were started (SQLite's rowid, which only grows), never by their ``created_at``:
+        a Pi without a battery clock may start with a time before the last game's, and the game just started was
+        then not the one on the table (no game in progress, the buttons refused, the camera set-up open during
+        play, R13)."""
         with self._lock:
-            row = self._db.execute("SELECT id, phase FROM games ORDER BY created_at DESC, rowid DESC LIMIT 1").fetchone()
+            row = self._db.execute("SELECT id, phase FROM games ORDER BY rowid DESC LIMIT 1").fetchone()
         return (row[0], row[1]) if row else None
 
     def close(self) -> None:
