@@ -9,8 +9,8 @@ first written as ``<challenge>.jpg.pending`` (``stage``; a full disk shows
 here, before the event, which then says the photo was not saved), the event
 is committed, and only then is it renamed to its name (``publish``). A kill
 between the two leaves a pending file, which ``sweep`` at the next start
-publishes if the log names it and deletes if not; a photo that no log entry
-names (a crash of an older version) is deleted too.
+publishes if the log names it and deletes if not; a named photo that the log
+in place does not hold (another log's) is set aside, never deleted.
 
 Photos are pruned by count (``storage.frames_keep``, the newest kept) and by
 age (``storage.frames_days``; 0 keeps them whatever their age): a Pi's card
@@ -33,6 +33,8 @@ from companion.core.files import atomic_write
 log = logging.getLogger(__name__)
 
 PENDING = ".pending"
+#: the folder (in the frames folder) where the start sets aside photos of Bluffs the game log in place does not hold
+NOT_IN_LOG = "not-in-this-log"
 _KINDS = ("frame", "annotated")
 
 
@@ -121,22 +123,41 @@ class FrameArchive:
         return base[: -len("-annotated")] if base.endswith("-annotated") else base
 
     def sweep(self, named: Callable[[str], bool]) -> dict[str, int]:
-        """At start: publish the pending photos the log names, delete those it does not, and orphans; then prune."""
-        counts = {"published": 0, "deleted": 0}
+        """At start: publish the pending photos the log names and delete those it does not (Bluffs a kill stopped
+        before their log entry), delete the half-written files a kill left; then prune.
+
+        A published photo the log does not name is set aside in ``NOT_IN_LOG``, never deleted: the log in place is
+        not the one that named it (moved away as safe mode advises, restored from a backup, a game ``doctor
+        --repair`` could not read), and with that log back it is a disputed roll's evidence (R15)."""
+        counts = {"published": 0, "deleted": 0, "set_aside": 0}
         if not self.frames_dir.is_dir():
             return counts
         for entry in sorted(self.frames_dir.iterdir()):
             name = entry.name
-            if not name.startswith("c-") or not (name.endswith(".jpg") or name.endswith(".jpg" + PENDING)) or not entry.is_file():
+            if not name.startswith("c-") or not entry.is_file():
+                continue
+            if name.endswith(".jpg.part") or name.endswith(".jpg" + PENDING + ".part"):
+                entry.unlink(missing_ok=True)  # a write a kill cut short: atomic_write's temporary file
+                counts["deleted"] += 1
+                continue
+            if not (name.endswith(".jpg") or name.endswith(".jpg" + PENDING)):
                 continue
             challenge = self._challenge_of(name)
             if named(challenge):
                 if name.endswith(PENDING):
                     os.replace(entry, entry.with_name(name[: -len(PENDING)]))
                     counts["published"] += 1
-            else:
+            elif name.endswith(PENDING):
                 entry.unlink(missing_ok=True)
                 counts["deleted"] += 1
+            else:
+                aside = self.frames_dir / NOT_IN_LOG
+                aside.mkdir(exist_ok=True)
+                os.replace(entry, aside / name)
+                counts["set_aside"] += 1
+        if counts["set_aside"]:
+            log.warning("%d photos of Bluffs this game log does not hold were set aside in %s (not deleted): "
+                        "they belong to another log", counts["set_aside"], self.frames_dir / NOT_IN_LOG)
         if any(counts.values()):
             log.info("frames folder swept: %s", counts)
         self.prune()

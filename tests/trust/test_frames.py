@@ -84,7 +84,7 @@ def test_a_bluff_that_cannot_be_logged_leaves_no_photo(tmp_path):
         app.extensions["elephants_bluff"].close()
 
 
-def test_after_a_kill_the_start_publishes_named_photos_and_deletes_orphans(tmp_path):
+def test_after_a_kill_the_start_publishes_named_photos_and_deletes_unlogged_pending_ones(tmp_path):
     app = _app(tmp_path)
     client = app.test_client()
     referee = app.extensions["elephants_bluff"].referee
@@ -96,7 +96,7 @@ def test_after_a_kill_the_start_publishes_named_photos_and_deletes_orphans(tmp_p
     photo = frames / f"{cid}.jpg"
     os.replace(photo, frames / f"{cid}.jpg{PENDING}")
     (frames / f"c-{gid[2:]}-9.jpg{PENDING}").write_bytes(b"never logged")
-    (frames / "c-000000000000-1.jpg").write_bytes(b"no such game")
+    (frames / f"c-{gid[2:]}-10.jpg{PENDING}.part").write_bytes(b"cut short")  # killed mid-write
     (frames / "notes.txt").write_text("a person's own file")
     again = _app(tmp_path)
     try:
@@ -130,5 +130,31 @@ def test_photos_are_pruned_by_count_and_by_age_and_the_bluff_stays(tmp_path):
     try:
         left = sorted({p.name.split(".jpg")[0].removesuffix("-annotated") for p in referee.frames_dir.iterdir()})
         assert left == sorted(cids[3:])
+    finally:
+        again.extensions["elephants_bluff"].close()
+
+
+def test_photos_of_another_log_are_set_aside_at_start_not_deleted(tmp_path):
+    """Safe mode advises moving a damaged log away to start a fresh one: the fresh log's first start deleted every
+    photo of the old one's Bluffs (36 in the audit), the evidence of its disputed rolls (R15). They are set aside."""
+    from companion.app.archive import NOT_IN_LOG
+
+    app = _app(tmp_path)
+    client = app.test_client()
+    referee = app.extensions["elephants_bluff"].referee
+    gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
+    cid = _bluff(client, gid).get_json()["challenge"]["id"]
+    frames, log = referee.frames_dir, referee.store.path
+    photo = (frames / f"{cid}.jpg").read_bytes()
+    app.extensions["elephants_bluff"].close()
+    aside = tmp_path / "old-log"
+    aside.mkdir()
+    for part in log.parent.glob(log.name + "*"):
+        os.replace(part, aside / part.name)  # moved away, as safe mode says
+    again = _app(tmp_path)
+    try:
+        assert not (frames / f"{cid}.jpg").exists()
+        assert (frames / NOT_IN_LOG / f"{cid}.jpg").read_bytes() == photo
+        assert (frames / NOT_IN_LOG / f"{cid}-annotated.jpg").exists()
     finally:
         again.extensions["elephants_bluff"].close()
