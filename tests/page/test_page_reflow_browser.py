@@ -1,0 +1,268 @@
+"""The page reflows for every player, in a real Chromium against a real ``serve --simulate`` (audit 69, §5-7 and §9):
+a phone at 200 % zoom (320 CSS px wide), the browser's own default text size, words that are long in some of the
+nine languages (a 390×844 phone, a 1024×768 tablet), less motion, and a live badge that is not a colour alone.
+
+Each check measures the page as the player sees it: the page never wider than the screen, a button wholly inside
+it, a word no wider than its box.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from pagehelpers import Server, unlock
+
+pytestmark = pytest.mark.browser
+
+ZOOMED = {"width": 320, "height": 568}  # a 640 px phone at 200 % zoom
+PHONE = {"width": 390, "height": 844}
+TABLET_1024 = {"width": 1024, "height": 768}
+TABLET = {"width": 1280, "height": 800}
+NINE = ["en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"]
+NAMES = ["Magdalena", "Christophe", "Bo"]  # the audit's players
+
+
+def no_sideways_scroll(page: Any) -> None:
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"{page.url} is {width} px wide on a {page.viewport_size['width']} px screen"
+
+
+def whole(page: Any, selector: str) -> None:
+    """Every shown element of ``selector`` lies wholly inside the screen's width and its words inside its box."""
+    found = page.locator(selector).evaluate_all("""(els) => els.filter((e) => e.getClientRects().length).map((e) => {
+        const r = e.getBoundingClientRect();
+        return { what: (e.id ? '#' + e.id : e.className) + ' "' + e.textContent.trim().slice(0, 40) + '"',
+                 left: r.left, right: r.right, overflow: e.scrollWidth - e.clientWidth };
+    })""")
+    assert found, f"nothing shown for {selector} on {page.url}"
+    width = page.viewport_size["width"]
+    for f in found:
+        assert f["left"] >= -0.5 and f["right"] <= width + 0.5, f"{f['what']} spans x={f['left']:.0f}..{f['right']:.0f} of {width} ({page.url})"
+        assert f["overflow"] <= 1, f"{f['what']} is {f['overflow']} px wider than its box ({page.url})"
+
+
+def text_whole(page: Any, selector: str) -> None:
+    """The text of each shown element of ``selector`` is drawn whole inside its box: not ellipsised, not cut."""
+    found = page.locator(selector).evaluate_all("""(els) => els.filter((e) => e.getClientRects().length).map((e) => {
+        const range = document.createRange(); range.selectNodeContents(e);
+        const t = range.getBoundingClientRect(), r = e.getBoundingClientRect();
+        return { text: e.textContent, text_right: t.right, box_right: r.right, scroll: e.scrollWidth, client: e.clientWidth };
+    })""")
+    assert found, f"nothing shown for {selector} on {page.url}"
+    for f in found:
+        assert f["scroll"] <= f["client"] and f["text_right"] <= f["box_right"] + 0.5, f
+
+
+def settle(server: Server, game_id: str, dice: list[int]) -> dict[str, Any]:
+    """A Bluff called through the API on ``dice``; an unsure reading (R14) is confirmed with the same dice."""
+    server.set_dice(dice)
+    body = server.api("POST", f"/api/games/{game_id}/bluff").json()
+    if body["phase"] == "confirm":
+        assert server.api("POST", f"/api/games/{game_id}/confirm", {"dice": dice}).status_code == 200
+    return body["challenge"]
+
+
+def open_with_control(new_context: Any, server: Server, viewport: dict[str, int], path: str = "/", locale: str = "de-DE") -> Any:
+    page = new_context(locale=locale, viewport=viewport)
+    page.goto(server.url + path)
+    unlock(page)
+    expect(page.locator("body")).to_have_attribute("data-control", "yes")
+    return page
+
+
+def test_at_200_percent_zoom_on_a_phone_bluff_and_the_pass_dialogs_back_button_are_whole(server: Server, new_context: Any) -> None:
+    """The audit's German phone at 320 CSS px: the page scrolled sideways, Bluff! ended at x=379, the claim grid was
+    12 px too wide, "Nächste Ansage mindestens" stuck out and the pass dialog's Zurück began at x=-53."""
+    game = server.new_game(NAMES, starter=0)
+    page = open_with_control(new_context, server, ZOOMED)
+    expect(page.locator("#act-claim")).to_be_visible()
+    no_sideways_scroll(page)
+    whole(page, ".claim-option")
+    whole(page, ".claim-box > div")
+    whole(page, ".claim-box .label")
+
+    page.click('.claim-option[data-amount="9"]')
+    expect(page.locator("#pass-dialog")).to_be_visible()
+    no_sideways_scroll(page)
+    whole(page, "#pass-back")
+    whole(page, "#pass-ok")
+
+    page.click("#pass-ok")
+    expect(page.locator("#act-decide")).to_be_visible()
+    no_sideways_scroll(page)
+    whole(page, "#believe")
+    whole(page, "#bluff")
+    whole(page, "#peek-toggle")
+
+    server.set_dice([1, 2, 3])
+    page.click("#bluff")
+    expect(page.locator("#verdict:visible, #act-confirm:visible").first).to_be_visible()
+    if page.locator("#act-confirm").is_visible():  # the reader was unsure: the table taps the dice
+        no_sideways_scroll(page)
+        for die, value in enumerate([1, 2, 3]):
+            page.click(f'#confirm-pickers .pick[data-die="{die}"][data-value="{value}"]')
+        page.click("#confirm-button")
+    expect(page.locator("#verdict")).to_be_visible()
+    no_sideways_scroll(page)
+    whole(page, "#verdict-close")
+    whole(page, "#verdict-replay")
+    assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "claim"
+
+
+@pytest.mark.parametrize("viewport", [PHONE, ZOOMED, TABLET_1024], ids=["phone", "zoomed-phone", "tablet"])
+def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
+    """Italian "PROSSIMA ALMENO" made the claim box 3 px too wide on a 390 px phone; German "glauben oder Bluff?", the
+    note that tells the deciding player what to do, was ellipsised on the 1024 px tablet (222 > 217 px)."""
+    server.new_game(NAMES, starter=0)
+    page = open_with_control(new_context, server, viewport)
+    for lang in NINE:
+        page.goto(server.url + f"/?lang={lang}")
+        expect(page.locator("#act-claim")).to_be_visible()
+        no_sideways_scroll(page)
+        whole(page, ".claim-box > div")
+        whole(page, ".claim-box .label")
+        whole(page, ".claim-option")
+        text_whole(page, ".path-row.is-turn .path-note")
+    game = server.api("GET", "/api/games/current").json()
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    for lang in NINE:
+        page.goto(server.url + f"/?lang={lang}")
+        expect(page.locator("#act-decide")).to_be_visible()
+        no_sideways_scroll(page)
+        whole(page, "#believe")
+        whole(page, "#bluff")
+        text_whole(page, ".path-row.is-turn .path-note")  # "glauben oder Bluff?"
+
+
+def test_with_ten_players_the_deciding_players_note_is_whole_and_keeps_to_its_row(server: Server, new_context: Any) -> None:
+    """Ten rows share the tablet's height: the note of the player to act, whole now, still ends above the next row."""
+    game = server.new_game(["Aleksandra", "Bartholomew", "Małgorzata", "Krzysztof", "Zbigniew", "Maximiliane", "Christophorus",
+                            "Gwendolyn", "Emmanuelle", "Ignatius"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    page = open_with_control(new_context, server, TABLET)
+    for lang in ("de", "es", "fr"):
+        page.goto(server.url + f"/?lang={lang}")
+        expect(page.locator("#act-decide")).to_be_visible()
+        text_whole(page, ".path-row.is-turn .path-note")
+        rows = page.locator(".path-row").evaluate_all("(els) => els.map((e) => { const r = e.getBoundingClientRect();"
+                                                       " const n = e.querySelector('.path-note').getBoundingClientRect(); return [r.top, r.bottom, n.bottom, e.classList.contains('is-turn')]; })")
+        turn = next(i for i, r in enumerate(rows) if r[3])
+        assert rows[turn][2] <= rows[turn][1] + 0.5, rows[turn]  # the note inside its own row
+        assert rows[turn][1] <= rows[turn + 1][0] + 0.5, (rows[turn], rows[turn + 1])
+
+
+@pytest.mark.parametrize("locale", ["fr-FR", "es-ES"])
+def test_the_game_over_buttons_wrap_on_a_phone(server: Server, new_context: Any, locale: str) -> None:
+    """Bluffs / Revanche / Nouvelle partie were one row 17 px (fr) or 3 px (es) wider than a 390 px phone."""
+    game = server.new_game(NAMES, starter=0, path_length=2)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    settle(server, game["id"], [1, 1, 1])  # 3 < 18: Magdalena moves 2, onto the red square
+    assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "over"
+    for viewport in (PHONE, ZOOMED):
+        page = open_with_control(new_context, server, viewport, f"/?game={game['id']}", locale)
+        if page.locator("#verdict").is_visible():
+            page.click("#verdict-close")
+        expect(page.locator("#over")).to_be_visible()
+        no_sideways_scroll(page)
+        for button in ("#over-bluffs", "#over-rematch", "#over-new"):
+            whole(page, button)
+
+
+@pytest.mark.parametrize("viewport", [TABLET_1024, PHONE, ZOOMED], ids=["tablet", "phone", "zoomed-phone"])
+def test_the_die_pickers_label_never_runs_into_its_first_face(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
+    """"Steen 1", "Würfel 1", "Terning 1" were wider than their 2.8 rem (phone) or 4.2 rem (tablet) column and ran into
+    the first face button, in the replay's correction form and in the simulation's dice panel."""
+    game = server.new_game(NAMES, starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    page = open_with_control(new_context, server, viewport)
+    check = """(rows) => rows.filter((r) => r.getClientRects().length).map((r) => {
+        const label = r.querySelector('.pick-label'), range = document.createRange();
+        range.selectNodeContents(label);
+        const text = range.getBoundingClientRect(), first = r.querySelector('.pick').getBoundingClientRect();
+        const spill = [...r.querySelectorAll('.pick')].filter((b) => {
+            const p = b.getBoundingClientRect(), d = b.querySelector('.die').getBoundingClientRect();
+            return d.left < p.left - .5 || d.right > p.right + .5; }).length;
+        // the label beside the faces ends before the first; a label on a row of its own ends above them
+        return { label: label.textContent, clear: text.right <= first.left + .5 || text.bottom <= first.top + .5, spill };
+    })"""
+    for lang in ("nl", "de", "da"):
+        page.goto(server.url + f"/?lang={lang}")
+        expect(page.locator("#sim-dice")).to_be_visible()
+        page.click("#sim-dice summary")
+        rows = page.locator("#sim-pickers .pick-row").evaluate_all(check)
+        assert len(rows) == 3 and all(r["clear"] and r["spill"] == 0 for r in rows), (lang, rows)
+        no_sideways_scroll(page)
+    challenge = settle(server, game["id"], [3, 3, 3])
+    for lang in ("nl", "de", "da"):
+        page.goto(server.url + f"/bluffs/{challenge['id']}?lang={lang}")
+        expect(page.locator("#correct-pickers .pick")).to_have_count(18)
+        rows = page.locator("#correct-pickers .pick-row").evaluate_all(check)
+        assert len(rows) == 3 and all(r["clear"] and r["spill"] == 0 for r in rows), (lang, rows)
+        no_sideways_scroll(page)
+
+
+def test_the_polish_bluffs_list_on_a_tablet_shows_its_open_button_without_a_sideways_scroll(server: Server, new_context: Any) -> None:
+    """"Otwórz" lay past the right edge of the 1024 px tablet's list, inside a box that scrolled sideways."""
+    game = server.new_game(NAMES, starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    settle(server, game["id"], [3, 3, 3])
+    for viewport in (TABLET_1024, PHONE, ZOOMED):
+        page = new_context(locale="pl-PL", viewport=viewport)
+        page.goto(server.url + f"/bluffs?game={game['id']}")
+        expect(page.locator("#bluff-rows tr")).to_have_count(1)
+        no_sideways_scroll(page)
+        scroll = page.locator(".table-scroll").evaluate("(e) => [e.scrollWidth, e.clientWidth, e.getBoundingClientRect().right]")
+        assert scroll[0] <= scroll[1], f"the list scrolls sideways: {scroll[0]} > {scroll[1]}"
+        open_button = page.locator("#bluff-rows a.btn").bounding_box()
+        assert open_button["x"] + open_button["width"] <= min(scroll[2], viewport["width"]) + 0.5, (open_button, scroll)
+
+
+def test_the_page_follows_the_browsers_default_text_size(server: Server, new_context: Any) -> None:
+    """The root's 18 px ignored a player's "Very large" text (Chromium's default font size 24 or 32 px): it is
+    112.5 % of that setting, 18 px at the usual 16 px, and every rem of the page grows with it."""
+    page = new_context(viewport=TABLET_1024)
+    page.goto(server.url + "/rules")
+    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "18px"
+    large = new_context(viewport=TABLET_1024)
+    cdp = large.context.new_cdp_session(large)
+    cdp.send("Page.enable")
+    cdp.send("Page.setFontSizes", {"fontSizes": {"standard": 32, "fixed": 26}})
+    large.goto(server.url + "/rules")
+    assert large.evaluate("getComputedStyle(document.documentElement).fontSize") == "36px"
+    assert large.evaluate("getComputedStyle(document.querySelector('h1')).fontSize") == "72px"  # 2rem
+
+
+def test_less_motion_stops_the_elephants_slide_and_the_moved_rows_flash(server: Server, new_context: Any) -> None:
+    """``prefers-reduced-motion`` stopped the count-up, not the 1.4 s elephant slide nor the "just moved" flash."""
+    server.new_game(NAMES, starter=0)
+    page = new_context(viewport=TABLET)
+    page.goto(server.url + "/")
+    expect(page.locator(".path-row .elephant")).to_have_count(3)
+    motion = """() => { const row = document.querySelector('.path-row'); row.classList.add('just-moved');
+        const e = getComputedStyle(row.querySelector('.elephant')), r = getComputedStyle(row);
+        return [e.transitionDuration, r.animationName]; }"""
+    assert page.evaluate(motion) == ["1.4s", "moved"]
+    page.emulate_media(reduced_motion="reduce")
+    duration, animation = page.evaluate(motion)
+    assert duration in ("0s", "") and animation == "none", (duration, animation)
+
+
+def test_on_a_phone_the_live_badge_says_its_state_by_a_sign_not_by_colour_alone(server: Server, new_context: Any) -> None:
+    """The phone's badge was a red or a green dot with its words at font-size 0: a red-green pair for a colour-blind player."""
+    server.new_game(NAMES, starter=0)
+    page = new_context(viewport=PHONE)
+    page.goto(server.url + "/")
+    expect(page.locator("#live")).to_have_attribute("data-state", "on")
+    sign = """() => { const b = document.getElementById('live'), s = getComputedStyle(b, '::before'), r = b.getBoundingClientRect();
+        return { content: s.content, size: parseFloat(s.fontSize), width: r.width, height: r.height, radius: getComputedStyle(b).borderTopLeftRadius }; }"""
+    on = page.evaluate(sign)
+    page.evaluate("document.getElementById('live').dataset.state = 'off'")  # as while the stream reconnects
+    off = page.evaluate(sign)
+    for state in (on, off):
+        assert state["content"] not in ("none", "normal", '""') and state["size"] >= 12, state
+        assert state["width"] >= 18 and state["height"] >= 18, state
+    assert "✓" in on["content"] and on["content"] != off["content"], (on, off)
+    assert on["radius"] != off["radius"], "the two states differ in shape too"
