@@ -31,7 +31,7 @@ def test_setup_page_previews_the_tray_and_keeps_one_shown_face_in_french(own_ser
         server.set_dice([1])
         page.click("#setup-face-shoot")
         try:
-            expect(page.locator("#setup-face-counts li").first).to_contain_text("1 sur le dessus : 1 photos sur 4", timeout=5000)
+            expect(page.locator("#setup-face-counts li").first).to_contain_text("1 sur le dessus : 1 photo sur 4", timeout=5000)
             break
         except AssertionError:
             expect(page.locator("#toast")).to_be_visible()
@@ -43,7 +43,26 @@ def test_setup_page_previews_the_tray_and_keeps_one_shown_face_in_french(own_ser
     expect(page.locator("#setup-model")).to_contain_text("dice-faces-")
     # after a reload (or on another tablet) the shots kept are counted, not shown as none
     page.reload()
-    expect(page.locator("#setup-face-counts li").first).to_contain_text("1 sur le dessus : 1 photos sur 4")
+    expect(page.locator("#setup-face-counts li").first).to_contain_text("1 sur le dessus : 1 photo sur 4")
+
+
+@pytest.mark.parametrize(("locale", "side", "words"), [
+    ("pl-PL", 22, "Kość ma 22 piksele szerokości."), ("pl-PL", 25, "Kość ma 25 pikseli szerokości."),
+    ("ro-RO", 48, "Un zar are o lățime de 48 de pixeli."), ("ro-RO", 19, "Un zar are o lățime de 19 pixeli."),
+    ("fr-FR", 1, "Un dé mesure 1 pixel de large."),
+])
+def test_the_measured_die_size_takes_the_plural_form_of_its_number(own_server: Any, new_context: Any, console: Any, locale: str, side: int, words: str) -> None:
+    """A die is 30-100 px wide: Romanian says "48 de pixeli", Polish "22 piksele" but "25 pikseli" (audit 69 §8),
+    where one text served every number ("{n} pixeli", "{n} pikseli")."""
+    from companion.core.settings import write_config
+
+    console.allow("Failed to load resource: the server responded with a status of 401")
+    write_config(own_server.instance, {"table.pin": PIN, "reader.die_side_px": side})
+    server = own_server.start()
+    page = new_context(locale=locale)
+    page.goto(server.url + "/setup")
+    unlock(page, opener="#setup-locked [data-pin-open]")
+    expect(page.locator("#setup-measures")).to_contain_text(words, timeout=15_000)  # the first check of the camera can be slow
 
 
 def _set_up_for_another_picture(own_server: Any, new_context: Any, console: Any, locale: str) -> tuple[Any, Any]:

@@ -106,7 +106,7 @@
     // one kept for another picture is drawn again, never sent back; one drawn and not yet kept stays until it is
     if (!drawnNotKept) region = fitsThePicture(c.region) ? c.region : null;
     $("setup-measures").textContent = t("cam_brightness", { n: Math.round(c.brightness) }) + " · " + t("cam_sharpness", { n: Math.round(c.sharpness), min: Math.round(c.min_sharpness) })
-      + (c.die_side_px ? " · " + t("cam_size_done", { n: c.die_side_px }) : "")
+      + (c.die_side_px ? " · " + tn("cam_size_done", "cam_size_done_plural", c.die_side_px, { n: c.die_side_px }) : "")
       + (c.lens_distortion || c.lens_distortion_k2 ? " · " + t("cam_lens_done", { k: bendText(c) }) : "");
     if (c.shots_per_top) { // "Show each face" as far as the table's dataset has it (a reload, another tablet)
       const fresh = [1, 2, 3, 4, 5, 6].every((v) => !counts[v]);
@@ -162,7 +162,8 @@
   function showAsk() {
     $("setup-face-ask").textContent = tn("cam_face_ask", "cam_face_ask_plural", top, { n: top });
     $("setup-face-counts").replaceChildren(...[1, 2, 3, 4, 5, 6].map((v) =>
-      el("li", { text: t("cam_face_count", { n: v, k: counts[v] || 0, want: wanted }) })));
+      // "1 photo sur 4" but "2 photos sur 4": the form follows the pictures taken (k)
+      el("li", { text: tn("cam_face_count", "cam_face_count_plural", counts[v] || 0, { n: v, k: counts[v] || 0, want: wanted }) })));
   }
 
   async function shoot() {
@@ -206,7 +207,7 @@
   });
   $("setup-region-whole").addEventListener("click", async () => { const c = await request("POST", "/api/setup/region", { region: [] }); if (c) { drawnNotKept = false; showCheck(c); toast(t("cam_saved")); } });
   $("setup-empty").addEventListener("click", async () => { const c = await request("POST", "/api/setup/empty-tray"); if (c) { drawnNotKept = false; showCheck(c); toast(t("cam_saved")); } });
-  $("setup-size").addEventListener("click", async () => { const r = await request("POST", "/api/setup/die-size"); if (r) $("setup-size-out").textContent = t("cam_size_done", { n: r.die_side_px }); });
+  $("setup-size").addEventListener("click", async () => { const r = await request("POST", "/api/setup/die-size"); if (r) $("setup-size-out").textContent = tn("cam_size_done", "cam_size_done_plural", r.die_side_px, { n: r.die_side_px }); });
   async function lens(method) {
     const r = await request(method, "/api/setup/lens");
     if (!r) return;
