@@ -20,11 +20,10 @@
       } else {
         picture = Dice.face(d.top, "die-big");
       }
-      const percent = Math.round(100 * d.confidence);
       return el("li", { class: "crop-item" + (Dice.unsure(challenge.reading, d) ? " unsure" : ""), "data-die": i },
         picture,
         el("strong", { class: "crop-value", text: t("die_top", { n: i + 1, top: d.top }) }),
-        el("span", { class: "confidence", text: t("confidence", { p: percent }) }),
+        el("span", { class: "confidence", text: t("confidence", { p: Dice.percent(d.confidence) }) }),
         el("span", { class: "hint", text: t("die_seen", { n: d.seen }) }));
     }));
     if (!dice.length) list.append(el("li", { class: "hint", text: t("no_dice_found") }));
@@ -59,10 +58,18 @@
       $("correct-submit").disabled = !complete || same;  // the referee refuses an unchanged "correction"
     });
     const history = challenge.corrections.map((c) => el("li", {
-      text: t("history_row", { at: new Date(c.at).toLocaleString(document.documentElement.lang), by: c.by === "table" ? t("the_table") : c.by, old: c.old.join(" + "), new: c.new.join(" + ") }),
+      text: t("history_row", { at: when(c.at), by: c.by === "table" ? t("the_table") : c.by, old: c.old.join(" + "), new: c.new.join(" + ") }),
     }));
     $("history").replaceChildren(...history);
     $("history-none").hidden = history.length > 0;
+  }
+
+  /** When a correction was made, the month in words ("6 December 2026 at 19:14:59"): never "12/6/2026", which a table
+      in Europe reads as 12 June. In the browser's own variant of the page's language (en-GB, en-US) where it has one. */
+  function when(at) {
+    const lang = document.documentElement.lang;
+    const own = (navigator.languages || []).find((l) => l.split("-")[0].toLowerCase() === lang);
+    return new Date(at).toLocaleString(own || lang, { dateStyle: "long", timeStyle: "medium" });
   }
 
   let shown = null; // the challenge as last drawn, to redraw only when it changed

@@ -32,6 +32,11 @@ const Dice = (() => {
     unlike: "reason_unlike", calibration: "reason_calibration",
   };
 
+  /** A share (0.62) as the page's language writes a percentage: "62%" in English, "62 %" in French and German. */
+  function percent(share) {
+    return new Intl.NumberFormat(document.documentElement.lang || undefined, { style: "percent", maximumFractionDigits: 0 }).format(share);
+  }
+
   /** Why the reader was not sure, in the page's language; its English words when a code is
       unknown here (an unusable image, a newer reader); "" when it was sure. */
   function reasonText(reading) {
@@ -40,7 +45,7 @@ const Dice = (() => {
     const known = codes.length > 0 && codes.every((r) => r && Object.prototype.hasOwnProperty.call(REASON_TEXTS, r.code));
     if (!known) return reading.reason || "";
     return codes.map((r) => {
-      const params = { ...r, lowest: typeof r.lowest === "number" ? Math.round(100 * r.lowest) + " %" : undefined };
+      const params = { ...r, lowest: typeof r.lowest === "number" ? percent(r.lowest) : undefined };
       // "The camera saw 7 things like dice, not 3": never "7 of 3".
       if (r.code === "count") return tn("reason_count", "reason_count_plural", Number(r.found) || 0, params);
       if (r.code === "low_confidence") return tn("reason_low_confidence", "reason_low_confidence_plural", Number(r.n) || 0, params);
@@ -260,5 +265,5 @@ const Dice = (() => {
     return t("source_waiting");
   }
 
-  return { face, row, frame, crop, pickers, confirmCards, agreedDice, boxedDice, agreedText, verdict, showVerdict, sourceText, unsure, reasonText, problemText, playedWithoutCamera };
+  return { face, row, frame, crop, pickers, confirmCards, agreedDice, boxedDice, agreedText, verdict, showVerdict, sourceText, unsure, reasonText, problemText, playedWithoutCamera, percent };
 })();
