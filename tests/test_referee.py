@@ -202,3 +202,22 @@ def test_the_game_just_started_is_the_one_on_the_table_when_the_clock_went_back(
         assert [g["id"] for g in referee.evening(tonight)["games"]] == [last_night, tonight]
     finally:
         referee.store.close()
+
+
+def test_a_move_refused_because_another_writer_moved_first_can_be_retried(tmp_path):
+    """"Someone else acted at the same moment: look at the table again and retry": the retry was refused the same
+    way for good, as the referee kept its old idea of the game."""
+    first = Referee(GameStore(tmp_path / "game-log.sqlite3"), ValuesDiceSource(), frames_dir=tmp_path / "frames")
+    second = Referee(GameStore(tmp_path / "game-log.sqlite3"), ValuesDiceSource(), frames_dir=tmp_path / "frames")
+    try:
+        gid = first.new_game(["Ann", "Ben", "Cy"], starter=0)["id"]
+        assert second.game_state(gid)["phase"] == "claim"  # the second has read the game
+        first.claim(gid, 9)
+        with pytest.raises(NotAllowed, match="Someone else acted"):
+            second.claim(gid, 10)
+        assert second.game_state(gid)["claim"]["amount"] == 9  # the retry sees the log
+        second.believe(gid)
+        assert first.store.events(gid)[-1]["type"] == "believed"
+    finally:
+        first.store.close()
+        second.store.close()

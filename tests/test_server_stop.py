@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 
 from tests.conftest import live
@@ -17,3 +18,27 @@ def test_sigterm_stops_the_server_cleanly_and_the_game_survives(tmp_path):
         assert again.get("/api/games/current").json()["id"] == game["id"]
     finally:
         again.stop()
+
+
+def test_a_second_companion_on_the_same_instance_is_refused_in_words(tmp_path):
+    """Two on one game log each kept their own idea of the games: the second showed a game that had moved on and
+    answered every action "someone else acted, retry" for good."""
+    import subprocess
+    import sys
+
+    from bench.live_server import LiveServer
+
+    first = LiveServer(tmp_path / "instance", pin="482913")
+    first.start()
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "ELEPHANTS_BLUFF_PIN"}
+        second = subprocess.run([sys.executable, "-m", "companion.app.cli", "serve", "--simulate", "--port", "0", "--instance", str(tmp_path / "instance")],
+                                capture_output=True, text=True, timeout=60, env={**env, "ELEPHANTS_BLUFF_PIN": "482913"})
+        assert second.returncode == 2
+        assert f"Another companion is already running on {tmp_path / 'instance'} (process {first.proc.pid})" in second.stderr
+        assert first.get("/api/health").status_code == 200  # the first plays on
+    finally:
+        first.stop()
+    again = LiveServer(tmp_path / "instance", pin="482913")  # once it stopped, the instance is free again
+    again.start()
+    again.stop()

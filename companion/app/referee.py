@@ -351,7 +351,13 @@ class Referee:
 
     def _commit(self, state: GameState, event: dict[str, Any], before_announce: Callable[[], None] | None = None) -> dict[str, Any]:
         new_state = apply(state, event)
-        self.store.append(state.id, state.events, event, at=_iso(self._clock()), phase=new_state.phase)
+        try:
+            self.store.append(state.id, state.events, event, at=_iso(self._clock()), phase=new_state.phase)
+        except NotAllowed:
+            # another writer's event took this place in the log: the retry the refusal asks for reads the log again
+            with self._lock:
+                self._states.pop(state.id, None)
+            raise
         self._keep(new_state)
         if before_announce is not None:
             before_announce()

@@ -113,6 +113,10 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
         # A first start at a terminal, not damage: say how, and stop (2; RestartPreventExitStatus=2 in the unit).
         print(f"No table PIN is set: start once with --init to write {config} with a new PIN, or set {PIN_ENV}.", file=sys.stderr)
         return 2
+    held = hold_instance(instance)
+    if isinstance(held, str):
+        print(held, file=sys.stderr, flush=True)
+        return 2
     try:
         settings = Settings.load(config)
         if not settings["table.pin"]:
@@ -164,6 +168,43 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
     finally:
         app.extensions["elephants_bluff"].close()
     return 0
+
+
+#: the file in the instance folder that a running companion holds locked (``hold_instance``)
+LOCK_NAME = ".companion.lock"
+
+
+def hold_instance(instance: Path):  # noqa: ANN201 - the open lock file, or why not
+    """Lock the instance for this process: the open lock file, held until the process ends, or a sentence saying
+    another companion runs on it. Two on one log each kept their own idea of the games: the second showed a game that
+    had moved on and answered every action "someone else acted, retry" for good, and its start tidied the first's
+    photos folder under it. An instance that cannot hold the file (a read-only card) starts without it: its own
+    checks say what is wrong."""
+    import fcntl
+
+    try:
+        instance.mkdir(parents=True, exist_ok=True)
+        handle = open(instance / LOCK_NAME, "a+", encoding="utf-8")  # noqa: SIM115 - held open for the process's life
+    except OSError:
+        return None
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        who = handle.read().strip()
+        handle.close()
+        return (f"Another companion is already running on {instance}{f' (process {who})' if who.isdigit() else ''}: "
+                "stop it first (sudo systemctl stop elephants-bluff, or Ctrl+C where it runs), or start this one with another --instance.")
+    except OSError:
+        return handle
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+    except OSError:
+        pass
+    return handle
 
 
 def _serve_safe_mode(problem: ElephantsBluffError, file: str | None, *, host: str, port: int, instance: Path | None = None) -> int:
