@@ -9,6 +9,7 @@ for the dice (``dice_capture``), saves the photos under the challenge's id
 
 from __future__ import annotations
 
+import hashlib
 import json
 import queue
 import secrets
@@ -31,6 +32,12 @@ from companion.rules.state import GameState
 from companion.rules.views import challenge_view, public_state
 
 __all__ = ["CAPTURE_TIMEOUT_S", "Listener", "Referee"]
+
+
+def fingerprints(capture: Capture) -> dict[str, str]:
+    """Each photo of a capture by kind ("frame", "annotated"), as the archive saves them: its SHA-256, for the log."""
+    photos = {"frame": capture.frame_jpeg, "annotated": capture.annotated_jpeg}
+    return {kind: hashlib.sha256(data).hexdigest() for kind, data in photos.items() if data is not None}
 
 
 def _iso(t: float) -> str:
@@ -205,12 +212,18 @@ class Referee:
 
     def frame_path(self, challenge_id: str, kind: str) -> Path:
         """Where a challenge's frame lives (the photo its reading came from); only for ids that exist (never a client's
-        path)."""
+        path). A photo whose bytes are not those logged with it (damaged, or another photo put in its place) is
+        ``NotFound`` with why: never shown, replayed or learned from as this Bluff's (R15)."""
         state = self._game_of_challenge(challenge_id)
         challenge = state.challenges[challenge_id]
         if not challenge.has_images:
             raise NotFound("This Bluff has no saved photo.")
-        return self.archive.path(challenge.photo, kind)
+        path = self.archive.path(challenge.photo, kind)
+        logged = challenge.photo_sha256.get("annotated" if kind == "annotated" else "frame")  # the archive's kinds
+        if logged is not None and path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() != logged:
+            raise NotFound("This Bluff's photo was changed or damaged since it was saved, so it is not shown as this Bluff's; "
+                           "its reading and verdict are kept in the game log.", code="photo_changed")
+        return path
 
     # --- acting ----------------------------------------------------------------------
 
@@ -246,7 +259,8 @@ class Referee:
             # The photos are staged, and get their names only once the event naming them is in the log (archive.py).
             has_images, capture = self.archive.stage(challenge_id, capture)
             reading = capture.reading.to_json() if capture.reading is not None else None
-            event = bluff_event(caller, challenge_id, reading, capture.problem, has_images, list(capture.problem_codes))
+            event = bluff_event(caller, challenge_id, reading, capture.problem, has_images, list(capture.problem_codes),
+                                photo_sha256=fingerprints(capture) if has_images else None)
             try:
                 # Published before the state is announced: a page that hears of this Bluff finds its photo.
                 public = self._commit(state, event, before_announce=(lambda: self.archive.publish(challenge_id)) if has_images else None)
@@ -337,7 +351,7 @@ class Referee:
             decide_read_again(state, reading, False)  # refused before any photo is written
             photo = f"{challenge_id}-look2"
             has_images, capture = self.archive.stage(photo, capture)
-            event = decide_read_again(state, reading, has_images, at=_iso(self._clock()))
+            event = decide_read_again(state, reading, has_images, at=_iso(self._clock()), photo_sha256=fingerprints(capture) if has_images else None)
             try:
                 public = self._commit(state, event, before_announce=(lambda: self.archive.publish(photo)) if has_images else None)
             except BaseException:

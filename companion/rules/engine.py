@@ -151,11 +151,16 @@ def decide_bluff(state: GameState, seat: Any = None) -> int:
 
 
 def bluff_event(caller: int, challenge_id: str, reading: dict[str, Any] | None, problem: str | None, has_images: bool,
-                problem_codes: list[dict[str, Any]] | None = None) -> Event:
+                problem_codes: list[dict[str, Any]] | None = None, photo_sha256: dict[str, str] | None = None) -> Event:
     """The event of a Bluff whose reading (or lack of one) is known; ``problem_codes``: each part of ``problem`` by
-    its code and params, for a page in the player's language (a log written before them has none)."""
-    return {"type": "bluff_called", "seat": caller, "challenge": challenge_id, "reading": reading, "problem": problem, "images": has_images,
-            "problem_codes": problem_codes or []}
+    its code and params, for a page in the player's language (a log written before them has none); ``photo_sha256``:
+    each saved photo's fingerprint by kind, so a photo changed or damaged since is never shown or learned from as
+    this Bluff's (R15)."""
+    event: Event = {"type": "bluff_called", "seat": caller, "challenge": challenge_id, "reading": reading, "problem": problem, "images": has_images,
+                    "problem_codes": problem_codes or []}
+    if photo_sha256:
+        event["photo_sha256"] = dict(photo_sha256)
+    return event
 
 
 def decide_confirm(state: GameState, dice: Any, *, at: str | None = None, session: str | None = None) -> Event:
@@ -182,7 +187,8 @@ def may_read_again(state: GameState) -> None:
         raise NotAllowed("Confirm is for checking the dice after an unclear reading; there is nothing to confirm now.")
 
 
-def decide_read_again(state: GameState, reading: dict[str, Any] | None, has_images: bool, *, at: str | None = None) -> Event:
+def decide_read_again(state: GameState, reading: dict[str, Any] | None, has_images: bool, *, at: str | None = None,
+                      photo_sha256: dict[str, str] | None = None) -> Event:
     """R14: a second look at the dice after an uncertain reading (the table's Confirm button, pressed once the dice
     lie flat). It decides the Bluff as a first reading would, only when sure of all three dice; an unsure second look
     is refused and the table types the dice. The second look's photo and reading become the Bluff's (R15: replayed
@@ -193,6 +199,8 @@ def decide_read_again(state: GameState, reading: dict[str, Any] | None, has_imag
     event: Event = {"type": "dice_read_again", "challenge": state.last_challenge, "reading": reading, "images": bool(has_images)}
     if at is not None:
         event["at"] = at
+    if photo_sha256:
+        event["photo_sha256"] = dict(photo_sha256)
     return event
 
 
@@ -300,6 +308,7 @@ def _apply(state: GameState | None, event: Event) -> GameState:
                                 "has_images": challenge.has_images, "read_again_at": event.get("at")}
         challenge.reading, challenge.problem, challenge.problem_codes = event["reading"], None, []
         challenge.has_images = bool(event["images"])
+        challenge.photo_sha256 = dict(event.get("photo_sha256") or {})
         _decide(state, challenge, [d["top"] for d in event["reading"]["dice"]], "camera")
     elif kind == "corrected":
         _apply_correction(state, event)
@@ -336,6 +345,7 @@ def _apply_bluff(state: GameState, event: Event) -> None:
         problem=event["problem"],
         problem_codes=list(event.get("problem_codes") or []),
         has_images=event["images"],
+        photo_sha256=dict(event.get("photo_sha256") or {}),
     )
     state.challenges[challenge.id] = challenge
     state.last_challenge = challenge.id

@@ -49,6 +49,8 @@ class Challenge:
     #: the uncertain first look (its reading, problem, whether its photo was saved, when the dice were read again)
     #: where a second look decided the Bluff (R14, the table's Confirm button); None where the first look is the Bluff's
     first_look: dict[str, Any] | None = None
+    #: the saved photos' SHA-256 by kind ("frame", "annotated"), as logged with them; empty in a log from before
+    photo_sha256: dict[str, str] = field(default_factory=dict)
 
     @property
     def photo(self) -> str:

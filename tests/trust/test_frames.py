@@ -158,3 +158,34 @@ def test_photos_of_another_log_are_set_aside_at_start_not_deleted(tmp_path):
         assert (frames / NOT_IN_LOG / f"{cid}-annotated.jpg").exists()
     finally:
         again.extensions["elephants_bluff"].close()
+
+
+def test_a_photo_changed_or_damaged_since_it_was_saved_is_never_shown_or_learned_from_as_the_bluffs(tmp_path):
+    """The log kept no fingerprint of a Bluff's photo: one cut short was served (and taught the owner's dataset three
+    flat grey 'dice' labelled with the agreed faces), and another Bluff's photo put in its place was served as this
+    Bluff's evidence."""
+    app = _app(tmp_path)
+    client = app.test_client()
+    referee = app.extensions["elephants_bluff"].referee
+    try:
+        gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
+        first, second = (_bluff(client, gid).get_json()["challenge"]["id"] for _ in range(2))
+        frames = referee.frames_dir
+        import cv2
+        import numpy as np
+
+        with client.get(f"/api/challenges/{first}/image") as shown:
+            assert shown.status_code == 200
+        other = cv2.imencode(".jpg", np.full((48, 64, 3), 200, np.uint8))[1].tobytes()
+        (frames / f"{first}.jpg").write_bytes(other)  # another photo, whole and valid, put in its place
+        photo = (frames / f"{second}-annotated.jpg").read_bytes()
+        (frames / f"{second}-annotated.jpg").write_bytes(photo[: len(photo) // 2])  # cut short
+        for cid, kind in ((first, "image"), (second, "annotated")):
+            answer = client.get(f"/api/challenges/{cid}/{kind}")
+            assert answer.status_code == 404 and answer.get_json()["error"] == "photo_changed", answer.get_json()
+            assert "changed or damaged since it was saved" in answer.get_json()["message"]
+        with client.get(f"/api/challenges/{second}/image") as whole:
+            assert whole.status_code == 200  # its own frame is as saved
+        assert referee.challenge(first)["has_images"] is True  # the Bluff itself, its reading and verdict, stay
+    finally:
+        app.extensions["elephants_bluff"].close()
