@@ -88,6 +88,22 @@ def test_confirmed_then_corrected_bluff_keeps_its_crops_labelled_with_the_face_t
     assert len(list((instance / "owner-dataset" / "crops").iterdir())) == 3
 
 
+def test_a_bluffs_photo_damaged_before_the_table_agreed_its_dice_teaches_nothing(table):
+    """A photo cut short between the Bluff and the table's confirmation put three flat grey crops into the
+    dataset, labelled with the agreed faces: the photo is checked against the fingerprint logged with it."""
+    client, services, instance = table
+    game = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=H).json
+    client.post(f"/api/games/{game['id']}/claim", json={"amount": 5}, headers=H)
+    client.post("/api/sim/dice", json={"values": [2, 4, 6]}, headers=H)
+    challenge = client.post(f"/api/games/{game['id']}/bluff", headers=H).json["challenge"]
+    photo = services.referee.archive.path(challenge["id"], "frame")
+    photo.write_bytes(photo.read_bytes()[: photo.stat().st_size // 3])  # the card lost its end
+    tops = _tops_in_reading_order(challenge, _placed(services))
+    assert client.post(f"/api/games/{game['id']}/confirm", json={"dice": tops}, headers=H).status_code == 200
+    services.owner_dataset.wait_idle()
+    assert not (instance / "owner-dataset" / "crops.csv").exists() or _rows(instance) == []
+
+
 def test_nothing_is_kept_when_the_table_turns_collecting_off(tmp_path):
     app = _app(tmp_path / "instance", teach__collect=False)
     client, services = app.test_client(), app.extensions["elephants_bluff"]
