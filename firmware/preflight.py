@@ -71,10 +71,13 @@ def _message(exc: BaseException) -> str:
 
 
 def camera_failure_code(exc: BaseException, when: str) -> str:
-    """What a camera's error ``when`` it was opened ("open") or asked for a frame says: ``camera_busy`` (another
-    program holds it), ``no_camera`` (it did not open) or ``camera_silent`` (it opened, no picture); the same codes for
-    the check before a game and ``/api/health``."""
+    """What a camera's error ``when`` it was opened ("open") or asked for a frame says: ``camera_library`` (its
+    software is missing or broken: the message says what to install), ``camera_busy`` (another program holds it),
+    ``no_camera`` (it did not open) or ``camera_silent`` (it opened, no picture); the same codes for the check before
+    a game and ``/api/health``."""
     low = _message(exc).lower()
+    if getattr(exc, "code", "") == "camera_library":
+        return "camera_library"  # the camera's software, not its cable: the message says what to install
     if getattr(exc, "code", "") == "camera_busy" or "busy" in low or "in use" in low:
         return "camera_busy"
     return "no_camera" if when == "open" else "camera_silent"
@@ -87,6 +90,8 @@ def _camera_failed(exc: BaseException, when: str) -> Finding:
         return Finding("camera_busy", "camera", f"The camera is busy: another program holds it ({text}).",
                        "Stop the other program (the companion's service: sudo systemctl stop elephants-bluff; or rpicam-hello), then check again.",
                        {"detail": text})
+    if code == "camera_library":
+        return Finding("camera_library", "camera", f"The camera cannot be used: {text}", "", {"detail": text})
     if code == "no_camera":
         return Finding("no_camera", "camera", f"No camera answers ({text}).",
                        "Power the Pi off, check that the camera's ribbon cable sits straight and fully in both sockets (contacts facing the right way), "

@@ -38,6 +38,7 @@ from urllib.parse import unquote, urlparse
 from limits.storage import MovingWindowSupport, Storage
 
 from companion.core.errors import InstanceFileError
+from companion.core.files import unwritable
 
 AUTH_NAME = "auth.sqlite3"
 _SCHEMA = """
@@ -60,6 +61,10 @@ CREATE TABLE IF NOT EXISTS limit_counters (key TEXT PRIMARY KEY, value INTEGER N
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    why = unwritable(path) if path.exists() else None
+    if why is not None:
+        raise InstanceFileError(str(path), f"the file of the devices' sessions cannot be written: {why}",
+                                "Make it writable, then restart the companion.")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
@@ -95,10 +100,14 @@ class AuthStore:
         token, sid = secrets.token_urlsafe(32), "s-" + secrets.token_hex(4)
         now = self.clock()
         with self._lock:
-            self._db.execute(
-                "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (sid, _sha(token), pin_tag, now, now + hours * 3600, now, address[:64], agent[:120]),
-            )
+            try:
+                self._db.execute(
+                    "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (sid, _sha(token), pin_tag, now, now + hours * 3600, now, address[:64], agent[:120]),
+                )
+            except sqlite3.OperationalError as exc:  # a card turned read-only, a full disk: words, not a stock 500
+                raise InstanceFileError(self.path.name, f"the device could not be let in: the file of the devices' sessions cannot be written ({exc})",
+                                        "Free the disk or mend the card, then restart the companion.") from None
         return token, sid
 
     def session_for(self, token: Any, pin_tag: str) -> dict[str, Any] | None:

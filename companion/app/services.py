@@ -13,6 +13,7 @@ from typing import Any
 
 from companion.core.capture import DiceSource
 from companion.core.errors import HardwareError
+from companion.core.files import unwritable
 from companion.app.referee import Referee
 from companion.app.settings import Settings
 from companion.app.store import GameStore
@@ -178,6 +179,10 @@ def current_problems(services: Services, camera_status: str) -> list[Finding]:
     found = list(services.problems)
     if camera_status != "ok" and all(p.problem != camera_status for p in found):  # not the start-up's camera again
         found.append(problem("camera_silent", "camera", camera_status))
+    unlogged = unwritable(services.referee.store.path)
+    if unlogged is not None:  # every move would be refused: the table hears it before the first one
+        found.append(problem("log_unwritable", "log", f"The game log cannot be written ({unlogged}), so no move can be saved: "
+                             "mend it, then restart the companion.", detail=unlogged))
     buttons = services.table.health() if services.table is not None else "ok"
     if buttons != "ok":  # the table's worker stopped: every press would go unanswered
         found.append(problem("no_buttons", "buttons", buttons))

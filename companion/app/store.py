@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.core.errors import InsufficientStorage, NotAllowed, StoreError
+from companion.core.files import unwritable
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x45424C46  # "EBLF": marks the file as ours
@@ -63,6 +64,10 @@ class GameStore:
                     f"The game log {path} is empty but {beside[0]} beside it holds data: the log was cut short and its history may be in that file. "
                     "It was left as it is: run `elephants-bluff doctor --repair` to copy both aside and recover what can be read, or restore a backup."
                 )
+        why = None if fresh else unwritable(path)
+        if why is not None:
+            raise StoreError(f"The game log {path} cannot be written: {why}. Nothing was changed in it.",
+                             todo="Keep the file (its games are whole): make it writable, or copy the instance folder to a card that works, then restart the companion.")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)

@@ -110,10 +110,15 @@ class InstanceFileError(ElephantsBluffError, RuntimeError):
 
 
 class StoreError(ElephantsBluffError, RuntimeError):
-    """The game log cannot be opened or written (a corrupt or foreign database)."""
+    """The game log cannot be opened or written (a corrupt or foreign database); ``todo``: what to do where it is
+    not a damaged file's (move it away, restore a backup, ``doctor --repair``)."""
 
     status = 500
     code = "store"
+
+    def __init__(self, message: str, *, code: str | None = None, todo: str | None = None) -> None:
+        super().__init__(message, code=code)
+        self.todo = todo
 
 
 class UnsupportedMediaType(ElephantsBluffError):

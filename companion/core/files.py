@@ -6,6 +6,7 @@ keeps (settings, calibration, frames, models) goes through ``atomic_write``.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -67,3 +68,38 @@ def _fsync_dir(folder: Path) -> None:
         pass  # some file systems refuse fsync on a folder; the rename is done
     finally:
         os.close(fd)
+
+
+def unwritable(path: Path | str) -> str | None:
+    """Why an existing file, and the folder beside it where SQLite keeps its write-ahead log, cannot be written, in
+    words, or None. A card that fails is remounted read-only by the kernel: SQLite opens and reads such a file without
+    a word and refuses only the first write, so a game log or a sessions file is checked before play, not at the
+    first move.
+
+    The folder is tried by making and removing an empty file beside it (a failed card's file system may still say
+    it is mounted for writing); the file itself is never opened here: closing another descriptor of a database file
+    would drop the locks SQLite holds on it in this process.
+
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "log.sqlite3"
+    >>> _ = p.write_bytes(b""); unwritable(p) is None
+    True
+    """
+    path = Path(path)
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is not writable by this user"
+    probe = path.with_name(f".{path.name}.write-check")
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        if exc.errno == errno.EROFS:
+            return ("the card or disk it is on has turned read-only (a card that fails does: copy the instance folder "
+                    "off it and use another card)")
+        if exc.errno in (errno.EACCES, errno.EPERM):
+            return "its folder is not writable by this user"
+        if exc.errno == errno.ENOENT:
+            return None  # no folder yet: it is made at the first write
+        return f"its folder cannot be written ({exc.strerror or exc})"
+    return None

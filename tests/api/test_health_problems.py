@@ -25,7 +25,7 @@ def test_a_pi_camera_and_buttons_that_fail_at_start_are_each_said_once_with_thei
     try:
         health = app.test_client().get("/api/health").get_json()
         details = health["problem_details"]
-        assert [(d["code"], d["part"]) for d in details] == [("no_camera", "camera"), ("no_buttons", "buttons")], details
+        assert [(d["code"], d["part"]) for d in details] == [("camera_library", "camera"), ("no_buttons", "buttons")], details
         assert "picamera2" in details[0]["params"]["detail"] and "lgpio" in details[1]["params"]["detail"]
         assert health["problems"] == [d["sentence"] for d in details] == [d["params"]["detail"] for d in details]
         assert health["status"] == "degraded" and health["gpio"] == "none"

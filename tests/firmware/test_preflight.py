@@ -76,6 +76,14 @@ def test_no_camera_says_to_check_the_ribbon_cable():
     assert "no cameras available" in f.params["detail"]  # a page words the finding itself, with the camera's own message
 
 
+def test_a_missing_camera_library_says_what_to_install_not_to_reseat_the_cable():
+    """picamera2 not installed: the check said to power the Pi off and reseat the ribbon cable."""
+    missing = CameraError("The Pi camera library (picamera2) is not installed; on Raspberry Pi OS: sudo apt install python3-picamera2.", code="camera_library")
+    [f] = check_camera(Source(open_error=missing))
+    assert f.code == "camera_library" and "sudo apt install python3-picamera2" in f.sentence
+    assert "ribbon" not in f.sentence and "Power the Pi off" not in f.sentence
+
+
 def test_a_busy_camera_says_which_program_to_stop():
     busy = CameraError("The Pi camera cannot be started (Failed to acquire camera: Device or resource busy); check its ribbon cable.")
     [f] = check_camera(Source(open_error=busy))

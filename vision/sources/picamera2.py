@@ -58,8 +58,8 @@ class Picamera2Source(FrameSource):
                 from picamera2 import Picamera2  # type: ignore[import-not-found]
             except Exception as exc:  # missing; or installed, but a part it loads is missing or built for another numpy
                 if isinstance(exc, ImportError) and exc.name == "picamera2":
-                    raise HardwareError("The Pi camera library (picamera2) is not installed; on Raspberry Pi OS: sudo apt install python3-picamera2.", code="no_camera") from None
-                raise HardwareError(f"The Pi camera library (picamera2) is installed but cannot be loaded ({type(exc).__name__}: {exc}); {REINSTALL}", code="no_camera") from None
+                    raise HardwareError("The Pi camera library (picamera2) is not installed; on Raspberry Pi OS: sudo apt install python3-picamera2.", code="camera_library") from None
+                raise HardwareError(f"The Pi camera library (picamera2) is installed but cannot be loaded ({type(exc).__name__}: {exc}); {REINSTALL}", code="camera_library") from None
             try:
                 cam = Picamera2()
                 config = cam.create_still_configuration(main={"size": (self.width, self.height), "format": "RGB888"}, controls=self.controls())

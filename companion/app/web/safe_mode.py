@@ -83,7 +83,7 @@ def describe(problem: ElephantsBluffError, file: str | None = None) -> dict[str,
             "file": file,
             "setting": "storage.database",
             "why": problem.message,
-            "todo": "Move the file away to start a fresh log, or put a backup in its place, or run `elephants-bluff doctor --repair` (it copies the file aside and recovers every game it can read), then restart the companion.",
+            "todo": problem.todo or "Move the file away to start a fresh log, or put a backup in its place, or run `elephants-bluff doctor --repair` (it copies the file aside and recovers every game it can read), then restart the companion.",
             "message": problem.message,
         }
     return {"error": problem.code, "headline": "The companion cannot start", "file": None, "setting": None, "why": problem.message, "todo": "Fix it, then restart the companion.", "message": problem.message}

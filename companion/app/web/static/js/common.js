@@ -310,6 +310,8 @@ const EB = (() => {
   const FINDINGS = {
     camera_busy: (p) => t("check_camera_busy", p),
     no_camera: (p) => t("check_no_camera", p),
+    camera_library: (p) => t("check_camera_library", p),
+    log_unwritable: (p) => t("health_log_unwritable", p),
     camera_silent: (p) => t("check_camera_silent", p),
     no_reading: (p) => t("health_no_reading", { detail: captureProblemText(p.codes, p.detail) }),
     no_buttons: (p) => t("health_no_buttons", p),

@@ -1,0 +1,106 @@
+"""An instance on a card that turned read-only (a failing SD card remounts so), on a real read-only tmpfs mount.
+
+The start crashed with a traceback from the sessions file (systemd restarted it every 3 s; the tablet could not
+connect and was told nothing); a game log alone read-only started without a word and refused every move with a 500;
+mid-evening, health spoke only of the photos. Needs root and mount (skipped where the machine forbids them).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from companion.app.auth import AuthStore
+from companion.app.store import GameStore
+from companion.core.errors import InstanceFileError, StoreError
+
+from .conftest import PIN_HEADERS, build_app, start_game
+
+
+@pytest.fixture
+def card(tmp_path: Path):
+    """A small ext4 card image mounted as a folder: ``card.read_only()`` makes the file system fail, as a worn card
+    does, and the kernel remounts it read-only under the open files (ext4's ``errors=remount-ro``)."""
+    image, mount = tmp_path / "card.img", tmp_path / "card"
+    mount.mkdir()
+    with image.open("wb") as handle:
+        handle.truncate(64 * 1024 * 1024)
+    made = subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], capture_output=True)
+    if made.returncode != 0 or subprocess.run(["mount", "-o", "loop,errors=remount-ro", str(image), str(mount)], capture_output=True).returncode != 0:
+        pytest.skip("this machine does not let the tests mount a card image (needs root, mkfs.ext4 and a loop device)")
+    device = subprocess.run(["findmnt", "-no", "SOURCE", str(mount)], capture_output=True, text=True).stdout.strip()
+    trigger = Path("/sys/fs/ext4") / Path(device).name / "trigger_fs_error"
+
+    class Card:
+        path = mount
+
+        @staticmethod
+        def read_only() -> None:
+            if not trigger.exists():
+                pytest.skip("this kernel cannot be asked to fail a file system (no ext4 trigger_fs_error)")
+            trigger.write_text("card worn out")
+            with pytest.raises(OSError, match="Read-only file system"):
+                (mount / "a-new-file").write_text("refused")
+
+    yield Card
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def _played_instance(card) -> Path:
+    instance = card.path / "instance"
+    app = build_app(instance)
+    try:
+        start_game(app.test_client())
+    finally:
+        app.extensions["elephants_bluff"].close()
+    return instance
+
+
+def test_a_read_only_card_is_refused_in_words_at_start_and_nothing_is_changed(card):
+    instance = _played_instance(card)
+    before = (instance / "game-log.sqlite3").read_bytes()
+    card.read_only()
+    with pytest.raises(StoreError) as refused:
+        GameStore(instance / "game-log.sqlite3")
+    assert "cannot be written: the card or disk it is on has turned read-only" in refused.value.message
+    assert "make it writable" in refused.value.todo and "Move the file away" not in refused.value.todo
+    with pytest.raises(InstanceFileError, match="read-only"):
+        AuthStore(instance / "auth.sqlite3")
+    assert (instance / "game-log.sqlite3").read_bytes() == before
+
+
+def test_serve_on_a_read_only_card_starts_in_safe_mode_naming_it(card):
+    from bench.live_server import LiveServer
+
+    instance = _played_instance(card)
+    card.read_only()
+    beside = card.path.parent / "server"  # the server's own log is kept off the card
+    beside.mkdir()
+    (beside / "instance").symlink_to(instance)
+    server = LiveServer(beside / "instance", pin="482913")
+    try:
+        server.start()
+        health = server.get("/api/health")
+        assert health.status_code == 503, health.text
+        body = health.json()
+        assert body["status"] == "safe_mode" and "read-only" in body["why"], body
+    finally:
+        server.stop()
+
+
+def test_health_says_when_the_game_log_turned_read_only_mid_evening(card):
+    app = build_app(card.path / "instance")
+    try:
+        client = app.test_client()
+        start_game(client)
+        assert client.get("/api/health").get_json()["status"] == "ok"
+        card.read_only()
+        health = client.get("/api/health").get_json()
+        found = [p for p in health["problem_details"] if p["code"] == "log_unwritable"]
+        assert health["status"] == "degraded" and found and "no move can be saved" in found[0]["sentence"], health
+        moved = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS)
+        assert moved.status_code >= 500 and "nothing was changed" in moved.get_json()["message"].lower()
+    finally:
+        app.extensions["elephants_bluff"].close()
