@@ -42,6 +42,9 @@ def doctor(instance: Path, *, repair: bool = False, say: Callable[[str], None] =
         say(f"ok       {log.name}")
     except StoreError as exc:
         say(f"PROBLEM  {log.name}: {exc.message}")
+        if exc.code == "newer_log":  # not damage: a repair would rewrite a newer version's log in this one's format
+            say(f"         {exc.todo}")
+            return 1
         if repair:
             ok = _repair_log(log, say)
         else:

@@ -82,6 +82,15 @@ class GameStore:
                 self._create()
             else:
                 self._check_events()
+        except _NewerLog as newer:
+            self._close_refused()
+            raise StoreError(
+                f"The game log {path} was written by a newer version of the companion (its format is {newer.version}; this "
+                f"version reads format {SCHEMA_VERSION}). It was left as it is.",
+                code="newer_log",
+                todo="Update the companion to the version that wrote it (on the Pi: run deploy/install-pi.sh from that version), "
+                     "then restart it. Do not repair it: a repair would rewrite it in the older format.",
+            ) from None
         except sqlite3.DatabaseError as exc:
             self._close_refused()
             raise StoreError(
@@ -107,6 +116,8 @@ class GameStore:
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
         if app_id != APPLICATION_ID:
             raise sqlite3.DatabaseError("it belongs to another program")
+        if version > SCHEMA_VERSION:
+            raise _NewerLog(version)
         if version != SCHEMA_VERSION:
             raise sqlite3.DatabaseError(f"it has format {version}, this version reads format {SCHEMA_VERSION}")
         result = self._db.execute("PRAGMA quick_check").fetchone()[0]
@@ -207,6 +218,14 @@ class GameStore:
     def _damaged(self, game_id: str) -> StoreError:
         """A game's event that no longer reads back, found while the companion runs."""
         return StoreError(f"The game log {self.path.name} was damaged while the companion ran (game {game_id} cannot be read): restart it to check the log.")
+
+
+class _NewerLog(Exception):
+    """A game log of our own, in a format a newer version wrote: not damage (``GameStore``)."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(version)
+        self.version = version
 
 
 def _write_error(exc: sqlite3.OperationalError, doing: str) -> Exception:

@@ -157,3 +157,27 @@ def test_the_sessions_file_damaged_is_named_by_doctor_and_never_touches_the_game
     assert doctor(instance, say=lines.append) == 1
     assert any("auth.sqlite3" in line and "no game is lost" in line for line in lines)
     shutil.rmtree(instance / "auth.sqlite3", ignore_errors=True)
+
+
+def test_a_log_a_newer_version_wrote_is_not_called_damaged_and_never_repaired_into_the_old_format(tmp_path):
+    """It was "damaged or not an Elephants Bluff game log", and ``doctor --repair`` rewrote it in this version's
+    format (dropping what the newer one keeps) and said all was well."""
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
+    log = instance / "game-log.sqlite3"
+    real_log(log, games=2)
+    db = sqlite3.connect(log)
+    db.execute("PRAGMA user_version = 2")  # a newer companion's format
+    db.execute("ALTER TABLE games ADD COLUMN venue TEXT")
+    db.commit()
+    db.close()
+    before = hashlib.sha256(log.read_bytes()).hexdigest()
+    with pytest.raises(StoreError) as refused:
+        GameStore(log)
+    assert refused.value.code == "newer_log" and "written by a newer version of the companion" in refused.value.message
+    assert "damaged" not in refused.value.message and "Update the companion" in refused.value.todo
+    said: list[str] = []
+    assert doctor(instance, repair=True, say=said.append) == 1
+    assert any("Update the companion" in line for line in said) and not list(instance.glob("damaged-*"))
+    assert hashlib.sha256(log.read_bytes()).hexdigest() == before
