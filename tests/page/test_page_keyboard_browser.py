@@ -127,3 +127,37 @@ def test_unlocking_with_the_keyboard_leaves_the_focus_on_the_lock_button(server:
     page.keyboard.press("Enter")
     expect(page.locator("#pin-lock")).to_be_visible()
     expect(page.locator("#pin-lock")).to_be_focused()
+
+
+def test_each_seat_of_the_set_up_says_whose_fields_and_buttons_they_are(own_server: Any, new_context: Any) -> None:
+    """Every row's fields were named "Name" and "Age" alike; moving a seat up lost the focus."""
+    server = own_server.start()
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page)
+    seats = page.locator("#seat-list .seat")
+    expect(seats.first.locator(".seat-name")).to_have_attribute("aria-label", "Player 1: Name")
+    expect(seats.nth(1).locator(".seat-age")).to_have_attribute("aria-label", "Player 2: Age")
+    expect(seats.nth(1).locator(".seat-up")).to_have_attribute("aria-label", re.compile(r"^Player 2: "))
+    seats.nth(1).locator(".seat-name").fill("Ben")
+    seats.nth(1).locator(".seat-up").focus()
+    page.keyboard.press("Enter")  # Ben moves up: the focus stays on the button pressed, in its new place
+    expect(seats.first.locator(".seat-name")).to_have_value("Ben")
+    expect(seats.first.locator(".seat-up")).to_be_focused()
+    expect(seats.first.locator(".seat-up")).to_have_attribute("aria-label", re.compile(r"^Player 1: "))
+
+
+def test_a_correction_made_with_the_keyboard_leaves_the_focus_on_the_corrected_faces(server: Server, new_context: Any) -> None:
+    game = server.new_game(["Ann", "Ben"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 5}).status_code == 200
+    server.set_dice([2, 2, 2])
+    body = server.api("POST", f"/api/games/{game['id']}/bluff").json()
+    if body["state"]["phase"] == "confirm":
+        assert server.api("POST", f"/api/games/{game['id']}/confirm", {"dice": [2, 2, 2]}).status_code == 200
+    page = new_context()
+    page.goto(server.url + f"/bluffs/{body['challenge']['id']}")
+    unlock(page)
+    _key_on(page, "#correct-pickers .pick[data-die='0'][data-value='5']", "Enter")
+    _key_on(page, "#correct-submit", "Enter")
+    expect(page.locator("#history li")).to_have_count(1)
+    expect(page.locator("#correct-pickers .pick[data-die='0'][data-value='5']")).to_be_focused()

@@ -101,6 +101,8 @@
       toast(t(data.state.last_correction && data.state.last_correction.reopened ? "correct_done_reopened" : "correct_done"));
       draw(data.challenge, data.state);
       shown = JSON.stringify(data.challenge);
+      // the faces were drawn again: a keyboard player stays on the first die's face as corrected
+      EB.focusIfLost($("correct-pickers").querySelector(".pick[aria-pressed='true']"));
     }
   }
 

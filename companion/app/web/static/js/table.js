@@ -47,8 +47,12 @@
   function refreshSeats() {
     const list = $("seat-list");
     [...list.children].forEach((li, i) => {
+      const seat = t("setup_seat", { n: i + 1 });
       li.querySelector(".seat-no").textContent = String(i + 1);
-      li.querySelector(".seat-name").placeholder = t("setup_seat", { n: i + 1 });
+      li.querySelector(".seat-name").placeholder = seat;
+      // each row's fields and buttons say whose they are: a screen reader heard "Name" and "Age" on every row
+      const named = { ".seat-name": "setup_name", ".seat-age": "setup_age", ".seat-up": "setup_up", ".seat-down": "setup_down", ".seat-remove": "setup_remove" };
+      Object.entries(named).forEach(([part, key]) => li.querySelector(part).setAttribute("aria-label", `${seat}: ${t(key)}`));
     });
     $("add-player").disabled = list.children.length >= 10;
     const select = $("starter-select");
