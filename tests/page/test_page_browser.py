@@ -471,7 +471,7 @@ def test_a_bluff_with_a_photo_shows_each_die_boxed_and_cropped(server: Server, n
     expect(page.locator("#bluff-crops .confidence")).to_have_text(["sure at 99%", "sure at 93%", "sure at 62%"])
     expect(page.locator("#bluff-crops .crop-item").nth(1)).to_have_class(re.compile(r"\bunsure\b"))
     expect(page.locator("#bluff-crops .crop-item").nth(2)).to_have_class(re.compile(r"\bunsure\b"))
-    expect(page.locator("#bluff-reading")).to_contain_text("2 dice read without certainty (the least sure at 62 %).")
+    expect(page.locator("#bluff-reading")).to_contain_text("2 dice read without certainty (the least sure at 62%).")  # English's per cent
     expect(page.locator("#bluff-annotated")).to_have_attribute("href", f"/api/challenges/{cid}/annotated")
     shot(page, "15-disputed-detail-photo", full_page=True)
 

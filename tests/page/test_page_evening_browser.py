@@ -211,7 +211,8 @@ def test_dice_found_on_a_second_look_are_said_with_the_languages_plural(server: 
         reading = {"status": "uncertain", "sure_at": 0.95, "dice": [],
                    "reasons": [{"code": "low_confidence", "n": 1, "lowest": 0.41}, {"code": "second_look", "n": n}]}
         said = page.evaluate("(reading) => Dice.reasonText(reading)", reading)
-        first = i18n.translate_plural(lang, "reason_low_confidence", "reason_low_confidence_plural", 1, n=1, lowest="41 %")
+        lowest = page.evaluate("(lang) => new Intl.NumberFormat(lang, { style: 'percent' }).format(0.41)", lang)  # the language's own way
+        first = i18n.translate_plural(lang, "reason_low_confidence", "reason_low_confidence_plural", 1, n=1, lowest=lowest)
         second = i18n.translate_plural(lang, "reason_second_look", "reason_second_look_plural", n, n=n)
         assert said == f"{first} {second}" and str(n) in second and "{" not in said
 
@@ -234,7 +235,8 @@ def test_every_reason_the_reader_gives_is_said_in_the_tables_language(server: Se
         params = REASON_EXAMPLES.get(code, {})
         reading = {"status": "uncertain", "sure_at": 0.95, "dice": [], "reason": "in English", "reasons": [{"code": code, **params}]}
         said = page.evaluate("(reading) => Dice.reasonText(reading)", reading)
-        shown = {**params, "lowest": "41 %"} if code == "low_confidence" else {**params, "frame": "640×480"} if code == "calibration" else params
+        lowest = page.evaluate("(lang) => new Intl.NumberFormat(lang, { style: 'percent' }).format(0.41)", lang)  # "41 %" in German
+        shown = {**params, "lowest": lowest} if code == "low_confidence" else {**params, "frame": "640×480"} if code == "calibration" else params
         if code in plural:
             want = i18n.translate_plural(lang, f"reason_{code}", f"reason_{code}_plural", params[plural[code]], **shown)
         else:
