@@ -43,6 +43,15 @@ class Server:
         return response.json()
 
 
+def settle_bluff(server: Server, game_id: str, dice: list[int]) -> dict[str, Any]:
+    """A Bluff called through the API on ``dice``; an unsure reading (R14) is confirmed with the same dice. Its challenge."""
+    server.set_dice(dice)
+    body = server.api("POST", f"/api/games/{game_id}/bluff").json()
+    if body["phase"] == "confirm":
+        assert server.api("POST", f"/api/games/{game_id}/confirm", {"dice": dice}).status_code == 200
+    return body["challenge"]
+
+
 def shot(page: Any, name: str, full_page: bool = False) -> None:
     """A screenshot kept as a test artifact (``test-artifacts/screenshots``, gitignored)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

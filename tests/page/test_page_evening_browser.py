@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, ROOT, SCREENSHOTS, Server, shot, unlock
+from pagehelpers import PIN, ROOT, SCREENSHOTS, Server, settle_bluff, shot, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -52,14 +52,6 @@ def no_sideways_scroll(page: Any) -> None:
 def font_px(page: Any, selector: str) -> float:
     return float(page.locator(selector).first.evaluate("(el) => parseFloat(getComputedStyle(el).fontSize)"))
 
-
-def settle_bluff(server: Server, game_id: str, dice: list[int]) -> dict[str, Any]:
-    """A Bluff called through the API on ``dice``; an unsure reading (R14) is confirmed with the same dice."""
-    server.set_dice(dice)
-    body = server.api("POST", f"/api/games/{game_id}/bluff").json()
-    if body["phase"] == "confirm":
-        assert server.api("POST", f"/api/games/{game_id}/confirm", {"dice": dice}).status_code == 200
-    return body["challenge"]
 
 
 def open_table(new_context: Any, server: Server, viewport: dict[str, int], locale: str = "en-GB") -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import Server, unlock
+from pagehelpers import Server, settle_bluff, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -110,13 +110,6 @@ def test_a_portrait_tablet_and_a_phone_checking_the_dice_see_the_claim_and_every
     no_sideways_scroll(page)
 
 
-def _settled_bluff(server: Server, game_id: str, dice: list[int]) -> dict[str, Any]:
-    server.set_dice(dice)
-    body = server.api("POST", f"/api/games/{game_id}/bluff").json()
-    if body["phase"] == "confirm":  # the reader was unsure (R14): the table types the same dice
-        assert server.api("POST", f"/api/games/{game_id}/confirm", {"dice": dice}).status_code == 200
-    return body["challenge"]
-
 
 @pytest.mark.parametrize("locale", ["en-GB", "de-DE", "pl-PL"])
 def test_the_bluffs_list_and_a_bluffs_replay_never_scroll_sideways_on_a_tablet_or_a_phone(server: Server, new_context: Any, locale: str) -> None:
@@ -124,7 +117,7 @@ def test_the_bluffs_list_and_a_bluffs_replay_never_scroll_sideways_on_a_tablet_o
     and the list 1870 px and more (its game menu as wide as ten players' names)."""
     game = server.new_game(TEN, starter=0)
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 14}).status_code == 200
-    challenge = _settled_bluff(server, game["id"], [3, 3, 3])
+    challenge = settle_bluff(server, game["id"], [3, 3, 3])
     for viewport in (TABLET_1024, PHONE):
         page = new_context(locale=locale, viewport=viewport)
         page.goto(server.url + f"/bluffs/{challenge['id']}")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import Server, unlock
+from pagehelpers import Server, settle_bluff, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -55,14 +55,6 @@ def text_whole(page: Any, selector: str) -> None:
     for f in found:
         assert f["scroll"] <= f["client"] and f["text_right"] <= f["box_right"] + 0.5, f
 
-
-def settle(server: Server, game_id: str, dice: list[int]) -> dict[str, Any]:
-    """A Bluff called through the API on ``dice``; an unsure reading (R14) is confirmed with the same dice."""
-    server.set_dice(dice)
-    body = server.api("POST", f"/api/games/{game_id}/bluff").json()
-    if body["phase"] == "confirm":
-        assert server.api("POST", f"/api/games/{game_id}/confirm", {"dice": dice}).status_code == 200
-    return body["challenge"]
 
 
 def open_with_control(new_context: Any, server: Server, viewport: dict[str, int], path: str = "/", locale: str = "de-DE") -> Any:
@@ -159,7 +151,7 @@ def test_the_game_over_buttons_wrap_on_a_phone(server: Server, new_context: Any,
     """Bluffs / Revanche / Nouvelle partie were one row 17 px (fr) or 3 px (es) wider than a 390 px phone."""
     game = server.new_game(NAMES, starter=0, path_length=2)
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
-    settle(server, game["id"], [1, 1, 1])  # 3 < 18: Magdalena moves 2, onto the red square
+    settle_bluff(server, game["id"], [1, 1, 1])  # 3 < 18: Magdalena moves 2, onto the red square
     assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "over"
     for viewport in (PHONE, ZOOMED):
         page = open_with_control(new_context, server, viewport, f"/?game={game['id']}", locale)
@@ -195,7 +187,7 @@ def test_the_die_pickers_label_never_runs_into_its_first_face(server: Server, ne
         rows = page.locator("#sim-pickers .pick-row").evaluate_all(check)
         assert len(rows) == 3 and all(r["clear"] and r["spill"] == 0 for r in rows), (lang, rows)
         no_sideways_scroll(page)
-    challenge = settle(server, game["id"], [3, 3, 3])
+    challenge = settle_bluff(server, game["id"], [3, 3, 3])
     for lang in ("nl", "de", "da"):
         page.goto(server.url + f"/bluffs/{challenge['id']}?lang={lang}")
         expect(page.locator("#correct-pickers .pick")).to_have_count(18)
@@ -208,7 +200,7 @@ def test_the_polish_bluffs_list_on_a_tablet_shows_its_open_button_without_a_side
     """"Otwórz" lay past the right edge of the 1024 px tablet's list, inside a box that scrolled sideways."""
     game = server.new_game(NAMES, starter=0)
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
-    settle(server, game["id"], [3, 3, 3])
+    settle_bluff(server, game["id"], [3, 3, 3])
     for viewport in (TABLET_1024, PHONE, ZOOMED):
         page = new_context(locale="pl-PL", viewport=viewport)
         page.goto(server.url + f"/bluffs?game={game['id']}")
