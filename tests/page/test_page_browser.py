@@ -773,3 +773,28 @@ def test_a_degraded_companion_says_so_on_the_table(server: Server, new_context: 
     page.reload()
     expect(page.locator("#health")).to_be_visible()
     expect(page.locator("#health-problems")).to_have_text(problem)
+
+
+def test_a_bluff_the_trays_confirm_button_had_read_again_is_replayed_with_that_look_and_says_so(own_server: Any, new_context: Any) -> None:
+    """R14, R15: the second look decided it, so its photo and reading are the Bluff's, and the replay says the first
+    look was not sure (the first look's photo stays saved beside it)."""
+    from companion.app.settings import write_config
+
+    write_config(own_server.instance, {"gpio.confirm_button": 6, "camera.simulated_seed": SEEDED_TABLE})
+    server = own_server.start()
+    game = server.new_game(["Ann", "Ben"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    server.set_dice([5, 2])  # a die missing from the frame: unsure (R14)
+    body = server.api("POST", f"/api/games/{game['id']}/bluff").json()
+    if body["state"]["phase"] != "confirm":
+        pytest.skip("two dice under the camera did not make the reading uncertain here")
+    server.set_dice([6, 5, 4])  # laid flat, all three in view
+    pressed = server.api("POST", "/api/sim/press", {"button": "confirm"}).json()
+    if pressed["result"] != "done":
+        pytest.skip(f"the second look was not sure here: {pressed['message']}")
+    challenge = server.api("GET", f"/api/challenges/{body['challenge']['id']}").json()
+    assert challenge["source"] == "camera" and challenge["first_look"] and challenge["image_url"].endswith("?look=2")
+    page = new_context()
+    page.goto(server.url + f"/bluffs/{challenge['id']}")
+    expect(page.locator("#bluff-reading")).to_contain_text("The camera's first look was not sure; the table pressed Confirm and it read the dice again.")
+    expect(page.locator("#bluff-frame img")).to_have_attribute("src", re.compile(r"\?look=2$"))

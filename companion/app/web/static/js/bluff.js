@@ -46,8 +46,10 @@
     $("bluff-annotated").hidden = !challenge.annotated_url;
     if (challenge.annotated_url) $("bluff-annotated").href = challenge.annotated_url;
     const r = challenge.reading;
+    // a second look (the tray's Confirm button) decided it: the photo and reading are that look's, and it says so
+    const again = challenge.first_look ? t("reading_read_again") : "";
     $("bluff-reading").textContent = r
-      ? [t(r.status === "ok" ? "reading_ok" : "reading_unsure", { model: r.model || "?" }), Dice.reasonText(r), Dice.problemText(challenge)].filter(Boolean).join(" ")
+      ? [again, t(r.status === "ok" ? "reading_ok" : "reading_unsure", { model: r.model || "?" }), Dice.reasonText(r), Dice.problemText(challenge)].filter(Boolean).join(" ")
       : [Dice.playedWithoutCamera(challenge) ? "" : t("reading_none"), Dice.problemText(challenge)].filter(Boolean).join(" ");
     Dice.showVerdict("bluff", challenge, names);
     $("bluff-source").textContent = (challenge.dice ? t("agreed_dice", { dice: challenge.dice.join(" + ") }) + " " : "") + (Dice.agreedText(challenge, document.documentElement.lang) || Dice.sourceText(challenge));
