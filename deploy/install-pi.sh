@@ -7,6 +7,8 @@
 #                             [--skip-pi-only-packages] [--allow-downgrade]
 #
 # Safe to run again: that is how the companion is updated (see deploy/README.md).
+# --user, --prefix, --instance and --port are remembered (/etc/elephants-bluff/install.conf)
+# and reused by the next run when not given again.
 # The settings file and the game log in the instance folder are never replaced.
 # A failed update leaves the installed version in place and running.
 set -euo pipefail
@@ -31,6 +33,9 @@ TESTED_VERSIONS="$SRC/deploy/pi/tested-versions.txt"
 # Every other dependency at the version CI tested (`make lock` writes the list).
 LOCKED_VERSIONS="$SRC/deploy/locked-versions.txt"
 UNIT_DST="/etc/systemd/system/elephants-bluff.service"
+# The options of the last install (--user, --prefix, --instance, --port), written at its end:
+# an update run with no options keeps them.
+OPTIONS_FILE="/etc/elephants-bluff/install.conf"
 # The tests and `make pi-rehearsal` point this at a fake file to play other systems.
 OS_RELEASE="${INSTALL_PI_OS_RELEASE:-/etc/os-release}"
 LOCK="/run/lock/elephants-bluff-install.lock"
@@ -43,15 +48,16 @@ die() {
 }
 
 usage() {
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
 }
 
+GIVEN=""  # the remembered options given on this run: they win over the remembered ones
 while [ $# -gt 0 ]; do
   case "$1" in
-    --user) APP_USER="${2:?--user needs a name}"; shift 2 ;;
-    --prefix) PREFIX="${2:?--prefix needs a folder}"; shift 2 ;;
-    --instance) INSTANCE="${2:?--instance needs a folder}"; shift 2 ;;
-    --port) PORT="${2:?--port needs a number}"; shift 2 ;;
+    --user) APP_USER="${2:?--user needs a name}"; GIVEN="$GIVEN user"; shift 2 ;;
+    --prefix) PREFIX="${2:?--prefix needs a folder}"; GIVEN="$GIVEN prefix"; shift 2 ;;
+    --instance) INSTANCE="${2:?--instance needs a folder}"; GIVEN="$GIVEN instance"; shift 2 ;;
+    --port) PORT="${2:?--port needs a number}"; GIVEN="$GIVEN port"; shift 2 ;;
     --hostname) NEW_HOSTNAME="${2:?--hostname needs a name}"; shift 2 ;;
     --no-start) START=0; shift ;;
     --skip-pi-only-packages) SKIP_PI_ONLY=1; shift ;;
@@ -60,6 +66,39 @@ while [ $# -gt 0 ]; do
     *) usage >&2; die "unknown option: $1" ;;
   esac
 done
+
+# --- the options of the install before ----------------------------------------------
+# The documented update is `git pull && sudo deploy/install-pi.sh`, with no options: with
+# the defaults it would point the unit at another instance folder (a new config, a new PIN,
+# the games out of sight), another port, user and venv. So the options of the last install
+# are reused where not given again: from the file written at its end, or, for an install
+# made before that file, from the unit it wrote.
+remembered_options() {  # "key value" lines
+  if [ -f "$OPTIONS_FILE" ]; then
+    sed -n 's/^\(user\|prefix\|instance\|port\)=\([^[:space:]]*\)[[:space:]]*$/\1 \2/p' "$OPTIONS_FILE"
+  elif [ -f "$UNIT_DST" ]; then
+    sed -n 's/^User=\([^[:space:]]*\)[[:space:]]*$/user \1/p' "$UNIT_DST"
+    sed -n 's#^ExecStart=\([^[:space:]]*\)/venv/bin/elephants-bluff serve .*$#prefix \1#p' "$UNIT_DST"
+    sed -n 's#^ExecStart=.* --instance \([^[:space:]]*\).*$#instance \1#p' "$UNIT_DST"
+    sed -n 's#^ExecStart=.* --port \([^[:space:]]*\).*$#port \1#p' "$UNIT_DST"
+  fi
+}
+REUSED=""
+REMEMBERED_FROM="$OPTIONS_FILE"
+[ -f "$OPTIONS_FILE" ] || REMEMBERED_FROM="$UNIT_DST"
+while read -r key value; do
+  [ -n "$value" ] || continue
+  case " $GIVEN " in *" $key "*) continue ;; esac
+  case "$key" in
+    user) [ "$value" = "$APP_USER" ] || { APP_USER="$value"; REUSED="$REUSED --user $value"; } ;;
+    prefix) [ "$value" = "$PREFIX" ] || { PREFIX="$value"; REUSED="$REUSED --prefix $value"; } ;;
+    instance) [ "$value" = "$INSTANCE" ] || { INSTANCE="$value"; REUSED="$REUSED --instance $value"; } ;;
+    port) [ "$value" = "$PORT" ] || { PORT="$value"; REUSED="$REUSED --port $value"; } ;;
+  esac
+done < <(remembered_options 2>/dev/null || true)
+if [ -n "$REUSED" ]; then
+  echo "==> Reusing the options of the install before ($REMEMBERED_FROM):$REUSED (give an option again to change it)"
+fi
 
 case "$PORT" in
   '' | *[!0-9]*) die "--port must be a number, not '$PORT'" ;;
@@ -115,9 +154,11 @@ if [ -n "$OLD_VERSION" ] && [ -n "$NEW_VERSION" ] && [ "$OLD_VERSION" != "$NEW_V
   die "this checkout is version $NEW_VERSION, older than the installed $OLD_VERSION, which stays installed; run 'git pull' for the newest, or run me again with --allow-downgrade if you mean to go back"
 fi
 
-# The port: free, or held by the companion this script installed before (an update).
+# The port: free, or held by the companion this script installed before (an update),
+# running or in safe mode (which answers /api/health with 503 and "status": "safe_mode";
+# an update is the way out of safe mode for a log a newer version wrote, or for a bug).
 port_holder="$(python3 - "$PORT" <<'PORTCHECK'
-import json, socket, sys, urllib.request
+import json, socket, sys, urllib.error, urllib.request
 port = int(sys.argv[1])
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # connections closing (TIME_WAIT) are no holder; a listener is
@@ -128,6 +169,12 @@ except OSError:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5) as r:
             print("companion" if "version" in json.load(r) else "other")
+    except urllib.error.HTTPError as answer:
+        try:
+            body = json.load(answer)
+        except Exception:
+            body = {}
+        print("safe_mode" if isinstance(body, dict) and body.get("status") == "safe_mode" else "other")
     except Exception:
         print("other")
 finally:
@@ -136,6 +183,9 @@ PORTCHECK
 )"
 if [ "$port_holder" = "other" ]; then
   die "port $PORT is already used by another program on this Pi; stop that program, or choose another port with --port N"
+fi
+if [ "$port_holder" = "safe_mode" ]; then
+  echo "==> The companion on port $PORT is in safe mode; installing over it"
 fi
 
 echo "==> Installing system packages (picamera2, lgpio, avahi for the .local name)"
@@ -171,8 +221,10 @@ echo "==> Installing the companion $NEW_VERSION into a new environment under $PR
 install -d -m 0755 "$PREFIX" "$PREFIX/venvs"
 VENV_NEW="$PREFIX/venvs/$NEW_VERSION-$(date +%Y%m%d-%H%M%S)"
 LOG="$(mktemp)"
+BUILD_SRC=""
 cleanup() {
   rm -f "$LOG"
+  if [ -n "$BUILD_SRC" ]; then rm -rf "$BUILD_SRC"; fi
   if [ -n "${VENV_NEW:-}" ] && [ -d "$VENV_NEW" ] && [ "$(readlink -f "$PREFIX/venv")" != "$VENV_NEW" ]; then
     rm -rf "$VENV_NEW"
   fi
@@ -185,6 +237,26 @@ still_there() {
     echo "nothing of the companion was installed"
   fi
 }
+# The project is built from a clean copy of its files, never in the checkout: setuptools
+# keeps a build/ folder there and copies new files into it but never removes gone ones,
+# so a file the project deleted (a withdrawn model: the reader takes the last name in
+# sorted order) shipped again in every later wheel. In a git checkout the copy holds the
+# tracked files as they are in the working tree (local edits included, untracked files
+# not); elsewhere (an unpacked archive) every file but build output, caches and venvs.
+BUILD_SRC="$(mktemp -d)"
+copy_sources() {
+  if command -v git >/dev/null 2>&1 \
+    && [ "$(git -c safe.directory="$SRC" -C "$SRC" rev-parse --show-toplevel 2>/dev/null)" = "$SRC" ]; then
+    git -c safe.directory="$SRC" -C "$SRC" ls-files -z --cached \
+      | while IFS= read -r -d '' f; do if [ -e "$SRC/$f" ]; then printf '%s\0' "$f"; fi; done \
+      | tar -C "$SRC" --null --no-recursion -T - -cf - \
+      | tar -C "$BUILD_SRC" -xf -
+  else
+    tar -C "$SRC" --exclude=./build --exclude=./dist --exclude='*.egg-info' --exclude=./.git \
+      --exclude=./.venv --exclude=__pycache__ -cf - . | tar -C "$BUILD_SRC" -xf -
+  fi
+}
+copy_sources || die "could not copy the project's files from $SRC to build them; $(still_there)"
 # --system-site-packages: picamera2 and libcamera come from apt, not from PyPI.
 python3 -m venv --system-site-packages "$VENV_NEW"
 # The setuptools venv seeds goes first: --ignore-installed (below) writes the locked
@@ -204,7 +276,7 @@ python3 -m venv --system-site-packages "$VENV_NEW"
 # --only-binary: every dependency comes as a wheel; nothing is compiled on the Pi
 # (the project itself is pure Python and is packed into a wheel here).
 "$VENV_NEW/bin/pip" install --ignore-installed --only-binary=:all: --progress-bar off \
-  --constraint "$TESTED_VERSIONS" --constraint "$LOCKED_VERSIONS" "${SRC}[pi]" >>"$LOG" 2>&1 || {
+  --constraint "$TESTED_VERSIONS" --constraint "$LOCKED_VERSIONS" "${BUILD_SRC}[pi]" >>"$LOG" 2>&1 || {
   tail -n 15 "$LOG" >&2
   die "pip could not install version $NEW_VERSION (its last lines are above); $(still_there). Check that the Pi reaches the internet (pip downloads from PyPI), then run me again"
 }
@@ -295,6 +367,17 @@ if [ "$INSTANCE" != "/var/lib/elephants-bluff" ]; then
   sed -i -e '/^StateDirectory/d' "$UNIT_DST.tmp"
 fi
 mv "$UNIT_DST.tmp" "$UNIT_DST"
+# Remembered for the next run (an update), which reuses what it is not given again.
+install -d -m 0755 "$(dirname "$OPTIONS_FILE")"
+cat >"$OPTIONS_FILE.tmp" <<OPTIONS
+# Written by deploy/install-pi.sh: the options of the last install. The next run
+# (an update) reuses each one it is not given again; give it again to change it.
+user=$APP_USER
+prefix=$PREFIX
+instance=$INSTANCE
+port=$PORT
+OPTIONS
+mv "$OPTIONS_FILE.tmp" "$OPTIONS_FILE"
 if [ -d /run/systemd/system ]; then
   systemctl daemon-reload
   systemctl enable elephants-bluff.service >/dev/null 2>&1

@@ -1,0 +1,278 @@
+"""install-pi.sh run whole, as an owner's first install and update, with the system played in a sandbox.
+
+The script runs in its own mount namespace (``unshare -m``): ``/etc`` and ``/var``
+are overlays whose writes land in the test's folder, and ``/opt`` is an empty
+folder of the test's, so the unit, the remembered options, the users it makes
+(real ``useradd``), the venvs and the instance folders never touch this machine.
+(``/root`` is an overlay too, opened to the service user there only: the project's
+python may live under it). apt, dpkg, systemctl and the venv are fakes first on PATH: the fake ``python3 -m
+venv`` makes a venv whose ``pip install`` only records the folder it was asked to
+build and the files in it (the real install runs in `make pi-rehearsal`); its
+python is the project's own. Needs root and overlay mounts, as CI has.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "deploy" / "install-pi.sh"
+BOOKWORM = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n'
+PROJECT_PYTHON = Path(sys.executable)
+
+
+def _sandbox_works() -> bool:
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "true"], capture_output=True)
+    return probe.returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not _sandbox_works(), reason="needs root and mount namespaces (unshare -m), as CI has")
+
+FAKE_PYTHON3 = """#!/bin/bash
+# python3 -m venv DIR: a fake venv (pip records, python is the project's); anything else: the real python3.
+if [ "${1:-}" = -m ] && [ "${2:-}" = venv ]; then
+  for last; do :; done
+  mkdir -p "$last/bin"
+  cp @FAKES@/venv-python "$last/bin/python"
+  cp @FAKES@/venv-pip "$last/bin/pip"
+  cp @FAKES@/venv-elephants-bluff "$last/bin/elephants-bluff"
+  exit 0
+fi
+exec /usr/bin/python3 "$@"
+"""
+VENV_PYTHON = """#!/bin/bash
+# the import check of picamera2, cv2 and the rest passes; everything else runs in the project's python
+case "${1:-} ${2:-}" in
+  "-c import importlib"*) ;;
+  "-c import "*) exit 0 ;;
+esac
+exec @PYTHON@ "$@"
+"""
+VENV_PIP = """#!/bin/bash
+# pip install ... DIR[pi]: records DIR and the files in it, as pip would build them into the wheel
+[ "${1:-}" = install ] || exit 0
+for last; do :; done
+src="${last%\\[pi\\]}"
+echo "$src" >@RECORD@/pip-src
+(cd "$src" && find . -type f | sort) >@RECORD@/pip-files
+"""
+
+
+class Pi:
+    """One sandboxed system that keeps its state (unit, options, users, venvs, instances) across runs."""
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self.record = base / "record"
+        self.fakes = base / "fakes"
+        self.bin = base / "bin"
+        self.opt = base / "opt"
+        # /root too: the project's python may live there (pyenv), and the service user runs it to write the settings
+        self.layers = {name: (base / f"{name}-upper", base / f"{name}-work") for name in ("etc", "var", "root")}
+        for folder in (self.record, self.fakes, self.bin, self.opt, *(p for pair in self.layers.values() for p in pair)):
+            folder.mkdir(parents=True)
+        self.os_release = base / "os-release"
+        self.os_release.write_text(BOOKWORM, encoding="utf-8")
+        subs = {"@FAKES@": str(self.fakes), "@PYTHON@": str(PROJECT_PYTHON), "@RECORD@": str(self.record)}
+
+        def fake(path: Path, text: str) -> None:
+            for key, value in subs.items():
+                text = text.replace(key, value)
+            path.write_text(text, encoding="utf-8")
+            path.chmod(0o755)
+
+        fake(self.bin / "python3", FAKE_PYTHON3)
+        fake(self.bin / "dpkg", '#!/bin/sh\n[ "$1" = --print-architecture ] && { echo arm64; exit 0; }\nexit 3\n')
+        fake(self.bin / "apt-get", "#!/bin/sh\nexit 0\n")
+        fake(self.bin / "apt-cache", "#!/bin/sh\nexit 0\n")
+        fake(self.bin / "hostnamectl", "#!/bin/sh\nexit 0\n")
+        fake(self.bin / "systemctl", f'#!/bin/sh\necho "$*" >>{self.record}/systemctl\nexit 0\n')
+        fake(self.fakes / "venv-python", VENV_PYTHON)
+        fake(self.fakes / "venv-pip", VENV_PIP)
+        fake(self.fakes / "venv-elephants-bluff", "#!/bin/sh\necho 0.1.0\n")
+
+    def install(self, *args: str, checkout: Path = ROOT) -> subprocess.CompletedProcess:
+        mounts = [f"mount -t overlay overlay -o lowerdir=/{name},upperdir={upper},workdir={work} /{name}" for name, (upper, work) in self.layers.items()]
+        runner = " && ".join([*mounts, "chmod 0755 /root", f"mount --bind {self.opt} /opt", 'exec bash "$0" "$@"'])
+        env = {"PATH": f"{self.bin}:/usr/sbin:/usr/bin:/sbin:/bin", "INSTALL_PI_OS_RELEASE": str(self.os_release), "LANG": "C.UTF-8", "HOME": str(self.base)}
+        return subprocess.run(["unshare", "-m", "--propagation", "private", "bash", "-c", runner, str(checkout / "deploy" / "install-pi.sh"), *args],
+                              capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
+
+    def etc(self, path: str) -> Path:
+        """A file the script wrote under /etc, as it lies in the overlay's upper layer."""
+        return self.layers["etc"][0] / path
+
+    def var(self, path: str) -> Path:
+        return self.layers["var"][0] / path
+
+    def unit(self) -> str:
+        return self.etc("systemd/system/elephants-bluff.service").read_text(encoding="utf-8")
+
+    def built_files(self) -> list[str]:
+        return (self.record / "pip-files").read_text(encoding="utf-8").split()
+
+
+@pytest.fixture
+def pi(tmp_path):
+    return Pi(tmp_path)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def done(out: subprocess.CompletedProcess) -> str:
+    assert out.returncode == 0 and "Done." in out.stdout, out.stdout + out.stderr
+    return out.stdout
+
+
+def exec_start(unit: str) -> str:
+    return re.search(r"^ExecStart=(.*)$", unit, re.M).group(1)
+
+
+# --- finding 1: only the project's current files ship -----------------------------------------
+
+def checkout_with_leftovers(folder: Path, *, git: bool) -> Path:
+    """A checkout of the project's install files and one model, with what setuptools left from an earlier build: a
+    ``build/lib`` holding a model the project has since deleted (it sorts last, so the reader would choose it) and an
+    egg-info naming it."""
+    for name in ("pyproject.toml", "deploy/install-pi.sh", "deploy/elephants-bluff.service", "deploy/pi/tested-versions.txt", "deploy/locked-versions.txt"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, folder / name)
+    (folder / "models").mkdir()
+    (folder / "models" / "dice-detector-4d3d2c1a8e08.onnx").write_bytes(b"the model this version ships")
+    if git:
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(folder), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+        for argv in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "the project"]):
+            subprocess.run(["git", "-C", str(folder), *argv], check=True, env=env, capture_output=True)
+        (folder / "models" / "untracked-note.md").write_text("an owner's own file, not the project's", encoding="utf-8")
+    (folder / "build" / "lib" / "models").mkdir(parents=True)
+    (folder / "build" / "lib" / "models" / "dice-detector-b3a63387b30e.onnx").write_bytes(b"the withdrawn model")
+    (folder / "elephants_bluff.egg-info").mkdir()
+    (folder / "elephants_bluff.egg-info" / "SOURCES.txt").write_text("models/dice-detector-b3a63387b30e.onnx\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("git", [True, False], ids=["git-checkout", "unpacked-archive"])
+def test_the_companion_is_built_from_a_clean_copy_so_a_withdrawn_model_never_ships_again(pi, tmp_path, git):
+    checkout = checkout_with_leftovers(tmp_path / "elephants-bluff", git=git)
+    done(pi.install("--no-start", "--port", str(free_port()), checkout=checkout))
+    built_from = Path((pi.record / "pip-src").read_text(encoding="utf-8").strip())
+    files = pi.built_files()
+    assert built_from != checkout, "pip built in the owner's checkout, where setuptools keeps build/"
+    assert "./models/dice-detector-4d3d2c1a8e08.onnx" in files and "./pyproject.toml" in files, files
+    assert not [f for f in files if f.startswith("./build/") or ".egg-info" in f], files
+    if git:
+        assert "./models/untracked-note.md" not in files, "an untracked file went into the wheel"
+    assert not built_from.exists(), "the copy built from was left behind"
+    assert (checkout / "build" / "lib" / "models" / "dice-detector-b3a63387b30e.onnx").exists(), "the owner's checkout was changed"
+
+
+# --- finding 2: an update keeps the install's options ------------------------------------------
+
+def test_an_update_with_no_options_keeps_the_user_folders_and_port_of_the_install(pi):
+    port, other_port = free_port(), free_port()
+    first = done(pi.install("--no-start", "--user", "bob", "--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", str(port)))
+    assert "Reusing" not in first
+    pin = re.search(r'^pin = "(\d+)"$', pi.var("lib/eb/config.toml").read_text(encoding="utf-8"), re.M).group(1)
+
+    update = done(pi.install("--no-start"))  # git pull && sudo deploy/install-pi.sh, as the README says
+    unit = pi.unit()
+    assert exec_start(unit) == f"/opt/eb/venv/bin/elephants-bluff serve --host 0.0.0.0 --port {port} --instance /var/lib/eb"
+    assert re.search(r"^User=bob$", unit, re.M) and re.search(r"^WorkingDirectory=/var/lib/eb$", unit, re.M)
+    said = next(line for line in update.splitlines() if "Reusing the options" in line)
+    for option in ("--user bob", "--prefix /opt/eb", "--instance /var/lib/eb", f"--port {port}"):
+        assert option in said, said
+    assert "/etc/elephants-bluff/install.conf" in said
+    assert not pi.var("lib/elephants-bluff").exists(), "a second instance with a new PIN was made"
+    assert not (pi.opt / "elephants-bluff").exists(), "a second tree was built under /opt/elephants-bluff"
+    assert not re.search(r"^elephants:", pi.etc("passwd").read_text(encoding="utf-8"), re.M), "the user elephants was made"
+    assert f"Table PIN: {pin}" in update and f":{port}" in update
+
+    moved = done(pi.install("--no-start", "--port", str(other_port)))  # an option given again wins, and is remembered
+    assert exec_start(pi.unit()) == f"/opt/eb/venv/bin/elephants-bluff serve --host 0.0.0.0 --port {other_port} --instance /var/lib/eb"
+    assert f"--port {port}" not in moved and "--instance /var/lib/eb" in moved
+    assert f"port={other_port}\n" in pi.etc("elephants-bluff/install.conf").read_text(encoding="utf-8")
+
+
+def test_an_install_from_before_the_options_file_keeps_what_its_unit_says(pi):
+    """Owners who installed with options before the script remembered them: the unit it wrote then names them."""
+    port = free_port()
+    first = done(pi.install("--no-start", "--user", "bob", "--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", str(port)))
+    assert first
+    pi.etc("elephants-bluff/install.conf").unlink()
+    update = done(pi.install("--no-start"))
+    assert exec_start(pi.unit()) == f"/opt/eb/venv/bin/elephants-bluff serve --host 0.0.0.0 --port {port} --instance /var/lib/eb"
+    assert re.search(r"^User=bob$", pi.unit(), re.M)
+    assert "Reusing the options of the install before (/etc/systemd/system/elephants-bluff.service)" in update
+    assert not pi.var("lib/elephants-bluff").exists()
+
+
+# --- finding 4: an update over the companion in safe mode -------------------------------------
+
+def test_an_update_is_allowed_while_the_companion_is_in_safe_mode(pi, tmp_path):
+    """Safe mode answers /api/health with 503: the port's holder is still our companion, and an update is one way out."""
+    from bench.live_server import LiveServer
+
+    instance = tmp_path / "safe-instance"
+    instance.mkdir()
+    (instance / "config.toml").write_text("[game]\npath_length = 99\n", encoding="utf-8")
+    with LiveServer(instance, pin="4321", simulate=False) as server:
+        assert server.get("/api/health").status_code == 503
+        out = pi.install("--no-start", "--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", str(server.port))
+    assert "used by another program" not in out.stderr
+    assert f"The companion on port {server.port} is in safe mode" in done(out)
+
+
+def test_a_503_from_another_program_is_still_another_program(pi):
+    import http.server
+    import threading
+
+    class Busy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            body = b'{"status": "down", "version": "2.0"}'
+            self.send_response(503)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Busy) as other:
+        threading.Thread(target=other.serve_forever, daemon=True).start()
+        try:
+            out = pi.install("--no-start", "--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", str(other.server_address[1]))
+        finally:
+            other.shutdown()
+    assert out.returncode == 1 and "is already used by another program" in out.stderr
+    assert not (pi.opt / "eb").exists()
+
+
+# --- finding 5: the unit does not restart a start that needs a person -------------------------
+
+def test_the_unit_does_not_restart_exit_status_2():
+    """serve exits 2 where a restart cannot help (no PIN at a first start, another companion on the instance, the
+    instance a file): under Restart=on-failure without this it started again every 3 s, forever."""
+    unit = (ROOT / "deploy" / "elephants-bluff.service").read_text(encoding="utf-8")
+    service = unit.split("[Service]", 1)[1].split("\n[", 1)[0]
+    assert re.search(r"^Restart=on-failure$", service, re.M)
+    assert re.search(r"^RestartPreventExitStatus=2$", service, re.M), service
+
+
+def test_the_installed_unit_keeps_restart_prevent_exit_status(pi):
+    done(pi.install("--no-start", "--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", str(free_port())))
+    assert re.search(r"^RestartPreventExitStatus=2$", pi.unit(), re.M)
