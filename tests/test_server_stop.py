@@ -42,3 +42,18 @@ def test_a_second_companion_on_the_same_instance_is_refused_in_words(tmp_path):
     again = LiveServer(tmp_path / "instance", pin="482913")  # once it stopped, the instance is free again
     again.start()
     again.stop()
+
+
+def test_sigterm_stops_safe_mode_cleanly_too(tmp_path):
+    """systemctl stop, a reboot and instance.sh's backup stop safe mode with SIGTERM: a clean exit (0), as the normal
+    server's, not 2, which left the unit "failed (Result: exit-code)" after every stop."""
+    from bench.live_server import LiveServer
+
+    (tmp_path / "instance").mkdir()
+    (tmp_path / "instance" / "config.toml").write_text("[game]\npath_length = 99\n", encoding="utf-8")
+    server = LiveServer(tmp_path / "instance", pin="482913", simulate=False).start()
+    try:
+        assert server.get("/api/health").json()["status"] == "safe_mode"
+    finally:
+        code = server.stop()
+    assert code == 0 and "SAFE MODE" in server.log_text()
