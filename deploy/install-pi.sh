@@ -246,7 +246,7 @@ still_there() {
 BUILD_SRC="$(mktemp -d)"
 copy_sources() {
   if command -v git >/dev/null 2>&1 \
-    && [ "$(git -c safe.directory="$SRC" -C "$SRC" rev-parse --show-toplevel 2>/dev/null)" = "$SRC" ]; then
+    && [ "$(git -c safe.directory="$SRC" -C "$SRC" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$SRC" && pwd -P)" ]; then
     git -c safe.directory="$SRC" -C "$SRC" ls-files -z --cached \
       | while IFS= read -r -d '' f; do if [ -e "$SRC/$f" ]; then printf '%s\0' "$f"; fi; done \
       | tar -C "$SRC" --null --no-recursion -T - -cf - \

@@ -165,9 +165,11 @@ def checkout_with_leftovers(folder: Path, *, git: bool) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("git", [True, False], ids=["git-checkout", "unpacked-archive"])
-def test_the_companion_is_built_from_a_clean_copy_so_a_withdrawn_model_never_ships_again(pi, tmp_path, git):
+@pytest.mark.parametrize(("git", "owner"), [(True, None), (True, "nobody"), (False, None)], ids=["git-checkout", "git-checkout-of-the-owner", "unpacked-archive"])
+def test_the_companion_is_built_from_a_clean_copy_so_a_withdrawn_model_never_ships_again(pi, tmp_path, git, owner):
     checkout = checkout_with_leftovers(tmp_path / "elephants-bluff", git=git)
+    if owner:  # the owner's clone, run with sudo: git refuses a repository of another user unless told it is safe
+        subprocess.run(["chown", "-R", owner, str(checkout)], check=True)
     done(pi.install("--no-start", "--port", str(free_port()), checkout=checkout))
     built_from = Path((pi.record / "pip-src").read_text(encoding="utf-8").strip())
     files = pi.built_files()
