@@ -53,6 +53,7 @@ class TableController:
     >>> class NoGame:                      # a referee with no game in progress
     ...     def add_listener(self, fn): pass
     ...     def current_game_id(self): return None
+    ...     def newest_game(self): return None
     >>> devices = TableDevices.open(check_pin_map(Settings.defaults()), make_pin_factory("mock"))
     >>> table = TableController(NoGame(), devices)
     >>> table.press("bluff")["message"]

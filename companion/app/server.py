@@ -118,6 +118,15 @@ def serve(instance: Path, *, host: str, port: int, simulate: bool, init: bool) -
         print(held, file=sys.stderr, flush=True)
         return 2
     try:
+        return _serve_held(instance, config, host=host, port=port, simulate=simulate, new_pin=new_pin)
+    finally:
+        if held is not None:
+            held.close()  # the lock goes with it
+
+
+def _serve_held(instance: Path, config: Path, *, host: str, port: int, simulate: bool, new_pin: tuple[str, Path] | None) -> int:
+    """``serve`` once the instance is this process's: its settings, its app, and the server until it stops."""
+    try:
         settings = Settings.load(config)
         if not settings["table.pin"]:
             empty = config.is_file() and not config.read_text(encoding="utf-8", errors="replace").strip()
