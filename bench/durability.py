@@ -40,9 +40,10 @@ PLAYERS = ["Ann", "Ben", "Cy", "Dee"]
 
 
 def _unstamped(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The events without the server's stamps on confirmations and corrections (when, which session):
-    the rules predict everything else (R14, R15)."""
-    return [{k: v for k, v in e.items() if k not in ("at", "session")} if e.get("type") in ("confirmed", "corrected") else e for e in events]
+    """The events without the server's stamps (when and which session confirmed or corrected, a Bluff's photos'
+    fingerprints): the rules predict everything else (R14, R15)."""
+    stamps = {"confirmed": ("at", "session"), "corrected": ("at", "session"), "bluff_called": ("photo_sha256",)}
+    return [{k: v for k, v in e.items() if k not in stamps.get(e.get("type"), ())} for e in events]
 
 
 class Mismatch(AssertionError):

@@ -141,14 +141,15 @@ def test_a_long_running_referee_keeps_only_the_newest_games_in_memory(tmp_path):
 def test_a_game_no_longer_in_memory_is_folded_again_from_its_log_and_plays_on(tmp_path):
     source = ValuesDiceSource()
     ref = make(tmp_path, source)
-    first = ref.new_game(["Ann", "Ben", "Cy"], path_length=3)["id"]
+    earlier = [ref.new_game(["Dee", "Eve"])["id"] for _ in range(Referee.STATES_KEPT)]
+    first = ref.new_game(["Ann", "Ben", "Cy"], path_length=3)["id"]  # the game on the table
     ref.claim(first, 10)
     source.set_next_values([6, 6, 6])
     ref.bluff(first)
     before = ref.game_state(first)
     challenges = ref.challenges(first)
-    for _ in range(Referee.STATES_KEPT):
-        ref.new_game(["Dee", "Eve"])
+    for gid in earlier:  # the replays of earlier games, looked at: the table's game leaves the memory
+        ref.game_state(gid)
     assert first not in ref._states
     assert ref.game_state(first) == before and ref.challenges(first) == challenges
     assert ref.challenge(challenges[0]["id"]) == challenges[0]

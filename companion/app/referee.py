@@ -236,20 +236,20 @@ class Referee:
             self._keep(state)
             return self._announce(state)
 
-    def claim(self, game_id: str, amount: Any, seat: Any = None) -> dict[str, Any]:
+    def claim(self, game_id: str, amount: Any, seat: Any = None, *, seen: Any = None) -> dict[str, Any]:
         with self._lock:
-            state = self._state(game_id)
+            state = self._playing(game_id, seen)
             return self._commit(state, decide_claim(state, amount, seat))
 
-    def believe(self, game_id: str, peeked: Any = False, seat: Any = None) -> dict[str, Any]:
+    def believe(self, game_id: str, peeked: Any = False, seat: Any = None, *, seen: Any = None) -> dict[str, Any]:
         with self._lock:
-            state = self._state(game_id)
+            state = self._playing(game_id, seen)
             return self._commit(state, decide_believe(state, peeked, seat))
 
-    def bluff(self, game_id: str, seat: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    def bluff(self, game_id: str, seat: Any = None, *, seen: Any = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """R9: the dice are read only now (R13), saved, and the Bluff decided or sent to confirm."""
         with self._lock:
-            state = self._state(game_id)
+            state = self._playing(game_id, seen)
             caller = decide_bluff(state, seat)
             challenge_id = f"c-{game_id[2:]}-{len(state.challenges) + 1}"
             if self._camera_mode == "off":
@@ -269,10 +269,27 @@ class Referee:
                 raise
             return public, self.challenge(challenge_id)
 
-    def confirm(self, game_id: str, dice: Any, session: str | None = None) -> dict[str, Any]:
+    def confirm(self, game_id: str, dice: Any, session: str | None = None, *, seen: Any = None) -> dict[str, Any]:
         with self._lock:
-            state = self._state(game_id)
+            state = self._playing(game_id, seen)
             return self._commit(state, decide_confirm(state, dice, at=_iso(self._clock()), session=session))
+
+    def _playing(self, game_id: str, seen: Any) -> GameState:
+        """The game, for a move in it: refused while another game is on the table (one left for a newer game takes
+        no move: a tablet that missed the new game's start played on in it, unseen), and, where the screen says
+        which state it showed (``seen``: its number of events), refused once the game has moved on since (a tap on
+        a screen out of date, after a network gap or another tablet's move, acted for another player or on another
+        Bluff)."""
+        state = self._state(game_id)
+        if seen is not None:
+            if isinstance(seen, bool) or not isinstance(seen, int) or seen < 1:
+                raise BadRequest("'events' is the number of events of the game the screen shows (a whole number from 1).")
+            if seen != state.events:
+                raise NotAllowed("The game has moved on since this screen showed it: look at the table again, then play.", code="moved_on")
+        current = self.store.current_game_id()
+        if state.phase != "over" and current is not None and current != game_id:
+            raise NotAllowed("This game was left for a newer one, which is on the table now: play there.", code="game_left")
+        return state
 
     def correct(self, challenge_id: str, dice: Any, by: Any = "table", *, session: str | None = None, after_game_over: Any = False) -> tuple[dict[str, Any], dict[str, Any]]:
         """R15: re-decide a Bluff; the correction (who, which session, when, old, new) joins the log."""

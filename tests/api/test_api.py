@@ -315,3 +315,56 @@ def test_unknown_api_addresses_and_methods_answer_in_json(client):
     assert r.status_code == 404 and r.json["error"] == "not_found"
     r = client.put("/api/games")
     assert r.status_code == 405 and r.json["message"]
+
+
+@pytest.mark.parametrize("move, body", [("claim", {"amount": 12}), ("believe", {}), ("bluff", {})])
+def test_a_move_from_a_screen_out_of_date_is_refused_and_changes_nothing(client, services, move, body):
+    """A tablet back from a network gap showed Ben deciding on Ann's 9 while Cy decided on Ben's 15: its Bluff was
+    logged as Cy's. The page says which state it acted on (``events``); a move on another is refused."""
+    game = start(client)
+    shown = client.get(f"/api/games/{game['id']}").get_json()
+    assert post(client, f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200  # another tablet moved
+    before = events_in_log(services, game["id"])
+    late = post(client, f"/api/games/{game['id']}/{move}", {**body, "events": shown["events"]})
+    assert late.status_code == 409 and late.get_json()["error"] == "moved_on", late.get_json()
+    assert "moved on since this screen showed it" in late.get_json()["message"]
+    assert events_in_log(services, game["id"]) == before
+    now = client.get(f"/api/games/{game['id']}").get_json()
+    fresh = {"claim": ("believe", {}), "believe": ("believe", {}), "bluff": ("believe", {})}[move]
+    assert post(client, f"/api/games/{game['id']}/{fresh[0]}", {**fresh[1], "events": now["events"]}).status_code == 200
+
+
+def test_the_dice_typed_for_one_bluff_are_never_taken_for_the_next(client, services):
+    """Faces typed for Bluff 1 on a tablet cut off from the table were applied to Bluff 2."""
+    services.referee.set_camera_mode("off")  # every Bluff's dice are typed
+    game = start(client)
+    post(client, f"/api/games/{game['id']}/claim", {"amount": 9})
+    first = post(client, f"/api/games/{game['id']}/bluff").get_json()["state"]
+    assert post(client, f"/api/games/{game['id']}/confirm", {"dice": [6, 6, 6], "events": first["events"]}).status_code == 200
+    after = client.get(f"/api/games/{game['id']}").get_json()
+    post(client, f"/api/games/{game['id']}/claim", {"amount": 9})
+    post(client, f"/api/games/{game['id']}/bluff")
+    late = post(client, f"/api/games/{game['id']}/confirm", {"dice": [1, 1, 1], "events": first["events"]})  # the old screen
+    assert late.status_code == 409 and late.get_json()["error"] == "moved_on"
+    assert client.get(f"/api/games/{game['id']}").get_json()["phase"] == "confirm" and after["phase"] == "claim"
+
+
+@pytest.mark.parametrize("events", [0, -1, "3", 2.5, True, None])
+def test_events_that_are_no_count_of_events_are_refused_in_words(client, events):
+    game = start(client)
+    answer = post(client, f"/api/games/{game['id']}/claim", {"amount": 9, "events": events})
+    if events is None:
+        assert answer.status_code == 200  # null: the screen did not say
+    else:
+        assert answer.status_code == 400 and "'events' is the number of events" in answer.get_json()["message"]
+
+
+def test_a_game_left_for_a_newer_one_takes_no_move(client, services):
+    """A tablet that missed the new game's start played on in the old one, which nobody else saw."""
+    old = start(client)
+    new = start(client, players=("Dee", "Eve"))
+    before = events_in_log(services, old["id"])
+    answer = post(client, f"/api/games/{old['id']}/claim", {"amount": 9})
+    assert answer.status_code == 409 and answer.get_json()["error"] == "game_left"
+    assert events_in_log(services, old["id"]) == before
+    assert post(client, f"/api/games/{new['id']}/claim", {"amount": 9}).status_code == 200

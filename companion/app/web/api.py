@@ -165,34 +165,34 @@ def game(game_id: str):  # noqa: ANN201
 @bp.post("/games/<game_id>/claim")
 @require_pin
 def claim(game_id: str):  # noqa: ANN201
-    body = json_body("amount", "seat")
+    body = json_body("amount", "seat", "events")
     if "amount" not in body:
         raise BadRequest("Say how many elephants you claim: {\"amount\": 12}.")
-    return jsonify(services().referee.claim(game_id, body["amount"], body.get("seat")))
+    return jsonify(services().referee.claim(game_id, body["amount"], body.get("seat"), seen=body.get("events")))
 
 
 @bp.post("/games/<game_id>/believe")
 @require_pin
 def believe(game_id: str):  # noqa: ANN201
-    body = json_body("peeked", "seat")
-    return jsonify(services().referee.believe(game_id, body.get("peeked", False), body.get("seat")))
+    body = json_body("peeked", "seat", "events")
+    return jsonify(services().referee.believe(game_id, body.get("peeked", False), body.get("seat"), seen=body.get("events")))
 
 
 @bp.post("/games/<game_id>/bluff")
 @require_pin
 def bluff(game_id: str):  # noqa: ANN201
-    body = json_body("seat")
-    state, challenge = services().referee.bluff(game_id, body.get("seat"))
+    body = json_body("seat", "events")
+    state, challenge = services().referee.bluff(game_id, body.get("seat"), seen=body.get("events"))
     return jsonify({**state, "state": state, "challenge": _with_urls(challenge)})
 
 
 @bp.post("/games/<game_id>/confirm")
 @require_pin
 def confirm(game_id: str):  # noqa: ANN201
-    body = json_body("dice")
+    body = json_body("dice", "events")
     if "dice" not in body:
         raise BadRequest("Give the three top faces: {\"dice\": [6, 2, 5]}.")
-    return jsonify(services().referee.confirm(game_id, body["dice"], session=_session_tag()))
+    return jsonify(services().referee.confirm(game_id, body["dice"], session=_session_tag(), seen=body.get("events")))
 
 
 @bp.get("/games/<game_id>/challenges")

@@ -12,6 +12,8 @@ from companion import __version__
 
 _ERROR = {"type": "object", "required": ["error", "message"], "properties": {"error": {"type": "string"}, "message": {"type": "string"}}}
 _INT = {"type": "integer"}
+#: a move's optional "events": the number of events of the game the screen showed; another is refused (409 moved_on)
+_SEEN = {"type": "integer", "minimum": 1, "nullable": True, "description": "the number of events of the game state the screen acted on: a move on a game that has moved on since is refused (409 moved_on)"}
 _NULL_INT = {"type": "integer", "nullable": True}
 _DICE = {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 6}, "minItems": 3, "maxItems": 3}
 
@@ -128,10 +130,10 @@ def openapi_spec() -> dict[str, Any]:
             },
             "/api/games/current": {"get": _op("The game in progress", state, 404)},
             "/api/games/{game_id}": {"get": {**_op("Any game's state", state, 404), "parameters": game}},
-            "/api/games/{game_id}/claim": {"post": {**_op("Pass a claim (R4, R7)", state, 400, 404, 409, 422, control=True, body=_obj(["amount"], amount=_INT, seat=_INT)), "parameters": game}},
-            "/api/games/{game_id}/believe": {"post": {**_op("Believe the claim (R6-R8)", state, 400, 404, 409, control=True, body=_obj([], peeked={"type": "boolean"}, seat=_INT)), "parameters": game}},
-            "/api/games/{game_id}/bluff": {"post": {**_op("Call Bluff: the camera reads the dice (R9, R10)", None, 400, 404, 409, control=True, body=_obj([], seat=_INT)), "parameters": game}},
-            "/api/games/{game_id}/confirm": {"post": {**_op("Confirm the dice of an uncertain reading (R14)", state, 400, 404, 409, 422, control=True, body=_obj(["dice"], dice=_DICE)), "parameters": game}},
+            "/api/games/{game_id}/claim": {"post": {**_op("Pass a claim (R4, R7)", state, 400, 404, 409, 422, control=True, body=_obj(["amount"], amount=_INT, seat=_INT, events=_SEEN)), "parameters": game}},
+            "/api/games/{game_id}/believe": {"post": {**_op("Believe the claim (R6-R8)", state, 400, 404, 409, control=True, body=_obj([], peeked={"type": "boolean"}, seat=_INT, events=_SEEN)), "parameters": game}},
+            "/api/games/{game_id}/bluff": {"post": {**_op("Call Bluff: the camera reads the dice (R9, R10)", None, 400, 404, 409, control=True, body=_obj([], seat=_INT, events=_SEEN)), "parameters": game}},
+            "/api/games/{game_id}/confirm": {"post": {**_op("Confirm the dice of an uncertain reading (R14)", state, 400, 404, 409, 422, control=True, body=_obj(["dice"], dice=_DICE, events=_SEEN)), "parameters": game}},
             "/api/games/{game_id}/challenges": {"get": {**_op("Every Bluff of a game", None, 404), "parameters": game}},
             "/api/challenges/{challenge_id}": {"get": {**_op("A saved Bluff", challenge, 404), "parameters": chal}},
             "/api/challenges/{challenge_id}/image": {"get": {**_op("The saved frame", {"type": "string", "format": "binary"}, 404, content="image/jpeg"), "parameters": chal}},
