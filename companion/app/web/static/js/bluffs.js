@@ -21,6 +21,7 @@
   /** A disputed roll: the reader was unsure (the table typed the dice) or someone corrected it. */
   const disputed = (c) => c.source === "table" || c.status === "awaiting_confirm" || c.corrections.length > 0;
   let lastGame = null;
+  let lastDrawn = null; // what the list shows now (``show``)
 
   async function show(gameId) {
     let game, list;
@@ -33,6 +34,11 @@
     const names = game.players.map((p) => p.name);
     lastGame = gameId;
     const only = $("only-disputed").checked;
+    // the live stream's first state (and any move that did not change a Bluff) draws the same list again: kept as it
+    // is, so a row in view, a focused button or a tap on it is not replaced under the player
+    const drawn = JSON.stringify([gameId, only, names, list.challenges]);
+    if (drawn === lastDrawn) return;
+    lastDrawn = drawn;
     const rows = list.challenges.filter((c) => !only || disputed(c)).map((c) => {
       const words = Dice.verdict(c, names);
       const link = "/bluffs/" + encodeURIComponent(c.id);

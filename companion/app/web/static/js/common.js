@@ -56,6 +56,8 @@ const EB = (() => {
     if (err.status === 401) return t("err_pin");
     if (err.status === 429 || err.code === "too_many_attempts") return t("err_locked");
     if (err.code === "game_followed") return t("err_game_followed"); // a correction that would reopen a game played on from
+    if (err.code === "moved_on") return t("err_moved_on"); // a tap on a screen the game had moved on from
+    if (err.code === "game_left") return t("err_game_left"); // a move in a game left for a newer one
     if (err.status === 409) return t("err_not_now");
     if (err.status === 422) return t("err_refused");
     if (err.status === 404) return t("err_missing");
@@ -186,7 +188,7 @@ const EB = (() => {
   function setupLanguage() {
     const select = document.getElementById("lang-select");
     const shown = select.value;
-    let browsedAt = -1; // when an arrow key last moved the closed menu
+    let browsedAt = -Infinity; // when an arrow key last moved the closed menu
     const go = () => {
       if (select.value === shown) return;
       document.cookie = `eb_lang=${encodeURIComponent(select.value)}; path=/; max-age=31536000; SameSite=Lax`;
@@ -229,23 +231,30 @@ const EB = (() => {
 
   /* --- the live stream: EventSource retries by itself; a closed one is reopened.
      ``onOther`` maps other event names to handlers: {warning: fn}. --- */
-  function live(url, onState, onOther) {
+  function live(url, onState, onOther, onReconnect) {
     const badge = document.getElementById("live");
     badge.hidden = false;
     let source = null;
     let reopen = null;
+    let lost = false; // the stream broke since it last opened: states may have been missed
     function show(state) {
       badge.dataset.state = state;
       badge.textContent = t(state === "on" ? "live_on" : "live_reconnecting");
     }
     function open() {
       source = new EventSource(url);
-      source.addEventListener("open", () => show("on"));
+      source.addEventListener("open", () => {
+        show("on");
+        // the states sent while it was away are not sent again: ``onReconnect`` asks for the table as it is now
+        if (lost && onReconnect) onReconnect();
+        lost = false;
+      });
       source.addEventListener("state", (event) => { show("on"); onState(JSON.parse(event.data)); });
       // Side notes beside the states, e.g. "warning" from the table's lid check.
       for (const [kind, fn] of Object.entries(onOther || {})) source.addEventListener(kind, (event) => fn(JSON.parse(event.data)));
       source.addEventListener("error", () => {
         show("off");
+        lost = true;
         if (source.readyState === EventSource.CLOSED && reopen === null) {
           reopen = setTimeout(() => { reopen = null; open(); }, 3000);
         }

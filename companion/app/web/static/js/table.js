@@ -403,10 +403,11 @@
   async function sendClaim() {
     const claim = pendingClaim;
     if (!claim) return;
-    const state = await act("POST", `/api/games/${encodeURIComponent(claim.game)}/claim`, { amount: claim.amount }, [$("pass-ok"), $("pass-back"), ...$("claim-grid").querySelectorAll("button")]);
+    const state = await act("POST", `/api/games/${encodeURIComponent(claim.game)}/claim`, { amount: claim.amount, events: claim.events }, [$("pass-ok"), $("pass-back"), ...$("claim-grid").querySelectorAll("button")]);
     $("pass-dialog").close();
     pendingClaim = null;
     if (state && render(state)) toast(t("cup_passed", { next: EB.playerName(state, state.to_act) }));
+    else if (!state) resync();
   }
 
   async function getChallenge(cid, events) {
@@ -432,7 +433,12 @@
     $("confirm-button").disabled = true;
     confirmDice = [null, null, null];
     let challenge;
-    try { challenge = await getChallenge(cid, state.events); } catch (e) { toast(EB.errorText(e)); confirmFor = null; return; }
+    try { challenge = await getChallenge(cid, state.events); } catch (e) {
+      // the cards and the button would stay empty until the next state: asked again while this Bluff waits
+      toast(EB.errorText(e)); confirmFor = null;
+      setTimeout(() => { if (game && game.phase === "confirm" && game.last_challenge === cid && confirmFor === null) drawConfirm(game); }, 2000);
+      return;
+    }
     if (confirmFor !== cid) return;
     const typed = !challenge.reading; // no camera, or it gave nothing: the table types the dice
     $("confirm-title").textContent = t(typed ? "confirm_title_typed" : "confirm_title");
@@ -454,8 +460,8 @@
 
   async function sendConfirm() {
     if (!game || confirmDice.some((v) => v === null)) return;
-    const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/confirm`, { dice: confirmDice }, [$("confirm-button"), ...$("confirm-pickers").querySelectorAll("button")]);
-    if (state) render(state);
+    const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/confirm`, { dice: confirmDice, events: game.events }, [$("confirm-button"), ...$("confirm-pickers").querySelectorAll("button")]);
+    if (state) render(state); else resync();
   }
 
   /** The total counted up from 0 to the real one, against the claim: the table watches it arrive. */
@@ -523,7 +529,11 @@
       return;
     }
     let challenge;
-    try { challenge = await getChallenge(move.challenge, state.events); } catch (e) { toast(EB.errorText(e)); return; }
+    try { challenge = await getChallenge(move.challenge, state.events); } catch (e) {
+      toast(EB.errorText(e));
+      setTimeout(() => { if ($("verdict").dataset.key === key && game) drawVerdict(game, key); }, 2000); // not left blank
+      return;
+    }
     if (verdict.dataset.key !== key) return;
     const names = state.players.map((p) => p.name);
     $("verdict-title").textContent = t("verdict_title", { caller: names[challenge.caller], claimer: names[challenge.claimer] });
@@ -551,6 +561,19 @@
   }
 
   /* ----- live ----- */
+
+  /** The table as the server has it now: after a move refused (another tablet moved first, a network gap left this
+      screen behind, the game was left for a newer one), after the live stream came back, and every minute. A device
+      that missed a new game's start stayed on the old game for good, its badge "Live". */
+  async function resync() {
+    if (mode === "loading") return;
+    try {
+      const list = await api("GET", "/api/games");
+      const current = list.games.find((g) => g.id === list.current);
+      if (current && (!game || current.id !== game.id || current.events > game.events || mode !== "board")) showBoard(current);
+      else if (!current && game && mode === "board") render(await api("GET", "/api/games/" + encodeURIComponent(game.id)));
+    } catch (e) { /* the live badge says when the companion cannot be reached */ }
+  }
 
   function onLive(state) {
     checkHealthSoon();
@@ -587,18 +610,18 @@
   async function start() {
     setupForm();
     checkHealth();
-    setInterval(checkHealthSoon, 60000);
+    setInterval(() => { checkHealthSoon(); resync(); }, 60000);
     loadTable();
     $("pass-back").addEventListener("click", () => { pendingClaim = null; $("pass-dialog").close(); });
     $("pass-ok").addEventListener("click", sendClaim);
     const decideButtons = () => [$("believe"), $("bluff"), $("peeked")];
     $("believe").addEventListener("click", async () => {
-      const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/believe`, { peeked: !game.eighteen && $("peeked").checked }, decideButtons());
-      if (state) render(state);
+      const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/believe`, { peeked: !game.eighteen && $("peeked").checked, events: game.events }, decideButtons());
+      if (state) render(state); else resync();
     });
     $("bluff").addEventListener("click", async () => {
-      const data = await act("POST", `/api/games/${encodeURIComponent(game.id)}/bluff`, {}, decideButtons());
-      if (data) render(data.state);
+      const data = await act("POST", `/api/games/${encodeURIComponent(game.id)}/bluff`, { events: game.events }, decideButtons());
+      if (data) render(data.state); else resync();
     });
     $("sim-set").addEventListener("click", sendSimDice);
     $("no-camera").addEventListener("change", () => setCamera($("no-camera").checked));
@@ -632,7 +655,7 @@
     EB.live("/api/events" + (first ? "?game=" + encodeURIComponent(first.id) : ""), onLive, {
       warning: (note) => { warning = note; if (game && mode === "board") render(game); },
       table: (view) => { table = { ...table, ...view }; syncCamera(); if (game && mode === "board") render(game); },
-    });
+    }, resync);
   }
 
   document.addEventListener("DOMContentLoaded", start);

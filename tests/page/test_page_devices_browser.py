@@ -1,0 +1,60 @@
+"""Several devices at one table, in a real Chromium against a real ``serve --simulate``: a screen left behind (its
+live stream cut, as a tablet's Wi-Fi drops) never acts on a game that has moved on, and catches up when the
+stream comes back.
+
+Found by an audit of an evening with two tablets and two phones: a Bluff tapped on a screen showing Ben deciding on
+Ann's 9 was logged as Cy's Bluff on Ben's 15; a device that missed a new game's start stayed on the old game for
+good, its badge saying "Live".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from pagehelpers import Server, unlock
+
+pytestmark = pytest.mark.browser
+
+
+def _tablet_without_its_stream(server: Server, new_context: Any) -> tuple[Any, dict[str, bool]]:
+    """A tablet let in with the PIN whose live stream is cut until ``cut["on"]`` is set False."""
+    page = new_context()
+    cut = {"on": True}
+    page.route("**/api/events*", lambda route: route.abort() if cut["on"] else route.continue_())
+    page.goto(server.url + "/")
+    unlock(page)
+    return page, cut
+
+
+def test_a_tap_on_a_screen_the_game_has_moved_on_from_is_refused_and_the_screen_catches_up(server: Server, new_context: Any, console: Any) -> None:
+    console.allow("status of 409")  # the refusal itself
+    console.allow("net::ERR_FAILED")  # the cut stream
+    game = server.new_game(["Ann", "Ben", "Cy"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    page, _ = _tablet_without_its_stream(server, new_context)
+    expect(page.locator("#act-decide")).to_be_visible()  # Ben decides on Ann's 9, as this screen last heard
+    # Another tablet plays on: Ben believes and claims 15 to Cy.
+    assert server.api("POST", f"/api/games/{game['id']}/believe", {}).status_code == 200
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 15}).status_code == 200
+    before = server.api("GET", f"/api/games/{game['id']}").json()
+    page.click("#bluff")  # meant as Ben's Bluff on Ann's 9
+    expect(page.locator("#toast")).to_contain_text("The game moved on before this tap reached it")
+    after = server.api("GET", f"/api/games/{game['id']}").json()
+    assert after["events"] == before["events"] and after["phase"] == "decide"  # nobody's Bluff was logged
+    expect(page.locator("#prompt")).to_contain_text("Cy")  # the screen shows the table as it is: Cy decides on 15
+    expect(page.locator("#claim-amount")).to_have_text("15")
+
+
+def test_a_tablet_whose_stream_comes_back_finds_the_new_game_it_missed(server: Server, new_context: Any, console: Any) -> None:
+    console.allow("net::ERR_FAILED")  # the cut stream
+    old = server.new_game(["Ann", "Ben"], starter=0)
+    page, cut = _tablet_without_its_stream(server, new_context)
+    expect(page.locator("#act-claim")).to_be_visible()
+    new = server.new_game(["Dee", "Eve", "Fay"], starter=0)  # started on another tablet while this one was away
+    assert new["id"] != old["id"]
+    cut["on"] = False  # the Wi-Fi is back: the stream reopens
+    expect(page.locator("#paths .path-row")).to_have_count(3, timeout=15000)
+    expect(page.locator("#paths")).to_contain_text("Dee")
