@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 import requests
 
 from companion.app.cli import build_parser
@@ -165,3 +166,15 @@ def test_the_reader_commands_read_the_instance_serve_wrote(tmp_path):
                               capture_output=True, text=True, cwd=ROOT, timeout=300)
         assert done.returncode == 0 and "is not a known setting" not in done.stderr, done.stderr
         assert "tray.png" in done.stdout
+
+
+@pytest.mark.parametrize("command", [["doctor"], ["check"], ["sessions", "list"], ["sessions", "revoke", "--all"]])
+def test_a_maintenance_command_without_the_tables_instance_says_so_and_makes_nothing(tmp_path, command):
+    """Run from the wrong folder without --instance, ``doctor`` said ok (and made an empty instance), ``check`` said
+    Ready and ``sessions revoke --all`` said no device was ever let in: an owner locking out a lost phone was misled."""
+    missing = tmp_path / "instance"
+    done = subprocess.run([sys.executable, "-m", "companion.app.cli", *command, "--instance", str(missing)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"There is no companion's instance at {missing}" in done.stderr and "--instance /var/lib/elephants-bluff" in done.stderr
+    assert not missing.exists()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from companion import __version__
 from companion.core.errors import ElephantsBluffError
+from companion.core.settings import CONFIG_NAME
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,9 +75,31 @@ def _run_bench(bench_args: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "bench", *bench_args], cwd=checkout)
 
 
+def no_instance(instance: Path) -> str | None:
+    """Why a maintenance command (``doctor``, ``check``, ``sessions``) cannot look at ``instance``, or None: run from
+    the wrong folder, without ``--instance``, it said "ok", "Ready" or "no device was ever let in" about a folder that
+    is not the table's (and ``doctor`` made an empty one)."""
+    if instance.is_dir() and any((instance / name).is_file() for name in (CONFIG_NAME, "game-log.sqlite3", "auth.sqlite3")):
+        return None
+    where = "does not exist" if not instance.exists() else "holds no settings, game log or sessions"
+    return (f"There is no companion's instance at {instance.resolve()} (it {where}): name the table's with --instance "
+            "(on the Pi: --instance /var/lib/elephants-bluff, as the service user).")
+
+
+def _refused_without_instance(args: argparse.Namespace) -> int | None:
+    why = no_instance(args.instance)
+    if why is None:
+        return None
+    print(f"elephants-bluff: {why}", file=sys.stderr)
+    return 2
+
+
 def _doctor(args: argparse.Namespace) -> int:
     from companion.app.doctor import doctor
 
+    refused = _refused_without_instance(args)
+    if refused is not None:
+        return refused
     return doctor(args.instance.resolve(), repair=args.repair)
 
 
@@ -84,6 +107,9 @@ def _sessions(args: argparse.Namespace) -> int:
     """``elephants-bluff sessions list | revoke ID | revoke --all``, on the instance's ``auth.sqlite3``."""
     from companion.app.auth import AUTH_NAME, AuthStore
 
+    refused = _refused_without_instance(args)
+    if refused is not None:
+        return refused
     path = args.instance / AUTH_NAME
     if not path.is_file():
         print(f"No device has been let in yet ({path} does not exist).")

@@ -14,6 +14,7 @@ stays in the copy aside) and named. Nothing is repaired without
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -77,6 +78,7 @@ def _repair_log(log: Path, say: Callable[[str], None]) -> bool:
             moved.append(name)
     say(f"         copied {', '.join(moved)} to {aside.name}/ (kept: nothing is deleted)")
     games, skipped = _readable_games(aside / log.name)
+    owner = log.stat()  # the service user's, where doctor runs with sudo
     for name in moved:
         (log.parent / name).unlink()
     store = GameStore(log)
@@ -87,8 +89,19 @@ def _repair_log(log: Path, say: Callable[[str], None]) -> bool:
                 store.append(game_id, seq, event, at=at, phase=phase)
     finally:
         store.close()
+    _give_back(owner, [log, aside, *(aside / name for name in moved)])
     say(f"repaired {log.name}: {len(games)} game(s) recovered" + (f"; left out (unreadable): {', '.join(skipped)}" if skipped else ""))
     return True
+
+
+def _give_back(owner, paths: list[Path]) -> None:  # noqa: ANN001 - an os.stat_result
+    """The repaired log and the copies aside, owned as the damaged log was: run with sudo, doctor left them root's,
+    and the service, which runs as its own user, could not write the log and started in safe mode again."""
+    if os.geteuid() != 0:
+        return
+    for path in paths:
+        if path.exists() and (path.stat().st_uid, path.stat().st_gid) != (owner.st_uid, owner.st_gid):
+            os.chown(path, owner.st_uid, owner.st_gid)
 
 
 def _readable_games(aside: Path) -> tuple[list[tuple[str, str, str, list[tuple[int, str, dict]]]], list[str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import sqlite3
 
@@ -182,3 +183,21 @@ def test_a_log_a_newer_version_wrote_is_not_called_damaged_and_never_repaired_in
     assert doctor(instance, repair=True, say=said.append) == 1
     assert any("Update the companion" in line for line in said) and not list(instance.glob("damaged-*"))
     assert hashlib.sha256(log.read_bytes()).hexdigest() == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can run doctor as sudo does and give files to another user")
+def test_doctor_repair_run_with_sudo_leaves_the_log_to_the_service_user(tmp_path):
+    """Run with sudo, the natural way on a Pi, the repaired log was root's: the service, running as its own user,
+    could not write it and started in safe mode again."""
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
+    path = instance / "game-log.sqlite3"
+    _log_with_history_in_its_wal(path, games=2)
+    service = 65534  # nobody: the service user of this test
+    for part in instance.glob("game-log.sqlite3*"):
+        os.chown(part, service, service)
+    assert doctor(instance, repair=True, say=lambda line: None) == 0
+    assert (path.stat().st_uid, path.stat().st_gid) == (service, service)
+    aside = next(instance.glob("damaged-*"))
+    assert aside.stat().st_uid == service and all(p.stat().st_uid == service for p in aside.iterdir())
