@@ -230,13 +230,13 @@ def decide_correction(state: GameState, challenge_id: str, dice: Any, by: Any, a
     if challenge is None:
         raise NotFound("There is no such Bluff in this game.")
     if not challenge.decided:
-        raise NotAllowed("This Bluff's dice have not been confirmed yet: confirm them first.")
+        raise NotAllowed("This Bluff's dice have not been confirmed yet: confirm them first.", code="not_confirmed")
     if state.phase == PHASE_CONFIRM:
-        raise NotAllowed("Confirm the dice of the current Bluff before correcting another one.")
+        raise NotAllowed("Confirm the dice of the current Bluff before correcting another one.", code="confirm_first")
     if dice == challenge.dice:
         raise RuleRefused("Those are already the dice of this Bluff: nothing to correct.")
     if state.phase == PHASE_OVER and not after_game_over:
-        raise NotAllowed(f"The game is over ({_name(state, state.loser)} lost): a correction may reopen it or change the loser. Confirm that the table wants this first.")
+        raise NotAllowed(f"The game is over ({_name(state, state.loser)} lost): a correction may reopen it or change the loser. Confirm that the table wants this first.", code="ask_first")
     event: Event = {"type": "corrected", "challenge": challenge_id, "dice": dice, "old_dice": list(challenge.dice or []), "by": who, "at": at}
     if session is not None:
         event["session"] = str(session)[:40]

@@ -58,3 +58,24 @@ def test_a_tablet_whose_stream_comes_back_finds_the_new_game_it_missed(server: S
     cut["on"] = False  # the Wi-Fi is back: the stream reopens
     expect(page.locator("#paths .path-row")).to_have_count(3, timeout=15000)
     expect(page.locator("#paths")).to_contain_text("Dee")
+
+
+def test_a_correction_on_a_replay_drawn_before_the_game_ended_elsewhere_asks_the_table_first(server: Server, new_context: Any) -> None:
+    """The game ended on another tablet after this replay was drawn: the correction was refused with "not possible
+    right now" and the question a finished game needs (it may reopen it, R12, R15) was never asked."""
+    from pagehelpers import settle_bluff
+
+    game = server.new_game(["Ann", "Ben"], starter=0, path_length=2)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    first = settle_bluff(server, game["id"], [6, 6, 6])  # 18 >= 9: Ben moves 1
+    page = new_context()
+    page.goto(server.url + f"/bluffs/{first['id']}")
+    unlock(page)
+    expect(page.locator("#correct-pickers .pick")).to_have_count(18)
+    state = server.api("GET", f"/api/games/{game['id']}").json()  # another tablet plays the game to its end
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18, "events": state["events"]}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])  # 3 < 18: the claimer moves 2, onto the red square
+    assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "over"
+    page.click("#correct-pickers .pick[data-die='0'][data-value='2']")
+    page.click("#correct-submit")
+    expect(page.locator("#over-dialog")).to_be_visible()

@@ -112,6 +112,9 @@
     event.preventDefault();
     $("correct-error").hidden = true;
     if (!current || chosen.some((v) => v === null)) return;
+    // the game as it is now: it may have ended on another tablet since this page drew it (the correction was then
+    // refused, and the question below never asked)
+    try { gameNow = await api("GET", "/api/games/" + encodeURIComponent(current.game)); } catch (e) { /* asked with what the page has */ }
     if (gameNow && gameNow.phase === "over") {
       // A finished game: the correction may reopen it or change who lost (R12, R15). Ask first.
       $("over-dialog-text").textContent = t("correct_over_text", { name: EB.playerName(gameNow, gameNow.loser) });

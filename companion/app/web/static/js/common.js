@@ -58,6 +58,8 @@ const EB = (() => {
     if (err.code === "game_followed") return t("err_game_followed"); // a correction that would reopen a game played on from
     if (err.code === "moved_on") return t("err_moved_on"); // a tap on a screen the game had moved on from
     if (err.code === "game_left") return t("err_game_left"); // a move in a game left for a newer one
+    if (err.code === "confirm_first") return t("err_confirm_first"); // a correction while another Bluff's dice wait
+    if (err.code === "not_confirmed") return t("err_not_confirmed"); // a correction of dice not agreed yet
     if (err.status === 409) return t("err_not_now");
     if (err.status === 422) return t("err_refused");
     if (err.status === 404) return t("err_missing");
