@@ -102,9 +102,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from companion.app.cli import no_instance
     from companion.app.services import build_services
-    from companion.app.settings import CONFIG_NAME, Settings
+    from companion.app.settings import CONFIG_NAME, Settings, no_instance
 
     why = no_instance(args.instance)
     if why is not None:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from companion import __version__
 from companion.core.errors import ElephantsBluffError
-from companion.core.settings import CONFIG_NAME
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -75,18 +74,9 @@ def _run_bench(bench_args: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "bench", *bench_args], cwd=checkout)
 
 
-def no_instance(instance: Path) -> str | None:
-    """Why a maintenance command (``doctor``, ``check``, ``sessions``) cannot look at ``instance``, or None: run from
-    the wrong folder, without ``--instance``, it said "ok", "Ready" or "no device was ever let in" about a folder that
-    is not the table's (and ``doctor`` made an empty one)."""
-    if instance.is_dir() and any((instance / name).is_file() for name in (CONFIG_NAME, "game-log.sqlite3", "auth.sqlite3")):
-        return None
-    where = "does not exist" if not instance.exists() else "holds no settings, game log or sessions"
-    return (f"There is no companion's instance at {instance.resolve()} (it {where}): name the table's with --instance "
-            "(on the Pi: --instance /var/lib/elephants-bluff, as the service user).")
-
-
 def _refused_without_instance(args: argparse.Namespace) -> int | None:
+    from companion.app.settings import no_instance
+
     why = no_instance(args.instance)
     if why is None:
         return None
