@@ -28,7 +28,7 @@ from companion.core.errors import BadRequest, NotAllowed, NotFound
 from companion.core.files import atomic_write
 from companion.rules import apply, decide_believe, decide_bluff, decide_claim, decide_confirm, decide_correction, decide_start, fold
 from companion.rules.engine import bluff_event, decide_read_again, may_read_again
-from companion.rules.state import GameState
+from companion.rules.state import SECOND_LOOK, GameState
 from companion.rules.views import challenge_view, public_state
 
 __all__ = ["CAPTURE_TIMEOUT_S", "Listener", "Referee"]
@@ -200,8 +200,8 @@ class Referee:
     def names_photo(self, photo: str) -> bool:
         """Whether the log has a Bluff with this saved photo (the frames folder's sweep at start): a Bluff's own, or
         the second look that decided it (``<id>-look2``), whose first look's photo is kept too."""
-        second = photo.endswith("-look2")
-        challenge_id = photo[: -len("-look2")] if second else photo
+        second = photo.endswith(SECOND_LOOK)
+        challenge_id = photo.removesuffix(SECOND_LOOK)
         try:
             challenge = self._game_of_challenge(challenge_id).challenges[challenge_id]
         except NotFound:
@@ -256,17 +256,9 @@ class Referee:
                 capture = Capture(None, problem=self.TYPED_NO_CAMERA, problem_codes=({"code": "played_without_camera"},))
             else:  # a missing or failing camera gives no reading and says why: the table types the dice (R14)
                 capture = self.dice_capture.capture()
-            # The photos are staged, and get their names only once the event naming them is in the log (archive.py).
-            has_images, capture = self.archive.stage(challenge_id, capture)
             reading = capture.reading.to_json() if capture.reading is not None else None
-            event = bluff_event(caller, challenge_id, reading, capture.problem, has_images, list(capture.problem_codes),
-                                photo_sha256=fingerprints(capture) if has_images else None)
-            try:
-                # Published before the state is announced: a page that hears of this Bluff finds its photo.
-                public = self._commit(state, event, before_announce=(lambda: self.archive.publish(challenge_id)) if has_images else None)
-            except BaseException:
-                self.archive.discard(challenge_id)
-                raise
+            public = self._commit_look(state, challenge_id, capture, lambda saved, capture, photos: bluff_event(
+                caller, challenge_id, reading, capture.problem, saved, list(capture.problem_codes), photo_sha256=photos))
             return public, self.challenge(challenge_id)
 
     def confirm(self, game_id: str, dice: Any, session: str | None = None, *, seen: Any = None) -> dict[str, Any]:
@@ -366,15 +358,24 @@ class Referee:
             capture = self.dice_capture.bounded(self.dice_capture.source.capture)  # a hung camera must not hang the table
             reading = capture.reading.to_json() if capture.reading is not None else None
             decide_read_again(state, reading, False)  # refused before any photo is written
-            photo = f"{challenge_id}-look2"
-            has_images, capture = self.archive.stage(photo, capture)
-            event = decide_read_again(state, reading, has_images, at=_iso(self._clock()), photo_sha256=fingerprints(capture) if has_images else None)
-            try:
-                public = self._commit(state, event, before_announce=(lambda: self.archive.publish(photo)) if has_images else None)
-            except BaseException:
-                self.archive.discard(photo)
-                raise
+            public = self._commit_look(state, challenge_id + SECOND_LOOK, capture, lambda saved, _, photos: decide_read_again(
+                state, reading, saved, at=_iso(self._clock()), photo_sha256=photos))
             return public, self.challenge(challenge_id)
+
+    def _commit_look(self, state: GameState, photo: str, capture: Capture,
+                     event_for: Callable[[bool, Capture, dict[str, str] | None], dict[str, Any]]) -> dict[str, Any]:
+        """Log the event of a look at the dice with its photos (a Bluff's, or a second look's): staged under
+        ``photo``, they get their names only once the event naming them is in the log (archive.py), and go if it is
+        not. ``event_for(saved, capture, fingerprints)``: the event, told whether they were saved (the capture then
+        carries the disk's problem when they were not)."""
+        saved, capture = self.archive.stage(photo, capture)
+        event = event_for(saved, capture, fingerprints(capture) if saved else None)
+        try:
+            # Published before the state is announced: a page that hears of this look finds its photo.
+            return self._commit(state, event, before_announce=(lambda: self.archive.publish(photo)) if saved else None)
+        except BaseException:
+            self.archive.discard(photo)
+            raise
 
     def close(self) -> None:
         self.dice_capture.close()

@@ -26,6 +26,10 @@ class Move:
     challenge: str | None = None
 
 
+#: what a Bluff's id is followed by in the name of the photo of a second look that decided it (``Challenge.photo``)
+SECOND_LOOK = "-look2"
+
+
 @dataclass
 class Challenge:
     """One Bluff: what was claimed, what was read, and what the referee decided."""
@@ -55,7 +59,7 @@ class Challenge:
     @property
     def photo(self) -> str:
         """The name the Bluff's saved photo goes by: its id, or for a second look that decided it, ``<id>-look2``."""
-        return self.id if self.first_look is None else f"{self.id}-look2"
+        return self.id if self.first_look is None else self.id + SECOND_LOOK
 
     @property
     def decided(self) -> bool:
