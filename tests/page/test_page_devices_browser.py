@@ -79,3 +79,21 @@ def test_a_correction_on_a_replay_drawn_before_the_game_ended_elsewhere_asks_the
     page.click("#correct-pickers .pick[data-die='0'][data-value='2']")
     page.click("#correct-submit")
     expect(page.locator("#over-dialog")).to_be_visible()
+
+
+def test_a_set_up_opened_for_a_new_game_stays_when_the_stream_comes_back(server: Server, new_context: Any, console: Any) -> None:
+    """Catching up after the stream came back must not pull a table that chose "New game" back to the game it left
+    (the set-up offers to resume it); a game started elsewhere since does."""
+    console.allow("net::ERR_FAILED")  # the cut stream
+    left = server.new_game(["Ann", "Ben"], starter=0)
+    assert server.api("POST", f"/api/games/{left['id']}/claim", {"amount": 9}).status_code == 200  # under way
+    page, cut = _tablet_without_its_stream(server, new_context)
+    expect(page.locator("#act-decide")).to_be_visible()
+    page.click("#new-game")
+    page.click("#new-ok")
+    expect(page.locator("#setup")).to_be_visible()
+    cut["on"] = False
+    page.wait_for_timeout(6000)  # the stream reopens (3 s) and the page asks for the table
+    expect(page.locator("#setup")).to_be_visible()
+    server.new_game(["Dee", "Eve", "Fay"], starter=0)  # another tablet starts a game: the set-up gives way
+    expect(page.locator("#paths .path-row")).to_have_count(3, timeout=15000)

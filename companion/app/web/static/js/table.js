@@ -17,6 +17,7 @@
   let confirmFor = null; // the Bluff whose dice the pickers are for
   let confirmDice = [null, null, null];
   let pendingClaim = null;
+  let setupSaw = null; // the game in progress when the set-up was drawn (it offers to resume it)
   let warning = null; // the table's lid check (R6): {game, round, seat, rule}, or null
 
   /* ----- set-up ----- */
@@ -124,6 +125,7 @@
     let list = { games: [], current: null };
     try { list = await api("GET", "/api/games"); } catch (e) { /* the form still works */ }
     const current = list.games.find((g) => g.id === list.current);
+    setupSaw = list.current;
     $("setup-resume").hidden = !current;
     if (current) {
       $("setup-resume-text").textContent = t("setup_resume_text", { names: current.players.map((p) => p.name).join(", "), round: current.round });
@@ -570,7 +572,9 @@
     try {
       const list = await api("GET", "/api/games");
       const current = list.games.find((g) => g.id === list.current);
-      if (current && (!game || current.id !== game.id || current.events > game.events || mode !== "board")) showBoard(current);
+      // the set-up is left only for a game started since it was drawn, as a live game's first move does (onLive)
+      if (mode === "setup") { if (current && current.id !== setupSaw) showBoard(current); return; }
+      if (current && (!game || current.id !== game.id || current.events > game.events)) showBoard(current);
       else if (!current && game && mode === "board") render(await api("GET", "/api/games/" + encodeURIComponent(game.id)));
     } catch (e) { /* the live badge says when the companion cannot be reached */ }
   }
