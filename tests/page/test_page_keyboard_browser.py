@@ -169,3 +169,24 @@ def test_a_correction_made_with_the_keyboard_leaves_the_focus_on_the_corrected_f
     _key_on(page, "#correct-submit", "Enter")
     expect(page.locator("#history li")).to_have_count(1)
     expect(page.locator("#correct-pickers .pick[data-die='0'][data-value='5']")).to_be_focused()
+
+
+def test_a_correction_from_another_device_keeps_a_keyboard_player_on_the_face_they_were_on(server: Server, new_context: Any) -> None:
+    # The live stream redraws the faces: the button a keyboard player was on is replaced. The focus stays on that
+    # die's same face, not thrown to the top of the page (this page's own correction comes back the same way, and
+    # whichever drew last decided where the focus ended: CI saw it lost).
+    game = server.new_game(["Ann", "Ben"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 5}).status_code == 200
+    server.set_dice([2, 2, 2])
+    body = server.api("POST", f"/api/games/{game['id']}/bluff").json()
+    if body["state"]["phase"] == "confirm":
+        assert server.api("POST", f"/api/games/{game['id']}/confirm", {"dice": [2, 2, 2]}).status_code == 200
+    page = new_context()
+    page.goto(server.url + f"/bluffs/{body['challenge']['id']}")
+    unlock(page)
+    on = "#correct-pickers .pick[data-die='1'][data-value='3']"
+    _key_on(page, on, "ArrowRight")  # a key pressed on the face, not choosing it
+    expect(page.locator(on)).to_be_focused()
+    assert server.api("POST", f"/api/challenges/{body['challenge']['id']}/correct", {"dice": [4, 2, 2]}).status_code == 200
+    expect(page.locator("#history li")).to_have_count(1)
+    expect(page.locator(on)).to_be_focused()

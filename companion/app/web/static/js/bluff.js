@@ -54,11 +54,16 @@
     Dice.showVerdict("bluff", challenge, names);
     $("bluff-source").textContent = (challenge.dice ? t("agreed_dice", { dice: challenge.dice.join(" + ") }) + " " : "") + (Dice.agreedText(challenge, document.documentElement.lang) || Dice.sourceText(challenge));
     $("correct-form").hidden = challenge.status !== "decided";
+    // A redraw (this page's correction, or one made on another device, coming back on the live stream) draws the
+    // faces anew: a keyboard player on one of them stays on that die's same face, not thrown to the top of the page
+    const on = document.activeElement && document.activeElement.closest ? document.activeElement.closest("#correct-pickers .pick") : null;
+    const was = on ? { die: on.dataset.die, value: on.dataset.value } : null;
     Dice.pickers($("correct-pickers"), challenge.dice || [], $("correct-total"), (dice, complete) => {
       chosen = dice;
       const same = complete && challenge.dice && dice.every((v, i) => v === challenge.dice[i]);
       $("correct-submit").disabled = !complete || same;  // the referee refuses an unchanged "correction"
     });
+    if (was) EB.focusIfLost($("correct-pickers").querySelector(`.pick[data-die="${was.die}"][data-value="${was.value}"]`));
     const history = challenge.corrections.map((c) => el("li", {
       text: t("history_row", { at: when(c.at), by: c.by === "table" ? t("the_table") : c.by, old: c.old.join(" + "), new: c.new.join(" + ") }),
     }));

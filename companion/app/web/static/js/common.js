@@ -215,7 +215,9 @@ const EB = (() => {
 
   function focusLost() {
     const now = document.activeElement;
-    return !now || now === document.body || now.getClientRects().length === 0 || now.closest("[hidden], [inert]") !== null;
+    // a button disabled under the focus (busy while its request flies, or nothing left to send) is lost too: Chrome
+    // moves the focus off it to the page's top only at its next rendering, so a check made before that saw it kept
+    return !now || now === document.body || now.disabled === true || now.getClientRects().length === 0 || now.closest("[hidden], [inert]") !== null;
   }
 
   /** Focus the first of ``candidates`` on screen, where a keyboard player's focus was lost with what they pressed. */
