@@ -103,17 +103,32 @@ const EB = (() => {
   /* --- the table PIN: acting needs it once per device (session cookie) --- */
   /** Show or hide the controls: CSS keys them on body[data-control]. */
   function setControl(on) {
+    const was = document.body.dataset.control;
     document.body.dataset.control = on ? "yes" : "no";
     document.getElementById("pin-open").hidden = Boolean(on);
     document.getElementById("pin-lock").hidden = !on;
+    // a page that draws more than the CSS shows for control (the devices list) hears when it changes
+    if (was !== document.body.dataset.control) document.dispatchEvent(new CustomEvent("eb-control", { detail: { control: Boolean(on) } }));
   }
 
+  let pinAnswered = []; // who waits on the PIN dialog: told true when the PIN let this device in, false when it closed without
+
+  /** Open the PIN dialog; the promise says whether the device was let in before the dialog closed. */
   function askPin() {
     const dialog = document.getElementById("pin-dialog");
+    const answer = new Promise((resolve) => pinAnswered.push(resolve));
+    if (dialog.open) return answer;
     document.getElementById("pin-error").hidden = true;
     document.getElementById("pin-input").value = "";
     dialog.showModal();
     document.getElementById("pin-input").focus();
+    return answer;
+  }
+
+  function answerPin(letIn) {
+    const waiting = pinAnswered;
+    pinAnswered = [];
+    waiting.forEach((resolve) => resolve(letIn));
   }
 
   function setupPin() {
@@ -121,6 +136,7 @@ const EB = (() => {
     document.getElementById("pin-open").addEventListener("click", askPin);
     document.querySelectorAll("[data-pin-open]").forEach((button) => button.addEventListener("click", askPin));
     document.getElementById("pin-cancel").addEventListener("click", () => dialog.close());
+    dialog.addEventListener("close", () => answerPin(false)); // closed without the PIN (Cancel, Escape)
     document.getElementById("pin-lock").addEventListener("click", async () => {
       try { await api("DELETE", "/api/session"); setControl(false); focusIfLost(document.getElementById("pin-open")); } catch (e) { toast(errorText(e)); }
     });
@@ -131,6 +147,7 @@ const EB = (() => {
       if (!pin) return;
       try {
         await api("POST", "/api/session", { pin });
+        answerPin(true); // a tap refused for want of the PIN is sent again
         dialog.close();
         setControl(true);
         focusIfLost(document.getElementById("pin-lock")); // the dialog gave the focus back to the Unlock button, now hidden
@@ -156,7 +173,17 @@ const EB = (() => {
     disabled.forEach((b) => { b.disabled = true; b.setAttribute("aria-busy", "true"); });
     document.body.dataset.busy = "yes";
     try {
-      return await api(method, url, body);
+      try {
+        return await api(method, url, body);
+      } catch (e) {
+        if (!(e instanceof ApiError && e.status === 401)) throw e;
+        // This device's session ended (revoked on /sessions, or expired): the tap is not lost. Once the PIN lets the
+        // device in again it is sent again as it was; a move says the state it was made on, so one the game has moved
+        // on from meanwhile is refused (moved_on), never played on the wrong turn.
+        setControl(false);
+        if (!(await askPin())) return null;
+        return await api(method, url, body);
+      }
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) { setControl(false); askPin(); } else toast(errorText(e));
       return null;
@@ -361,5 +388,5 @@ const EB = (() => {
     if (window.ResizeObserver) new ResizeObserver(measureTopbar).observe(document.querySelector(".topbar"));
   });
 
-  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText, focusIfLost, announce };
+  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText, focusIfLost, announce, setControl };
 })();

@@ -30,6 +30,7 @@
       return;
     }
     showWrongPins(status.wrong_pins_last_hour);
+    EB.setControl(status.control); // "End every session" ended this device's too: the top bar offers the PIN again
     $("sessions-locked").hidden = status.control;
     $("sessions-table").hidden = !status.control;
     $("sessions-end-all").hidden = !status.control;
@@ -47,6 +48,8 @@
 
   document.addEventListener("DOMContentLoaded", () => {
     $("sessions-end-all").addEventListener("click", () => end("/api/sessions"));
+    // let in (or locked) from the top bar: the list shows, or hides, without a reload
+    document.addEventListener("eb-control", () => load());
     load();
   });
 })();

@@ -1,0 +1,97 @@
+"""A tablet whose session was ended (on /sessions, or ``elephants-bluff sessions revoke``): its tap is not lost.
+
+Found by an audit of an evening with several devices: a tap on Believe after the session ended opened the PIN dialog
+and was dropped, so the player who typed the PIN had to know to tap again, and the table waited without knowing why.
+Now the tap is sent again once the PIN lets the device in; a move the game moved on from meanwhile is refused in words
+(it carries the state it was made on), and a dialog closed without the PIN sends nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from pagehelpers import PIN, Server, unlock
+
+pytestmark = pytest.mark.browser
+
+REFUSED = "Failed to load resource: the server responded with a status of 401"
+
+
+def _deciding(server: Server, new_context: Any) -> tuple[dict[str, Any], Any]:
+    """Ann has claimed 9 and Ben decides, on a tablet let in by the PIN whose session then ends."""
+    game = server.new_game(["Ann", "Ben", "Cy"], starter=0)
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    expect(page.locator("#believe")).to_be_visible()
+    assert server.api("DELETE", "/api/sessions").status_code == 200  # "End every session" on another device
+    return game, page
+
+
+def _events(server: Server, game: dict[str, Any]) -> int:
+    return server.api("GET", f"/api/games/{game['id']}").json()["events"]
+
+
+def test_a_tap_refused_for_the_pin_is_sent_again_once_the_pin_lets_the_tablet_in(server: Server, new_context: Any, console: Any) -> None:
+    console.allow(REFUSED)
+    game, page = _deciding(server, new_context)
+    before = _events(server, game)
+    page.click("#believe")
+    expect(page.locator("#pin-dialog")).to_be_visible()
+    assert _events(server, game) == before  # nothing was played without the PIN
+    page.fill("#pin-input", PIN)
+    page.click("#pin-submit")
+    expect(page.locator("#act-claim")).to_be_visible()  # Ben believed: Ben claims next, with no second tap
+    state = server.api("GET", f"/api/games/{game['id']}").json()
+    assert state["events"] == before + 1 and state["phase"] == "claim" and state["to_act"] == 1
+    expect(page.locator("body")).to_have_attribute("data-control", "yes")
+
+
+def test_a_pin_dialog_closed_without_the_pin_sends_nothing(server: Server, new_context: Any, console: Any) -> None:
+    console.allow(REFUSED)
+    game, page = _deciding(server, new_context)
+    before = _events(server, game)
+    page.click("#bluff")
+    expect(page.locator("#pin-dialog")).to_be_visible()
+    page.click("#pin-cancel")
+    expect(page.locator("#pin-dialog")).to_be_hidden()
+    expect(page.locator("#pin-open")).to_be_visible()  # the top bar offers the PIN again; the controls hide
+    expect(page.locator("#believe")).to_be_hidden()
+    page.wait_for_timeout(300)
+    assert _events(server, game) == before
+    # let in later from the top bar, the old tap stays unsent: only a new tap plays
+    unlock(page)
+    expect(page.locator("#believe")).to_be_visible()
+    assert _events(server, game) == before
+
+
+def test_a_tap_the_game_moved_on_from_while_the_pin_was_typed_is_refused_in_words(server: Server, new_context: Any, console: Any) -> None:
+    console.allow(REFUSED)
+    console.allow("Failed to load resource: the server responded with a status of 409")
+    game, page = _deciding(server, new_context)
+    page.click("#believe")
+    expect(page.locator("#pin-dialog")).to_be_visible()
+    assert server.api("POST", f"/api/games/{game['id']}/believe", {}).status_code == 200  # Ben believed on another tablet
+    after = _events(server, game)
+    page.fill("#pin-input", PIN)
+    page.click("#pin-submit")
+    expect(page.locator("#toast")).to_contain_text("The game moved on before this tap reached it")
+    assert _events(server, game) == after  # the old tap did not believe a second time
+    expect(page.locator("#act-claim")).to_be_visible()  # and the screen shows the table as it is
+
+
+def test_the_devices_page_offers_the_pin_again_once_every_session_has_ended(server: Server, new_context: Any, console: Any) -> None:
+    console.allow(REFUSED)
+    page = new_context()
+    page.goto(server.url + "/sessions")
+    unlock(page)
+    expect(page.locator("#sessions-end-all")).to_be_visible()  # let in from the top bar: the list shows without a reload
+    page.click("#sessions-end-all")
+    expect(page.locator("#sessions-locked")).to_be_visible()
+    expect(page.locator("#pin-open")).to_be_visible()  # not "Lock this device" on a device no longer let in
+    expect(page.locator("#pin-lock")).to_be_hidden()
+    expect(page.locator("body")).to_have_attribute("data-control", "no")
