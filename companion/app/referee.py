@@ -304,7 +304,7 @@ class Referee:
             if old.phase != "over":
                 raise NotAllowed("A rematch follows a finished game: this one is still being played.")
             if any(rematch_of == game_id for _, rematch_of in self.store.rematch_links(self.EVENING_LOOKBACK)):
-                raise NotAllowed("This game has had its rematch already: the page shows it.")
+                raise NotAllowed("This game has had its rematch already: the page shows it.", code="rematched")
             game_id_new = "g-" + secrets.token_hex(6)
             event = decide_start(game_id_new, list(old.players), old.path_length, old.loser, None, rematch_of=game_id)
             state = fold([event])

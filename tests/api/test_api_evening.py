@@ -83,7 +83,8 @@ def test_a_rematch_seats_the_same_players_the_loser_starts_and_the_evening_is_ta
     assert [p["name"] for p in second["players"]] == ["Ann", "Ben", "Cy"] and second["path_length"] == 2
     assert second["to_act"] == 0 and second["rematch_of"] == first  # Ann lost, Ann starts
     assert client.get("/api/games/current").json["id"] == second["id"]
-    assert post(client, f"/api/games/{first}/rematch").status_code == 409  # one rematch per game (a second tap)
+    again = post(client, f"/api/games/{first}/rematch")  # one rematch per game (a second tablet's tap)
+    assert again.status_code == 409 and again.json["error"] == "rematched"
     assert post(client, f"/api/games/{first}/rematch", headers={}).status_code == 401
     evening = client.get(f"/api/games/{second['id']}/evening").json
     assert [g["id"] for g in evening["games"]] == [first, second["id"]]

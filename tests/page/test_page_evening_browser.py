@@ -449,3 +449,28 @@ def test_a_correction_that_would_reopen_a_game_the_table_played_on_from_is_refus
     page.click("#over-dialog-ok")
     expect(page.locator("#toast")).to_have_text(i18n.translate("it", "err_game_followed"))
     assert server.api("GET", f"/api/games/{game['id']}").json()["loser"] == 0
+
+
+def test_a_second_tablets_rematch_tap_shows_the_rematch_and_says_nothing(server: Server, new_context: Any, console: Any) -> None:
+    """Two tablets tap Rematch together: one makes it, the other is refused (``rematched``). That one said "That is not
+    possible right now" over a rematch already made; it shows the rematch, no words needed."""
+    console.allow("status of 409")  # the refusal this test causes, as Chromium logs any refused request
+    game = server.new_game(["Pia", "Quin"], starter=0, path_length=2)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])  # 3 < 18: Pia moves 2, onto the red square (R10, R12)
+    page = new_context(viewport=TABLET)
+    # this tablet does not hear the other's rematch before its own tap lands: its live stream says nothing
+    page.route(re.compile(r".*/api/events(\?.*)?$"), lambda route: route.fulfill(body="retry: 600000\n\n", content_type="text/event-stream"))
+    page.goto(server.url + "/")
+    unlock(page)
+    page.click("#setup-last-open")
+    page.click("#verdict-close")
+    expect(page.locator("#over")).to_be_visible()
+    rematch = server.api("POST", f"/api/games/{game['id']}/rematch")  # the other tablet's tap, first
+    assert rematch.status_code == 201
+    page.click("#over-rematch")
+    expect(page.locator(".path-row .name")).to_have_text(["Pia", "Quin"])
+    expect(page.locator("#over")).to_be_hidden()
+    assert page.evaluate("() => new URL(location.href).pathname") == "/"
+    expect(page.locator("#toast")).to_be_hidden()
+    assert server.api("GET", "/api/games/current").json()["id"] == rematch.json()["id"]  # one rematch, not two

@@ -632,8 +632,9 @@
     $("sound-toggle").addEventListener("click", () => { sound.set(!sound.has()); syncSound(); });
     syncSound();
     $("over-rematch").addEventListener("click", async () => {
-      const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/rematch`, {}, [$("over-rematch"), $("over-new")]);
-      if (state) showBoard(state);
+      // two tablets tapping Rematch together: the second finds the rematch made, says nothing and shows it
+      const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/rematch`, {}, [$("over-rematch"), $("over-new")], ["rematched"]);
+      if (state) showBoard(state); else resync();
     });
     $("confirm-button").addEventListener("click", sendConfirm);
     $("verdict-close").addEventListener("click", () => { clearInterval(countTimer); dismissed.add($("verdict").dataset.key); render(game); });
