@@ -165,9 +165,9 @@ const EB = (() => {
   /** Run a control action; a missing PIN opens the PIN dialog. Returns the data or null.
       While its request is in flight ``buttons`` are disabled and the same request is not sent
       again (a double tap on Bluff sends one Bluff, not a second one refused with a 409). */
-  /** Send a player's action, ``buttons`` busy meanwhile; its answer, or null when refused (said in a toast, but for
-      the error codes in ``quiet``: refusals the caller shows by drawing the table as it is). */
-  async function act(method, url, body, buttons, quiet) {
+  /** Send a player's action, ``buttons`` busy meanwhile; its answer, or null when refused: said in a toast, but for
+      the error codes ``refused`` maps to handlers of its own ({rematched: fn}), which say it, or not, as they know best. */
+  async function act(method, url, body, buttons, refused) {
     const key = method + " " + url;
     if (inFlight.has(key)) return null;
     inFlight.add(key);
@@ -187,7 +187,7 @@ const EB = (() => {
         return await api(method, url, body);
       }
     } catch (e) {
-      if (e instanceof ApiError && e.status === 401) { setControl(false); askPin(); } else if (!(e instanceof ApiError && (quiet || []).includes(e.code))) toast(errorText(e));
+      if (e instanceof ApiError && e.status === 401) { setControl(false); askPin(); } else if (e instanceof ApiError && refused && Object.prototype.hasOwnProperty.call(refused, e.code)) refused[e.code](e); else toast(errorText(e));
       return null;
     } finally {
       inFlight.delete(key);

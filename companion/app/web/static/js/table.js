@@ -462,8 +462,29 @@
 
   async function sendConfirm() {
     if (!game || confirmDice.some((v) => v === null)) return;
-    const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/confirm`, { dice: confirmDice, events: game.events }, [$("confirm-button"), ...$("confirm-pickers").querySelectorAll("button")]);
-    if (state) render(state); else resync();
+    const cid = game.last_challenge;
+    const sent = confirmDice.slice();
+    let movedOn = false;
+    const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/confirm`, { dice: confirmDice, events: game.events },
+      [$("confirm-button"), ...$("confirm-pickers").querySelectorAll("button")], { moved_on: () => { movedOn = true; } });
+    if (state) { render(state); return; }
+    await resync();
+    if (movedOn) confirmLost(cid, sent); // said over the verdict now drawn (a verdict drawn fresh clears the toasts before it)
+  }
+
+  /** A confirmation refused because the game moved on: most often another tablet confirmed this Bluff's dice first,
+      and the verdict now shown is decided by its dice. Said with those dice where they are not the ones typed here
+      (correcting the Bluff mends a wrong one, R15); nothing where both tablets typed the same faces. */
+  async function confirmLost(cid, sent) {
+    try {
+      const challenge = await api("GET", "/api/challenges/" + encodeURIComponent(cid));
+      if (challenge.status === "decided" && Array.isArray(challenge.dice)) {
+        const same = (a) => a.slice().sort().join();
+        if (same(challenge.dice) !== same(sent)) toast(t("err_confirmed_elsewhere", { dice: challenge.dice.join(" + ") }));
+        return;
+      }
+    } catch (e) { /* said as any move the game moved on from */ }
+    toast(t("err_moved_on"));
   }
 
   /** The total counted up from 0 to the real one, against the claim: the table watches it arrive. */
@@ -633,7 +654,7 @@
     syncSound();
     $("over-rematch").addEventListener("click", async () => {
       // two tablets tapping Rematch together: the second finds the rematch made, says nothing and shows it
-      const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/rematch`, {}, [$("over-rematch"), $("over-new")], ["rematched"]);
+      const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/rematch`, {}, [$("over-rematch"), $("over-new")], { rematched: () => {} });
       if (state) showBoard(state); else resync();
     });
     $("confirm-button").addEventListener("click", sendConfirm);
