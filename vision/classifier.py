@@ -6,20 +6,20 @@ and says how many marks the face shows (1-6), or that the crop is not a die
 (``cut_crop``) and the pixel normalisation (``prepare``) live here, and the
 training code imports them, so training and reading can never disagree.
 
-The shipped model is ``models/dice-faces-<id>.onnx``; its id (the first 12 hex
-digits of the file's sha256) goes into every saved reading and ``/api/health``.
+The shipped model is the ``models/dice-faces-<id>.onnx`` that ``models/shipped.json`` names; its id
+(the first 12 hex digits of the file's sha256) goes into every saved reading and ``/api/health``, and a
+file that no longer hashes to the id in its name is refused (``vision.model_files``).
 """
 
 from __future__ import annotations
 
-import hashlib
-from importlib import resources
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from companion.core.errors import HardwareError
+from vision.model_files import check_whole, file_id, models_folder, shipped
 from vision.onnx_runtime import load_onnxruntime
 
 #: Side of the classifier's input, in pixels.
@@ -72,29 +72,26 @@ def prepare(crops: np.ndarray) -> np.ndarray:
 
 
 def shipped_model_path() -> Path:
-    """The newest ``dice-faces-*.onnx`` shipped in the ``models`` package."""
-    folder = Path(str(resources.files("models")))
-    found = sorted(folder.glob("dice-faces-*.onnx"))
-    if not found:
-        raise HardwareError("The dice model file (models/dice-faces-*.onnx) is missing; reinstall the companion or run make train.", code="no_model")
-    return found[-1]
+    """The ``dice-faces-*.onnx`` that ``models/shipped.json`` names (``vision.model_files``)."""
+    path = shipped("faces")
+    if path is None:
+        raise HardwareError("The dice model file (the models/dice-faces-*.onnx that models/shipped.json names) is missing; "
+                            "reinstall the companion.", code="no_model")
+    return path
 
 
 def model_fix(path: Path, setting: str) -> str:
     """What to do about a model file that cannot be used: a shipped one is reinstalled; one that ``setting`` names in
     ``config.toml`` (a model of the owner's choosing) is that setting's to mend, which a reinstall would not touch."""
-    try:
-        shipped = Path(str(resources.files("models"))).resolve()
-    except (ModuleNotFoundError, FileNotFoundError):
-        shipped = None
-    if shipped is not None and Path(path).resolve().parent == shipped:
+    folder = models_folder()
+    if folder is not None and Path(path).resolve().parent == folder.resolve():
         return "reinstall the companion"
     return f"check {setting} in config.toml, which names it (a reinstall does not change that file)"
 
 
 def file_model_id(path: Path) -> str:
     """A model's id: ``dice-faces-`` and the first 12 hex digits of the file's sha256."""
-    return "dice-faces-" + hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    return "dice-faces-" + file_id(path.read_bytes())
 
 
 def shipped_model_id() -> str:
@@ -133,8 +130,14 @@ class FaceClassifier:
 
     def __init__(self, path: Path | None = None, threads: int = 1) -> None:
         self.path = Path(path) if path else shipped_model_path()
-        self.model_id = file_model_id(self.path)
-        self._session = open_session(str(self.path), self.path.name, threads, model_fix(self.path, "reader.model"))
+        fix = model_fix(self.path, "reader.model")
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise HardwareError(f"The dice model {self.path.name} cannot be read ({exc.strerror or exc}); {fix}.", code="no_model") from None
+        check_whole(self.path, data, "dice model", fix)
+        self.model_id = "dice-faces-" + file_id(data)
+        self._session = open_session(data, self.path.name, threads, fix)
         self._input = self._session.get_inputs()[0].name
         self.warm_up()
 

@@ -18,9 +18,7 @@ on the validation splits by the training code, so a new model brings its own.
 
 from __future__ import annotations
 
-import hashlib
 import math
-from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
@@ -30,6 +28,7 @@ import numpy as np
 from companion.core.errors import HardwareError
 from companion.core.protocols import Proposal
 from vision.classifier import model_fix
+from vision.model_files import check_whole, file_id, shipped
 from vision.onnx_runtime import load_onnxruntime
 
 #: The long side of the network's input, in pixels.
@@ -226,14 +225,12 @@ def _likely_side(proposals: list[Proposal]) -> float:
 
 
 def default_model_path() -> Path:
-    """The shipped model: the one ``models/dice-detector-*.onnx`` (the newest name when several)."""
-    try:
-        found = sorted(p for p in resources.files("models").iterdir() if p.name.startswith("dice-detector-") and p.name.endswith(".onnx"))
-    except (ModuleNotFoundError, FileNotFoundError):
-        found = []
-    if not found:
-        raise HardwareError("The dice detector model (models/dice-detector-*.onnx) is missing; reinstall the companion or run make train-detector.", code="no_model")
-    return Path(str(found[-1]))
+    """The shipped model: the ``models/dice-detector-*.onnx`` that ``models/shipped.json`` names."""
+    path = shipped("detector")
+    if path is None:
+        raise HardwareError("The dice detector model (the models/dice-detector-*.onnx that models/shipped.json names) is missing; "
+                            "reinstall the companion.", code="no_model")
+    return path
 
 
 class LearnedDetector:
@@ -248,7 +245,8 @@ class LearnedDetector:
         if not self.path.is_file():
             raise HardwareError(f"The dice detector model {self.path.name} is missing; {model_fix(self.path, 'reader.detector_model')}.", code="no_model")
         data = self.path.read_bytes()
-        self.model_id = "dice-detector-" + hashlib.sha256(data).hexdigest()[:12]
+        check_whole(self.path, data, "dice detector model", model_fix(self.path, "reader.detector_model"))
+        self.model_id = "dice-detector-" + file_id(data)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1

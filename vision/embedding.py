@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from companion.core.errors import HardwareError
-from vision.classifier import CROP, FaceClassifier, file_model_id, model_fix, open_session, prepare
+from vision.classifier import CROP, FaceClassifier, model_fix, open_session, prepare
+from vision.model_files import check_whole, file_id
 
 #: The last layer's kinds whose first input is the embedding.
 LAST_LAYERS = ("Gemm", "MatMul")
@@ -164,7 +165,8 @@ class EmbeddingClassifier(FaceClassifier):
         except OSError as exc:
             raise HardwareError(f"The dice model {self.path.name} cannot be read ({exc.strerror or exc}); "
                                 f"{model_fix(self.path, 'reader.model')}.", code="no_model") from None
-        self.model_id = file_model_id(self.path)
+        check_whole(self.path, raw, "dice model", model_fix(self.path, "reader.model"))
+        self.model_id = "dice-faces-" + file_id(raw)
         edited, self.plan = with_embedding_output(raw)
         self._session = open_session(edited, self.path.name, threads, model_fix(self.path, "reader.model"))
         self._input = self._session.get_inputs()[0].name

@@ -17,7 +17,6 @@ dice, which the second model never saw (``vision.adapt.Head.owners``).
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ import numpy as np
 from companion.core.errors import HardwareError
 from companion.core.protocols import Proposal
 from vision.classifier import FaceClassifier
+from vision.model_files import shipped
 from vision.pipeline.classify import WIDER_LOOK
 from vision.pipeline.crop import crops
 from vision.pipeline.decide import CONFIDENCE_MARGIN
@@ -40,9 +40,8 @@ SPANS = (1.0, WIDER_LOOK)
 
 
 def shipped_path() -> Path | None:
-    """The newest ``second-opinion-*.onnx`` shipped in the ``models`` package, or None."""
-    found = sorted(Path(str(resources.files("models"))).glob("second-opinion-*.onnx"))
-    return found[-1] if found else None
+    """The ``second-opinion-*.onnx`` that ``models/shipped.json`` names, or None."""
+    return shipped("second_opinion")
 
 
 class SecondOpinion:

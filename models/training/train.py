@@ -33,6 +33,7 @@ from companion.core.files import atomic_write
 from models.training import data, real_sets
 from models.training.augment import augment
 from vision.classifier import CROP, file_model_id, prepare
+from vision.model_files import MANIFEST, ship
 
 MODELS = Path(__file__).resolve().parents[1]
 #: Where a run keeps its data cache and per-epoch checkpoints (gitignored): ``--resume`` picks up from there.
@@ -646,10 +647,14 @@ def export(model: nn.Module, sets: dict, out: Path = MODELS, fit_on_held_out: bo
     write_onnx(model, tmp)
     model_id = file_model_id(tmp)
     final = out / f"{model_id}.onnx"
-    for old in out.glob("dice-faces-*.onnx"):
-        old.unlink()
+    shipping = (out / MANIFEST).is_file()  # into a models folder: the new file is named in its shipped.json
+    if not shipping:
+        for old in out.glob("dice-faces-*.onnx"):
+            old.unlink()
     atomic_write(final, tmp.read_bytes())
     tmp.unlink()
+    if shipping:
+        ship(final, "faces")
     val = {}
     for k in ("val_real", "val_synth"):
         p = predict(model, sets[k][0])

@@ -14,7 +14,21 @@ from vision.classifier import shipped_model_path
 from vision.detector_learned import default_model_path
 
 
+def _damaged(shipped: Path, tmp_path: Path) -> Path:
+    """A copy of a shipped model with one byte of its weights changed, as a card fault leaves it: it still loads."""
+    data = bytearray(shipped.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    path = tmp_path / "card" / shipped.name
+    path.parent.mkdir()
+    path.write_bytes(bytes(data))
+    return path
+
+
 def _bad_file(tmp_path: Path, kind: str) -> Path:
+    if kind == "damaged":
+        return _damaged(shipped_model_path(), tmp_path)
+    if kind == "damaged detector":
+        return _damaged(default_model_path(), tmp_path)
     path = tmp_path / f"{kind}.onnx"
     if kind == "corrupt":
         path.write_bytes(b"\x08\x01this is not an onnx graph" * 10)
@@ -33,8 +47,11 @@ def _bad_file(tmp_path: Path, kind: str) -> Path:
         ("reader__detector_model", "mismatched", "cannot be loaded"),
         ("reader__model", "corrupt", "cannot be loaded"),
         ("reader__model", "a detector", "it does not read 40×40 colour pictures of a die"),
+        ("reader__model", "damaged", "is damaged"),
+        ("reader__detector_model", "damaged detector", "is damaged"),
     ],
-    ids=["detector missing", "detector corrupt", "classifier given as detector", "classifier corrupt", "detector given as classifier"],
+    ids=["detector missing", "detector corrupt", "classifier given as detector", "classifier corrupt", "detector given as classifier",
+         "classifier damaged", "detector damaged"],
 )
 def test_a_bad_model_file_leaves_the_companion_up_and_every_bluff_to_the_table(tmp_path, setting, kind, words):
     settings = Settings.defaults().with_overrides(table__pin=PIN, reader__detector="learned", **{setting: str(_bad_file(tmp_path, kind))})

@@ -32,6 +32,7 @@ from models.training.detector.metrics import Tally
 from models.training.detector.net import DiceDetector, Exported, export, loss
 from models.training.real_sets import set_names
 from vision.detector_learned import NET_SIDE, decode, net_input
+from vision.model_files import ship
 
 #: The real sets' shares of the real samples (rune55's cup frames are many but redundant).
 REAL_MIX = {"byler": 0.35, "rune55-tray": 0.3, "rune55-cup": 0.2, "skovy": 0.15}
@@ -152,6 +153,7 @@ def export_model(ckpt: dict, out_dir: Path, recipe: str) -> Path:
     digest = hashlib.sha256(tmp.read_bytes()).hexdigest()[:12]
     final = out_dir / f"dice-detector-{digest}.onnx"
     tmp.rename(final)
+    ship(final, "detector")  # exported into models/: named in its shipped.json, the file it replaces removed
     return final
 
 

@@ -1,0 +1,89 @@
+"""Which model files the companion ships, and whether a model file is whole.
+
+``models/shipped.json`` names the one file each part reads (the detector, the face model, the second opinion). The
+choice is written down rather than taken from the folder: with two ``dice-faces-*.onnx`` beside each other (a candidate
+copied in to try, a withdrawn one an update left behind) the part read whichever name sorted last, and the ids are
+hashes, so that was chance.
+
+A model named by its id (``dice-faces-<the first 12 hex digits of its sha256>.onnx``, as every shipped and trained
+model is) must hash to that id. A file a card fault or a copy cut short has changed may still load, and a face model
+with changed weights reads dice wrongly and sure of it: the worst failure this product has. It is refused at load, in
+words, and the reader falls back as it does for any model it cannot load.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from importlib import resources
+from pathlib import Path
+
+from companion.core.errors import HardwareError
+from companion.core.files import atomic_write
+
+#: the parts that read a shipped model, with the start of their files' names
+PARTS = {"detector": "dice-detector-", "faces": "dice-faces-", "second_opinion": "second-opinion-"}
+MANIFEST = "shipped.json"
+#: a model file named by its id
+ID_NAME = re.compile(r"^(?P<kind>[a-z-]+?)-(?P<id>[0-9a-f]{12})\.onnx$")
+
+
+def models_folder() -> Path | None:
+    """The ``models`` package's folder, or None where it is not installed."""
+    try:
+        return Path(str(resources.files("models")))
+    except (ModuleNotFoundError, FileNotFoundError):
+        return None
+
+
+def shipped(part: str) -> Path | None:
+    """The model file ``models/shipped.json`` names for ``part`` (one of ``PARTS``); None when it names none or the
+    file is not there (the caller says which is missing, in its own words)."""
+    if part not in PARTS:
+        raise ValueError(f"no shipped model part {part!r}; the parts are {', '.join(PARTS)}")
+    folder = models_folder()
+    if folder is None:
+        return None
+    try:
+        named = json.loads((folder / MANIFEST).read_text(encoding="utf-8")).get(part)
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(named, str) or Path(named).name != named or not named.startswith(PARTS[part]):
+        return None
+    path = folder / named
+    return path if path.is_file() else None
+
+
+def file_id(data: bytes) -> str:
+    """The first 12 hex digits of ``data``'s sha256: a model's id."""
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
+def check_whole(path: Path, data: bytes, what: str, fix: str) -> None:
+    """``HardwareError`` (``bad_model``) when ``path`` is named by an id its contents ``data`` do not hash to.
+
+    ``what`` names the model in the message ("dice model"); ``fix`` says what to do (reinstall, or the setting that
+    names the file). A file not named by an id (an owner's own model, named as they like) has nothing to be checked by.
+    """
+    named = ID_NAME.match(path.name)
+    if named is None or file_id(data) == named.group("id"):
+        return
+    raise HardwareError(f"The {what} {path.name} is damaged: its contents are no longer those of the file of that name "
+                        f"(a card fault, or a copy cut short), and a damaged model can read dice wrongly; {fix}.", code="bad_model")
+
+
+def ship(path: Path, part: str) -> bool:
+    """Name ``path`` (a model just written into a models folder) as ``part``'s in that folder's ``shipped.json`` and
+    remove the file of that part it replaces; a folder without a ``shipped.json`` (a candidate's) is left as it is.
+    True where it shipped. Training's exports call it, so a model exported into ``models/`` is the one read."""
+    manifest = path.parent / MANIFEST
+    if not manifest.is_file():
+        return False
+    named = json.loads(manifest.read_text(encoding="utf-8"))
+    old = named.get(part)
+    named[part] = path.name
+    atomic_write(manifest, json.dumps(named, indent=2, sort_keys=True) + "\n")
+    if isinstance(old, str) and old != path.name and Path(old).name == old:
+        (path.parent / old).unlink(missing_ok=True)
+    return True
