@@ -5,7 +5,8 @@ one line per image (with ``--json``, one JSON object whose ``file`` repeats the
 path as given). ``evaluate DIR [--split NAME] [--json] [--show FOLDER]`` reports how well
 the reader reads a labelled folder (``vision/evaluate.py``; ``--show`` draws its misses, ``vision/evaluate_show.py``). A file that cannot be read gives a line saying why and makes
 the exit status of ``read`` and ``classify`` 1; the others are still read. ``evaluate`` ends with status 1, a sentence on
-stderr saying why, where it counted no die at all (every photo or crop unreadable, an empty split). ``calibrate`` checks the real
+stderr saying why, where it counted no die at all (every photo or crop unreadable, an empty split) or where some
+photos or crops could not be read (its figures are of the rest). ``calibrate`` checks the real
 camera on an empty tray and stores what it locks (``vision/calibrate.py``).
 """
 
@@ -109,7 +110,7 @@ def _classify(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
-    from vision.evaluate import evaluate, summary, why_nothing_measured
+    from vision.evaluate import evaluate, summary, why_nothing_measured, why_part_measured
     from vision.reader import load_reader
 
     reader = load_reader(_settings(args.instance))
@@ -117,6 +118,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     report["model"] = reader.model_id  # the instance's active model (a taught one, or the shipped one when it cannot load)
     _emit(args.json, report, summary(report))
     why = why_nothing_measured(report)
+    if why is None:  # some counted, some not: a figure of part of the set, never taken for the whole set's
+        why = why_part_measured(report)
     if why is not None:  # no die counted: no figure, so no success (every crop unreadable, an empty split, ...)
         print(f"elephants-bluff: {why}", file=sys.stderr)
         return 1

@@ -664,6 +664,28 @@ def summary(report: dict[str, Any]) -> str:
 MISSES_SHOWN = 20
 
 
+def why_part_measured(report: dict[str, Any]) -> str | None:
+    """Where some of the set could not be read but the rest was counted: a sentence saying the figures are of part of
+    it (``evaluate`` then ends with status 1, as ``read`` and ``classify`` do for a file they cannot read: a figure
+    for the whole set it is not), or None where every photo or crop was read.
+
+    >>> print(why_part_measured({"dice": 30, "kind": "frames", "split": "val", "photos": 10, "unreadable_files": ["a"]}))
+    Part of the split 'val' was measured: 1 photo could not be read (named under "unreadable"); the figures are of the 10 photos read.
+    >>> why_part_measured({"dice": 30, "kind": "crops", "split": None, "photos": 0, "unreadable_files": []}) is None
+    True
+    """
+    n = len(report["unreadable_files"])
+    if not n or not report["dice"]:
+        return None
+    where = f"the split {report['split']!r}" if report["split"] else "the folder"
+    if report["kind"] == "frames":
+        what, rest = _counted(n, "photo"), f"the {_counted(report['photos'], 'photo')} read"
+    else:
+        what, rest = _counted(n, "crop"), f"the {_counted(report['dice'], 'crop')} read"
+    return (f"Part of {where} was measured: {what} could not be read (named under \"unreadable\"); "
+            f"the figures are of {rest}.")
+
+
 def why_nothing_measured(report: dict[str, Any]) -> str | None:
     """Why a report counts no die, in a sentence for a person (``evaluate`` then ends with status 1: a run that
     measured nothing is no figure), or None where it counts some.

@@ -663,3 +663,28 @@ def test_the_command_ends_with_status_1_and_says_why_when_it_measured_nothing(tm
     assert out.startswith("crops: no dice" if "crop" in case else "frames (val): no dice")  # the split named where it counts nothing
     status, out, _ = _run(["evaluate", str(root), *split, "--json", "--instance", str(tmp_path / "instance")], capsys)
     assert status == 1 and json.loads(out)["dice"] == 0
+
+
+@pytest.mark.parametrize("kind", ["frames", "crops"])
+def test_the_command_ends_with_status_1_where_part_of_the_set_could_not_be_read(tmp_path, capsys, kind):
+    """Figures of part of a set are not the set's: it ended as a success with a photo unreadable (a maintainer's
+    script took 2 photos' figures for 3's). The report is printed, the rest counted, the reason said on stderr."""
+    root = tmp_path / "set"
+    if kind == "frames":
+        write_frames(root, [[2, 5, 6], [1, 3, 4], [6, 6, 1]])
+        (root / "images" / "p1.png").write_bytes(b"not a picture")
+        why = "Part of the folder was measured: 1 photo could not be read (named under \"unreadable\"); the figures are of the 2 photos read."
+    else:
+        (root / "crops").mkdir(parents=True)
+        (root / "crops.csv").write_text("file,value\ncrops/a.png,3\ncrops/b.png,4\n")
+        (root / "crops" / "a.png").write_bytes(b"not a picture")
+        import cv2
+        import numpy as np
+
+        cv2.imwrite(str(root / "crops" / "b.png"), np.full((40, 40, 3), 200, np.uint8))
+        why = "Part of the folder was measured: 1 crop could not be read (named under \"unreadable\"); the figures are of the 1 crop read."
+    status, out, err = _run(["evaluate", str(root), "--instance", str(tmp_path / "instance")], capsys)
+    assert status == 1 and f"elephants-bluff: {why}" in err and "unreadable: " in out
+    status, out, _ = _run(["evaluate", str(root), "--json", "--instance", str(tmp_path / "instance")], capsys)
+    report = json.loads(out)
+    assert status == 1 and len(report["unreadable_files"]) == 1 and report["dice"] == (6 if kind == "frames" else 1)
