@@ -150,3 +150,31 @@ def test_the_same_dice_confirmed_first_on_another_tablet_need_no_words(server: S
     page = _typing_dice_with_another_tablet_first(server, new_context, console, theirs=[2, 5, 4], ours=[4, 2, 5])
     page.wait_for_timeout(500)  # the refused tap's answer has come: no toast followed it
     expect(page.locator("#toast")).to_be_hidden()
+
+
+def test_faces_tapped_on_the_dice_check_survive_a_reload_until_confirmed(server: Server, new_context: Any) -> None:
+    """A phone woken from sleep reloads the page: the faces the table had tapped were lost (audit s10)."""
+    assert server.api("POST", "/api/table", {"camera": "off"}).status_code == 200
+    try:
+        game = server.new_game(["Ida", "Jo"], starter=0, path_length=5)
+        assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+        challenge = server.api("POST", f"/api/games/{game['id']}/bluff", {}).json()["challenge"]
+        page = new_context(viewport=TABLET)
+        page.goto(server.url + "/")
+        unlock(page)
+        expect(page.locator("#confirm-title")).to_have_text("Type the dice")
+        page.click('#confirm-pickers .pick[data-die="0"][data-value="5"]')
+        page.click('#confirm-pickers .pick[data-die="2"][data-value="2"]')
+        page.reload()
+        expect(page.locator("#confirm-title")).to_have_text("Type the dice")
+        expect(page.locator('#confirm-pickers .pick[aria-pressed="true"]')).to_have_count(2)
+        expect(page.locator('#confirm-pickers .pick[data-die="0"][data-value="5"]')).to_have_attribute("aria-pressed", "true")
+        expect(page.locator('#confirm-pickers .pick[data-die="2"][data-value="2"]')).to_have_attribute("aria-pressed", "true")
+        expect(page.locator("#confirm-button")).to_be_disabled()  # the second die is still the table's to tap
+        page.click('#confirm-pickers .pick[data-die="1"][data-value="1"]')
+        page.click("#confirm-button")
+        expect(page.locator("#verdict-total")).to_have_text("8")
+        assert server.api("GET", f"/api/challenges/{challenge['id']}").json()["dice"] == [5, 1, 2]
+        assert page.evaluate(f"() => window.sessionStorage.getItem('eb-picks-{challenge['id']}')") is None  # confirmed: forgotten
+    finally:
+        assert server.api("POST", "/api/table", {"camera": "auto"}).status_code == 200

@@ -452,12 +452,31 @@
       : Dice.playedWithoutCamera(challenge) ? t("typed_no_camera") : [t("typed_no_reading"), Dice.problemText(challenge)].join(" ").trim();
     $("confirm-photo").hidden = !challenge.has_images;
     EB.announce([$("confirm-title").textContent, $("confirm-problem").textContent, $("confirm-top").textContent].join(" "));
-    const onChange = (dice, complete) => { confirmDice = dice; $("confirm-button").disabled = !complete; };
+    const onChange = (dice, complete) => { confirmDice = dice; keepPicks(cid, dice); $("confirm-button").disabled = !complete; };
     // The photo's crops come when it has loaded: the cards are drawn again with them, keeping what the table tapped
     // meanwhile, and never for a Bluff the page has left (a photo that loads late).
     const withCrops = (image) => { if (confirmFor === cid) Dice.confirmCards($("confirm-pickers"), challenge, image, $("confirm-total"), onChange, confirmDice); };
     const img = Dice.frame($("confirm-frame"), challenge, { numbers: true, noDrawn: true, onLoad: withCrops });
-    Dice.confirmCards($("confirm-pickers"), challenge, img && img.naturalWidth ? img : null, $("confirm-total"), onChange);
+    Dice.confirmCards($("confirm-pickers"), challenge, img && img.naturalWidth ? img : null, $("confirm-total"), onChange, keptPicks(cid));
+  }
+
+  /* The faces the table tapped on a Bluff's dice check, kept for this tab (sessionStorage) until it is confirmed: a
+     phone that reloads (woken from sleep, the page pulled down) had lost them and the table tapped them all again. */
+  const picksKey = (cid) => "eb-picks-" + cid;
+  function keepPicks(cid, dice) {
+    try {
+      if (dice.some((v) => v !== null)) window.sessionStorage.setItem(picksKey(cid), JSON.stringify(dice));
+      else window.sessionStorage.removeItem(picksKey(cid));
+    } catch (e) { /* private mode: kept in this page only */ }
+  }
+  function keptPicks(cid) {
+    try {
+      const dice = JSON.parse(window.sessionStorage.getItem(picksKey(cid)) || "null");
+      return Array.isArray(dice) ? dice : null;
+    } catch (e) { return null; }
+  }
+  function forgetPicks(cid) {
+    try { window.sessionStorage.removeItem(picksKey(cid)); } catch (e) { /* nothing kept */ }
   }
 
   async function sendConfirm() {
@@ -467,7 +486,7 @@
     let movedOn = false;
     const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/confirm`, { dice: confirmDice, events: game.events },
       [$("confirm-button"), ...$("confirm-pickers").querySelectorAll("button")], { moved_on: () => { movedOn = true; } });
-    if (state) { render(state); return; }
+    if (state) { forgetPicks(cid); render(state); return; }
     await resync();
     if (movedOn) confirmLost(cid, sent); // said over the verdict now drawn (a verdict drawn fresh clears the toasts before it)
   }
