@@ -133,6 +133,10 @@ def test_a_tray_region_narrower_than_the_die_is_said_on_the_set_up_page_in_polis
     page.click("#setup-check-run")
     expect(page.locator("#setup-check-list")).to_contain_text(i18n.translate("pl", "cam_err_region_small"))
     expect(page.locator("#setup-check-list")).not_to_contain_text("narrower than one die")
+    # and said to a screen reader, as the one-shot answers beside the buttons are (status lines)
+    expect(page.locator("#announce")).to_contain_text(i18n.translate("pl", "cam_err_region_small"))
+    for answer in ("#setup-lens-out", "#setup-size-out", "#setup-face-out", "#setup-teach-out"):
+        expect(page.locator(answer)).to_have_attribute("role", "status")
 
 
 def test_the_lens_step_asks_for_the_chessboard_in_italian_and_the_board_it_links_measures_the_bend(own_server: Any, new_context: Any, console: Any) -> None:

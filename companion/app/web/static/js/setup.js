@@ -124,6 +124,9 @@
     if (!c) return;
     const list = $("setup-check-list");
     list.replaceChildren(...(c.findings.length ? c.findings.map((f) => el("li", { text: findingText(f) })) : [el("li", { text: t("cam_check_ready") })]));
+    // said to a screen reader too: the list changes where the player is not (the measures beside it refresh every
+    // 5 s and are not live; the one-shot answers, lens, size, face and teaching, are status lines in the page)
+    EB.announce([...list.children].map((li) => li.textContent).join(" "));
   }
 
   $("setup-check-run").addEventListener("click", runTableCheck);
