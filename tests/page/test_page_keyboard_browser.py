@@ -185,8 +185,41 @@ def test_a_correction_from_another_device_keeps_a_keyboard_player_on_the_face_th
     page.goto(server.url + f"/bluffs/{body['challenge']['id']}")
     unlock(page)
     on = "#correct-pickers .pick[data-die='1'][data-value='3']"
-    _key_on(page, on, "ArrowRight")  # a key pressed on the face, not choosing it
+    _key_on(page, "#correct-pickers .pick[data-die='1'][data-value='2']", "ArrowRight")  # the arrows move along the faces
     expect(page.locator(on)).to_be_focused()
     assert server.api("POST", f"/api/challenges/{body['challenge']['id']}/correct", {"dice": [4, 2, 2]}).status_code == 200
     expect(page.locator("#history li")).to_have_count(1)
     expect(page.locator(on)).to_be_focused()
+
+
+def test_the_arrow_keys_move_across_the_claim_grid_and_the_faces_of_the_dice_check(server: Server, new_context: Any) -> None:
+    """One Tab per button: from 3 to 18 were 15 Tabs (audit of the pages). The arrows move along the grid, and on the
+    dice check along one die's faces and, up and down, to the same face of the die above or below."""
+    game, page = _open_game(server, new_context)
+    _key_on(page, "#claim-grid button[data-amount='3']", "ArrowRight")
+    expect(page.locator("#claim-grid button[data-amount='4']")).to_be_focused()
+    page.keyboard.press("End")
+    expect(page.locator("#claim-grid button[data-amount='18']")).to_be_focused()
+    page.keyboard.press("ArrowRight")  # the last stays the last
+    expect(page.locator("#claim-grid button[data-amount='18']")).to_be_focused()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("Enter")  # 17, claimed from the keyboard
+    expect(page.locator("#pass-amount")).to_have_text("17")
+    page.keyboard.press("Escape")
+    assert server.api("POST", "/api/table", {"camera": "off"}).status_code == 200
+    try:
+        assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+        page.click("#bluff")
+        expect(page.locator("#confirm-title")).to_be_visible()
+        _key_on(page, "#confirm-pickers .pick[data-die='0'][data-value='3']", "ArrowDown")
+        expect(page.locator("#confirm-pickers .pick[data-die='1'][data-value='3']")).to_be_focused()
+        page.keyboard.press("ArrowRight")
+        expect(page.locator("#confirm-pickers .pick[data-die='1'][data-value='4']")).to_be_focused()
+        page.keyboard.press("Home")
+        expect(page.locator("#confirm-pickers .pick[data-die='1'][data-value='1']")).to_be_focused()
+        page.keyboard.press("ArrowUp")
+        expect(page.locator("#confirm-pickers .pick[data-die='0'][data-value='1']")).to_be_focused()
+        page.keyboard.press("ArrowUp")  # no die above the first: the focus stays
+        expect(page.locator("#confirm-pickers .pick[data-die='0'][data-value='1']")).to_be_focused()
+    finally:
+        assert server.api("POST", "/api/table", {"camera": "auto"}).status_code == 200

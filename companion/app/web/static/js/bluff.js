@@ -131,5 +131,6 @@
   $("over-dialog-back").addEventListener("click", () => $("over-dialog").close());
   $("over-dialog-ok").addEventListener("click", () => sendCorrection(true));
 
+  EB.arrowKeys($("correct-pickers"), ".pick", ".pick-row");
   document.addEventListener("DOMContentLoaded", load);
 })();

@@ -256,6 +256,36 @@ const EB = (() => {
     if (target) target.focus();
   }
 
+  /** Arrow keys between the buttons of ``container`` that match ``items`` (a claim grid, the faces of a dice
+      check): Left and Right to the one beside, Home and End to the first and last; Up and Down to the next (or,
+      with ``rows``, to the same place in the row above or below: the same face of the next die). Tab still stops at
+      each; the arrows spare a keyboard player up to 15 Tabs across a grid. Delegated, so a redrawn grid keeps them. */
+  function arrowKeys(container, items, rows) {
+    if (!container) return;
+    const usable = (node) => node && !node.disabled && node.getClientRects().length > 0;
+    container.addEventListener("keydown", (event) => {
+      const here = event.target.closest ? event.target.closest(items) : null;
+      if (!here || !container.contains(here) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      const row = rows ? here.closest(rows) : container;
+      const line = [...row.querySelectorAll(items)];
+      const i = line.indexOf(here);
+      const step = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 1, ArrowUp: -1 }[event.key];
+      let target = null;
+      if (event.key === "Home") target = line.find(usable);
+      else if (event.key === "End") target = line.slice().reverse().find(usable);
+      else if (step === undefined) return;
+      else if (rows && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+        const all = [...container.querySelectorAll(rows)];
+        const other = all[all.indexOf(row) + step];
+        target = other ? [...other.querySelectorAll(items)][i] : null;
+      } else {
+        for (let j = i + step; j >= 0 && j < line.length && !target; j += step) if (usable(line[j])) target = line[j];
+      }
+      event.preventDefault();
+      if (usable(target)) target.focus();
+    });
+  }
+
   /** Say ``text`` in the page's polite status line, once (the same words again are not repeated). */
   function announce(text) {
     const line = document.getElementById("announce");
@@ -390,5 +420,5 @@ const EB = (() => {
     if (window.ResizeObserver) new ResizeObserver(measureTopbar).observe(document.querySelector(".topbar"));
   });
 
-  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText, focusIfLost, announce, setControl };
+  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText, focusIfLost, announce, setControl, arrowKeys };
 })();

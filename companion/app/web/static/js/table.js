@@ -677,6 +677,9 @@
       if (state) showBoard(state); else resync();
     });
     $("confirm-button").addEventListener("click", sendConfirm);
+    EB.arrowKeys($("claim-grid"), "button");
+    EB.arrowKeys($("confirm-pickers"), ".pick", ".pick-row");
+    EB.arrowKeys($("sim-pickers"), ".pick", ".pick-row");
     $("verdict-close").addEventListener("click", () => { clearInterval(countTimer); dismissed.add($("verdict").dataset.key); render(game); });
     const askNew = () => $("new-dialog").showModal();
     $("new-game").addEventListener("click", askNew);
