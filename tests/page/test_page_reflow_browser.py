@@ -163,6 +163,21 @@ def test_the_game_over_buttons_wrap_on_a_phone(server: Server, new_context: Any,
             whole(page, button)
 
 
+def test_the_evenings_tally_shows_each_name_whole_on_a_phone(server: Server, new_context: Any) -> None:
+    """The Polish phone's tally cut "Christophe" to "Christo…": a name the table cannot read. It wraps instead."""
+    game = server.new_game(NAMES, starter=0, path_length=2)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])
+    for viewport in (PHONE, ZOOMED):
+        page = open_with_control(new_context, server, viewport, f"/?game={game['id']}", "pl-PL")
+        if page.locator("#verdict").is_visible():
+            page.click("#verdict-close")
+        expect(page.locator("#tally li")).to_have_count(3)
+        no_sideways_scroll(page)
+        text_whole(page, "#tally .name")
+        expect(page.locator("#tally .name")).to_have_text(NAMES)
+
+
 @pytest.mark.parametrize("viewport", [TABLET_1024, PHONE, ZOOMED], ids=["tablet", "phone", "zoomed-phone"])
 def test_the_die_pickers_label_never_runs_into_its_first_face(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
     """"Steen 1", "Würfel 1", "Terning 1" were wider than their 2.8 rem (phone) or 4.2 rem (tablet) column and ran into
