@@ -8,6 +8,7 @@
 # The service is stopped while the folder is read or replaced and started again
 # after. A backup records the companion's version; a backup of another version
 # is refused, never mixed in. The folder a restore replaces is kept beside it.
+# A restore ends every device's session: each types the table PIN again.
 set -euo pipefail
 
 APP_USER="elephants"
@@ -22,7 +23,7 @@ die() {
 }
 
 usage() {
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 ACTION=""
@@ -51,10 +52,13 @@ installed_version() {
 
 WAS_RUNNING=0
 stop_service() {
-  if command -v systemctl >/dev/null && systemctl is-active --quiet "$SERVICE" 2>/dev/null; then
-    WAS_RUNNING=1
-    systemctl stop "$SERVICE"
-  fi
+  command -v systemctl >/dev/null || return 0
+  # running, or between two starts (a unit restarting after a failure): stopped either way, so it cannot start in the
+  # middle of the swap; started again after only if it was running
+  case "$(systemctl is-active "$SERVICE" 2>/dev/null || true)" in
+    active | activating | reloading) WAS_RUNNING=1 ;;
+  esac
+  systemctl stop "$SERVICE" 2>/dev/null || true
 }
 start_again() {
   if [ "$WAS_RUNNING" -eq 1 ]; then
@@ -66,6 +70,9 @@ if [ "$ACTION" = backup ]; then
   [ -f "$INSTANCE/config.toml" ] || die "there is nothing to back up: $INSTANCE holds no config.toml (is --instance right?)"
   FILE="${FILE:-elephants-bluff-backup-$(date +%Y-%m-%d-%H%M).tar.gz}"
   [ ! -e "$FILE" ] || die "$FILE already exists; give another file name"
+  # the destination is tried before the table is stopped: a typo must not stop a game for nothing
+  [ -d "$(dirname "$FILE")" ] || die "the folder $(dirname "$FILE") does not exist; nothing was backed up and the table was not stopped"
+  : 2>/dev/null >"$FILE.tmp" || die "$FILE cannot be written there (a read-only or full folder?); nothing was backed up and the table was not stopped"
   VERSION="$(installed_version)"
   MARK_DIR="$(mktemp -d)"
   trap 'rm -rf "$MARK_DIR"; start_again' EXIT
@@ -93,13 +100,24 @@ trap 'rm -rf "$NEW"; start_again' EXIT
 tar -xzf "$FILE" -C "$NEW" || die "the backup $FILE could not be unpacked (damaged?); nothing was restored"
 rm -f "$NEW/$MARK"
 [ -f "$NEW/config.toml" ] || die "the backup $FILE holds no config.toml; nothing was restored"
+# The devices let in when the backup was made are not let in again: one ended since (a guest's phone) would be.
+if [ -f "$NEW/auth.sqlite3" ]; then
+  python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", ("sessions",)).fetchone():
+    db.execute("DELETE FROM sessions")
+db.commit()
+db.close()' "$NEW/auth.sqlite3" 2>/dev/null || die "the backup's list of devices (auth.sqlite3) could not be read (damaged?); nothing was restored"
+fi
 chown -R "$APP_USER:" "$NEW"
 chmod 0750 "$NEW"
 stop_service
 KEPT=""
 if [ -e "$INSTANCE" ]; then
   KEPT="$INSTANCE.before-restore-$(date +%Y%m%d-%H%M%S)"
-  mv "$INSTANCE" "$KEPT"
+  # stopped between the two moves (Ctrl-C, a power cut aside): the folder that was there goes back
+  trap 'if [ ! -e "$INSTANCE" ] && [ -e "$KEPT" ]; then mv -T "$KEPT" "$INSTANCE"; fi; rm -rf "$NEW"; start_again' EXIT
+  mv -T "$INSTANCE" "$KEPT"
 fi
-mv "$NEW" "$INSTANCE"
-echo "Restored $INSTANCE from $FILE (version $VERSION)${KEPT:+; the folder it replaced is kept as $KEPT}"
+mv -T "$NEW" "$INSTANCE"  # -T: never into a folder something made meanwhile
+echo "Restored $INSTANCE from $FILE (version $VERSION)${KEPT:+; the folder it replaced is kept as $KEPT}; every device types the table PIN again"

@@ -36,9 +36,16 @@ def table(tmp_path):
 
     installed("1.2.3")
 
+    # systemd's own command, played: the service is running, and each call is written down
+    fake = tmp_path / "fake-bin"
+    fake.mkdir()
+    (fake / "systemctl").write_text(f'#!/bin/sh\necho "$*" >>{tmp_path / "systemctl.log"}\n'
+                                    '[ "$1" = is-active ] && { echo active; exit 0; }\nexit 0\n', encoding="utf-8")
+    (fake / "systemctl").chmod(0o755)
+
     def run(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run(["bash", str(SCRIPT), *args, "--instance", str(instance), "--prefix", str(prefix), "--user", "nobody"],
-                              capture_output=True, text=True, cwd=tmp_path, stdin=subprocess.DEVNULL, env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+                              capture_output=True, text=True, cwd=tmp_path, stdin=subprocess.DEVNULL, env={"PATH": f"{fake}:/usr/sbin:/usr/bin:/sbin:/bin"})
 
     return instance, installed, run
 
@@ -98,3 +105,56 @@ def test_a_backup_never_overwrites_a_file(table, tmp_path):
     (tmp_path / "b.tar.gz").write_text("mine", encoding="utf-8")
     assert "b.tar.gz already exists" in one_sentence(run("backup", "b.tar.gz"))
     assert (tmp_path / "b.tar.gz").read_text(encoding="utf-8") == "mine"
+
+
+def _service_calls(tmp_path: Path) -> list[str]:
+    log = tmp_path / "systemctl.log"
+    return [line.split()[0] for line in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+
+
+def test_a_restore_ends_every_devices_session(table, tmp_path):
+    """A device let in before the backup, ended since (a guest's phone): the restore gave it control again (audit)."""
+    from companion.app.auth import AuthStore
+
+    instance, _, run = table
+    store = AuthStore(instance / "auth.sqlite3")
+    store.open_session("tag", hours=12, address="192.0.2.7", agent="a guest's phone")
+    store.close()
+    assert run("backup", "b.tar.gz").returncode == 0
+    out = run("restore", "b.tar.gz")
+    assert out.returncode == 0 and "every device types the table PIN again" in out.stdout, out.stderr
+    store = AuthStore(instance / "auth.sqlite3")
+    try:
+        assert store.sessions() == []
+    finally:
+        store.close()
+    assert _service_calls(tmp_path) == ["is-active", "stop", "start", "is-active", "stop", "start"]  # stopped and started, each
+
+
+def test_a_backup_whose_device_list_is_damaged_is_refused_and_nothing_changes(table, tmp_path):
+    instance, _, run = table
+    (instance / "auth.sqlite3").write_bytes(b"not a database" * 100)
+    assert run("backup", "b.tar.gz").returncode == 0
+    (instance / "config.toml").write_text('[table]\npin = "999999"\n', encoding="utf-8")
+    now = hashes(instance)
+    assert "the backup's list of devices (auth.sqlite3) could not be read (damaged?); nothing was restored" in one_sentence(run("restore", "b.tar.gz"))
+    assert hashes(instance) == now and not [p for p in instance.parent.iterdir() if ".before-restore-" in p.name or p.name.startswith(".restore.")]
+
+
+@pytest.mark.parametrize("where", ["a folder not there", "a read-only folder"])
+def test_a_backup_to_a_place_it_cannot_write_never_stops_the_table(table, tmp_path, where):
+    """A typo in the destination stopped and restarted the table, mid-game, for nothing (audit)."""
+    _, _, run = table
+    if where == "a folder not there":
+        target, words = tmp_path / "nowhere" / "b.tar.gz", "does not exist; nothing was backed up and the table was not stopped"
+    else:
+        (tmp_path / "ro").mkdir()
+        target, words = tmp_path / "ro" / "b.tar.gz", "cannot be written there (a read-only or full folder?); nothing was backed up"
+        if subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(tmp_path / "ro")], capture_output=True).returncode != 0:
+            pytest.skip("this machine does not let the tests mount a read-only folder (root writes anywhere else)")
+    try:
+        assert words in one_sentence(run("backup", str(target)))
+    finally:
+        if where == "a read-only folder":
+            subprocess.run(["umount", str(tmp_path / "ro")], check=True)
+    assert _service_calls(tmp_path) == []
