@@ -113,6 +113,15 @@ esac
 case "$PREFIX$INSTANCE" in
   *[[:space:]]*) die "--prefix and --instance must not contain spaces" ;;
 esac
+# The unit keeps the service out of the home folders (ProtectHome=yes): installed there, it could never start.
+for place in "$PREFIX" "$INSTANCE"; do
+  case "$place" in
+    /home | /home/* | /root | /root/* | /run/user | /run/user/*)
+      die "the companion cannot be kept in $place: the service may not enter home folders; choose a folder outside /home and /root (the defaults are /opt/elephants-bluff and /var/lib/elephants-bluff)" ;;
+    /*) ;;
+    *) die "--prefix and --instance must be whole paths starting with /, not '$place'" ;;
+  esac
+done
 
 # --- the system (read only: nothing is changed before all of these pass) ----------
 [ -r "$OS_RELEASE" ] || die "cannot tell which system this is ($OS_RELEASE is missing)"

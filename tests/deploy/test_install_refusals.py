@@ -86,6 +86,17 @@ def test_a_port_out_of_range_is_refused(fake, port):
     assert f"--port must be between 1 and 65535, not {port}" in one_sentence(fake("--port", port))
 
 
+@pytest.mark.parametrize(("option", "place"), [("--instance", "/home/pi/bluff"), ("--prefix", "/root/eb"), ("--instance", "/run/user/1000/eb")])
+def test_a_folder_the_service_may_not_enter_is_refused_before_anything_is_done(fake, option, place):
+    """The unit has ProtectHome=yes: installed under /home the service could never start, and the script said Done."""
+    said = one_sentence(fake(option, place))
+    assert f"the companion cannot be kept in {place}: the service may not enter home folders" in said
+
+
+def test_a_folder_that_is_not_a_whole_path_is_refused(fake):
+    assert "--prefix and --instance must be whole paths starting with /, not 'bluff'" in one_sentence(fake("--instance", "bluff"))
+
+
 def test_without_sudo_it_says_to_use_sudo(fake):
     if os.geteuid() == 0:
         # play an owner without sudo: a copy of the script run as nobody
