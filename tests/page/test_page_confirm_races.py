@@ -7,6 +7,8 @@ Bluff's own record while the cards of the Bluff before are still on the page, or
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -114,15 +116,31 @@ def test_a_face_tapped_before_the_photo_loads_stays_chosen_when_the_crops_come(s
     expect(cards.nth(2).locator('.pick[data-value="5"]')).to_have_attribute("aria-pressed", "true")
 
 
+@contextmanager
+def _without_the_camera(server: Server) -> Iterator[None]:
+    """The table types the dice at each Bluff (R14) while the block runs; the camera reads them again after."""
+    assert server.api("POST", "/api/table", {"camera": "off"}).status_code == 200
+    try:
+        yield
+    finally:
+        assert server.api("POST", "/api/table", {"camera": "auto"}).status_code == 200
+
+
+def _waiting_for_typed_dice(server: Server) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Ida claimed 9 and Jo called Bluff with the camera off: the game, its state and the Bluff, waiting for the dice."""
+    game = server.new_game(["Ida", "Jo"], starter=0, path_length=5)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    body = server.api("POST", f"/api/games/{game['id']}/bluff", {}).json()
+    assert body["state"]["phase"] == "confirm"
+    return game, body["state"], body["challenge"]
+
+
 def _typing_dice_with_another_tablet_first(server: Server, new_context: Any, console: Any, theirs: list[int], ours: list[int]) -> Any:
     """Two tablets type a Bluff's dice (no camera, R14); the other tablet's confirmation lands first, and this one's live
     stream has not brought it when its own tap is sent. The page, after its refused tap."""
     console.allow("status of 409")  # the refusal this causes, as Chromium logs any refused request
-    assert server.api("POST", "/api/table", {"camera": "off"}).status_code == 200
-    try:
-        game = server.new_game(["Ida", "Jo"], starter=0, path_length=5)
-        assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
-        state = server.api("POST", f"/api/games/{game['id']}/bluff", {}).json()["state"]
+    with _without_the_camera(server):
+        game, state, _ = _waiting_for_typed_dice(server)
         page = new_context(viewport=TABLET)
         page.route("**/api/events*", lambda route: route.fulfill(body="retry: 600000\n\n", content_type="text/event-stream"))
         page.goto(server.url + "/")
@@ -136,8 +154,6 @@ def _typing_dice_with_another_tablet_first(server: Server, new_context: Any, con
         expect(page.locator("#verdict-move")).to_be_visible()  # the verdict as decided, by the other tablet's dice
         expect(page.locator("#verdict-total")).to_have_text(str(sum(theirs)))
         return page
-    finally:
-        assert server.api("POST", "/api/table", {"camera": "auto"}).status_code == 200
 
 
 def test_dice_confirmed_first_on_another_tablet_are_named_where_they_differ_from_the_ones_typed_here(server: Server, new_context: Any, console: Any) -> None:
@@ -154,11 +170,8 @@ def test_the_same_dice_confirmed_first_on_another_tablet_need_no_words(server: S
 
 def test_faces_tapped_on_the_dice_check_survive_a_reload_until_confirmed(server: Server, new_context: Any) -> None:
     """A phone woken from sleep reloads the page: the faces the table had tapped were lost (audit s10)."""
-    assert server.api("POST", "/api/table", {"camera": "off"}).status_code == 200
-    try:
-        game = server.new_game(["Ida", "Jo"], starter=0, path_length=5)
-        assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
-        challenge = server.api("POST", f"/api/games/{game['id']}/bluff", {}).json()["challenge"]
+    with _without_the_camera(server):
+        _, _, challenge = _waiting_for_typed_dice(server)
         page = new_context(viewport=TABLET)
         page.goto(server.url + "/")
         unlock(page)
@@ -176,5 +189,3 @@ def test_faces_tapped_on_the_dice_check_survive_a_reload_until_confirmed(server:
         expect(page.locator("#verdict-total")).to_have_text("8")
         assert server.api("GET", f"/api/challenges/{challenge['id']}").json()["dice"] == [5, 1, 2]
         assert page.evaluate(f"() => window.sessionStorage.getItem('eb-picks-{challenge['id']}')") is None  # confirmed: forgotten
-    finally:
-        assert server.api("POST", "/api/table", {"camera": "auto"}).status_code == 200

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, Server, unlock
+from pagehelpers import PIN, Server, settle_bluff, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -155,16 +155,19 @@ def test_each_seat_of_the_set_up_says_whose_fields_and_buttons_they_are(own_serv
     expect(seats.first.locator(".seat-up")).to_have_attribute("aria-label", re.compile(r"^Player 1: "))
 
 
-def test_a_correction_made_with_the_keyboard_leaves_the_focus_on_the_corrected_faces(server: Server, new_context: Any) -> None:
+def _replay_of_a_decided_bluff(server: Server, new_context: Any) -> tuple[Any, str]:
+    """A Bluff decided on 2 + 2 + 2, its replay open on a device let in by the PIN: the page and the Bluff's id."""
     game = server.new_game(["Ann", "Ben"], starter=0)
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 5}).status_code == 200
-    server.set_dice([2, 2, 2])
-    body = server.api("POST", f"/api/games/{game['id']}/bluff").json()
-    if body["state"]["phase"] == "confirm":
-        assert server.api("POST", f"/api/games/{game['id']}/confirm", {"dice": [2, 2, 2]}).status_code == 200
+    challenge = settle_bluff(server, game["id"], [2, 2, 2])
     page = new_context()
-    page.goto(server.url + f"/bluffs/{body['challenge']['id']}")
+    page.goto(server.url + f"/bluffs/{challenge['id']}")
     unlock(page)
+    return page, challenge["id"]
+
+
+def test_a_correction_made_with_the_keyboard_leaves_the_focus_on_the_corrected_faces(server: Server, new_context: Any) -> None:
+    page, _ = _replay_of_a_decided_bluff(server, new_context)
     _key_on(page, "#correct-pickers .pick[data-die='0'][data-value='5']", "Enter")
     _key_on(page, "#correct-submit", "Enter")
     expect(page.locator("#history li")).to_have_count(1)
@@ -175,19 +178,11 @@ def test_a_correction_from_another_device_keeps_a_keyboard_player_on_the_face_th
     # The live stream redraws the faces: the button a keyboard player was on is replaced. The focus stays on that
     # die's same face, not thrown to the top of the page (this page's own correction comes back the same way, and
     # whichever drew last decided where the focus ended: CI saw it lost).
-    game = server.new_game(["Ann", "Ben"], starter=0)
-    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 5}).status_code == 200
-    server.set_dice([2, 2, 2])
-    body = server.api("POST", f"/api/games/{game['id']}/bluff").json()
-    if body["state"]["phase"] == "confirm":
-        assert server.api("POST", f"/api/games/{game['id']}/confirm", {"dice": [2, 2, 2]}).status_code == 200
-    page = new_context()
-    page.goto(server.url + f"/bluffs/{body['challenge']['id']}")
-    unlock(page)
+    page, cid = _replay_of_a_decided_bluff(server, new_context)
     on = "#correct-pickers .pick[data-die='1'][data-value='3']"
     _key_on(page, "#correct-pickers .pick[data-die='1'][data-value='2']", "ArrowRight")  # the arrows move along the faces
     expect(page.locator(on)).to_be_focused()
-    assert server.api("POST", f"/api/challenges/{body['challenge']['id']}/correct", {"dice": [4, 2, 2]}).status_code == 200
+    assert server.api("POST", f"/api/challenges/{cid}/correct", {"dice": [4, 2, 2]}).status_code == 200
     expect(page.locator("#history li")).to_have_count(1)
     expect(page.locator(on)).to_be_focused()
 

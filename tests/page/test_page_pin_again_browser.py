@@ -36,13 +36,19 @@ def _events(server: Server, game: dict[str, Any]) -> int:
     return server.api("GET", f"/api/games/{game['id']}").json()["events"]
 
 
+def _tap_asks_for_the_pin(server: Server, game: dict[str, Any], page: Any, button: str) -> int:
+    """``button`` tapped on the tablet whose session ended: the PIN dialog opens and nothing is played. The game's events."""
+    before = _events(server, game)
+    page.click(button)
+    expect(page.locator("#pin-dialog")).to_be_visible()
+    assert _events(server, game) == before  # nothing was played without the PIN
+    return before
+
+
 def test_a_tap_refused_for_the_pin_is_sent_again_once_the_pin_lets_the_tablet_in(server: Server, new_context: Any, console: Any) -> None:
     console.allow(REFUSED)
     game, page = _deciding(server, new_context)
-    before = _events(server, game)
-    page.click("#believe")
-    expect(page.locator("#pin-dialog")).to_be_visible()
-    assert _events(server, game) == before  # nothing was played without the PIN
+    before = _tap_asks_for_the_pin(server, game, page, "#believe")
     page.fill("#pin-input", PIN)
     page.click("#pin-submit")
     expect(page.locator("#act-claim")).to_be_visible()  # Ben believed: Ben claims next, with no second tap
@@ -54,9 +60,7 @@ def test_a_tap_refused_for_the_pin_is_sent_again_once_the_pin_lets_the_tablet_in
 def test_a_pin_dialog_closed_without_the_pin_sends_nothing(server: Server, new_context: Any, console: Any) -> None:
     console.allow(REFUSED)
     game, page = _deciding(server, new_context)
-    before = _events(server, game)
-    page.click("#bluff")
-    expect(page.locator("#pin-dialog")).to_be_visible()
+    before = _tap_asks_for_the_pin(server, game, page, "#bluff")
     page.click("#pin-cancel")
     expect(page.locator("#pin-dialog")).to_be_hidden()
     expect(page.locator("#pin-open")).to_be_visible()  # the top bar offers the PIN again; the controls hide
