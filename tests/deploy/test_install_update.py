@@ -146,7 +146,8 @@ def exec_start(unit: str) -> str:
 
 def checkout_with_leftovers(folder: Path, *, git: bool) -> Path:
     """A checkout of the project's install files and one model, with what setuptools left from an earlier build: a
-    ``build/lib`` holding a model the project has since deleted (it sorts last, so the reader would choose it) and an
+    ``build/lib`` holding a model the project has since deleted (shipped as package data beside the current one, it was
+    the one the reader chose while models were picked by name; ``models/shipped.json`` names the one now) and an
     egg-info naming it."""
     for name in ("pyproject.toml", "deploy/install-pi.sh", "deploy/elephants-bluff.service", "deploy/pi/tested-versions.txt", "deploy/locked-versions.txt"):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
