@@ -84,12 +84,13 @@ train: $(VENV)/.installed
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --resume --out build/classifier/candidate
 
 # The second opinion (vision/second_opinion.py; models/MODEL_CARD.md, "The second opinion"): the same recipe, seed 3,
-# with 3,000 round things labelled not a die; written as models/second-opinion-<id>.onnx in place of the one there
+# with 3,000 round things labelled not a die; written as models/second-opinion-<id>.onnx and named in models/shipped.json
+# in place of the one there
 # (about 7 minutes with train's data cache in build/classifier/, longer without).
 train-second-opinion: $(VENV)/.installed
 	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2' $(PINS)
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --round-things 3000 --resume --out build/classifier/second-opinion
-	f=$$(ls build/classifier/second-opinion/dice-faces-*.onnx | head -1) && rm -f models/second-opinion-*.onnx && cp $$f models/second-opinion-$$(sha256sum $$f | cut -c1-12).onnx
+	f=$$(ls build/classifier/second-opinion/dice-faces-*.onnx | head -1) && id=$$(sha256sum $$f | cut -c1-12) && cp $$f models/second-opinion-$$id.onnx && $(PY) -m vision.model_files ship models/second-opinion-$$id.onnx second_opinion
 .PHONY: train-second-opinion
 
 # The candidates in build/classifier/candidate read end to end beside the shipped model (models/training/judge.py),

@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 
 from companion.core.errors import HardwareError
-from vision.model_files import check_whole, file_id, models_folder, shipped
+from vision import model_files
+from vision.model_files import check_whole, file_id, shipped
 from vision.onnx_runtime import load_onnxruntime
 
 #: Side of the classifier's input, in pixels.
@@ -83,7 +84,7 @@ def shipped_model_path() -> Path:
 def model_fix(path: Path, setting: str) -> str:
     """What to do about a model file that cannot be used: a shipped one is reinstalled; one that ``setting`` names in
     ``config.toml`` (a model of the owner's choosing) is that setting's to mend, which a reinstall would not touch."""
-    folder = models_folder()
+    folder = model_files.models_folder()
     if folder is not None and Path(path).resolve().parent == folder.resolve():
         return "reinstall the companion"
     return f"check {setting} in config.toml, which names it (a reinstall does not change that file)"

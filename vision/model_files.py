@@ -69,8 +69,14 @@ def check_whole(path: Path, data: bytes, what: str, fix: str) -> None:
     named = ID_NAME.match(path.name)
     if named is None or file_id(data) == named.group("id"):
         return
-    raise HardwareError(f"The {what} {path.name} is damaged: its contents are no longer those of the file of that name "
-                        f"(a card fault, or a copy cut short), and a damaged model can read dice wrongly; {fix}.", code="bad_model")
+    folder = models_folder()
+    if folder is not None and path.resolve().parent == folder.resolve():
+        raise HardwareError(f"The {what} {path.name} is damaged: its contents are no longer those of the file of that name "
+                            f"(a card fault, or a copy cut short), and a damaged model can read dice wrongly; {fix}.", code="bad_model")
+    # a file of the owner's choosing: damaged, or named by hand with 12 hex digits that are no hash (a date, say)
+    raise HardwareError(f"The {what} {path.name} does not hash to the id in its name (it hashes to {file_id(data)}): a damaged "
+                        f"copy reads dice wrongly, so it is not used; if you named it yourself, rename it without those 12 "
+                        f"digits; otherwise copy it again, or {fix}.", code="bad_model")
 
 
 def ship(path: Path, part: str) -> bool:
@@ -87,3 +93,28 @@ def ship(path: Path, part: str) -> bool:
     if isinstance(old, str) and old != path.name and Path(old).name == old:
         (path.parent / old).unlink(missing_ok=True)
     return True
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m vision.model_files ship PATH PART``: name a model copied into ``models/`` as ``PART``'s (the
+    Makefile's recipes that copy a model in call it)."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(prog="python -m vision.model_files", description=main.__doc__)
+    ap.add_argument("action", choices=["ship"])
+    ap.add_argument("path", type=Path, help="the model file, in a models folder that has a shipped.json")
+    ap.add_argument("part", choices=sorted(PARTS))
+    args = ap.parse_args(argv)
+    if not args.path.is_file() or not args.path.name.startswith(PARTS[args.part]):
+        print(f"model_files: {args.path} is no {PARTS[args.part]}*.onnx file", file=sys.stderr)
+        return 2
+    if not ship(args.path, args.part):
+        print(f"model_files: {args.path.parent} holds no {MANIFEST}: nothing was shipped", file=sys.stderr)
+        return 1
+    print(f"{args.path.name} is the shipped {args.part.replace('_', ' ')} model ({args.path.parent / MANIFEST})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

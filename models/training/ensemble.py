@@ -21,6 +21,7 @@ from pathlib import Path
 
 from companion.core.files import atomic_write
 from vision.classifier import file_model_id
+from vision.model_files import ship
 
 
 def join(members: list[Path]) -> bytes:
@@ -88,13 +89,15 @@ def join(members: list[Path]) -> bytes:
 
 
 def write(members: list[Path], out: Path) -> Path:
-    """Write the joined model to ``out/dice-faces-<id>.onnx`` (atomically) and return its path."""
+    """Write the joined model to ``out/dice-faces-<id>.onnx`` (atomically) and return its path; in a models folder (one
+    with a ``shipped.json``) it becomes the shipped face model."""
     data = join(members)
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / "dice-faces-ensemble.onnx.tmp"
     atomic_write(tmp, data)
     final = out / f"{file_model_id(tmp)}.onnx"
     tmp.replace(final)
+    ship(final, "faces")  # into a models folder: named in its shipped.json, the model it replaces removed
     return final
 
 

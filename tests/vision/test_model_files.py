@@ -48,19 +48,29 @@ def test_the_manifest_names_one_whole_file_for_each_part_and_the_folder_ships_no
 
 
 @pytest.mark.parametrize("opener", [FaceClassifier, open_classifier], ids=["plain", "as the reader opens it"])
-def test_a_damaged_face_model_is_refused_in_words_where_it_would_load(tmp_path, opener):
-    damaged = _damaged(shipped_model_path(), tmp_path / "card")
+def test_a_damaged_shipped_face_model_is_refused_in_words_where_it_would_load(tmp_path, monkeypatch, opener):
+    original = shipped_model_path()
+    damaged = _damaged(original, tmp_path / "models")
+    monkeypatch.setattr(model_files, "models_folder", lambda: damaged.parent)  # the shipped models' folder, on a worn card
     with pytest.raises(HardwareError) as refused:
         opener(damaged)
     assert refused.value.code == "bad_model"
-    assert f"The dice model {damaged.name} is damaged" in refused.value.message
-    assert "check reader.model in config.toml" in refused.value.message  # a file named in the settings: mend the setting
+    assert f"The dice model {damaged.name} is damaged" in refused.value.message and "reinstall the companion" in refused.value.message
     # the check is what refuses it: the same bytes under a name with no id load (an owner's own model, named freely)
-    assert FaceClassifier(_damaged(shipped_model_path(), tmp_path / "free", "my-model.onnx")).model_id.startswith("dice-faces-")
+    assert FaceClassifier(_damaged(original, tmp_path / "free", "my-model.onnx")).model_id.startswith("dice-faces-")
 
 
-def test_a_damaged_detector_is_refused_in_words(tmp_path):
-    damaged = _damaged(default_model_path(), tmp_path)
+def test_a_damaged_copy_named_in_the_settings_is_refused_saying_to_mend_the_setting(tmp_path):
+    damaged = _damaged(shipped_model_path(), tmp_path / "usb")
+    with pytest.raises(HardwareError) as refused:
+        FaceClassifier(damaged)
+    assert refused.value.code == "bad_model" and "does not hash to the id in its name" in refused.value.message
+    assert "check reader.model in config.toml" in refused.value.message
+
+
+def test_a_damaged_detector_is_refused_in_words(tmp_path, monkeypatch):
+    damaged = _damaged(default_model_path(), tmp_path / "models")
+    monkeypatch.setattr(model_files, "models_folder", lambda: damaged.parent)
     with pytest.raises(HardwareError) as refused:
         LearnedDetector(damaged)
     assert refused.value.code == "bad_model" and f"The dice detector model {damaged.name} is damaged" in refused.value.message
@@ -68,7 +78,7 @@ def test_a_damaged_detector_is_refused_in_words(tmp_path):
 
 def test_a_damaged_second_opinion_leaves_the_reader_saying_why(tmp_path):
     opinion, problem = SecondOpinion.load(_damaged(shipped_path(), tmp_path))
-    assert opinion is None and problem is not None and "is damaged" in problem
+    assert opinion is None and problem is not None and "does not hash to the id in its name" in problem
 
 
 def _folder(tmp_path: Path, manifest: object) -> Path:
@@ -116,3 +126,31 @@ def test_a_model_exported_into_a_models_folder_is_named_there_and_the_one_it_rep
     candidate.mkdir()
     shutil.copy(new, candidate)
     assert not model_files.ship(candidate / new.name, "faces") and sorted(p.name for p in candidate.iterdir()) == [new.name]
+
+
+def test_the_ship_command_names_a_copied_model_and_the_makefile_recipe_uses_it(tmp_path, monkeypatch, capsys):
+    """make train-second-opinion copied its file in by hand, leaving shipped.json naming the one it deleted: the
+    reader then ran with no second opinion (a review found it)."""
+    replaced = shipped_path()
+    folder = _folder(tmp_path, {"second_opinion": replaced.name})
+    shutil.copy(replaced, folder)
+    new = folder / "second-opinion-5bbb6f704193.onnx"
+    shutil.copy(MODELS / "training" / "base" / "dice-faces-5bbb6f704193.onnx", new)
+    assert model_files.main(["ship", str(new), "second_opinion"]) == 0
+    monkeypatch.setattr(model_files, "models_folder", lambda: folder)
+    assert shipped("second_opinion") == new and not (folder / replaced.name).exists()
+    assert model_files.main(["ship", str(new), "faces"]) == 2  # not a face model's file name
+    makefile = (MODELS.parent / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile[makefile.index("train-second-opinion:"):].split("\n.PHONY")[0]
+    assert "-m vision.model_files ship models/second-opinion-" in recipe and "rm -f models/second-opinion" not in recipe
+    assert "naming" not in capsys.readouterr().err
+
+
+def test_a_file_of_the_owners_named_with_twelve_digits_that_are_no_hash_is_refused_with_how_to_mend_it(tmp_path):
+    """A date-stamped name looks like an id: it is not taken for a card fault, and the owner is told to rename it."""
+    copy = tmp_path / "dice-faces-202406011230.onnx"
+    shutil.copy(shipped_model_path(), copy)
+    with pytest.raises(HardwareError) as refused:
+        FaceClassifier(copy)
+    assert "does not hash to the id in its name" in refused.value.message and "rename it without those 12 digits" in refused.value.message
+    assert "card fault" not in refused.value.message
