@@ -153,6 +153,8 @@ def _typing_dice_with_another_tablet_first(server: Server, new_context: Any, con
         page.click("#confirm-button")
         expect(page.locator("#verdict-move")).to_be_visible()  # the verdict as decided, by the other tablet's dice
         expect(page.locator("#verdict-total")).to_have_text(str(sum(theirs)))
+        # the faces typed here are kept no longer: that Bluff never comes back to its dice check
+        assert page.evaluate("() => Object.keys(window.sessionStorage).filter((k) => k.startsWith('eb-picks-'))") == []
         return page
 
 

@@ -193,6 +193,12 @@ def test_the_arrow_keys_move_across_the_claim_grid_and_the_faces_of_the_dice_che
     game, page = _open_game(server, new_context)
     _key_on(page, "#claim-grid button[data-amount='3']", "ArrowRight")
     expect(page.locator("#claim-grid button[data-amount='4']")).to_be_focused()
+    across = page.locator("#claim-grid button").evaluate_all("(bs) => bs.filter((b) => Math.abs(b.getBoundingClientRect().top - bs[0].getBoundingClientRect().top) < 2).length")
+    assert 1 < across < 16
+    page.keyboard.press("ArrowDown")  # a line down the grid as drawn, as on the dice check
+    expect(page.locator(f"#claim-grid button[data-amount='{4 + across}']")).to_be_focused()
+    page.keyboard.press("ArrowUp")
+    expect(page.locator("#claim-grid button[data-amount='4']")).to_be_focused()
     page.keyboard.press("End")
     expect(page.locator("#claim-grid button[data-amount='18']")).to_be_focused()
     page.keyboard.press("ArrowRight")  # the last stays the last

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, Server, unlock
+from pagehelpers import PIN, Server, settle_bluff, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -99,3 +99,69 @@ def test_the_devices_page_offers_the_pin_again_once_every_session_has_ended(serv
     expect(page.locator("#pin-open")).to_be_visible()  # not "Lock this device" on a device no longer let in
     expect(page.locator("#pin-lock")).to_be_hidden()
     expect(page.locator("body")).to_have_attribute("data-control", "no")
+
+
+def test_after_the_pin_a_keyboard_player_lands_on_the_next_thing_to_do_not_on_lock(server: Server, new_context: Any, console: Any) -> None:
+    """The dialog closing gave the focus to "Lock this device", which the player's next Enter pressed mid-game."""
+    console.allow(REFUSED)
+    game, page = _deciding(server, new_context)
+    page.focus("#believe")
+    page.keyboard.press("Enter")
+    expect(page.locator("#pin-input")).to_be_focused()
+    page.keyboard.type(PIN)
+    page.keyboard.press("Enter")
+    expect(page.locator("#act-claim")).to_be_visible()  # Believe played, sent again after the PIN
+    expect(page.locator("#claim-grid button").first).to_be_focused()
+    expect(page.locator("#pin-lock")).not_to_be_focused()
+
+
+def test_a_rematch_tapped_before_the_pin_is_not_sent_again_after_it(server: Server, new_context: Any, console: Any) -> None:
+    """A rematch sent late could end a game another tablet started while the PIN was typed (a review found it): only
+    a move, which says the state it was made on, is sent again; the player taps Rematch again."""
+    console.allow(REFUSED)
+    game = server.new_game(["Pia", "Quin"], starter=0, path_length=2)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])  # Pia reaches the red square
+    page = new_context()
+    page.goto(server.url + f"/?game={game['id']}")
+    unlock(page)
+    if page.locator("#verdict").is_visible():
+        page.click("#verdict-close")
+    expect(page.locator("#over")).to_be_visible()
+    assert server.api("DELETE", "/api/sessions").status_code == 200
+    page.click("#over-rematch")
+    page.fill("#pin-input", PIN)
+    page.click("#pin-submit")
+    expect(page.locator("#pin-dialog")).to_be_hidden()
+    expect(page.locator("#over-rematch")).to_be_enabled()
+    page.wait_for_timeout(300)
+    assert [g["id"] for g in server.api("GET", f"/api/games/{game['id']}/evening").json()["games"]] == [game["id"]]  # no rematch
+    page.click("#over-rematch")  # tapped again, once let in: the rematch
+    expect(page.locator("#over")).to_be_hidden()
+    assert server.api("GET", "/api/games/current").json()["rematch_of"] == game["id"]
+
+
+def test_the_set_ups_no_camera_choice_survives_the_pin_asked_at_start(own_server: Any, new_context: Any, console: Any) -> None:
+    """Start with "no camera" ticked on a tablet whose session ended: the PIN asked for the camera setting, and a Cancel
+    or the PIN then started the game with the camera on, the box cleared (a review found it)."""
+    console.allow(REFUSED)
+    server = own_server.start()
+    page = new_context()
+    page.goto(server.url + "/")
+    unlock(page)
+    rows = page.locator("#seat-list .seat")
+    for i, (name, age) in enumerate([("Ann", "9"), ("Ben", "7")]):
+        rows.nth(i).locator(".seat-name").fill(name)
+        rows.nth(i).locator(".seat-age").fill(age)
+    rows.nth(2).locator(".seat-remove").click()
+    page.check("#setup-no-camera")
+    assert server.api("DELETE", "/api/sessions").status_code == 200
+    page.click("#start-game")
+    page.fill("#pin-input", PIN)
+    page.click("#pin-submit")
+    expect(page.locator("#pin-dialog")).to_be_hidden()
+    expect(page.locator("#setup-no-camera")).to_be_checked()  # the choice kept; no game started behind the dialog
+    assert server.api("GET", "/api/table").json()["camera"] == "auto"
+    page.click("#start-game")
+    expect(page.locator("#turn-name")).to_have_text("Ben's turn")
+    assert server.api("GET", "/api/table").json()["camera"] == "off"

@@ -113,15 +113,21 @@ const EB = (() => {
 
   let pinAnswered = []; // who waits on the PIN dialog: told true when the PIN let this device in, false when it closed without
 
-  /** Open the PIN dialog; the promise says whether the device was let in before the dialog closed. */
-  function askPin() {
+  /** Open the PIN dialog (the top bar's Unlock, a page's own PIN button). */
+  function openPin() {
     const dialog = document.getElementById("pin-dialog");
-    const answer = new Promise((resolve) => pinAnswered.push(resolve));
-    if (dialog.open) return answer;
+    if (dialog.open) return;
     document.getElementById("pin-error").hidden = true;
     document.getElementById("pin-input").value = "";
     dialog.showModal();
     document.getElementById("pin-input").focus();
+  }
+
+  /** Open the PIN dialog for a tap refused without it; the promise says whether the PIN let the device in before the
+      dialog closed. */
+  function askPin() {
+    const answer = new Promise((resolve) => pinAnswered.push(resolve));
+    openPin();
     return answer;
   }
 
@@ -133,10 +139,11 @@ const EB = (() => {
 
   function setupPin() {
     const dialog = document.getElementById("pin-dialog");
-    document.getElementById("pin-open").addEventListener("click", askPin);
-    document.querySelectorAll("[data-pin-open]").forEach((button) => button.addEventListener("click", askPin));
+    document.getElementById("pin-open").addEventListener("click", openPin);
+    document.querySelectorAll("[data-pin-open]").forEach((button) => button.addEventListener("click", openPin));
     document.getElementById("pin-cancel").addEventListener("click", () => dialog.close());
-    dialog.addEventListener("close", () => answerPin(false)); // closed without the PIN (Cancel, Escape)
+    // closed without the PIN (Cancel, Escape); not a close that comes after the dialog was opened again for a later tap
+    dialog.addEventListener("close", () => { if (!dialog.open) answerPin(false); });
     document.getElementById("pin-lock").addEventListener("click", async () => {
       try { await api("DELETE", "/api/session"); setControl(false); focusIfLost(document.getElementById("pin-open")); } catch (e) { toast(errorText(e)); }
     });
@@ -147,10 +154,13 @@ const EB = (() => {
       if (!pin) return;
       try {
         await api("POST", "/api/session", { pin });
-        answerPin(true); // a tap refused for want of the PIN is sent again
+        const taps = pinAnswered.length > 0;
+        answerPin(true); // a move refused for want of the PIN is sent again
         dialog.close();
         setControl(true);
-        focusIfLost(document.getElementById("pin-lock")); // the dialog gave the focus back to the Unlock button, now hidden
+        // the dialog gave the focus back to the Unlock button, now hidden; after a tap the PIN was asked for, the tap's
+        // own answer places it (never "Lock this device", which the next Enter would press mid-game)
+        if (!taps) focusIfLost(document.getElementById("pin-lock"));
       } catch (e) {
         error.textContent = errorText(e);
         error.hidden = false;
@@ -162,11 +172,10 @@ const EB = (() => {
 
   const inFlight = new Set();
 
-  /** Run a control action; a missing PIN opens the PIN dialog. Returns the data or null.
-      While its request is in flight ``buttons`` are disabled and the same request is not sent
-      again (a double tap on Bluff sends one Bluff, not a second one refused with a 409). */
-  /** Send a player's action, ``buttons`` busy meanwhile; its answer, or null when refused: said in a toast, but for
-      the error codes ``refused`` maps to handlers of its own ({rematched: fn}), which say it, or not, as they know best. */
+  /** Send a player's action; its answer, or null when refused: said in a toast, but for the error codes ``refused``
+      maps to handlers of its own ({rematched: fn}), which say it, or not, as they know best. While its request is in
+      flight ``buttons`` are disabled and the same request is not sent again (a double tap on Bluff sends one Bluff,
+      not a second one refused with a 409). A missing PIN opens the PIN dialog. */
   async function act(method, url, body, buttons, refused) {
     const key = method + " " + url;
     if (inFlight.has(key)) return null;
@@ -174,25 +183,29 @@ const EB = (() => {
     const disabled = (buttons || []).filter((b) => b && !b.disabled);
     disabled.forEach((b) => { b.disabled = true; b.setAttribute("aria-busy", "true"); });
     document.body.dataset.busy = "yes";
+    let tapAgain = false; // let in, but the tap not sent again: the button goes back under a keyboard player's hand
     try {
       try {
         return await api(method, url, body);
       } catch (e) {
         if (!(e instanceof ApiError && e.status === 401)) throw e;
-        // This device's session ended (revoked on /sessions, or expired): the tap is not lost. Once the PIN lets the
-        // device in again it is sent again as it was; a move says the state it was made on, so one the game has moved
-        // on from meanwhile is refused (moved_on), never played on the wrong turn.
+        // This device's session ended (revoked on /sessions, or expired). Once the PIN lets the device in again, a
+        // move is sent again as it was: it says the state it was made on (``events``), so one the game has moved on
+        // from while the PIN was typed is refused (moved_on), never played on another turn. Anything else (a new
+        // game, a rematch, a correction) could undo what another device did meanwhile: the player taps it again.
         setControl(false);
-        if (!(await askPin())) return null;
+        const letIn = await askPin();
+        if (!letIn || !(body && Number.isInteger(body.events))) { tapAgain = letIn; return null; }
         return await api(method, url, body);
       }
     } catch (e) {
-      if (e instanceof ApiError && e.status === 401) { setControl(false); askPin(); } else if (e instanceof ApiError && refused && Object.prototype.hasOwnProperty.call(refused, e.code)) refused[e.code](e); else toast(errorText(e));
+      if (e instanceof ApiError && e.status === 401) { setControl(false); openPin(); } else if (e instanceof ApiError && refused && Object.prototype.hasOwnProperty.call(refused, e.code)) refused[e.code](e); else toast(errorText(e));
       return null;
     } finally {
       inFlight.delete(key);
       disabled.forEach((b) => { b.disabled = false; b.removeAttribute("aria-busy"); });
       if (inFlight.size === 0) delete document.body.dataset.busy;
+      if (tapAgain) focusIfLost(...disabled);
     }
   }
 
@@ -257,8 +270,8 @@ const EB = (() => {
   }
 
   /** Arrow keys between the buttons of ``container`` that match ``items`` (a claim grid, the faces of a dice
-      check): Left and Right to the one beside, Home and End to the first and last; Up and Down to the next (or,
-      with ``rows``, to the same place in the row above or below: the same face of the next die). Tab still stops at
+      check): Left and Right to the one beside, Home and End to the first and last; Up and Down to the same place in
+      the row above or below (with ``rows``, the same face of the next die; without, a line of the grid as drawn). Tab still stops at
       each; the arrows spare a keyboard player up to 15 Tabs across a grid. Delegated, so a redrawn grid keeps them. */
   function arrowKeys(container, items, rows) {
     if (!container) return;
@@ -278,6 +291,11 @@ const EB = (() => {
         const all = [...container.querySelectorAll(rows)];
         const other = all[all.indexOf(row) + step];
         target = other ? [...other.querySelectorAll(items)][i] : null;
+      } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        // a grid without rows of its own (the claim grid): a row is as many buttons as the first line holds on screen
+        const top = line[0].getBoundingClientRect().top;
+        const across = Math.max(1, line.filter((b) => Math.abs(b.getBoundingClientRect().top - top) < 2).length);
+        target = line[i + step * across] || null;
       } else {
         for (let j = i + step; j >= 0 && j < line.length && !target; j += step) if (usable(line[j])) target = line[j];
       }

@@ -36,7 +36,8 @@
     $("sessions-end-all").hidden = !status.control;
     if (!status.control) return;
     const body = $("sessions-body");
-    const listed = (await api("GET", "/api/sessions")).sessions;
+    let listed;
+    try { listed = (await api("GET", "/api/sessions")).sessions; } catch (err) { toast(errorText(err)); return; }
     body.replaceChildren(...listed.map((s) => el("tr", { "data-session": s.id },
       el("td", { text: s.device + (s.this_device ? ` (${body.dataset.this})` : "") }),
       el("td", { text: s.address }),

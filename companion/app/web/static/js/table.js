@@ -108,7 +108,7 @@
       } else {
         body.starter = Number($("starter-select").value);
       }
-      await setCamera($("setup-no-camera").checked);
+      if (!(await setCamera($("setup-no-camera").checked))) return; // refused (the PIN asked first): Start again
       const state = await act("POST", "/api/games", body, [$("start-game")]);
       if (state) showBoard(state);
     });
@@ -273,7 +273,7 @@
     if (state.phase === "decide" && (!previous || previous.phase !== "decide" || previous.id !== state.id || previous.events !== state.events)) $("peeked").checked = false;
     show("act-confirm", state.phase === "confirm");
     if (state.phase === "confirm") drawConfirm(state);
-    else confirmFor = null;
+    else { confirmFor = null; forgetPicks(null); }
     show("over", state.phase === "over");
     if (state.phase === "over") {
       $("over-sub").textContent = t("over_sub", { name: name(state.loser) });
@@ -361,12 +361,15 @@
     $("tally").setAttribute("aria-label", tn("tally_games", "tally_games_plural", games, { n: games }));
   }
 
+  /** Whether the table now reads the dice as the box says (true), or the change was refused (false). */
   async function setCamera(off) {
     const want = off ? "off" : "auto";
-    if (table.camera === want) return;
+    if (table.camera === want) return true;
     const answer = await act("POST", "/api/table", { camera: want }, [$("no-camera"), $("setup-no-camera")]);
     if (answer) table = answer;
-    syncCamera();
+    $("no-camera").checked = table.camera === "off"; // the board's box shows the table's setting
+    if (answer) $("setup-no-camera").checked = table.camera === "off"; // the set-up's keeps the choice until Start sends it
+    return Boolean(answer);
   }
 
   function syncCamera() {
@@ -475,8 +478,12 @@
       return Array.isArray(dice) ? dice : null;
     } catch (e) { return null; }
   }
-  function forgetPicks(cid) {
-    try { window.sessionStorage.removeItem(picksKey(cid)); } catch (e) { /* nothing kept */ }
+  /** Forget the kept faces of every Bluff but ``keep`` (a Bluff confirmed, here or on another tablet, never comes
+      back to its dice check). */
+  function forgetPicks(keep) {
+    try {
+      for (const key of Object.keys(window.sessionStorage)) if (key.startsWith("eb-picks-") && key !== picksKey(keep)) window.sessionStorage.removeItem(key);
+    } catch (e) { /* nothing kept */ }
   }
 
   async function sendConfirm() {
@@ -486,7 +493,7 @@
     let movedOn = false;
     const state = await act("POST", `/api/games/${encodeURIComponent(game.id)}/confirm`, { dice: confirmDice, events: game.events },
       [$("confirm-button"), ...$("confirm-pickers").querySelectorAll("button")], { moved_on: () => { movedOn = true; } });
-    if (state) { forgetPicks(cid); render(state); return; }
+    if (state) { render(state); return; }
     await resync();
     if (movedOn) confirmLost(cid, sent); // said over the verdict now drawn (a verdict drawn fresh clears the toasts before it)
   }
