@@ -38,6 +38,9 @@ UNIT_DST="/etc/systemd/system/elephants-bluff.service"
 OPTIONS_FILE="/etc/elephants-bluff/install.conf"
 # The tests and `make pi-rehearsal` point this at a fake file to play other systems.
 OS_RELEASE="${INSTALL_PI_OS_RELEASE:-/etc/os-release}"
+# and these to play a running systemd, and how long a restarted companion has to answer
+SYSTEMD_DIR="${INSTALL_PI_SYSTEMD_DIR:-/run/systemd/system}"
+ANSWER_WAIT_S="${INSTALL_PI_WAIT_S:-90}"
 LOCK="/run/lock/elephants-bluff-install.lock"
 # Only the Raspberry Pi archive has these (Debian Bookworm has none of them).
 PI_ONLY_PACKAGES="python3-picamera2 python3-libcamera python3-lgpio"
@@ -352,10 +355,13 @@ except ElephantsBluffError as exc:
 PY
 
 # --- switch to the new version ----------------------------------------------------
+PREVIOUS_VENV="$(readlink -f "$PREFIX/venv" 2>/dev/null || true)"  # to go back to, said if the new one does not answer
 if [ -d "$PREFIX/venv" ] && [ ! -L "$PREFIX/venv" ]; then
   # an install from before the venvs/ folder: keep it as the previous version
-  mv "$PREFIX/venv" "$PREFIX/venvs/previous-$(date +%Y%m%d-%H%M%S)"
+  PREVIOUS_VENV="$PREFIX/venvs/previous-$(date +%Y%m%d-%H%M%S)"
+  mv "$PREFIX/venv" "$PREVIOUS_VENV"
 fi
+[ "$PREVIOUS_VENV" != "$(readlink -f "$VENV_NEW")" ] || PREVIOUS_VENV=""
 ln -sfn "$VENV_NEW" "$PREFIX/venv.new"
 mv -T "$PREFIX/venv.new" "$PREFIX/venv"
 # keep the new version and the one before it (to go back by hand); drop older ones
@@ -387,12 +393,50 @@ instance=$INSTANCE
 port=$PORT
 OPTIONS
 mv "$OPTIONS_FILE.tmp" "$OPTIONS_FILE"
-if [ -d /run/systemd/system ]; then
+if [ -d "$SYSTEMD_DIR" ]; then
   systemctl daemon-reload
   systemctl enable elephants-bluff.service >/dev/null 2>&1
   if [ "$START" -eq 1 ]; then
     systemctl restart elephants-bluff.service
-    systemctl --no-pager --lines=5 status elephants-bluff.service || true
+    echo "==> Waiting for the companion to answer on port $PORT (up to $ANSWER_WAIT_S s)"
+    # "Done." only once it answers: a version that crashes at start, or comes up in safe mode, is said here
+    answer="$(python3 - "$PORT" "$ANSWER_WAIT_S" <<'ANSWER'
+import json, sys, time, urllib.error, urllib.request
+port, end = int(sys.argv[1]), time.monotonic() + float(sys.argv[2])
+while True:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5):
+            print("answers")
+            break
+    except urllib.error.HTTPError as refused:
+        try:
+            body = json.load(refused)
+        except Exception:
+            body = {}
+        if isinstance(body, dict) and body.get("status") == "safe_mode":
+            print("safe_mode " + " ".join(str(body.get(k) or "") for k in ("headline", "todo")).strip())
+        else:
+            print("answers")  # up, and refusing this request (a host it does not trust): it answers
+        break
+    except Exception:
+        pass
+    if time.monotonic() > end:
+        print("silent")
+        break
+    time.sleep(1)
+ANSWER
+)"
+    back=""
+    [ -z "$PREVIOUS_VENV" ] || back="; to go back to the version before: sudo ln -sfn $PREVIOUS_VENV $PREFIX/venv && sudo systemctl restart elephants-bluff"
+    case "$answer" in
+      answers) echo "==> The companion $NEW_VERSION answers" ;;
+      safe_mode*)
+        systemctl --no-pager --lines=5 status elephants-bluff.service || true
+        die "the companion $NEW_VERSION started in safe mode: ${answer#safe_mode }; the page at http://$HOST_NAME.local:$PORT says the same$back" ;;
+      *)
+        systemctl --no-pager --lines=5 status elephants-bluff.service || true
+        die "the companion $NEW_VERSION did not answer on port $PORT within $ANSWER_WAIT_S s; see why with: journalctl -u elephants-bluff -n 50$back" ;;
+    esac
   fi
 else
   # No systemd running (a chroot or a container): enable the unit in the files; it starts at the next boot.

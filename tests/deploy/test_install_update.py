@@ -68,6 +68,30 @@ echo "$src" >@RECORD@/pip-src
 """
 
 
+COMPANION = """#!/usr/bin/python3
+# The restarted companion's stand-in: answers /api/health on the port as told (PORT MODE), for 20 s.
+import http.server, json, sys, threading
+port, mode = sys.argv[1].split()
+status, body = (200, {"status": "ok", "version": "0.1.0"}) if mode == "ok" else (503, {"status": "safe_mode", "headline": "A setting in the settings file is wrong", "todo": "Fix it in that file, then restart the companion."})
+
+class Health(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):
+        pass
+
+server = http.server.HTTPServer(("127.0.0.1", int(port)), Health)
+threading.Timer(20, server.shutdown).start()
+server.serve_forever()
+"""
+
+
 class Pi:
     """One sandboxed system that keeps its state (unit, options, users, venvs, instances) across runs."""
 
@@ -96,15 +120,23 @@ class Pi:
         fake(self.bin / "apt-get", "#!/bin/sh\nexit 0\n")
         fake(self.bin / "apt-cache", "#!/bin/sh\nexit 0\n")
         fake(self.bin / "hostnamectl", "#!/bin/sh\nexit 0\n")
-        fake(self.bin / "systemctl", f'#!/bin/sh\necho "$*" >>{self.record}/systemctl\nexit 0\n')
+        # systemctl restart starts the companion's stand-in where a test says how it answers (record/answer); not
+        # holding the script's install lock (fd 9), as systemd's own start never does
+        fake(self.bin / "systemctl", f'#!/bin/sh\necho "$*" >>{self.record}/systemctl\n'
+                                     f'if [ "$1" = restart ] && [ -f {self.record}/answer ]; then\n'
+                                     f'  nohup /usr/bin/python3 {self.fakes}/companion.py "$(cat {self.record}/answer)" >/dev/null 2>&1 9>&- &\n'
+                                     'fi\nexit 0\n')
+        fake(self.fakes / "companion.py", COMPANION)
         fake(self.fakes / "venv-python", VENV_PYTHON)
         fake(self.fakes / "venv-pip", VENV_PIP)
         fake(self.fakes / "venv-elephants-bluff", "#!/bin/sh\necho 0.1.0\n")
 
-    def install(self, *args: str, checkout: Path = ROOT) -> subprocess.CompletedProcess:
+    def install(self, *args: str, checkout: Path = ROOT, systemd: bool = False) -> subprocess.CompletedProcess:
         mounts = [f"mount -t overlay overlay -o lowerdir=/{name},upperdir={upper},workdir={work} /{name}" for name, (upper, work) in self.layers.items()]
         runner = " && ".join([*mounts, "chmod 0755 /root", f"mount --bind {self.opt} /opt", 'exec bash "$0" "$@"'])
-        env = {"PATH": f"{self.bin}:/usr/sbin:/usr/bin:/sbin:/bin", "INSTALL_PI_OS_RELEASE": str(self.os_release), "LANG": "C.UTF-8", "HOME": str(self.base)}
+        env = {"PATH": f"{self.bin}:/usr/sbin:/usr/bin:/sbin:/bin", "INSTALL_PI_OS_RELEASE": str(self.os_release), "LANG": "C.UTF-8", "HOME": str(self.base),
+               # a running systemd played (a folder that is there, or not), and a short wait for the companion's answer
+               "INSTALL_PI_SYSTEMD_DIR": str(self.base if systemd else self.base / "no-systemd"), "INSTALL_PI_WAIT_S": "4"}
         return subprocess.run(["unshare", "-m", "--propagation", "private", "bash", "-c", runner, str(checkout / "deploy" / "install-pi.sh"), *args],
                               capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
 
@@ -279,3 +311,26 @@ def test_the_unit_does_not_restart_exit_status_2():
 def test_the_installed_unit_keeps_restart_prevent_exit_status(pi):
     done(pi.install("--no-start", "--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", str(free_port())))
     assert re.search(r"^RestartPreventExitStatus=2$", pi.unit(), re.M)
+
+
+# --- the update says Done. only once the companion answers (appliance audit, finding 10) ----------
+
+@pytest.mark.parametrize("answer", ["ok", "safe_mode", None], ids=["answers", "safe-mode", "silent"])
+def test_done_is_said_only_once_the_restarted_companion_answers(pi, answer):
+    """An update whose new version crashed at start, or came up in safe mode, printed "Done." all the same."""
+    port = free_port()
+    assert pi.install("--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", str(port), "--no-start").returncode == 0
+    if answer is not None:
+        (pi.record / "answer").write_text(f"{port} {answer}", encoding="utf-8")
+    out = pi.install(systemd=True)  # the update, with the options remembered; systemd running restarts the service
+    assert "restart elephants-bluff.service" in (pi.record / "systemctl").read_text(encoding="utf-8")
+    if answer == "ok":
+        assert "The companion 0.1.0 answers" in done(out)
+        return
+    assert out.returncode == 1 and "Done." not in out.stdout, out.stdout + out.stderr
+    said = out.stderr.strip().splitlines()[-1]
+    if answer == "safe_mode":
+        assert "started in safe mode: A setting in the settings file is wrong Fix it in that file" in said
+    else:
+        assert f"did not answer on port {port} within 4 s; see why with: journalctl -u elephants-bluff -n 50" in said
+    assert re.search(r"to go back to the version before: sudo ln -sfn /opt/eb/venvs/\S+ /opt/eb/venv && sudo systemctl restart elephants-bluff", said), said
