@@ -89,6 +89,8 @@ remembered_options() {  # "key value" lines
 REUSED=""
 REMEMBERED_FROM="$OPTIONS_FILE"
 [ -f "$OPTIONS_FILE" ] || REMEMBERED_FROM="$UNIT_DST"
+# (a here-string, not <(...): a root without /proc, as the rehearsal's arm64 root runs the script, has no /dev/fd)
+REMEMBERED="$(remembered_options 2>/dev/null || true)"
 while read -r key value; do
   [ -n "$value" ] || continue
   case " $GIVEN " in *" $key "*) continue ;; esac
@@ -98,7 +100,7 @@ while read -r key value; do
     instance) [ "$value" = "$INSTANCE" ] || { INSTANCE="$value"; REUSED="$REUSED --instance $value"; } ;;
     port) [ "$value" = "$PORT" ] || { PORT="$value"; REUSED="$REUSED --port $value"; } ;;
   esac
-done < <(remembered_options 2>/dev/null || true)
+done <<<"$REMEMBERED"
 if [ -n "$REUSED" ]; then
   echo "==> Reusing the options of the install before ($REMEMBERED_FROM):$REUSED (give an option again to change it)"
 fi

@@ -36,6 +36,7 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -545,7 +546,8 @@ class Rehearsal:
         return said
 
     def backup_and_restore(self) -> str:
-        """deploy/instance.sh: a backup, a changed and damaged instance, the restore gives every file back."""
+        """deploy/instance.sh: a backup, a changed and damaged instance, the restore gives every file back, but for the
+        devices let in (``auth.sqlite3``), whose sessions a restore ends."""
         self.stop_service()
         before = self.instance_hashes()
         tool = f"{CHECKOUT}/deploy/instance.sh"
@@ -557,11 +559,15 @@ class Rehearsal:
         out = self.c.run(["bash", tool, "restore", "/root/backup.tar.gz"], timeout=600)
         check(out.returncode == 0 and "Restored" in out.stdout, f"restore: exit {out.returncode}: {out.stderr.strip()[-300:]}")
         after = self.instance_hashes()
-        check(after == before, f"the restore changed {sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))}")
+        changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k) and k != "auth.sqlite3")
+        check(not changed and "auth.sqlite3" in after, f"the restore changed {changed or 'auth.sqlite3 away'}")
+        with sqlite3.connect(self.c.path(f"{INSTANCE}/auth.sqlite3")) as auth:
+            left = auth.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+        check(left == 0, f"the restore kept {left} sessions of the devices let in when the backup was made")
         self.start_service()
         status, _ = self.http("POST", "/api/session", {"pin": self.pin})
         check(status == 200, f"the restored PIN is refused ({status})")
-        return f"{len(after)} files back byte for byte; {out.stdout.strip()}"
+        return f"{len(after) - 1} files back byte for byte, every session ended; {out.stdout.strip()}"
 
     def restore_of_another_version_refused(self) -> str:
         """A backup whose record names another version is refused, and the instance stays as it is."""
