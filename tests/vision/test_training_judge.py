@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from models.training.judge import JUDGED, main
+from vision.classifier import shipped_model_path
+from vision.detector_learned import default_model_path
 
-SHIPPED = next(Path("models").glob("dice-faces-*.onnx"))
+SHIPPED = shipped_model_path()  # the file models/shipped.json names
 BASE = Path("models/training/base/dice-faces-5bbb6f704193.onnx")
 
 
@@ -54,7 +56,7 @@ def test_a_candidate_that_reads_fewer_dice_right_is_named_worse(real_dataset, ca
 
 
 def test_a_candidate_detector_is_named_beside_its_classifier(real_dataset, capsys):
-    detector = next(Path("models").glob("dice-detector-*.onnx"))
+    detector = default_model_path()
     main([str(SHIPPED), "--detector", str(detector), "--only", "skovy_val_crops", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert report["results"][1]["model"] == f"{SHIPPED.stem} with {detector.stem}"
