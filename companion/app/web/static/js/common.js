@@ -183,7 +183,7 @@ const EB = (() => {
     const disabled = (buttons || []).filter((b) => b && !b.disabled);
     disabled.forEach((b) => { b.disabled = true; b.setAttribute("aria-busy", "true"); });
     document.body.dataset.busy = "yes";
-    let tapAgain = false; // let in, but the tap not sent again: the button goes back under a keyboard player's hand
+    let tapAgain = false; // the tap not sent again: the button (where still shown) goes back under a keyboard player's hand
     try {
       try {
         return await api(method, url, body);
@@ -195,7 +195,7 @@ const EB = (() => {
         // game, a rematch, a correction) could undo what another device did meanwhile: the player taps it again.
         setControl(false);
         const letIn = await askPin();
-        if (!letIn || !(body && Number.isInteger(body.events))) { tapAgain = letIn; return null; }
+        if (!letIn || !(body && Number.isInteger(body.events))) { tapAgain = true; return null; }
         return await api(method, url, body);
       }
     } catch (e) {
