@@ -20,7 +20,7 @@ import numpy as np
 
 from companion.core.errors import HardwareError
 from vision import model_files
-from vision.model_files import check_whole, file_id, shipped
+from vision.model_files import file_id, read_whole, shipped
 from vision.onnx_runtime import load_onnxruntime
 
 #: Side of the classifier's input, in pixels.
@@ -132,12 +132,8 @@ class FaceClassifier:
     def __init__(self, path: Path | None = None, threads: int = 1) -> None:
         self.path = Path(path) if path else shipped_model_path()
         fix = model_fix(self.path, "reader.model")
-        try:
-            data = self.path.read_bytes()
-        except OSError as exc:
-            raise HardwareError(f"The dice model {self.path.name} cannot be read ({exc.strerror or exc}); {fix}.", code="no_model") from None
-        check_whole(self.path, data, "dice model", fix)
-        self.model_id = "dice-faces-" + file_id(data)
+        data, found = read_whole(self.path, "dice model", fix)
+        self.model_id = "dice-faces-" + found
         self._session = open_session(data, self.path.name, threads, fix)
         self._input = self._session.get_inputs()[0].name
         self.warm_up()

@@ -28,7 +28,7 @@ import numpy as np
 from companion.core.errors import HardwareError
 from companion.core.protocols import Proposal
 from vision.classifier import model_fix
-from vision.model_files import check_whole, file_id, shipped
+from vision.model_files import read_whole, shipped
 from vision.onnx_runtime import load_onnxruntime
 
 #: The long side of the network's input, in pixels.
@@ -244,9 +244,8 @@ class LearnedDetector:
         self.path = Path(model_path) if model_path is not None else default_model_path()
         if not self.path.is_file():
             raise HardwareError(f"The dice detector model {self.path.name} is missing; {model_fix(self.path, 'reader.detector_model')}.", code="no_model")
-        data = self.path.read_bytes()
-        check_whole(self.path, data, "dice detector model", model_fix(self.path, "reader.detector_model"))
-        self.model_id = "dice-detector-" + file_id(data)
+        data, found = read_whole(self.path, "dice detector model", model_fix(self.path, "reader.detector_model"))
+        self.model_id = "dice-detector-" + found
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1

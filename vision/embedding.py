@@ -25,7 +25,7 @@ import numpy as np
 
 from companion.core.errors import HardwareError
 from vision.classifier import CROP, FaceClassifier, model_fix, open_session, prepare
-from vision.model_files import check_whole, file_id
+from vision.model_files import read_whole
 
 #: The last layer's kinds whose first input is the embedding.
 LAST_LAYERS = ("Gemm", "MatMul")
@@ -160,15 +160,11 @@ class EmbeddingClassifier(FaceClassifier):
         from vision.classifier import shipped_model_path
 
         self.path = Path(path) if path else shipped_model_path()
-        try:
-            raw = self.path.read_bytes()
-        except OSError as exc:
-            raise HardwareError(f"The dice model {self.path.name} cannot be read ({exc.strerror or exc}); "
-                                f"{model_fix(self.path, 'reader.model')}.", code="no_model") from None
-        check_whole(self.path, raw, "dice model", model_fix(self.path, "reader.model"))
-        self.model_id = "dice-faces-" + file_id(raw)
+        fix = model_fix(self.path, "reader.model")
+        raw, found = read_whole(self.path, "dice model", fix)
+        self.model_id = "dice-faces-" + found
         edited, self.plan = with_embedding_output(raw)
-        self._session = open_session(edited, self.path.name, threads, model_fix(self.path, "reader.model"))
+        self._session = open_session(edited, self.path.name, threads, fix)
         self._input = self._session.get_inputs()[0].name
         self._outputs = [self.plan.logits, self.plan.embedding]
         self.warm_up()

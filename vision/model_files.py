@@ -60,21 +60,27 @@ def file_id(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
-def check_whole(path: Path, data: bytes, what: str, fix: str) -> None:
-    """``HardwareError`` (``bad_model``) when ``path`` is named by an id its contents ``data`` do not hash to.
+def read_whole(path: Path, what: str, fix: str) -> tuple[bytes, str]:
+    """The model file at ``path`` and its id (``file_id``), every loader's one read of it; ``HardwareError`` in words
+    where it cannot be read (``no_model``) or is named by an id its contents do not hash to (``bad_model``).
 
     ``what`` names the model in the message ("dice model"); ``fix`` says what to do (reinstall, or the setting that
     names the file). A file not named by an id (an owner's own model, named as they like) has nothing to be checked by.
     """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise HardwareError(f"The {what} {path.name} cannot be read ({exc.strerror or exc}); {fix}.", code="no_model") from None
+    found = file_id(data)
     named = ID_NAME.match(path.name)
-    if named is None or file_id(data) == named.group("id"):
-        return
+    if named is None or found == named.group("id"):
+        return data, found
     folder = models_folder()
     if folder is not None and path.resolve().parent == folder.resolve():
         raise HardwareError(f"The {what} {path.name} is damaged: its contents are no longer those of the file of that name "
                             f"(a card fault, or a copy cut short), and a damaged model can read dice wrongly; {fix}.", code="bad_model")
     # a file of the owner's choosing: damaged, or named by hand with 12 hex digits that are no hash (a date, say)
-    raise HardwareError(f"The {what} {path.name} does not hash to the id in its name (it hashes to {file_id(data)}): a damaged "
+    raise HardwareError(f"The {what} {path.name} does not hash to the id in its name (it hashes to {found}): a damaged "
                         f"copy reads dice wrongly, so it is not used; if you named it yourself, rename it without those 12 "
                         f"digits; otherwise copy it again, or {fix}.", code="bad_model")
 
