@@ -117,10 +117,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     report = evaluate(args.folder, reader, args.split, crops=args.crops, show=args.show)
     report["model"] = reader.model_id  # the instance's active model (a taught one, or the shipped one when it cannot load)
     _emit(args.json, report, summary(report))
-    why = why_nothing_measured(report)
-    if why is None:  # some counted, some not: a figure of part of the set, never taken for the whole set's
-        why = why_part_measured(report)
-    if why is not None:  # no die counted: no figure, so no success (every crop unreadable, an empty split, ...)
+    # no die counted (every crop unreadable, an empty split, ...), or some photos not read: no figure of the whole set,
+    # so no success
+    why = why_nothing_measured(report) or why_part_measured(report)
+    if why is not None:
         print(f"elephants-bluff: {why}", file=sys.stderr)
         return 1
     return 0

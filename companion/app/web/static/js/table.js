@@ -273,7 +273,7 @@
     if (state.phase === "decide" && (!previous || previous.phase !== "decide" || previous.id !== state.id || previous.events !== state.events)) $("peeked").checked = false;
     show("act-confirm", state.phase === "confirm");
     if (state.phase === "confirm") drawConfirm(state);
-    else { confirmFor = null; forgetPicks(null); }
+    else { confirmFor = null; forgetPicks(); }
     show("over", state.phase === "over");
     if (state.phase === "over") {
       $("over-sub").textContent = t("over_sub", { name: name(state.loser) });
@@ -478,11 +478,11 @@
       return Array.isArray(dice) ? dice : null;
     } catch (e) { return null; }
   }
-  /** Forget the kept faces of every Bluff but ``keep`` (a Bluff confirmed, here or on another tablet, never comes
-      back to its dice check). */
-  function forgetPicks(keep) {
+  /** Forget every Bluff's kept faces once no dice check is on screen (a Bluff confirmed, here or on another tablet,
+      never comes back to its dice check). */
+  function forgetPicks() {
     try {
-      for (const key of Object.keys(window.sessionStorage)) if (key.startsWith("eb-picks-") && key !== picksKey(keep)) window.sessionStorage.removeItem(key);
+      for (const key of Object.keys(window.sessionStorage)) if (key.startsWith(picksKey(""))) window.sessionStorage.removeItem(key);
     } catch (e) { /* nothing kept */ }
   }
 
