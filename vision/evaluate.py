@@ -304,8 +304,9 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
                 label_fixes: Mapping[tuple[str, float, float], int] | None = None,
                 fixed: list[str] | None = None, warnings: list[str] | None = None) -> Iterator[PhotoRead]:
     """Each photo of ``split`` read as the camera saw it, told how many dice it holds, its labels matched to the
-    dice read. A photo without its image or label file, or whose image cannot be opened, is skipped with a
-    sentence in ``unreadable``. ``label_fixes`` (``evaluate``'s) replace the published faces they name; each label
+    dice read. A photo without a label file is one of no dice, as YOLO's layout has it (a background photo: every
+    die read on it is invented), said once in ``warnings``. A label file without its photo, or an image that cannot
+    be opened, is skipped with a sentence in ``unreadable``. ``label_fixes`` (``evaluate``'s) replace the published faces they name; each label
     replaced is appended to ``fixed`` as ``photo@cx,cy``. ``warnings``: a photo or label listed twice, read once
     (``frame_names``, ``yolo_labels``).
 
@@ -321,11 +322,14 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
         files = frame_images(folder / "images")
         photos += [(prefix + name, files.get(name), folder / "labels" / f"{name}.txt")
                    for name in frame_names(folder, inner_split, files, warnings)]
-    shares = {name: yolo_labels(label_path, 1, 1, classes, warnings)  # as shares of the photo, its size not yet known
-              for name, path, label_path in photos if path is not None and label_path.is_file()}
+    shares = {name: yolo_labels(label_path, 1, 1, classes, warnings) if label_path.is_file() else []
+              for name, path, label_path in photos if path is not None}  # as shares of the photo, its size not yet known
+    backgrounds = [name for name, path, label_path in photos if path is not None and not label_path.is_file()]
+    if backgrounds and warnings is not None:
+        warnings.append(_background_warning(backgrounds))
     for name, path, _ in photos:
-        if path is None or name not in shares:
-            unreadable.append(f"{name}: no image or no label file")
+        if path is None:
+            unreadable.append(f"{name}: the split lists it, but images/ holds no photo of that name")
             continue
         try:
             frame = load_image(path)
@@ -338,6 +342,16 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
             labels = _fixed_labels(name, labels, width, height, label_fixes, fixed)
         reading = reader_for(seen_reader, len(labels)).read(frame)
         yield PhotoRead(name, frame, labels, reading, match_boxes([d.box for d in reading.dice], labels))
+
+
+def _background_warning(names: list[str]) -> str:
+    """The one warning for the photos without a label file, read as photos of no dice.
+
+    >>> _background_warning(["a", "b"])
+    '2 photos have no label file (a, b): each is read as a photo of no dice, where any die read is invented'
+    """
+    return (f"{_counted(len(names), 'photo')} {'has' if len(names) == 1 else 'have'} no label file ({_names(names)}): "
+            f"each is read as a photo of no dice, where any die read is invented")
 
 
 def photo_folders(root: Path, split: str | None) -> list[tuple[Path, str, str | None]]:
@@ -635,7 +649,9 @@ def summary(report: dict[str, Any]) -> str:
     acc = report["accuracy"]
     kind = f"{report['kind']}{' (' + report['split'] + ')' if report['split'] else ''}"
     lines = [
-        f"{kind}: {report['right']} of {report['dice']} dice right ({acc * 100:.2f} %)" if acc is not None else f"{kind}: no dice",
+        f"{kind}: {report['right']} of {report['dice']} dice right ({acc * 100:.2f} %)" if acc is not None
+        else f"{kind}: no dice labelled; {report['extra']} {'die' if report['extra'] == 1 else 'dice'} invented on its {_counted(report['photos'])}"
+        if report["photos"] else f"{kind}: no dice",
         f"silently wrong: {report['silently_wrong']}; flagged for the table: {report['flagged']}; extra dice found: {report['extra']}",
         f"photos all right: {report['photos_all_right']} of {report['photos']}",
         f"right without a doubt (no confirmation needed): {report['right_without_doubt']}"
@@ -675,7 +691,7 @@ def why_part_measured(report: dict[str, Any]) -> str | None:
     True
     """
     n = len(report["unreadable_files"])
-    if not n or not report["dice"]:
+    if not n or why_nothing_measured(report) is not None:
         return None
     where = f"the split {report['split']!r}" if report["split"] else "the folder"
     if report["kind"] == "frames":
@@ -688,20 +704,18 @@ def why_part_measured(report: dict[str, Any]) -> str | None:
 
 def why_nothing_measured(report: dict[str, Any]) -> str | None:
     """Why a report counts no die, in a sentence for a person (``evaluate`` then ends with status 1: a run that
-    measured nothing is no figure), or None where it counts some.
+    measured nothing is no figure), or None where it counts some. Whole photos read with no die labelled on any (a
+    set of YOLO background photos) measure the dice invented on them: a figure too.
 
     >>> why_nothing_measured({"dice": 0, "kind": "crops", "split": None, "photos": 0, "unreadable_files": []})
     'Nothing was measured: the folder lists no crops.'
     >>> print(why_nothing_measured({"dice": 0, "kind": "frames", "split": "val", "photos": 0, "unreadable_files": ["a", "b"]}))
     Nothing was measured: none of the 2 photos of the split 'val' could be read (each is named under "unreadable").
     """
-    if report["dice"]:
+    if report["dice"] or (report["kind"] == "frames" and report["photos"]):
         return None
     what = "photos" if report["kind"] == "frames" else "crops"
     where = f"of the split {report['split']!r}" if report["split"] else "of the folder"
-    if report["photos"]:
-        n = report["photos"]
-        return f"Nothing was measured: the {_counted(n, what[:-1])} {where} that could be read {'has' if n == 1 else 'have'} no die labelled."
     if report["unreadable_files"]:
         n = len(report["unreadable_files"])
         which = f"the one {what[:-1]} {where} could not be read" if n == 1 else f"none of the {n} {what} {where} could be read"

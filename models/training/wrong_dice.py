@@ -27,7 +27,8 @@ from vision.classic_reader import DiceReader
 def wrong_dice(root: Path, reader: DiceReader, split: str | None = "val") -> dict[str, Any]:
     """The counts (``right``, ``missed`` and ``misread`` split by ``box_right`` / ``box_wrong``) and one row per
     wrong die: photo, labelled face, the face read (0: none), the face at its box and that reading's confidence;
-    photos skipped (no image or label file, an image that cannot be opened) are named in ``unreadable_files``."""
+    photos skipped (a split's photo with no image, an image that cannot be opened) are named in ``unreadable_files``;
+    a photo without a label file is one of no dice (``read_photos``), so it holds no wrong die."""
     counts = {"dice": 0, "right": 0, "missed": {"box_right": 0, "box_wrong": 0}, "misread": {"box_right": 0, "box_wrong": 0}}
     rows, unreadable = [], []
     for photo in read_photos(root, reader, split, unreadable):

@@ -637,7 +637,7 @@ def _run(args: list[str], capsys) -> tuple[int, str, str]:
     return status, out, err
 
 
-@pytest.mark.parametrize("case", ["every crop missing", "a crops.csv of its header alone", "an empty split", "no label files"])
+@pytest.mark.parametrize("case", ["every crop missing", "a crops.csv of its header alone", "an empty split", "the split's one photo missing"])
 def test_the_command_ends_with_status_1_and_says_why_when_it_measured_nothing(tmp_path, capsys, case):
     """A run that counted no die is no figure: it says why on stderr and ends with status 1, the report still printed."""
     root = tmp_path / "set"
@@ -656,13 +656,40 @@ def test_the_command_ends_with_status_1_and_says_why_when_it_measured_nothing(tm
         split, why = ["--split", "val"], "the split 'val' lists no photos"
     else:
         write_frames(root, [[2, 5, 6]])
-        (root / "labels" / "p0.txt").unlink()
+        (root / "images" / "p0.png").unlink()
         split, why = ["--split", "val"], "the one photo of the split 'val' could not be read"
     status, out, err = _run(["evaluate", str(root), *split, "--instance", str(tmp_path / "instance")], capsys)
     assert status == 1 and f"elephants-bluff: Nothing was measured: {why}" in err
     assert out.startswith("crops: no dice" if "crop" in case else "frames (val): no dice")  # the split named where it counts nothing
     status, out, _ = _run(["evaluate", str(root), *split, "--json", "--instance", str(tmp_path / "instance")], capsys)
     assert status == 1 and json.loads(out)["dice"] == 0
+
+
+def test_a_photo_without_a_label_file_is_read_as_one_of_no_dice_where_every_die_found_is_invented(tmp_path, capsys):
+    """YOLO's layout leaves a background photo (no dice on it) without a label file: it was skipped as unreadable, so
+    the dice invented on the photos a set holds to catch them were not counted, and the run ended with status 1."""
+    root = tmp_path / "set"
+    write_frames(root, [[2, 5, 6], [1, 3, 4]])
+    (root / "labels" / "p1.txt").unlink()  # p1 shows three dice nobody labelled: each one found is counted invented
+    status, out, err = _run(["evaluate", str(root), "--split", "val", "--json", "--instance", str(tmp_path / "instance")], capsys)
+    report = json.loads(out)
+    assert status == 0 and err == "" and report["unreadable_files"] == []
+    assert report["photos"] == 2 and report["dice"] == 3 and report["extra"] >= 1
+    assert report["warnings"] == ["1 photo has no label file (p1): each is read as a photo of no dice, where any die read is invented"]
+    assert any(m["photo"] == "p1" and m["labelled"] == [] and m["extra"] == report["extra"] for m in report["misses"])
+
+
+def test_a_set_of_background_photos_alone_measures_the_dice_invented_on_them(tmp_path, capsys):
+    """Photos of no dice (an empty tray, a table) and no label files: the figure is how many dice were invented."""
+    root = tmp_path / "set"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    for i in range(2):
+        cv2.imwrite(str(root / "images" / f"empty{i}.png"), np.full((480, 640, 3), 90 + 60 * i, np.uint8))
+    status, out, err = _run(["evaluate", str(root), "--instance", str(tmp_path / "instance")], capsys)
+    assert status == 0 and err == ""
+    assert out.startswith("frames: no dice labelled; 0 dice invented on its 2 photos")
+    assert "warning: 2 photos have no label file (empty0, empty1)" in out
 
 
 @pytest.mark.parametrize("kind", ["frames", "crops"])

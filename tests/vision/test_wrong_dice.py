@@ -76,8 +76,13 @@ def test_the_command_prints_one_json_object(tmp_path):
     assert report["dice"] == 3 and len(report["wrong"]) == 1 and report["wrong"][0]["label"] == 4
 
 
-def test_a_photo_without_its_label_file_is_skipped_and_named(tmp_path, staged_reader):
+def test_a_photo_without_its_label_file_holds_no_wrong_die_and_one_without_its_image_is_named(tmp_path, staged_reader):
+    """YOLO's background photo (no label file) labels no die, so none is wrong; a photo the split lists whose image
+    is missing is named as skipped."""
     write_photo(tmp_path, [2, 5, 6])
     (tmp_path / "labels" / "p0.txt").unlink()
     report = wrong_dice(tmp_path, staged_reader)
-    assert report["dice"] == 0 and report["unreadable_files"] == ["p0: no image or no label file"]
+    assert report["dice"] == 0 and report["wrong"] == [] and report["unreadable_files"] == []
+    (tmp_path / "images" / "p0.png").unlink()
+    report = wrong_dice(tmp_path, staged_reader)
+    assert report["unreadable_files"] == ["p0: the split lists it, but images/ holds no photo of that name"]
