@@ -1,9 +1,14 @@
 """The tray's inputs: Believe, Bluff, the optional Confirm button and lid switch, debounced.
 
 gpiozero calls the callbacks on its own threads. Here a callback does the
-least it can: it debounces the edge and hands the press on (``on_press``),
-never blocking and never raising, so one bad edge can never stop the table.
-On the simulated table ``drive`` presses a button by driving its mock pin.
+least it can: it debounces the edge, makes sure the input is still pressed a
+moment later (``glitch_s``) and hands the press on (``on_press``), never raising,
+so one bad edge can never stop the table. The moment is why a callback may wait
+(three looks ``glitch_s`` apart at most): a spike of electrical noise on a long
+lead to the tray is an edge too, and without the look it was a Believe or a
+Bluff nobody pressed. A finger holds a button for tens of milliseconds; a spike
+lasts microseconds. On the simulated table ``drive`` presses a button by driving
+its mock pin.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ log = logging.getLogger(__name__)
 #: the inputs a table may have; "lid" is the reed switch (a press: the lid is lifted)
 BUTTONS = ("believe", "bluff", "confirm", "lid")
 PIN_KEYS = {"believe": "gpio.believe_button", "bluff": "gpio.bluff_button", "confirm": "gpio.confirm_button", "lid": "gpio.lid_switch"}
+#: how many times, ``glitch_s`` apart, an input is looked at after its edge before the edge is taken for noise: a
+#: button whose contacts still chatter at the first look is pressed at the next
+GLITCH_LOOKS = 3
 
 
 class TableButtons:
@@ -43,6 +51,7 @@ class TableButtons:
         on_press: Callable[[str], None],
         *,
         debounce_s: float = 0.05,
+        glitch_s: float = 0.01,
         simulated: bool = False,
         on_problem: Callable[[str], None] = lambda what: None,
         clock: Callable[[], float] = time.monotonic,
@@ -51,9 +60,13 @@ class TableButtons:
         self.devices = devices
         self.simulated = simulated
         self._on_press = on_press
-        #: told "bounced" for an edge taken for contact bounce, "errors" for a failed callback
+        #: told "bounced" for an edge taken for contact bounce, "glitches" for one taken for noise (the input no
+        #: longer pressed at any look), "errors" for a failed callback
         self._on_problem = on_problem
         self._debouncer = Debouncer(debounce_s, clock=clock)
+        if glitch_s < 0:
+            raise ValueError(f"the glitch check's wait must not be negative, not {glitch_s}")
+        self.glitch_s = float(glitch_s)
         self._sleep = sleep
         self._wire()
 
@@ -67,7 +80,8 @@ class TableButtons:
         return device
 
     def drive(self, name: str) -> None:
-        """Press ``name`` on mock pins (the lid: lift it and put it back), after the debounce window so it counts."""
+        """Press ``name`` on mock pins (the lid: lift it and put it back), after the debounce window so it counts.
+        The mock pin calls back on this thread, so the pin is held through the glitch check's looks."""
         device = self.fitted(name)
         wait = self._debouncer.quiet_in(name)
         if wait:
@@ -100,9 +114,25 @@ class TableButtons:
                         self._on_problem("bounced")
                     return
                 if active:
+                    if not self._still_pressed(name):
+                        self._on_problem("glitches")
+                        log.info("table: an edge of the %s input was taken for electrical noise (not pressed a moment later)", name)
+                        return
                     self._on_press(name)
             except Exception:
                 self._on_problem("errors")
                 log.exception("the %s input's callback failed; the table carries on", name)
 
         return on_edge
+
+    def _still_pressed(self, name: str) -> bool:
+        """Whether ``name`` reads pressed (the lid: lifted) at one of ``GLITCH_LOOKS`` looks ``glitch_s`` apart after
+        its edge; always, where ``glitch_s`` is 0."""
+        if not self.glitch_s:
+            return True
+        device = self.devices.inputs()[name]
+        for _ in range(GLITCH_LOOKS):
+            self._sleep(self.glitch_s)
+            if device.is_active != (name == "lid"):  # the reed switch opens (deactivates) when the lid is lifted
+                return True
+        return False

@@ -73,6 +73,7 @@ SETTINGS: list[Setting] = [
     *(Setting(k, v, _DOCS[k], _required_pin) for k, v in REQUIRED_PINS.items()),
     *(Setting(k, -1, _DOCS[k], _optional_pin) for k in SUGGESTED_PINS),
     Setting("gpio.debounce_ms", 50, "Edges of one button closer together than this are one press (the project's own debounce; gpiozero's mock pins ignore bounce_time).", _number_between(0, 1000, " ms")),
+    Setting("gpio.glitch_ms", 10, "An edge counts as a press only when the input still reads pressed this long after it (or at one of two more looks as far apart): a spike of electrical noise on the lead is not a press. 0: every edge the debounce takes is a press.", _number_between(0, 100, " ms")),
     Setting("capture.light_level", 0.8, "Brightness of the tray's LED ring during a capture, 0.05 to 1 (PWM duty).", _number_between(0.05, 1.0)),
     Setting("capture.still_timeout_s", 3.0, "How long a capture waits for the dice to lie still before it gives up and asks the table to type the dice.", _number_between(0.2, 30.0, " s")),
     Setting("capture.still_threshold", 2.0, "Mean grey-level change (0-255) between two frames below which the tray counts as still.", _number_between(0.1, 50.0)),

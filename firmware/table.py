@@ -71,6 +71,7 @@ class TableController:
         dice_source: DiceSource | None = None,
         peek_watch: PeekWatch | None = None,
         debounce_s: float = 0.05,
+        glitch_s: float = 0.01,
         refusal_flash_s: float = 0.9,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
@@ -93,8 +94,8 @@ class TableController:
         self._outcomes: dict[int, dict[str, Any]] = {}
         self._closed = False
         self.last_refusal: str | None = None
-        self.stats = {"accepted": 0, "refused": 0, "stale": 0, "bounced": 0, "errors": 0}
-        self.buttons = TableButtons(devices, self._pressed, debounce_s=debounce_s, simulated=self.simulated, on_problem=self._count, clock=clock, sleep=sleep)
+        self.stats = {"accepted": 0, "refused": 0, "stale": 0, "bounced": 0, "glitches": 0, "errors": 0}
+        self.buttons = TableButtons(devices, self._pressed, debounce_s=debounce_s, glitch_s=glitch_s, simulated=self.simulated, on_problem=self._count, clock=clock, sleep=sleep)
         referee.add_listener(self._on_state)
         self._worker = threading.Thread(target=self._work, name="table-worker", daemon=True)
         self._worker.start()
@@ -405,6 +406,7 @@ def build_table(
             dice_source=capture,
             peek_watch=peek,
             debounce_s=settings["gpio.debounce_ms"] / 1000.0,
+            glitch_s=settings["gpio.glitch_ms"] / 1000.0,
             clock=clock,
             sleep=sleep,
             simulated=simulate or name == "mock",

@@ -53,7 +53,7 @@ def test_each_button_acts_only_in_the_phase_that_allows_it(referee, dice, make_t
         else:  # 15 >= 9: the caller (seat 1) moves and starts the next round (R9, R11)
             assert after["round"] == 2 and after["players"][1]["position"] == 1
     else:
-        assert table.stats == {"accepted": 0, "refused": 1, "stale": 0, "bounced": 0, "errors": 0}
+        assert table.stats == {"accepted": 0, "refused": 1, "stale": 0, "bounced": 0, "glitches": 0, "errors": 0}
         assert table.lights_state()["status"] == "refused"
         assert table.last_refusal
         if gid:
@@ -503,3 +503,106 @@ def test_a_press_with_no_game_in_play_says_whether_one_has_just_ended(referee, d
     game_in_phase(referee, dice, phase)
     table = make_table(referee)
     assert table.press("bluff") == {"button": "bluff", "result": "refused", "message": words}
+
+
+def _table_with_noise(referee, pin_factory, clock, pin: int, **overrides):
+    """A simulated table whose waits may end a spike on ``pin``: while ``noise[0]`` is set, the input goes back to
+    rest before the first look after an edge (the lid's reed closes again; a button opens)."""
+    from firmware.table import build_table
+
+    noise = [True]
+
+    def sleep(seconds: float) -> None:
+        clock.advance(seconds)
+        if noise[0]:
+            (pin_factory.pin(pin).drive_low if pin == LID else pin_factory.pin(pin).drive_high)()
+
+    table = build_table(settings(**overrides), referee, simulate=True, pin_factory=pin_factory, environ={}, clock=clock, sleep=sleep)
+    return table, noise
+
+
+def test_a_spike_of_noise_on_a_buttons_lead_is_no_press_and_a_finger_still_is(referee, pin_factory, clock):
+    """A spike on a long lead is an edge too: taken for a press, it was a Bluff nobody called. The input is looked at
+    again a moment later (gpio.glitch_ms); a spike is over by then, a finger still holds the button."""
+    gid = start_deciding(referee)
+    table, noise = _table_with_noise(referee, pin_factory, clock, BLUFF)
+    try:
+        before = referee.game_state(gid)
+        pin_factory.pin(BLUFF).drive_low()  # the spike: over before the first look
+        assert table.wait_idle(10)
+        assert table.stats["glitches"] == 1 and table.stats["accepted"] == 0 and table.stats["refused"] == 0
+        assert referee.game_state(gid)["events"] == before["events"] and table.last_refusal is None
+
+        noise[0] = False
+        clock.advance(0.1)
+        press(pin_factory, BLUFF)  # a finger holds it through the look: the Bluff is called (R9)
+        assert table.wait_idle(10)
+        assert table.stats["accepted"] == 1 and table.stats["glitches"] == 1
+        assert referee.game_state(gid)["round"] == 2
+    finally:
+        table.close()
+
+
+def test_a_button_still_chattering_at_the_first_look_is_pressed_at_the_next(referee, pin_factory, clock):
+    """Contacts that bounce open at the first look and closed at the second are a finger, not noise: one press."""
+    from firmware.table import build_table
+
+    gid = start_deciding(referee)
+    pin = pin_factory.pin(BELIEVE)
+    looks = []
+
+    def sleep(seconds: float) -> None:
+        clock.advance(seconds)
+        looks.append(seconds)
+        (pin.drive_high if len(looks) == 1 else pin.drive_low)()  # open at the first look, closed again after
+
+    table = build_table(settings(gpio__glitch_ms=10), referee, simulate=True, pin_factory=pin_factory, environ={}, clock=clock, sleep=sleep)
+    try:
+        pin.drive_low()
+        assert table.wait_idle(10)
+        assert looks == [0.01, 0.01]
+        assert table.stats["accepted"] == 1 and table.stats["glitches"] == 0 and table.stats["bounced"] == 1
+        assert referee.game_state(gid)["phase"] == "claim"  # believed (R8): the next claim
+    finally:
+        pin.drive_high()
+        table.close()
+
+
+def test_a_spike_on_the_lid_switch_is_no_lift(referee, pin_factory, clock):
+    """The reed switch's lead picks up noise too: a lid 'lifted' for a spike is no peek (R13 warns only on a lift)."""
+    start_deciding(referee)
+    table, noise = _table_with_noise(referee, pin_factory, clock, LID, gpio__lid_switch=LID)
+    try:
+        pin_factory.pin(LID).drive_high()  # the reed opens for a spike, closed again before the first look
+        assert table.wait_idle(10)
+        assert table.stats["glitches"] == 1 and table.stats["accepted"] == 0
+        noise[0] = False
+        clock.advance(0.1)
+        assert table.press("lid")["message"] == "The lid was lifted: a peek."
+    finally:
+        table.close()
+
+
+def test_with_the_glitch_check_off_every_edge_the_debounce_takes_is_a_press(referee, pin_factory, clock):
+    gid = start_deciding(referee)
+    table, _ = _table_with_noise(referee, pin_factory, clock, BLUFF, gpio__glitch_ms=0)
+    try:
+        pin_factory.pin(BLUFF).drive_low()
+        pin_factory.pin(BLUFF).drive_high()
+        assert table.wait_idle(10)
+        assert table.stats["accepted"] == 1 and table.stats["glitches"] == 0
+        assert referee.game_state(gid)["round"] == 2
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize("value,why", [("-1", "between 0 and 100"), ("101", "between 0 and 100"), ('"soon"', "number")])
+def test_a_glitch_wait_out_of_range_is_refused_in_words(tmp_path, value, why):
+    from companion.core.errors import SettingsError
+    from companion.core.settings import Settings
+
+    path = tmp_path / "config.toml"
+    path.write_text(f"[gpio]\nglitch_ms = {value}\n")
+    with pytest.raises(SettingsError) as err:
+        Settings.load(path, environ={}, sections=["gpio"])
+    assert err.value.key == "gpio.glitch_ms" and why in err.value.why
