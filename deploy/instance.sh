@@ -78,13 +78,28 @@ if [ "$ACTION" = backup ]; then
   trap 'rm -rf "$MARK_DIR"; start_again' EXIT
   printf 'version=%s\nmade=%s\ninstance=%s\n' "$VERSION" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$INSTANCE" >"$MARK_DIR/$MARK"
   stop_service
-  tar -czf "$FILE.tmp" -C "$MARK_DIR" "$MARK" -C "$INSTANCE" . || { rm -f "$FILE.tmp"; die "the backup could not be written to $FILE"; }
+  if ! ERR="$(tar -czf "$FILE.tmp" -C "$MARK_DIR" "$MARK" -C "$INSTANCE" . 2>&1)"; then
+    rm -f "$FILE.tmp"
+    case "$ERR" in
+      *"No space left"*) die "the folder of $FILE is full: the backup did not fit and nothing was backed up; choose a place with more room (a USB stick)" ;;
+      *) die "the backup could not be written to $FILE: $ERR" ;;
+    esac
+  fi
   mv "$FILE.tmp" "$FILE"
   echo "Backed up $INSTANCE (version $VERSION) to $FILE"
   exit 0
 fi
 
 # --- restore ----------------------------------------------------------------------
+# The folders earlier restores kept, with their size, after $1 and before $2; nothing where there are none. Each is
+# a whole instance folder, photos and all: on an SD card they pile up, so the restore names them.
+earlier_copies() {
+  local found=""
+  for copy in "$INSTANCE".before-restore-*; do
+    [ -d "$copy" ] && [ "$copy" != "${KEPT:-}" ] && found="$found $copy ($(du -sh "$copy" | cut -f1))"
+  done
+  [ -z "$found" ] || printf '%s%s%s' "$1" "$found" "$2"
+}
 [ -n "$FILE" ] || die "say which backup to restore: sudo $0 restore FILE"
 [ -r "$FILE" ] || die "cannot read the backup $FILE"
 MADE_BY="$(tar -xzOf "$FILE" "./$MARK" 2>/dev/null || tar -xzOf "$FILE" "$MARK" 2>/dev/null || true)"
@@ -97,7 +112,17 @@ fi
 id "$APP_USER" >/dev/null 2>&1 || die "there is no user $APP_USER; install the companion first (deploy/install-pi.sh)"
 NEW="$(mktemp -d "$(dirname "$INSTANCE")/.restore.XXXXXX")"
 trap 'rm -rf "$NEW"; start_again' EXIT
-tar -xzf "$FILE" -C "$NEW" || die "the backup $FILE could not be unpacked (damaged?); nothing was restored"
+if ! ERR="$(tar -xzf "$FILE" -C "$NEW" 2>&1)"; then
+  case "$ERR" in
+    *"No space left"*)
+      NEED="$(tar -tvzf "$FILE" | awk '{ s += $3 } END { printf "%.1f", s / 1048576 }')"
+      # free: the room the unpacking took (given back as it is removed) and what was left
+      FREE="$(( $(df -Pk "$(dirname "$INSTANCE")" | awk 'NR == 2 { print $4 }') + $(du -sk "$NEW" | cut -f1) ))"
+      FREE="$(awk -v k="$FREE" 'BEGIN { printf "%.1f", k / 1024 }')"
+      die "there is no room left beside $INSTANCE to unpack the backup: it needs about $NEED MB and $FREE MB are free$(earlier_copies " (copies kept by earlier restores take room too:" ")"); nothing was restored" ;;
+    *) die "the backup $FILE could not be unpacked (damaged?): $ERR; nothing was restored" ;;
+  esac
+fi
 rm -f "$NEW/$MARK"
 [ -f "$NEW/config.toml" ] || die "the backup $FILE holds no config.toml; nothing was restored"
 # The devices let in when the backup was made are not let in again: one ended since (a guest's phone) would be.
@@ -115,9 +140,16 @@ stop_service
 KEPT=""
 if [ -e "$INSTANCE" ]; then
   KEPT="$INSTANCE.before-restore-$(date +%Y%m%d-%H%M%S)"
+  n=1
+  while [ -e "$KEPT" ]; do  # two restores in one second: the second keeps its own copy beside the first's
+    n=$((n + 1))
+    KEPT="$INSTANCE.before-restore-$(date +%Y%m%d-%H%M%S)-$n"
+  done
   # stopped between the two moves (Ctrl-C, a power cut aside): the folder that was there goes back
   trap 'if [ ! -e "$INSTANCE" ] && [ -e "$KEPT" ]; then mv -T "$KEPT" "$INSTANCE"; fi; rm -rf "$NEW"; start_again' EXIT
   mv -T "$INSTANCE" "$KEPT"
 fi
 mv -T "$NEW" "$INSTANCE"  # -T: never into a folder something made meanwhile
 echo "Restored $INSTANCE from $FILE (version $VERSION)${KEPT:+; the folder it replaced is kept as $KEPT}; every device types the table PIN again"
+earlier_copies "Folders kept by earlier restores, each a whole instance folder:" "; delete those you no longer need (sudo rm -rf FOLDER).
+"

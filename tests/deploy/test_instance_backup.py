@@ -158,3 +158,65 @@ def test_a_backup_to_a_place_it_cannot_write_never_stops_the_table(table, tmp_pa
         if where == "a read-only folder":
             subprocess.run(["umount", str(tmp_path / "ro")], check=True)
     assert _service_calls(tmp_path) == []
+
+
+def test_each_restore_keeps_its_own_copy_and_names_those_earlier_restores_kept(table, tmp_path):
+    """Each restore keeps the whole folder it replaced, photos and all: on an SD card they piled up unseen, and two
+    restores in one second failed on the first one's copy."""
+    instance, _, run = table
+    assert run("backup", "b.tar.gz").returncode == 0
+    first = run("restore", "b.tar.gz")
+    assert first.returncode == 0 and "earlier restores" not in first.stdout, first.stderr
+    second = run("restore", "b.tar.gz")
+    assert second.returncode == 0, second.stderr
+    kept = sorted(p for p in instance.parent.iterdir() if p.name.startswith("elephants-bluff.before-restore-"))
+    assert len(kept) == 2
+    named_now = second.stdout.split("is kept as ")[1].split(";")[0]
+    earlier = next(str(p) for p in kept if str(p) != named_now)
+    assert f"Folders kept by earlier restores, each a whole instance folder: {earlier} (" in second.stdout
+    assert "delete those you no longer need (sudo rm -rf FOLDER)" in second.stdout
+
+
+def _small_folder(tmp_path: Path, name: str, size: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("this machine does not let the tests mount a small folder")
+    return folder
+
+
+def test_a_restore_onto_a_full_card_says_so_and_changes_nothing(table, tmp_path):
+    """A card without room for the backup was told as a damaged backup; the table's folder stays as it was."""
+    instance, _, run = table
+    (instance / "frames" / "big.jpg").write_bytes(os.urandom(400_000))
+    assert run("backup", "b.tar.gz").returncode == 0
+    card = _small_folder(tmp_path, "card", "200k")
+    try:
+        small = card / "elephants-bluff"
+        small.mkdir()
+        (small / "config.toml").write_text('[table]\npin = "999999"\n', encoding="utf-8")
+        older = card / "elephants-bluff.before-restore-20261201-100000"
+        older.mkdir()
+        (older / "config.toml").write_text('[table]\npin = "999999"\n', encoding="utf-8")
+        before = hashes(small)
+        out = subprocess.run(["bash", str(SCRIPT), "restore", "b.tar.gz", "--instance", str(small), "--prefix", str(tmp_path / "opt"), "--user", "nobody"],
+                             capture_output=True, text=True, cwd=tmp_path, stdin=subprocess.DEVNULL, env={"PATH": f"{tmp_path / 'fake-bin'}:/usr/sbin:/usr/bin:/sbin:/bin"})
+        said = one_sentence(out)
+        assert f"there is no room left beside {small} to unpack the backup: it needs about 0.4 MB and 0." in said  # 200 kB
+        assert f"(copies kept by earlier restores take room too: {older} (" in said
+        assert "damaged" not in said and said.endswith("nothing was restored")
+        assert hashes(small) == before and sorted(p.name for p in card.iterdir()) == ["elephants-bluff", older.name]
+    finally:
+        subprocess.run(["umount", str(card)], check=True)
+
+
+def test_a_backup_into_a_full_folder_says_so_and_leaves_no_part_file(table, tmp_path):
+    instance, _, run = table
+    (instance / "frames" / "big.jpg").write_bytes(os.urandom(400_000))
+    stick = _small_folder(tmp_path, "stick", "100k")
+    try:
+        said = one_sentence(run("backup", str(stick / "b.tar.gz")))
+        assert f"the folder of {stick / 'b.tar.gz'} is full: the backup did not fit and nothing was backed up" in said
+        assert list(stick.iterdir()) == []
+    finally:
+        subprocess.run(["umount", str(stick)], check=True)
