@@ -21,6 +21,8 @@
     load();
   }
 
+  let shown; // whether the last load found this device let in: the list drawn for it
+
   async function load() {
     let status;
     try {
@@ -30,6 +32,7 @@
       return;
     }
     showWrongPins(status.wrong_pins_last_hour);
+    shown = status.control;
     EB.setControl(status.control); // "End every session" ended this device's too: the top bar offers the PIN again
     $("sessions-locked").hidden = status.control;
     $("sessions-table").hidden = !status.control;
@@ -49,8 +52,8 @@
 
   document.addEventListener("DOMContentLoaded", () => {
     $("sessions-end-all").addEventListener("click", () => end("/api/sessions"));
-    // let in (or locked) from the top bar: the list shows, or hides, without a reload
-    document.addEventListener("eb-control", () => load());
-    load();
+    // let in (or locked) from the top bar: the list shows, or hides, without a reload. The page's first check of the
+    // PIN (common.js) tells it too, from "unknown": that is the first load, not one more beside it.
+    document.addEventListener("eb-control", (e) => { if (e.detail.control !== shown) load(); });
   });
 })();

@@ -1,0 +1,45 @@
+"""The devices page (/sessions): each device let in listed once, one ended with a tap, the wrong PINs counted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from pagehelpers import PIN, unlock
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_devices_page_asks_once_lists_each_device_and_ends_another_with_one_tap(own_server: Any, new_context: Any, console: Any) -> None:
+    """It asked for the list twice as it opened (the top bar's first check of the PIN told it to load again)."""
+    console.allow("Failed to load resource: the server responded with a status of 4")  # the guest's wrong PIN, then its ended session
+    server = own_server.start()
+    guest = new_context()
+    guest.goto(server.url + "/")
+    unlock(guest, pin="000000")  # a wrong PIN first: counted for the last hour
+    expect(guest.locator("#pin-error")).to_be_visible()
+    guest.fill("#pin-input", PIN)
+    guest.click("#pin-submit")
+    expect(guest.locator("body")).to_have_attribute("data-control", "yes")
+
+    owner = new_context()
+    owner.goto(server.url + "/")
+    unlock(owner)
+    asked: list[str] = []
+    owner.on("request", lambda r: asked.append(r.url.split("?")[0].removeprefix(server.url)) if "/api/session" in r.url else None)
+    owner.goto(server.url + "/sessions")
+    rows = owner.locator("#sessions-body tr")
+    expect(rows).to_have_count(2)
+    owner.wait_for_load_state("networkidle")
+    assert asked.count("/api/sessions") == 1 and asked.count("/api/session") <= 2, asked
+    expect(owner.locator("#wrong-pins")).to_have_attribute("data-count", "1")
+    this_device = owner.locator("#sessions-body tr", has_text="(this device)")
+    expect(this_device).to_have_count(1)
+
+    rows.filter(has_not_text="(this device)").locator(".end-session").click()
+    expect(rows).to_have_count(1)
+    expect(this_device).to_have_count(1)  # the owner's own session stays
+    guest.reload()
+    expect(guest.locator("#pin-open")).to_be_visible()  # the guest's phone types the PIN again
