@@ -37,16 +37,26 @@ def test_the_shipped_model_judged_against_itself_is_worse_nowhere(real_dataset, 
     assert report["worse"] == {shipped["model"]: []}
 
 
-def test_a_candidate_that_reads_fewer_dice_right_is_named_worse(real_dataset, capsys, tmp_path, monkeypatch):
+@pytest.fixture(scope="module")
+def base_cues(tmp_path_factory) -> tuple[Path, dict[str, Path]]:
+    """The base model's own cues fit once at the fits' test size (half a minute each) into a folder of this module's,
+    and what ``candidate_cues`` gave: the tests that judge the base model read them from there."""
+    from models.training.judge import candidate_cues
+
+    folder = tmp_path_factory.mktemp("base-cues")
+    return folder, candidate_cues(BASE, folder, leaning=True, quick=True)
+
+
+def test_a_candidate_that_reads_fewer_dice_right_is_named_worse(real_dataset, capsys, base_cues, monkeypatch):
     """The base model, before stage 2 learned the shared sets' dice, reads patterson's val crops worse. Its own
-    number-dice cue is fit at the fit's test size, into a folder of the test's own (the full fit, four minutes on a
+    number-dice cue is fit at the fit's test size, into a folder of the tests' own (the full fit, four minutes on a
     fresh clone, is the cue command's; a cue only doubts dice, so the dice right do not depend on it)."""
     import functools
 
     from models.training import judge
 
     monkeypatch.setattr(judge, "candidate_cues", functools.partial(judge.candidate_cues, quick=True))
-    main([str(BASE), "--only", "patterson_val_crops", "--cues", str(tmp_path)])
+    main([str(BASE), "--only", "patterson_val_crops", "--cues", str(base_cues[0])])
     out = capsys.readouterr().out
     rows = {line.split()[0]: line.split() for line in out.splitlines()}
     assert rows["patterson_val_crops"][1] == "49"
@@ -134,22 +144,22 @@ def test_the_table_is_read_three_ways_every_frame_counted_once_and_none_ok_but_w
         assert counts["ok_but_wrong"] == 0  # a silent wrong verdict on the game's own dice: never
 
 
-def test_a_candidate_is_read_with_cues_fit_on_its_own_model_once(real_dataset, tmp_path):
+def test_a_candidate_is_read_with_cues_fit_on_its_own_model_once(real_dataset, base_cues):
     """Fit on the shipped model, the shipped cues would not be used for the base model; its own are fit, kept and
     used again as they are."""
     from models.training.judge import candidate_cues, reader_of
     from vision.classifier import file_model_id
 
     assert "fit on the dice model" in reader_of(BASE).number_problem
-    cues = candidate_cues(BASE, tmp_path, leaning=True, quick=True)
-    assert sorted(cues) == ["leaning_cue", "number_cue"] and all(path.parent == tmp_path for path in cues.values())
+    folder, cues = base_cues
+    assert sorted(cues) == ["leaning_cue", "number_cue"] and all(path.parent == folder for path in cues.values())
     reader = reader_of(BASE, cues=cues)
     assert reader.number_problem is None and reader.leaning_problem is None
     assert reader.number_cue.classifier_id == reader.leaning_cue.classifier_id == file_model_id(BASE)
     written = {key: path.stat().st_mtime_ns for key, path in cues.items()}
-    assert candidate_cues(BASE, tmp_path, leaning=True, quick=True) == cues
+    assert candidate_cues(BASE, folder, leaning=True, quick=True) == cues
     assert {key: path.stat().st_mtime_ns for key, path in cues.items()} == written
-    assert candidate_cues(SHIPPED, tmp_path, leaning=True, quick=True) == {}  # its cues are the shipped ones
+    assert candidate_cues(SHIPPED, folder, leaning=True, quick=True) == {}  # its cues are the shipped ones
 
 
 def test_a_cue_file_fit_on_another_model_is_fit_again(real_dataset, tmp_path):
