@@ -41,7 +41,8 @@ OS_RELEASE="${INSTALL_PI_OS_RELEASE:-/etc/os-release}"
 # and these to play a running systemd, and how long a restarted companion has to answer
 SYSTEMD_DIR="${INSTALL_PI_SYSTEMD_DIR:-/run/systemd/system}"
 ANSWER_WAIT_S="${INSTALL_PI_WAIT_S:-90}"
-LOCK="/run/lock/elephants-bluff-install.lock"
+# one install at a time; the tests give each sandbox a lock of its own, so two of them never refuse each other
+LOCK="${INSTALL_PI_LOCK:-/run/lock/elephants-bluff-install.lock}"
 # Only the Raspberry Pi archive has these (Debian Bookworm has none of them).
 PI_ONLY_PACKAGES="python3-picamera2 python3-libcamera python3-lgpio"
 

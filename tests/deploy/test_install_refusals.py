@@ -21,7 +21,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "deploy" / "install-pi.sh"
-LOCK = Path("/run/lock/elephants-bluff-install.lock")
+def install_lock(tmp_path: Path) -> Path:
+    """The install lock of the test whose folder is ``tmp_path`` (``INSTALL_PI_LOCK``): tests run side by side never
+    take each other's install for one running on the Pi."""
+    return tmp_path / "install.lock"
 BOOKWORM = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nID=debian\n'
 BULLSEYE = 'PRETTY_NAME="Raspbian GNU/Linux 11 (bullseye)"\nNAME="Raspbian GNU/Linux"\nVERSION_ID="11"\nID=raspbian\n'
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="these refusals come after the root check (CI runs as root)")
@@ -39,7 +42,8 @@ def fake(tmp_path):
         dpkg = bin_dir / "dpkg"
         dpkg.write_text(f'#!/bin/sh\n[ "$1" = --print-architecture ] && {{ echo {arch}; exit 0; }}\nexit 3\n', encoding="utf-8")
         dpkg.chmod(0o755)
-        env = {"PATH": f"{bin_dir}:/usr/sbin:/usr/bin:/sbin:/bin", "INSTALL_PI_OS_RELEASE": str(release), "LANG": "C.UTF-8"}
+        env = {"PATH": f"{bin_dir}:/usr/sbin:/usr/bin:/sbin:/bin", "INSTALL_PI_OS_RELEASE": str(release), "LANG": "C.UTF-8",
+               "INSTALL_PI_LOCK": str(install_lock(tmp_path))}
         argv = ["bash", str(script), *args]
         if prefix is not None:
             argv += ["--prefix", str(prefix), "--instance", str(prefix / "instance")]
@@ -124,8 +128,7 @@ def test_without_sudo_it_says_to_use_sudo(fake):
 
 @as_root
 def test_a_second_install_while_one_runs_is_refused(fake, tmp_path):
-    LOCK.parent.mkdir(parents=True, exist_ok=True)
-    with open(LOCK, "w") as held:
+    with open(install_lock(tmp_path), "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
         said = one_sentence(fake(prefix=tmp_path / "opt"))
     assert "another install of the companion is running right now" in said

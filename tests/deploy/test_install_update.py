@@ -136,7 +136,8 @@ class Pi:
         runner = " && ".join([*mounts, "chmod 0755 /root", f"mount --bind {self.opt} /opt", 'exec bash "$0" "$@"'])
         env = {"PATH": f"{self.bin}:/usr/sbin:/usr/bin:/sbin:/bin", "INSTALL_PI_OS_RELEASE": str(self.os_release), "LANG": "C.UTF-8", "HOME": str(self.base),
                # a running systemd played (a folder that is there, or not), and a short wait for the companion's answer
-               "INSTALL_PI_SYSTEMD_DIR": str(self.base if systemd else self.base / "no-systemd"), "INSTALL_PI_WAIT_S": "4"}
+               "INSTALL_PI_SYSTEMD_DIR": str(self.base if systemd else self.base / "no-systemd"), "INSTALL_PI_WAIT_S": "4",
+               "INSTALL_PI_LOCK": str(self.base / "install.lock")}
         return subprocess.run(["unshare", "-m", "--propagation", "private", "bash", "-c", runner, str(checkout / "deploy" / "install-pi.sh"), *args],
                               capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
 
