@@ -63,9 +63,12 @@ system-deps:
 	fi
 
 # lint-imports: the layers in pyproject.toml ([tool.importlinter]); an upward import fails the build.
+# The tests run on TEST_WORKERS processes (pytest-xdist), each taking a whole file at a time, so a file's
+# module fixtures are made once; one by one they took over the 30 minutes CI allows on its 2 cores.
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed system-deps
 	$(BIN)/lint-imports
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
 # The benches drive a real server with requests and measure it with psutil,
 # both test tools: bench needs the test install.
