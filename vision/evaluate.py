@@ -305,9 +305,9 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
                 fixed: list[str] | None = None, warnings: list[str] | None = None) -> Iterator[PhotoRead]:
     """Each photo of ``split`` read as the camera saw it, told how many dice it holds, its labels matched to the
     dice read. A photo without a label file is one of no dice, as YOLO's layout has it (a background photo: every
-    die read on it is invented), said once in ``warnings``. A label file without its photo, or an image that cannot
-    be opened, is skipped with a sentence in ``unreadable``. ``label_fixes`` (``evaluate``'s) replace the published faces they name; each label
-    replaced is appended to ``fixed`` as ``photo@cx,cy``. ``warnings``: a photo or label listed twice, read once
+    die read on it is invented), said once in ``warnings``. A photo ``split.json`` lists without its image, or an
+    image that cannot be opened, is skipped with a sentence in ``unreadable``. ``label_fixes`` (``evaluate``'s)
+    replace the published faces they name; each label replaced is appended to ``fixed`` as ``photo@cx,cy``. ``warnings``: a photo or label listed twice, read once
     (``frame_names``, ``yolo_labels``).
 
     Every label file of the split is read before the first photo: a label refused (``yolo_labels``) stops the run
