@@ -10,7 +10,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
 from models.training.wrong_dice import wrong_dice
 from vision.simtable import render_table
