@@ -22,6 +22,11 @@ die() {
   exit 1
 }
 
+# A tool's error lines as one line of a sentence: its blank lines dropped, the others joined by "; ".
+one_line() {
+  printf '%s\n' "$1" | sed '/^[[:space:]]*$/d' | paste -sd ';' - | sed 's/;/; /g'
+}
+
 usage() {
   sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
 }
@@ -82,7 +87,7 @@ if [ "$ACTION" = backup ]; then
     rm -f "$FILE.tmp"
     case "$ERR" in
       *"No space left"*) die "the folder of $FILE is full: the backup did not fit and nothing was backed up; choose a place with more room (a USB stick)" ;;
-      *) die "the backup could not be written to $FILE: $ERR" ;;
+      *) die "the backup could not be written to $FILE: $(one_line "$ERR")" ;;
     esac
   fi
   mv "$FILE.tmp" "$FILE"
@@ -120,7 +125,7 @@ if ! ERR="$(tar -xzf "$FILE" -C "$NEW" 2>&1)"; then
       FREE="$(( $(df -Pk "$(dirname "$INSTANCE")" | awk 'NR == 2 { print $4 }') + $(du -sk "$NEW" | cut -f1) ))"
       FREE="$(awk -v k="$FREE" 'BEGIN { printf "%.1f", k / 1024 }')"
       die "there is no room left beside $INSTANCE to unpack the backup: it needs about $NEED MB and $FREE MB are free$(earlier_copies " (copies kept by earlier restores take room too:" ")"); nothing was restored" ;;
-    *) die "the backup $FILE could not be unpacked (damaged?): $ERR; nothing was restored" ;;
+    *) die "the backup $FILE could not be unpacked (damaged?): $(one_line "$ERR"); nothing was restored" ;;
   esac
 fi
 rm -f "$NEW/$MARK"

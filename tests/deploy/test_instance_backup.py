@@ -220,3 +220,16 @@ def test_a_backup_into_a_full_folder_says_so_and_leaves_no_part_file(table, tmp_
         assert list(stick.iterdir()) == []
     finally:
         subprocess.run(["umount", str(stick)], check=True)
+
+
+def test_a_cut_off_backup_is_refused_in_one_sentence_and_nothing_changes(table, tmp_path):
+    """A backup cut short (a copy to a stick pulled out too soon): tar's error lines, said in one sentence."""
+    instance, _, run = table
+    (instance / "frames" / "big.jpg").write_bytes(os.urandom(300_000))
+    assert run("backup", "b.tar.gz").returncode == 0
+    (tmp_path / "cut.tar.gz").write_bytes((tmp_path / "b.tar.gz").read_bytes()[:150_000])
+    now = hashes(instance)
+    said = one_sentence(run("restore", "cut.tar.gz"))
+    assert "the backup cut.tar.gz could not be unpacked (damaged?): gzip: stdin: unexpected end of file; tar: " in said
+    assert said.endswith("; nothing was restored")
+    assert hashes(instance) == now and not [p for p in instance.parent.iterdir() if ".before-restore-" in p.name or p.name.startswith(".restore.")]
