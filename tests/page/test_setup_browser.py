@@ -265,6 +265,37 @@ def test_a_region_drawn_and_not_yet_kept_stays_drawn_through_the_pages_periodic_
     assert 230 <= x <= 280 and 170 <= y <= 210 and 730 <= w <= 800 and 540 <= h <= 610, (x, y, w, h)  # the one dragged
 
 
+def test_the_trays_region_is_drawn_from_the_keyboard_said_at_each_key_and_kept(own_server: Any, new_context: Any, console: Any) -> None:
+    """The region could be drawn only with a pointer: a keyboard player had "Whole picture" alone. On the focused
+    preview an arrow key moves it (from the middle half of the picture) a fiftieth of the picture, Shift and an arrow
+    key change its size; each change is said, and "Keep this region" keeps the one drawn."""
+    from companion.app.settings import Settings
+    from companion.core.settings import CONFIG_NAME
+
+    console.allow("Failed to load resource: the server responded with a status of 401")
+    server = own_server.start()
+    page = new_context(locale="en-GB")
+    page.goto(server.url + "/setup")
+    unlock(page, opener="#setup-locked [data-pin-open]")
+    expect(page.locator("#setup-canvas")).to_have_attribute("data-drawn", "yes")
+    width, height = server.api("GET", "/api/setup/check").json()["frame"]
+    step = round(width / 50)
+    x, y, w, h = round(width / 4), round(height / 4), round(width / 2), round(height / 2)
+    expect(page.locator("#setup-canvas-help")).to_contain_text("the arrow keys move the region")
+    page.focus("#setup-canvas")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Shift+ArrowDown")
+    page.keyboard.press("Shift+ArrowLeft")
+    x, y, w, h = x + 2 * step, y - step, w - step, h + step
+    expect(page.locator("#announce")).to_have_text(f"Region: {w} × {h} pixels at {x}, {y}.")
+    expect(page.locator("#setup-canvas")).to_be_focused()  # the page did not scroll or move the focus away
+    page.click("#setup-region-save")
+    expect(page.locator("#toast")).to_have_text("Kept.")
+    assert Settings.load(own_server.instance / CONFIG_NAME)["camera.tray_region"] == [x, y, w, h]
+
+
 def test_teaching_refused_and_a_model_adopted_from_a_terminal_are_said_in_italian(own_server: Any, new_context: Any, console: Any) -> None:
     """Too few confirmed dice: the page said "something went wrong"; a model a terminal adopted while the companion
     ran was shown as the one reading, though the running reader reads with the one it started with."""
