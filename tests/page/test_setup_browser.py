@@ -238,18 +238,24 @@ def test_a_region_kept_for_another_picture_is_drawn_again_not_sent_back_and_a_dr
     assert (x + w, y + h) == (640, 480) and 150 <= x <= 170 and 110 <= y <= 130, (x, y, w, h)
 
 
+def _set_up_with_a_preview(own_server: Any, new_context: Any, console: Any) -> tuple[Any, Any]:
+    """A server of the test's own, and its set-up page let in by the PIN with the camera's first picture drawn."""
+    console.allow("Failed to load resource: the server responded with a status of 401")  # the page's look before the PIN
+    server = own_server.start()
+    page = new_context(locale="en-GB")
+    page.goto(server.url + "/setup")
+    unlock(page, opener="#setup-locked [data-pin-open]")
+    expect(page.locator("#setup-canvas")).to_have_attribute("data-drawn", "yes")
+    return server, page
+
+
 def test_a_region_drawn_and_not_yet_kept_stays_drawn_through_the_pages_periodic_check(own_server: Any, new_context: Any, console: Any) -> None:
     """The page asks the server's check every 5 s; it drew the kept region over one just dragged, so an owner who
     paused before "Keep this region" was told to draw one first."""
     from companion.app.settings import Settings
     from companion.core.settings import CONFIG_NAME
 
-    console.allow("Failed to load resource: the server responded with a status of 401")
-    server = own_server.start()
-    page = new_context(locale="en-GB")
-    page.goto(server.url + "/setup")
-    unlock(page, opener="#setup-locked [data-pin-open]")
-    expect(page.locator("#setup-canvas")).to_have_attribute("data-drawn", "yes")
+    server, page = _set_up_with_a_preview(own_server, new_context, console)
     canvas = page.locator("#setup-canvas")
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
@@ -272,12 +278,7 @@ def test_the_trays_region_is_drawn_from_the_keyboard_said_at_each_key_and_kept(o
     from companion.app.settings import Settings
     from companion.core.settings import CONFIG_NAME
 
-    console.allow("Failed to load resource: the server responded with a status of 401")
-    server = own_server.start()
-    page = new_context(locale="en-GB")
-    page.goto(server.url + "/setup")
-    unlock(page, opener="#setup-locked [data-pin-open]")
-    expect(page.locator("#setup-canvas")).to_have_attribute("data-drawn", "yes")
+    server, page = _set_up_with_a_preview(own_server, new_context, console)
     width, height = server.api("GET", "/api/setup/check").json()["frame"]
     step = round(width / 50)
     x, y, w, h = round(width / 4), round(height / 4), round(width / 2), round(height / 2)
