@@ -307,8 +307,8 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
     dice read. A photo without a label file is one of no dice, as YOLO's layout has it (a background photo: every
     die read on it is invented), said once in ``warnings``. A photo ``split.json`` lists without its image, or an
     image that cannot be opened, is skipped with a sentence in ``unreadable``. ``label_fixes`` (``evaluate``'s)
-    replace the published faces they name; each label replaced is appended to ``fixed`` as ``photo@cx,cy``. ``warnings``: a photo or label listed twice, read once
-    (``frame_names``, ``yolo_labels``).
+    replace the published faces they name; each label replaced is appended to ``fixed`` as ``photo@cx,cy``.
+    ``warnings``: a photo or label listed twice, read once (``frame_names``, ``yolo_labels``).
 
     Every label file of the split is read before the first photo: a label refused (``yolo_labels``) stops the run
     before any photo is read or drawn (``--show``), not half-way through."""
@@ -322,9 +322,16 @@ def read_photos(root: Path, reader: Any, split: str | None, unreadable: list[str
         files = frame_images(folder / "images")
         photos += [(prefix + name, files.get(name), folder / "labels" / f"{name}.txt")
                    for name in frame_names(folder, inner_split, files, warnings)]
-    shares = {name: yolo_labels(label_path, 1, 1, classes, warnings) if label_path.is_file() else []
-              for name, path, label_path in photos if path is not None}  # as shares of the photo, its size not yet known
-    backgrounds = [name for name, path, label_path in photos if path is not None and not label_path.is_file()]
+    shares: dict[str, list] = {}  # each photo's labels as shares of the photo, its size not yet known
+    backgrounds = []  # the photos without a label file
+    for name, path, label_path in photos:
+        if path is None:
+            continue
+        if label_path.is_file():
+            shares[name] = yolo_labels(label_path, 1, 1, classes, warnings)
+        else:
+            shares[name] = []
+            backgrounds.append(name)
     if backgrounds and warnings is not None:
         warnings.append(_background_warning(backgrounds))
     for name, path, _ in photos:
@@ -648,10 +655,14 @@ def summary(report: dict[str, Any]) -> str:
     """The report in a few lines for a person."""
     acc = report["accuracy"]
     kind = f"{report['kind']}{' (' + report['split'] + ')' if report['split'] else ''}"
+    if acc is not None:
+        headline = f"{kind}: {report['right']} of {report['dice']} dice right ({acc * 100:.2f} %)"
+    elif report["photos"]:  # photos of no dice (YOLO's background photos): what they measure is the dice invented
+        headline = f"{kind}: no dice labelled; {report['extra']} {'die' if report['extra'] == 1 else 'dice'} invented on its {_counted(report['photos'])}"
+    else:
+        headline = f"{kind}: no dice"
     lines = [
-        f"{kind}: {report['right']} of {report['dice']} dice right ({acc * 100:.2f} %)" if acc is not None
-        else f"{kind}: no dice labelled; {report['extra']} {'die' if report['extra'] == 1 else 'dice'} invented on its {_counted(report['photos'])}"
-        if report["photos"] else f"{kind}: no dice",
+        headline,
         f"silently wrong: {report['silently_wrong']}; flagged for the table: {report['flagged']}; extra dice found: {report['extra']}",
         f"photos all right: {report['photos_all_right']} of {report['photos']}",
         f"right without a doubt (no confirmation needed): {report['right_without_doubt']}"
