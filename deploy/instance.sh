@@ -144,11 +144,12 @@ chmod 0750 "$NEW"
 stop_service
 KEPT=""
 if [ -e "$INSTANCE" ]; then
-  KEPT="$INSTANCE.before-restore-$(date +%Y%m%d-%H%M%S)"
+  STAMP="$INSTANCE.before-restore-$(date +%Y%m%d-%H%M%S)"
+  KEPT="$STAMP"
   n=1
   while [ -e "$KEPT" ]; do  # two restores in one second: the second keeps its own copy beside the first's
     n=$((n + 1))
-    KEPT="$INSTANCE.before-restore-$(date +%Y%m%d-%H%M%S)-$n"
+    KEPT="$STAMP-$n"
   done
   # stopped between the two moves (Ctrl-C, a power cut aside): the folder that was there goes back
   trap 'if [ ! -e "$INSTANCE" ] && [ -e "$KEPT" ]; then mv -T "$KEPT" "$INSTANCE"; fi; rm -rf "$NEW"; start_again' EXIT

@@ -43,8 +43,9 @@ def table(tmp_path):
                                     '[ "$1" = is-active ] && { echo active; exit 0; }\nexit 0\n', encoding="utf-8")
     (fake / "systemctl").chmod(0o755)
 
-    def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["bash", str(SCRIPT), *args, "--instance", str(instance), "--prefix", str(prefix), "--user", "nobody"],
+    def run(*args: str, at: Path = instance) -> subprocess.CompletedProcess:
+        """The script with ``args`` on the instance folder ``at`` (the table's, unless a test gives another)."""
+        return subprocess.run(["bash", str(SCRIPT), *args, "--instance", str(at), "--prefix", str(prefix), "--user", "nobody"],
                               capture_output=True, text=True, cwd=tmp_path, stdin=subprocess.DEVNULL, env={"PATH": f"{fake}:/usr/sbin:/usr/bin:/sbin:/bin"})
 
     return instance, installed, run
@@ -165,12 +166,15 @@ def test_each_restore_keeps_its_own_copy_and_names_those_earlier_restores_kept(t
     restores in one second failed on the first one's copy."""
     instance, _, run = table
     assert run("backup", "b.tar.gz").returncode == 0
+    clock = tmp_path / "fake-bin" / "date"  # both restores in one second, whatever the machine's speed
+    clock.write_text("#!/bin/sh\necho 20261207-120000\n", encoding="utf-8")
+    clock.chmod(0o755)
     first = run("restore", "b.tar.gz")
     assert first.returncode == 0 and "earlier restores" not in first.stdout, first.stderr
     second = run("restore", "b.tar.gz")
     assert second.returncode == 0, second.stderr
     kept = sorted(p for p in instance.parent.iterdir() if p.name.startswith("elephants-bluff.before-restore-"))
-    assert len(kept) == 2
+    assert [p.name for p in kept] == ["elephants-bluff.before-restore-20261207-120000", "elephants-bluff.before-restore-20261207-120000-2"]
     named_now = second.stdout.split("is kept as ")[1].split(";")[0]
     earlier = next(str(p) for p in kept if str(p) != named_now)
     assert f"Folders kept by earlier restores, each a whole instance folder: {earlier} (" in second.stdout
@@ -199,9 +203,7 @@ def test_a_restore_onto_a_full_card_says_so_and_changes_nothing(table, tmp_path)
         older.mkdir()
         (older / "config.toml").write_text('[table]\npin = "999999"\n', encoding="utf-8")
         before = hashes(small)
-        out = subprocess.run(["bash", str(SCRIPT), "restore", "b.tar.gz", "--instance", str(small), "--prefix", str(tmp_path / "opt"), "--user", "nobody"],
-                             capture_output=True, text=True, cwd=tmp_path, stdin=subprocess.DEVNULL, env={"PATH": f"{tmp_path / 'fake-bin'}:/usr/sbin:/usr/bin:/sbin:/bin"})
-        said = one_sentence(out)
+        said = one_sentence(run("restore", "b.tar.gz", at=small))
         assert f"there is no room left beside {small} to unpack the backup: it needs about 0.4 MB and 0." in said  # 200 kB
         assert f"(copies kept by earlier restores take room too: {older} (" in said
         assert "damaged" not in said and said.endswith("nothing was restored")
