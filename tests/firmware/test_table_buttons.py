@@ -505,20 +505,28 @@ def test_a_press_with_no_game_in_play_says_whether_one_has_just_ended(referee, d
     assert table.press("bluff") == {"button": "bluff", "result": "refused", "message": words}
 
 
-def _table_with_noise(referee, pin_factory, clock, pin: int, **overrides):
-    """A simulated table whose waits may end a spike on ``pin``: while ``noise[0]`` is set, the input goes back to
-    rest before the first look after an edge (the lid's reed closes again; a button opens)."""
+def _table_with_looks(referee, pin_factory, clock, between_looks, **overrides):
+    """A simulated table whose waits move the fake clock, then call ``between_looks(seconds)``: what the input does
+    before the glitch check's next look."""
     from firmware.table import build_table
-
-    noise = [True]
 
     def sleep(seconds: float) -> None:
         clock.advance(seconds)
+        between_looks(seconds)
+
+    return build_table(settings(**overrides), referee, simulate=True, pin_factory=pin_factory, environ={}, clock=clock, sleep=sleep)
+
+
+def _table_with_noise(referee, pin_factory, clock, pin: int, **overrides):
+    """A simulated table whose waits may end a spike on ``pin``: while ``noise[0]`` is set, the input goes back to
+    rest before the first look after an edge (the lid's reed closes again; a button opens)."""
+    noise = [True]
+
+    def spike_over(_seconds: float) -> None:
         if noise[0]:
             (pin_factory.pin(pin).drive_low if pin == LID else pin_factory.pin(pin).drive_high)()
 
-    table = build_table(settings(**overrides), referee, simulate=True, pin_factory=pin_factory, environ={}, clock=clock, sleep=sleep)
-    return table, noise
+    return _table_with_looks(referee, pin_factory, clock, spike_over, **overrides), noise
 
 
 def test_a_spike_of_noise_on_a_buttons_lead_is_no_press_and_a_finger_still_is(referee, pin_factory, clock):
@@ -545,18 +553,15 @@ def test_a_spike_of_noise_on_a_buttons_lead_is_no_press_and_a_finger_still_is(re
 
 def test_a_button_still_chattering_at_the_first_look_is_pressed_at_the_next(referee, pin_factory, clock):
     """Contacts that bounce open at the first look and closed at the second are a finger, not noise: one press."""
-    from firmware.table import build_table
-
     gid = start_deciding(referee)
     pin = pin_factory.pin(BELIEVE)
     looks = []
 
-    def sleep(seconds: float) -> None:
-        clock.advance(seconds)
+    def chatter(seconds: float) -> None:
         looks.append(seconds)
         (pin.drive_high if len(looks) == 1 else pin.drive_low)()  # open at the first look, closed again after
 
-    table = build_table(settings(gpio__glitch_ms=10), referee, simulate=True, pin_factory=pin_factory, environ={}, clock=clock, sleep=sleep)
+    table = _table_with_looks(referee, pin_factory, clock, chatter, gpio__glitch_ms=10)
     try:
         pin.drive_low()
         assert table.wait_idle(10)
