@@ -23,6 +23,13 @@ PIN_HEADERS = {"X-Table-Pin": PIN}
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Keep the conftest files out of `--doctest-modules`' collection: they hold no doctests, and as modules several
+    share the basename `conftest`, so collecting two test folders by name (`pytest tests/page tests/firmware`) failed
+    on an "import file mismatch". Pytest still loads each one as the conftest of its folder."""
+    return True if collection_path.name == "conftest.py" else None
+
+
 @pytest.fixture
 def settings() -> Settings:
     return Settings.defaults().with_overrides(table__pin=PIN)
