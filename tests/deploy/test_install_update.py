@@ -119,7 +119,10 @@ class Pi:
         fake(self.bin / "dpkg", '#!/bin/sh\n[ "$1" = --print-architecture ] && { echo arm64; exit 0; }\nexit 3\n')
         fake(self.bin / "apt-get", "#!/bin/sh\nexit 0\n")
         fake(self.bin / "apt-cache", "#!/bin/sh\nexit 0\n")
-        fake(self.bin / "hostnamectl", "#!/bin/sh\nexit 0\n")
+        # the Pi's name: hostnamectl set-hostname NAME keeps it, hostname says it (first: tablepi)
+        (self.record / "hostname").write_text("tablepi\n", encoding="utf-8")
+        fake(self.bin / "hostnamectl", f'#!/bin/sh\n[ "$1" = set-hostname ] && echo "$2" >{self.record}/hostname\nexit 0\n')
+        fake(self.bin / "hostname", f"#!/bin/sh\ncat {self.record}/hostname\n")
         # systemctl restart starts the companion's stand-in where a test says how it answers (record/answer); not
         # holding the script's install lock (fd 9), as systemd's own start never does
         fake(self.bin / "systemctl", f'#!/bin/sh\necho "$*" >>{self.record}/systemctl\n'
@@ -241,6 +244,28 @@ def test_an_update_with_no_options_keeps_the_user_folders_and_port_of_the_instal
     assert exec_start(pi.unit()) == f"/opt/eb/venv/bin/elephants-bluff serve --host 0.0.0.0 --port {other_port} --instance /var/lib/eb"
     assert f"--port {port}" not in moved and "--instance /var/lib/eb" in moved
     assert f"port={other_port}\n" in pi.etc("elephants-bluff/install.conf").read_text(encoding="utf-8")
+
+
+def test_an_update_that_renames_the_pi_lets_the_page_answer_to_the_new_name_and_keeps_the_owners_settings(pi):
+    """It renamed the Pi and said "open http://kitchen.local", but the settings, written only on the first install,
+    trusted the old name alone: the page it named answered "not reached by that name"."""
+    port = free_port()
+    first = done(pi.install("--no-start", "--instance", "/var/lib/eb", "--port", str(port)))
+    config = pi.var("lib/eb/config.toml")
+    assert "The page now answers to tablepi tablepi.local too" in first
+    owned = config.read_text(encoding="utf-8").replace("path_length = 7", "path_length = 9")
+    config.write_text(owned, encoding="utf-8")
+
+    renamed = done(pi.install("--no-start", "--hostname", "kitchen"))
+    assert "The page now answers to kitchen kitchen.local too" in renamed and f"http://kitchen.local:{port}" in renamed
+    from companion.app.settings import Settings
+
+    settings = Settings.load(config, environ={})
+    assert settings["server.trusted_hosts"][-4:] == ["tablepi", "tablepi.local", "kitchen", "kitchen.local"]
+    assert settings["game.path_length"] == 9
+    changed = [line for line in config.read_text(encoding="utf-8").splitlines() if line not in owned.splitlines()]
+    assert len(changed) == 1 and changed[0].startswith("trusted_hosts = "), changed
+    assert "answers to" not in done(pi.install("--no-start")), "a name already trusted was added again"
 
 
 def test_an_install_from_before_the_options_file_keeps_what_its_unit_says(pi):
