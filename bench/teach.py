@@ -110,7 +110,7 @@ def play_and_confirm(instance: Path, settings: Any, look: DieLook, rolls: int, s
     frames_dir = instance / "bench-frames"
     frames_dir.mkdir(parents=True, exist_ok=True)
     views: list[dict[str, Any]] = []
-    collector = Collector(dataset, lambda game_id: list(views), lambda cid: frames_dir / f"{cid}.png", lambda: True)
+    collector = Collector(dataset, lambda game_id: list(views), lambda cid: (frames_dir / f"{cid}.png").read_bytes(), lambda: True)
     matched_all = 0
     try:
         for n, (frame, placed) in enumerate(frames(look, rolls, seed), 1):

@@ -211,19 +211,34 @@ class Referee:
         return bool(challenge.first_look["has_images"]) if challenge.first_look is not None else challenge.has_images
 
     def frame_path(self, challenge_id: str, kind: str) -> Path:
-        """Where a challenge's frame lives (the photo its reading came from); only for ids that exist (never a client's
-        path). A photo whose bytes are not those logged with it (damaged, or another photo put in its place) is
-        ``NotFound`` with why: never shown, replayed or learned from as this Bluff's (R15)."""
-        state = self._game_of_challenge(challenge_id)
-        challenge = state.challenges[challenge_id]
-        if not challenge.has_images:
-            raise NotFound("This Bluff has no saved photo.")
-        path = self.archive.path(challenge.photo, kind)
-        logged = challenge.photo_sha256.get("annotated" if kind == "annotated" else "frame")  # the archive's kinds
-        if logged is not None and path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() != logged:
+        """Where a challenge's frame lives (the photo its reading came from); only for ids that exist, never a client's
+        path. The file may be missing or changed: ``frame_bytes`` is how a photo is shown or learned from."""
+        return self._frame(challenge_id, kind)[0]
+
+    def frame_bytes(self, challenge_id: str, kind: str) -> bytes:
+        """A challenge's photo, read once and checked against the fingerprint logged with it. A photo whose bytes are
+        not those (damaged, or another photo put in its place) is ``NotFound`` with why: never shown, replayed or
+        learned from as this Bluff's (R15). The bytes checked are the bytes handed on, so a photo swapped between a
+        check and a second read cannot slip through."""
+        path, logged = self._frame(challenge_id, kind)
+        try:
+            data = path.read_bytes()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise NotFound("This Bluff's photo is missing from the frames folder.") from None
+        except OSError as exc:
+            raise NotFound(f"This Bluff's photo could not be read from the frames folder ({exc.strerror or exc}).") from None
+        if logged is not None and hashlib.sha256(data).hexdigest() != logged:
             raise NotFound("This Bluff's photo was changed or damaged since it was saved, so it is not shown as this Bluff's; "
                            "its reading and verdict are kept in the game log.", code="photo_changed")
-        return path
+        return data
+
+    def _frame(self, challenge_id: str, kind: str) -> tuple[Path, str | None]:
+        """A challenge's photo of ``kind``: where it lives, and the fingerprint logged with it (None in logs from before
+        fingerprints were kept)."""
+        challenge = self._game_of_challenge(challenge_id).challenges[challenge_id]
+        if not challenge.has_images:
+            raise NotFound("This Bluff has no saved photo.")
+        return self.archive.path(challenge.photo, kind), challenge.photo_sha256.get("annotated" if kind == "annotated" else "frame")  # the archive's kinds
 
     # --- acting ----------------------------------------------------------------------
 

@@ -189,3 +189,44 @@ def test_a_photo_changed_or_damaged_since_it_was_saved_is_never_shown_or_learned
         assert referee.challenge(first)["has_images"] is True  # the Bluff itself, its reading and verdict, stay
     finally:
         app.extensions["elephants_bluff"].close()
+
+
+def test_a_photo_is_sent_as_the_bytes_checked_and_a_tablet_that_has_it_is_told_it_is_unchanged(tmp_path):
+    """The route checked the photo's fingerprint on one read and sent a second: a photo swapped in between went out
+    unchecked. The bytes checked are sent, named by their fingerprint, so a tablet asking again gets a 304."""
+    import hashlib
+
+    app = _app(tmp_path)
+    client = app.test_client()
+    referee = app.extensions["elephants_bluff"].referee
+    try:
+        gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
+        cid = _bluff(client, gid).get_json()["challenge"]["id"]
+        saved = (referee.frames_dir / f"{cid}.jpg").read_bytes()
+        with client.get(f"/api/challenges/{cid}/image") as shown:
+            assert shown.status_code == 200 and shown.data == saved and shown.mimetype == "image/jpeg"
+            etag = shown.headers["ETag"]
+        assert etag.strip('"') == hashlib.sha256(saved).hexdigest()
+        with client.get(f"/api/challenges/{cid}/image", headers={"If-None-Match": etag}) as again:
+            assert again.status_code == 304 and again.data == b""
+        assert referee.frame_bytes(cid, "frame") == saved
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
+def test_a_photo_missing_or_a_folder_in_its_place_is_said_missing_and_the_bluff_stays(tmp_path):
+    app = _app(tmp_path)
+    client = app.test_client()
+    referee = app.extensions["elephants_bluff"].referee
+    try:
+        gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
+        first, second = (_bluff(client, gid).get_json()["challenge"]["id"] for _ in range(2))
+        (referee.frames_dir / f"{first}.jpg").unlink()
+        (referee.frames_dir / f"{second}.jpg").unlink()
+        (referee.frames_dir / f"{second}.jpg").mkdir()
+        for cid in (first, second):
+            answer = client.get(f"/api/challenges/{cid}/image")
+            assert answer.status_code == 404 and answer.get_json()["message"] == "This Bluff's photo is missing from the frames folder."
+            assert referee.challenge(cid)["has_images"] is True
+    finally:
+        app.extensions["elephants_bluff"].close()

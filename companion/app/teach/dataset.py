@@ -279,7 +279,7 @@ class Collector:
     (``version``: its source and number of corrections) is queued.
     """
 
-    def __init__(self, dataset: OwnerDataset, challenges: Callable[[str], list[dict[str, Any]]], frame_of: Callable[[str], Path | None], enabled: Callable[[], bool]) -> None:
+    def __init__(self, dataset: OwnerDataset, challenges: Callable[[str], list[dict[str, Any]]], frame_of: Callable[[str], bytes | None], enabled: Callable[[], bool]) -> None:
         self.dataset = dataset
         self._challenges = challenges
         self._frame_of = frame_of
@@ -330,8 +330,8 @@ class Collector:
             return  # the reading's dice cannot be matched to the agreed ones: nothing is guessed
         if self.dataset.version_of(view["id"]) == version:
             return
-        path = self._frame_of(view["id"]) if view.get("has_images") else None
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR) if path is not None and path.is_file() else None
+        photo = self._frame_of(view["id"]) if view.get("has_images") else None
+        frame = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR) if photo else None
         if frame is None:
             return
         self.dataset.add(view["id"], frame, boxes, dice, version, str(reading.get("model", "")))
@@ -350,9 +350,9 @@ def attach(referee: Any, instance: Path, settings: Any) -> Collector:
     dataset = OwnerDataset(instance, max_crops=settings.get("teach.max_crops", 3000), camera_view=settings.get("camera.camera_view", "below"),
                            opposite=settings.get("reader.opposite_faces", list(STANDARD_OPPOSITE)))
 
-    def frame_of(challenge_id: str) -> Path | None:
+    def frame_of(challenge_id: str) -> bytes | None:
         try:
-            return referee.frame_path(challenge_id, "frame")
+            return referee.frame_bytes(challenge_id, "frame")
         except ElephantsBluffError:
             return None
 
