@@ -80,9 +80,10 @@ def _teach(args: argparse.Namespace) -> int:
     return 0
 
 
-#: A command changes the instance's models, not a companion already running on it (its set-up page switches at once).
-RUNNING_READER = ("A companion already running on this instance reads with the model it started with until it restarts "
-                  "(sudo systemctl restart elephants-bluff); its set-up page teaches and rolls back at once.")
+#: A command changes the instance's models; a companion already running on it follows within a few seconds
+#: (``companion.app.teach.follow``).
+RUNNING_READER = ("A companion already running on this instance switches to it within a few seconds; "
+                  "its /api/health names the model that reads.")
 
 
 def _model(args: argparse.Namespace) -> int:

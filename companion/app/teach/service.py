@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -334,8 +335,17 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+#: One switch at a time: the page's and the model follower's (a terminal's change) may come together.
+_SWITCHING = threading.Lock()
+
+
 def switch_reader(services: Any) -> dict[str, Any]:
     """Load the instance's active model into the running reader (after adoption or a rollback); health follows."""
+    with _SWITCHING:
+        return _switch_reader(services)
+
+
+def _switch_reader(services: Any) -> dict[str, Any]:
     source = getattr(services, "dice_source", None)
     reader = getattr(source, "reader", None)
     model = services.settings.get("reader.model", "") or None
