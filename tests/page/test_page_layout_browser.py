@@ -1,5 +1,5 @@
 """The page's layout on the screens it is used on, in a real Chromium against a real ``serve --simulate``:
-a 1024×768 tablet (landscape), a 768×1024 tablet (portrait) and a 390×844 phone. Found by a walk-through
+a 1024×768 tablet (landscape), a 768×1024 tablet (portrait), a 390×844 phone and a 360×740 one. Found by a walk-through
 on those screens: the dice check's faces under its footer, the claim checked missing on the phone, Bluff
 pages wider than the screen, words cut in the set-up form and the language menu.
 
@@ -21,6 +21,7 @@ pytestmark = pytest.mark.browser
 TABLET_1024 = {"width": 1024, "height": 768}
 PORTRAIT = {"width": 768, "height": 1024}
 PHONE = {"width": 390, "height": 844}
+SHORT_PHONE = {"width": 360, "height": 740}
 
 #: The locales of the rulebook's nine languages.
 NINE = ["da-DK", "de-DE", "en-GB", "es-ES", "fr-FR", "it-IT", "nl-NL", "pl-PL", "ro-RO"]
@@ -109,6 +110,21 @@ def test_a_portrait_tablet_and_a_phone_checking_the_dice_see_the_claim_and_every
     _every_face_tappable_above_the_footer(page)
     no_sideways_scroll(page)
 
+
+
+@pytest.mark.parametrize("locale", NINE)
+def test_a_short_phone_checking_the_dice_sees_every_face_before_and_after_they_are_tapped(server: Server, new_context: Any, locale: str) -> None:
+    """On a 360×740 phone the third die's faces lay under the footer in every language (its words, "New game" and
+    "These are the dice" on two rows of their own, took the height), and the total, once shown, pushed them further."""
+    _uncertain_bluff(server)
+    page = _open_check(new_context, server, SHORT_PHONE, locale)
+    _every_face_tappable_above_the_footer(page)
+    for die in range(3):
+        page.click(f'#confirm-pickers .pick[data-die="{die}"][data-value="4"]')
+    expect(page.locator("#confirm-total")).to_contain_text("12")
+    expect(page.locator("#confirm-button")).to_be_enabled()
+    _every_face_tappable_above_the_footer(page)
+    no_sideways_scroll(page)
 
 
 @pytest.mark.parametrize("locale", ["en-GB", "de-DE", "pl-PL"])
