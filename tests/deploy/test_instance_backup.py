@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 import subprocess
 import tarfile
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -24,7 +26,10 @@ def table(tmp_path):
     instance = tmp_path / "lib" / "elephants-bluff"
     (instance / "frames").mkdir(parents=True)
     (instance / "config.toml").write_text('[table]\npin = "123456"\n', encoding="utf-8")
-    (instance / "game-log.sqlite3").write_bytes(os.urandom(4096))
+    with closing(sqlite3.connect(instance / "game-log.sqlite3")) as log:  # a game log as SQLite finds it: whole
+        log.execute("CREATE TABLE events (game TEXT, seq INTEGER, body TEXT)")
+        log.executemany("INSERT INTO events VALUES (?, ?, ?)", [("g-1", n, os.urandom(64).hex()) for n in range(40)])
+        log.commit()
     (instance / "frames" / "c-1.jpg").write_bytes(os.urandom(2048))
     prefix = tmp_path / "opt"
     python = prefix / "venv" / "bin" / "python"
@@ -74,6 +79,29 @@ def test_a_backup_restored_gives_back_every_file_byte_for_byte(table, tmp_path):
     assert instance.stat().st_uid == int(subprocess.run(["id", "-u", "nobody"], capture_output=True, text=True).stdout)
     kept = [p for p in instance.parent.iterdir() if p.name.startswith("elephants-bluff.before-restore-")]
     assert len(kept) == 1 and (kept[0] / "config.toml").read_text(encoding="utf-8") == '[table]\npin = "999999"\n'
+
+
+def test_a_whole_game_log_is_backed_up_without_a_word_and_a_damaged_one_is_backed_up_and_said(table, tmp_path):
+    """A damaged game log went into the backup unchecked: the owner kept, as their good copy, a log the companion
+    would refuse."""
+    instance, _, run = table
+    out = run("backup", "whole.tar.gz")
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    log = instance / "game-log.sqlite3"
+    page = bytearray(log.read_bytes())
+    page[4096:4096 + 512] = os.urandom(512)  # the table's page written over: the file is still SQLite's
+    log.write_bytes(bytes(page))
+    (instance / "auth.sqlite3").write_bytes(os.urandom(2048))  # and the device list no database at all
+    before = hashes(instance)
+    out = run("backup", "damaged.tar.gz")
+    assert out.returncode == 0 and "Backed up" in out.stdout, out.stderr
+    said = out.stderr.strip()
+    assert said.startswith("instance: warning: SQLite finds damage in auth.sqlite3 (file is not a database); game-log.sqlite3 ("), said
+    assert said.endswith("it is backed up as it was: keep an older backup too, and see deploy/README.md (Backup and restore)") and "\n" not in said
+    with tarfile.open(tmp_path / "damaged.tar.gz") as tar:
+        assert tar.extractfile("./game-log.sqlite3").read() == bytes(page)
+    assert hashes(instance) == before, "the check touched the table's folder"
+    assert not list(tmp_path.glob("damaged.tar.gz.*"))
 
 
 def test_a_backup_from_another_version_is_refused_and_nothing_changes(table):
