@@ -79,6 +79,23 @@ if [ "$ACTION" = backup ]; then
   [ -d "$(dirname "$FILE")" ] || die "the folder $(dirname "$FILE") does not exist; nothing was backed up and the table was not stopped"
   : 2>/dev/null >"$FILE.tmp" || die "$FILE cannot be written there (a read-only or full folder?); nothing was backed up and the table was not stopped"
   VERSION="$(installed_version)"
+  # The settings may keep the game log or the photos outside the instance folder (an absolute path, a USB stick):
+  # those are not in the folder's backup, and are said, not silently left out.
+  OUTSIDE="$(python3 - "$INSTANCE" <<'WHERE' 2>/dev/null || true
+import os, sys, tomllib
+
+instance = os.path.realpath(sys.argv[1])
+try:
+    with open(os.path.join(instance, "config.toml"), "rb") as file:
+        storage = tomllib.load(file).get("storage", {})
+except (OSError, ValueError):
+    storage = {}
+for key, default in (("database", "game-log.sqlite3"), ("frames_dir", "frames")):
+    path = os.path.realpath(os.path.join(instance, str(storage.get(key, default))))
+    if os.path.commonpath([instance, path]) != instance:
+        print(f"storage.{key} = {path}")
+WHERE
+)"
   MARK_DIR="$(mktemp -d)"
   trap 'rm -rf "$MARK_DIR"; start_again' EXIT
   printf 'version=%s\nmade=%s\ninstance=%s\n' "$VERSION" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$INSTANCE" >"$MARK_DIR/$MARK"
@@ -113,6 +130,9 @@ with tarfile.open(sys.argv[1]) as tar, tempfile.TemporaryDirectory() as tmp:
             print(f"{name} ({found[0]})")
 CHECK
 )"
+  if [ -n "$OUTSIDE" ]; then
+    echo "instance: warning: not in this backup, as the settings keep them outside $INSTANCE: $(one_line "$OUTSIDE"); copy them yourself" >&2
+  fi
   if [ -n "$DAMAGED" ]; then
     echo "instance: warning: SQLite finds damage in $(one_line "$DAMAGED"); it is backed up as it was: keep an older backup too, and see deploy/README.md (Backup and restore)" >&2
   fi

@@ -104,6 +104,18 @@ def test_a_whole_game_log_is_backed_up_without_a_word_and_a_damaged_one_is_backe
     assert not list(tmp_path.glob("damaged.tar.gz.*"))
 
 
+def test_a_game_log_or_photos_the_settings_keep_outside_the_folder_are_said_to_be_left_out(table, tmp_path):
+    """Set to an absolute place (a USB stick), the game log was silently not in a backup that said "Backed up"."""
+    instance, _, run = table
+    stick = tmp_path / "stick"
+    stick.mkdir()
+    (instance / "config.toml").write_text(f'[table]\npin = "123456"\n[storage]\ndatabase = "{stick / "log.sqlite3"}"\nframes_dir = "../photos"\n', encoding="utf-8")
+    out = run("backup", "b.tar.gz")
+    assert out.returncode == 0 and "Backed up" in out.stdout, out.stderr
+    assert out.stderr.strip() == (f"instance: warning: not in this backup, as the settings keep them outside {instance}: "
+                                  f"storage.database = {stick / 'log.sqlite3'}; storage.frames_dir = {instance.parent / 'photos'}; copy them yourself")
+
+
 def test_a_backup_from_another_version_is_refused_and_nothing_changes(table):
     instance, installed, run = table
     assert run("backup", "b.tar.gz").returncode == 0
