@@ -119,6 +119,14 @@ esac
 case "$PREFIX$INSTANCE" in
   *[[:space:]]*) die "--prefix and --instance must not contain spaces" ;;
 esac
+# A name the network can announce as NAME.local: letters, digits and inner hyphens (hostnamectl would change another
+# one into something else, and the address said at the end would not be the Pi's).
+if [ -n "$NEW_HOSTNAME" ]; then
+  case "$NEW_HOSTNAME" in
+    -* | *- | *[!a-zA-Z0-9-]*) die "--hostname must be letters, digits and hyphens (not first or last), such as elephants-bluff; not '$NEW_HOSTNAME'" ;;
+  esac
+  [ "${#NEW_HOSTNAME}" -le 63 ] || die "--hostname must be 63 characters at most, not ${#NEW_HOSTNAME}"
+fi
 # The unit keeps the service out of the home folders (ProtectHome=yes): installed there, it could never start.
 for place in "$PREFIX" "$INSTANCE"; do
   case "$place" in
@@ -226,7 +234,21 @@ DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $p
 
 if [ -n "$NEW_HOSTNAME" ]; then
   echo "==> Naming this Pi $NEW_HOSTNAME (reachable as $NEW_HOSTNAME.local)"
+  OLD_HOSTNAME="$(hostname)"
   hostnamectl set-hostname "$NEW_HOSTNAME"
+  # The Pi's own name must resolve on the Pi (Raspberry Pi OS keeps it on /etc/hosts' 127.0.1.1 line, as raspi-config
+  # does), or every sudo says "unable to resolve host"; and avahi announces the new .local name only once restarted.
+  if grep -q '^127\.0\.1\.1[[:space:]]' /etc/hosts 2>/dev/null; then
+    sed -i "s/^127\.0\.1\.1[[:space:]].*\$/127.0.1.1\t$NEW_HOSTNAME/" /etc/hosts || HOSTS_FAILED=1
+  else
+    printf '127.0.1.1\t%s\n' "$NEW_HOSTNAME" >>/etc/hosts || HOSTS_FAILED=1
+  fi
+  if [ -n "${HOSTS_FAILED:-}" ]; then
+    echo "install-pi: /etc/hosts could not be changed: add the line '127.0.1.1 $NEW_HOSTNAME' to it, or sudo says it cannot resolve the name" >&2
+  fi
+  if [ -d "$SYSTEMD_DIR" ] && [ "$OLD_HOSTNAME" != "$NEW_HOSTNAME" ]; then
+    systemctl try-restart avahi-daemon.service || echo "install-pi: avahi did not restart; $NEW_HOSTNAME.local answers after a reboot" >&2
+  fi
 fi
 HOST_NAME="$(hostname)"
 

@@ -97,6 +97,13 @@ def test_a_folder_the_service_may_not_enter_is_refused_before_anything_is_done(f
     assert f"the companion cannot be kept in {place}: the service may not enter home folders" in said
 
 
+@pytest.mark.parametrize("name", ["table pi", "-pi", "pi-", "pi_1", "ü-pi", "x" * 64])
+def test_a_hostname_the_network_cannot_announce_is_refused_before_anything_is_done(fake, name):
+    """hostnamectl would have changed it into another name, and the address said at the end was not the Pi's."""
+    said = one_sentence(fake("--hostname", name))
+    assert said.startswith("install-pi: --hostname must be ") and ("letters, digits and hyphens" in said or "63 characters" in said), said
+
+
 def test_a_folder_that_is_not_a_whole_path_is_refused(fake):
     assert "--prefix and --instance must be whole paths starting with /, not 'bluff'" in one_sentence(fake("--instance", "bluff"))
 

@@ -256,8 +256,13 @@ def test_an_update_that_renames_the_pi_lets_the_page_answer_to_the_new_name_and_
     owned = config.read_text(encoding="utf-8").replace("path_length = 7", "path_length = 9")
     config.write_text(owned, encoding="utf-8")
 
-    renamed = done(pi.install("--no-start", "--hostname", "kitchen"))
+    pi.etc("hosts").write_text("127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost\n127.0.1.1\traspberrypi\n", encoding="utf-8")  # as the Pi's image has it
+    renamed = done(pi.install("--no-start", "--hostname", "kitchen", systemd=True))
     assert "The page now answers to kitchen kitchen.local too" in renamed and f"http://kitchen.local:{port}" in renamed
+    # the name resolves on the Pi itself (or each sudo says "unable to resolve host"), and avahi announces it now
+    hosts = pi.etc("hosts").read_text(encoding="utf-8").splitlines()
+    assert hosts == ["127.0.0.1\tlocalhost", "::1\t\tlocalhost ip6-localhost", "127.0.1.1\tkitchen"], hosts
+    assert "try-restart avahi-daemon.service" in (pi.record / "systemctl").read_text(encoding="utf-8").splitlines()
     from companion.app.settings import Settings
 
     settings = Settings.load(config, environ={})
