@@ -344,16 +344,18 @@ usermod -a -G gpio,video "$APP_USER"
 install -d -o "$APP_USER" -g "$APP_USER" -m 0750 "$INSTANCE"
 if [ ! -f "$INSTANCE/config.toml" ]; then
   echo "==> Writing the settings $INSTANCE/config.toml"
-  EB_INSTANCE="$INSTANCE" runuser -u "$APP_USER" -- "$VENV_NEW/bin/python" - <<'PY'
+  EB_INSTANCE="$INSTANCE" EB_HOST="$HOST_NAME" runuser -u "$APP_USER" -- "$VENV_NEW/bin/python" - <<'PY'
 import os, secrets
 from pathlib import Path
 from companion.app.settings import CONFIG_NAME, all_settings, render_config
 
 instance = Path(os.environ["EB_INSTANCE"])
+host = os.environ["EB_HOST"]
 values = {
     "table.pin": f"{secrets.randbelow(10**6):06d}",
     "camera.backend": "picamera2",
     "gpio.pin_factory": "lgpio",
+    "server.trusted_hosts": sorted({"127.0.0.1", "localhost", host, f"{host}.local", "elephants-bluff.local"}),
 }
 path = instance / CONFIG_NAME
 tmp = path.with_suffix(".tmp")
@@ -376,24 +378,6 @@ try:
 except ElephantsBluffError as exc:
     sys.exit(f"install-pi: {exc.message}")
 PY
-# The page answers only to the names in server.trusted_hosts: the Pi's name (new with --hostname, or changed since the
-# last install) is added on every install, or the address said at the end would refuse itself.
-added="$(runuser -u "$APP_USER" -- "$VENV_NEW/bin/python" - "$INSTANCE" "$HOST_NAME" <<'PY'
-import sys
-from pathlib import Path
-from companion.core.errors import ElephantsBluffError
-from companion.app.settings import trust_host_names
-
-host = sys.argv[2]
-try:
-    print(" ".join(trust_host_names(Path(sys.argv[1]), [host, f"{host}.local"])))
-except ElephantsBluffError as exc:
-    sys.exit(f"install-pi: {exc.message}")
-PY
-)" || die "the page would not answer to the name $HOST_NAME.local; add it to server.trusted_hosts in $INSTANCE/config.toml and run me again ($(still_there))"
-if [ -n "$added" ]; then
-  echo "==> The page now answers to $added too (server.trusted_hosts in $INSTANCE/config.toml)"
-fi
 
 # --- switch to the new version ----------------------------------------------------
 PREVIOUS_VENV="$(readlink -f "$PREFIX/venv" 2>/dev/null || true)"  # to go back to, said if the new one does not answer

@@ -8,8 +8,7 @@ import sys
 import pytest
 
 from companion.core.errors import SettingsError
-from companion.app.settings import Settings, all_settings, init_config, render_config, trust_host_names
-from companion.core.settings import set_in_config
+from companion.app.settings import Settings, all_settings, init_config, render_config
 from tests.conftest import ROOT
 
 
@@ -122,62 +121,3 @@ def test_serve_on_an_instance_that_is_a_file_says_so_and_writes_nothing(tmp_path
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "is a file, not the instance folder" in done.stderr and "Traceback" not in done.stderr
     assert (tmp_path / "instance").read_text() == "not a folder"
-
-
-# --- one setting changed in place (the installer's host names) ------------------------------------------------------
-
-def test_setting_one_value_keeps_every_other_line_of_an_owners_file(tmp_path):
-    path, _ = init_config(tmp_path)
-    owned = path.read_text(encoding="utf-8").replace("path_length = 7", "path_length = 9  # our table's long path")
-    owned = "\n".join(line for line in owned.splitlines() if not line.startswith("max_crops")) + "\n"  # back to its default
-    path.write_text(owned, encoding="utf-8")
-    path.chmod(0o640)
-    set_in_config(path, "server.trusted_hosts", ["localhost", "tablepi.local"])
-    after = path.read_text(encoding="utf-8")
-    assert [line for line in after.splitlines() if line not in owned.splitlines()] == ['trusted_hosts = ["localhost", "tablepi.local"]']
-    assert len(after.splitlines()) == len(owned.splitlines())
-    loaded = Settings.load(path, environ={})
-    assert loaded["server.trusted_hosts"] == ["localhost", "tablepi.local"] and loaded["game.path_length"] == 9
-    assert path.stat().st_mode & 0o777 == 0o640
-
-
-def test_a_value_written_over_several_lines_is_replaced_whole(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text('[server]\ntrusted_hosts = [\n  "localhost",  # here\n  "a.local",\n]\nport_note = 1\n', encoding="utf-8")
-    with pytest.raises(SettingsError):  # port_note is no setting: the file itself is refused on load, not by the edit
-        Settings.load(path, environ={})
-    set_in_config(path, "server.trusted_hosts", ["localhost", "a.local", "b.local"])
-    assert path.read_text(encoding="utf-8") == '[server]\ntrusted_hosts = ["localhost", "a.local", "b.local"]\nport_note = 1\n'
-
-
-def test_a_setting_the_file_leaves_out_is_added_to_its_section_or_a_new_one_before_the_end_mark(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text("[server]\n# nothing set\n", encoding="utf-8")
-    set_in_config(path, "server.trusted_hosts", ["x.local"])
-    assert path.read_text(encoding="utf-8") == '[server]\ntrusted_hosts = ["x.local"]\n# nothing set\n'
-    path, _ = init_config(tmp_path / "whole")
-    whole = path.read_text(encoding="utf-8")
-    path.write_text(whole[:whole.index("[server]")] + "# end of settings\n", encoding="utf-8")  # the [server] section deleted
-    set_in_config(path, "server.trusted_hosts", ["x.local"])
-    text = path.read_text(encoding="utf-8")
-    assert text.splitlines()[-1] == "# end of settings", "the mark that says the file was written whole must stay last"
-    assert Settings.load(path, environ={})["server.trusted_hosts"] == ["x.local"]
-
-
-def test_a_setting_written_in_a_way_it_cannot_edit_is_refused_and_the_file_left_as_it_was(tmp_path):
-    path = tmp_path / "config.toml"
-    dotted = 'server.trusted_hosts = ["localhost"]\n[game]\npath_length = 7\n'
-    path.write_text(dotted, encoding="utf-8")
-    with pytest.raises(SettingsError, match=r"server.trusted_hosts: could not be changed in place .*set it by hand"):
-        set_in_config(path, "server.trusted_hosts", ["localhost", "x.local"])
-    assert path.read_text(encoding="utf-8") == dotted and [p.name for p in tmp_path.iterdir()] == ["config.toml"]
-
-
-def test_trusting_the_pis_name_adds_it_once_and_never_to_a_wildcard(tmp_path):
-    path, _ = init_config(tmp_path)
-    assert trust_host_names(tmp_path, ["kitchen", "kitchen.local"]) == ["kitchen", "kitchen.local"]
-    assert Settings.load(path, environ={})["server.trusted_hosts"] == ["127.0.0.1", "localhost", "elephants-bluff.local", "kitchen", "kitchen.local"]
-    assert trust_host_names(tmp_path, ["kitchen", "kitchen.local"]) == []
-    set_in_config(path, "server.trusted_hosts", ["*"])
-    before = path.read_bytes()
-    assert trust_host_names(tmp_path, ["hall.local"]) == [] and path.read_bytes() == before

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import companion.app.teach  # noqa: F401 - registers the settings of teaching the table's dice
 import firmware.settings  # noqa: F401 - registers the table's settings
@@ -24,11 +24,10 @@ from companion.core.settings import (
     one_of,
     register_settings,
     render_config,
-    set_in_config,
     write_config,
 )
 
-__all__ = ["APP_SETTINGS", "CONFIG_NAME", "PIN_ENV", "Setting", "Settings", "all_settings", "init_config", "int_between", "no_instance", "one_of", "render_config", "trust_host_names"]
+__all__ = ["APP_SETTINGS", "CONFIG_NAME", "PIN_ENV", "Setting", "Settings", "all_settings", "init_config", "int_between", "no_instance", "one_of", "render_config"]
 
 PIN_ENV = "ELEPHANTS_BLUFF_PIN"
 
@@ -71,31 +70,6 @@ def init_config(instance: Path) -> tuple[Path, bool]:
     if path.exists():
         return path, False
     return write_config(instance, {"table.pin": f"{secrets.randbelow(10**6):06d}"}), True
-
-
-def trust_host_names(instance: Path, names: Iterable[str]) -> list[str]:
-    """Add ``names`` to ``server.trusted_hosts`` in the instance's settings file; returns the names it added.
-
-    The installer names the Pi (``--hostname``) on an update as well as on the first install, and then tells the owner
-    to open ``http://NAME.local``: with the name missing from the settings, that page refused itself ("not reached by
-    that name"). The names are added after the ones there (the defaults, where the file does not set the list); a list
-    holding '*' already lets every name in. Nothing else in the file changes (``set_in_config``).
-
-    >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = init_config(folder)
-    >>> trust_host_names(folder, ["tablepi", "tablepi.local", "localhost"])
-    ['tablepi', 'tablepi.local']
-    >>> trust_host_names(folder, ["tablepi.local"]), Settings.load(folder / CONFIG_NAME, environ={})["server.trusted_hosts"][-2:]
-    ([], ['tablepi', 'tablepi.local'])
-    """
-    path = instance / CONFIG_NAME
-    trusted = Settings.load(path, environ={}, sections=["server"])["server.trusted_hosts"]
-    added = [name for name in dict.fromkeys(names) if name and name not in trusted]
-    if "*" in trusted or not added:
-        return []
-    set_in_config(path, "server.trusted_hosts", [*trusted, *added])
-    return added
 
 
 def no_instance(instance: Path) -> str | None:

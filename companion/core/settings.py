@@ -12,8 +12,6 @@ may name an environment variable that overrides the file.
 from __future__ import annotations
 
 import os
-import re
-import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -207,65 +205,3 @@ def write_config(instance: Path, values: dict[str, Any]) -> Path:
     path = instance / CONFIG_NAME
     atomic_write(path, render_config(all_settings(), values), mode=0o600)
     return path
-
-
-def set_in_config(path: Path, key: str, value: Any) -> None:
-    r"""Set one setting in an existing settings file, leaving every other line of it as it is.
-
-    A program changing one value (the installer adding a host name the page answers to) must keep the owner's edits
-    and comments; writing the whole file again from the values in force would also put back the lines an owner deleted
-    to follow the defaults. The new line replaces the setting's own (a value over several lines included), or comes
-    first in its ``[section]``, or in a new section before the end mark. The new text is read back before it replaces
-    the file, with the file's permissions: one this cannot edit (the key written dotted or quoted, say) raises
-    ``SettingsError`` and the file stays as it was.
-
-    >>> import tempfile
-    >>> p = Path(tempfile.mkdtemp()) / "config.toml"
-    >>> _ = p.write_text("# mine\n[demo]\nsize = [1,\n  2]  # two\nother = 3\n")
-    >>> set_in_config(p, "demo.size", [1, 2, 3]); print(p.read_text(), end="")
-    # mine
-    [demo]
-    size = [1, 2, 3]
-    other = 3
-    """
-    section, name = key.split(".", 1)
-    lines = path.read_text(encoding="utf-8-sig").splitlines()
-    new = f"{name} = {_toml(value)}"
-    in_section, header, found = None, None, None
-    for i, line in enumerate(lines):
-        heading = _SECTION_LINE.match(line)
-        if heading:
-            in_section = heading.group(1)
-            if in_section == section and header is None:
-                header = i
-            continue
-        if in_section == section and re.match(rf"\s*{re.escape(name)}\s*=", line):
-            # the value ends on the first line at which the lines from its key on are whole TOML
-            found = next(((i, j) for j in range(i, len(lines)) if _is_toml("\n".join(lines[i:j + 1]))), (i, None))
-            break
-    if found is None and header is not None:
-        lines.insert(header + 1, new)
-    elif found is None:
-        end = next((i for i, line in enumerate(lines) if line.strip() == END_MARK), len(lines))
-        lines[end:end] = [f"[{section}]", new, ""]
-    elif found[1] is not None:
-        lines[found[0]:found[1] + 1] = [new]
-    text = "\n".join(lines) + "\n"
-    try:
-        written = tomllib.loads(text).get(section, {}).get(name)
-    except tomllib.TOMLDecodeError:
-        written = None
-    if written != value or found is not None and found[1] is None:
-        raise SettingsError(str(path), key, "could not be changed in place (the file writes it in a way this cannot edit): set it by hand")
-    atomic_write(path, text, mode=stat.S_IMODE(path.stat().st_mode))
-
-
-_SECTION_LINE = re.compile(r"\s*\[\s*([A-Za-z0-9_-]+)\s*\]\s*(#.*)?$")
-
-
-def _is_toml(text: str) -> bool:
-    try:
-        tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return False
-    return True

@@ -232,6 +232,21 @@ def test_a_wildcard_in_trusted_hosts_serves_any_name(tmp_path):
         app.extensions["elephants_bluff"].close()
 
 
+def test_the_pis_own_name_as_it_is_at_start_is_served_with_no_setting(tmp_path, monkeypatch):
+    """A Pi renamed with `install-pi.sh --hostname kitchen` (its settings name only the old names) answers to
+    kitchen.local once the install restarts the companion: the name is the machine's own, read at start."""
+    import socket
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "kitchen")
+    app = build_app(tmp_path / "instance", server__trusted_hosts=["127.0.0.1", "localhost", "raspberrypi.local"])
+    try:
+        client = app.test_client()
+        for host, allowed in (("kitchen.local:8000", True), ("KITCHEN.local", True), ("kitchen", True), ("parlour.local", False)):
+            assert (client.get("/api/health", headers={"Host": host}).status_code != 403) == allowed, host
+    finally:
+        app.extensions["elephants_bluff"].close()
+
+
 def test_every_answer_carries_the_security_headers(client):
     game = start_game(client)
     answers = [
