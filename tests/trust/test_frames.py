@@ -25,6 +25,14 @@ def _app(tmp_path, **overrides):  # noqa: ANN001, ANN003, ANN202
     return build_app(tmp_path / "instance", FramingSource(), **overrides)
 
 
+def _game(tmp_path):  # noqa: ANN001, ANN202
+    """The app, its client and referee, and a game of Ann and Ben to call Bluffs in."""
+    app = _app(tmp_path)
+    client = app.test_client()
+    gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
+    return app, client, app.extensions["elephants_bluff"].referee, gid
+
+
 def test_the_photo_gets_its_name_only_after_the_log_entry_that_names_it(tmp_path):
     app = _app(tmp_path)
     try:
@@ -196,11 +204,8 @@ def test_a_photo_is_sent_as_the_bytes_checked_and_a_tablet_that_has_it_is_told_i
     unchecked. The bytes checked are sent, named by their fingerprint, so a tablet asking again gets a 304."""
     import hashlib
 
-    app = _app(tmp_path)
-    client = app.test_client()
-    referee = app.extensions["elephants_bluff"].referee
+    app, client, referee, gid = _game(tmp_path)
     try:
-        gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
         cid = _bluff(client, gid).get_json()["challenge"]["id"]
         saved = (referee.frames_dir / f"{cid}.jpg").read_bytes()
         with client.get(f"/api/challenges/{cid}/image") as shown:
@@ -215,11 +220,8 @@ def test_a_photo_is_sent_as_the_bytes_checked_and_a_tablet_that_has_it_is_told_i
 
 
 def test_a_photo_missing_or_a_folder_in_its_place_is_said_missing_and_the_bluff_stays(tmp_path):
-    app = _app(tmp_path)
-    client = app.test_client()
-    referee = app.extensions["elephants_bluff"].referee
+    app, client, referee, gid = _game(tmp_path)
     try:
-        gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
         first, second = (_bluff(client, gid).get_json()["challenge"]["id"] for _ in range(2))
         (referee.frames_dir / f"{first}.jpg").unlink()
         (referee.frames_dir / f"{second}.jpg").unlink()
