@@ -108,26 +108,28 @@ WHERE
     esac
   fi
   mv "$FILE.tmp" "$FILE"
+  # Copies of the game log and the device list as backed up (the service is still stopped: the same bytes), checked
+  # by SQLite once the table plays again: a damaged one is still backed up (it is the table's, and may be mended),
+  # but said, so nobody keeps it as their one good copy.
+  mkdir "$MARK_DIR/logs"
+  for log in "$INSTANCE"/*.sqlite3 "$INSTANCE"/*.sqlite3-wal; do
+    if [ -f "$log" ]; then cp "$log" "$MARK_DIR/logs/"; fi
+  done
+  start_again
+  WAS_RUNNING=0
   echo "Backed up $INSTANCE (version $VERSION) to $FILE"
-  # The game log and the device list as the backup holds them, checked by SQLite: a damaged one is still backed up
-  # (it is the table's, and may be mended), but said, so nobody keeps it as their one good copy.
-  DAMAGED="$(python3 - "$FILE" <<'CHECK' 2>&1 || true
-import os, sqlite3, sys, tarfile, tempfile
+  DAMAGED="$(python3 - "$MARK_DIR/logs" <<'CHECK' 2>&1 || true
+import pathlib, sqlite3, sys
 
-with tarfile.open(sys.argv[1]) as tar, tempfile.TemporaryDirectory() as tmp:
-    logs = [m for m in tar.getmembers() if m.isfile() and "/" not in m.name.removeprefix("./") and m.name.endswith((".sqlite3", ".sqlite3-wal"))]
-    for member in logs:
-        with open(os.path.join(tmp, os.path.basename(member.name)), "wb") as copy:
-            copy.write(tar.extractfile(member).read())
-    for name in sorted(os.path.basename(m.name) for m in logs if m.name.endswith(".sqlite3")):
-        try:
-            db = sqlite3.connect(os.path.join(tmp, name))
-            found = [row[0] for row in db.execute("PRAGMA quick_check")]
-            db.close()
-        except sqlite3.DatabaseError as exc:
-            found = [str(exc)]
-        if found != ["ok"]:
-            print(f"{name} ({found[0]})")
+for path in sorted(pathlib.Path(sys.argv[1]).glob("*.sqlite3")):
+    try:
+        db = sqlite3.connect(path)
+        found = [row[0] for row in db.execute("PRAGMA quick_check")]
+        db.close()
+    except sqlite3.DatabaseError as exc:
+        found = [str(exc)]
+    if found != ["ok"]:
+        print(f"{path.name} ({found[0]})")
 CHECK
 )"
   if [ -n "$OUTSIDE" ]; then

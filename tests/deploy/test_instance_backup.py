@@ -102,6 +102,8 @@ def test_a_whole_game_log_is_backed_up_without_a_word_and_a_damaged_one_is_backe
         assert tar.extractfile("./game-log.sqlite3").read() == bytes(page)
     assert hashes(instance) == before, "the check touched the table's folder"
     assert not list(tmp_path.glob("damaged.tar.gz.*"))
+    calls = (tmp_path / "systemctl.log").read_text(encoding="utf-8").splitlines()
+    assert [c for c in calls if c.split()[0] in ("stop", "start")] == ["stop elephants-bluff.service", "start elephants-bluff.service"] * 2, calls
 
 
 def test_a_game_log_or_photos_the_settings_keep_outside_the_folder_are_said_to_be_left_out(table, tmp_path):
