@@ -191,6 +191,22 @@ def test_the_pages_own_switch_is_not_done_twice_and_a_damaged_model_is_followed_
         services.close()
 
 
+def test_a_registry_damaged_beside_the_running_companion_is_followed_to_the_shipped_model_and_said(taught, tmp_path):
+    instance, result = taught
+    instance = _copy(instance, tmp_path)
+    app = _running_on(instance)
+    services = app.extensions["elephants_bluff"]
+    try:
+        assert services.model_id == result["candidate"]
+        (instance / "models" / "registry.json").write_text("{ cut sh", encoding="utf-8")
+        services.model_follower.look()  # switched now, unless the follower's own thread looked a moment before
+        health = app.test_client().get("/api/health").json
+        assert health["model"] == shipped_model_id() and any("damaged" in p for p in health["problems"]), health
+        assert services.model_follower.look() is False, "an unchanged file is looked at again"
+    finally:
+        services.close()
+
+
 def test_a_power_cut_during_adoption_leaves_the_previous_model_active_and_whole(taught, tmp_path):
     instance, result = taught
     instance = _copy(instance, tmp_path)
