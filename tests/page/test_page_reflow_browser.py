@@ -19,6 +19,7 @@ pytestmark = pytest.mark.browser
 
 ZOOMED = {"width": 320, "height": 568}  # a 640 px phone at 200 % zoom
 PHONE = {"width": 390, "height": 844}
+SHORT_PHONE = {"width": 360, "height": 740}
 TABLET_1024 = {"width": 1024, "height": 768}
 TABLET = {"width": 1280, "height": 800}
 NINE = ["en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"]
@@ -127,6 +128,24 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
         whole(page, "#believe")
         whole(page, "#bluff")
         text_whole(page, ".path-row.is-turn .path-note")  # "glauben oder Bluff?"
+
+
+def test_on_a_short_phone_the_deciding_player_sees_believe_and_bluff_without_scrolling_in_every_language(server: Server, new_context: Any) -> None:
+    """On a 360×740 phone the claim's two boxes, then Believe, then Bluff each took a row (the 200 % zoom's layout, which
+    reached 360 px too): Bluff lay under the screen's edge in all nine languages."""
+    game = server.new_game(NAMES, starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    page = open_with_control(new_context, server, SHORT_PHONE)
+    for lang in NINE:
+        page.goto(server.url + f"/?lang={lang}")
+        expect(page.locator("#act-decide")).to_be_visible()
+        no_sideways_scroll(page)
+        whole(page, ".claim-box > div")
+        whole(page, ".claim-box .label")
+        for button in ("#believe", "#bluff"):
+            whole(page, button)
+            box = page.locator(button).bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= SHORT_PHONE["height"], (lang, button, box)
 
 
 def test_with_ten_players_the_deciding_players_note_is_whole_and_keeps_to_its_row(server: Server, new_context: Any) -> None:
