@@ -130,12 +130,26 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
         text_whole(page, ".path-row.is-turn .path-note")  # "glauben oder Bluff?"
 
 
-def test_on_a_short_phone_the_deciding_player_sees_believe_and_bluff_without_scrolling_in_every_language(server: Server, new_context: Any) -> None:
-    """On a 360×740 phone the claim's two boxes, then Believe, then Bluff each took a row (the 200 % zoom's layout, which
-    reached 360 px too): Bluff lay under the screen's edge in all nine languages."""
+def _wholly_in_view(page: Any, selector: str, lang: str) -> None:
+    """Every element of ``selector`` lies inside the screen, top to bottom: no scroll finds it."""
+    for box in page.locator(selector).evaluate_all("(els) => els.map((e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, text: e.textContent }; })"):
+        assert box["top"] >= 0 and box["bottom"] <= page.viewport_size["height"], (lang, selector, box)
+
+
+def test_on_a_short_phone_the_player_to_act_sees_every_claim_and_both_decisions_without_scrolling(server: Server, new_context: Any) -> None:
+    """On a 360×740 phone the claims 11 to 18 and the Bluff button lay under the screen's edge in every language: the
+    200 % zoom's layout (claims four to a row, the claim's two boxes and the two buttons each on a row of their own)
+    reached 360 px phones too."""
     game = server.new_game(NAMES, starter=0)
-    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
     page = open_with_control(new_context, server, SHORT_PHONE)
+    for lang in NINE:
+        page.goto(server.url + f"/?lang={lang}")
+        expect(page.locator("#act-claim")).to_be_visible()
+        no_sideways_scroll(page)
+        whole(page, ".claim-box .label")
+        whole(page, ".claim-option")
+        _wholly_in_view(page, ".claim-option", lang)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
     for lang in NINE:
         page.goto(server.url + f"/?lang={lang}")
         expect(page.locator("#act-decide")).to_be_visible()
@@ -144,8 +158,7 @@ def test_on_a_short_phone_the_deciding_player_sees_believe_and_bluff_without_scr
         whole(page, ".claim-box .label")
         for button in ("#believe", "#bluff"):
             whole(page, button)
-            box = page.locator(button).bounding_box()
-            assert box["y"] >= 0 and box["y"] + box["height"] <= SHORT_PHONE["height"], (lang, button, box)
+            _wholly_in_view(page, button, lang)
 
 
 def test_with_ten_players_the_deciding_players_note_is_whole_and_keeps_to_its_row(server: Server, new_context: Any) -> None:
