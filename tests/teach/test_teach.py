@@ -135,10 +135,13 @@ def test_cli_status_and_rollback(taught, tmp_path, capsys):
     assert f"active: {shipped_model_id()} (shipped)" in capsys.readouterr().out
 
 
-def _running_on(instance: Path):  # noqa: ANN202 - the app, as `serve` builds it on that folder
+def _running_on_a_copy(taught, tmp_path: Path):  # noqa: ANN001, ANN202 - a copy of the taught instance, the app `serve` builds on it
+    instance, result = taught
+    instance = _copy(instance, tmp_path)
     settings = Settings.defaults().with_overrides(table__pin=PIN)
     settings.path = instance / CONFIG_NAME
-    return create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True})
+    app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True})
+    return instance, result, app, app.extensions["elephants_bluff"]
 
 
 def _model_reading(client, wanted: str) -> str:  # noqa: ANN001 - health's model, once it is ``wanted`` (or 30 s passed)
@@ -151,10 +154,7 @@ def _model_reading(client, wanted: str) -> str:  # noqa: ANN001 - health's model
 def test_a_rollback_or_teaching_from_a_terminal_switches_the_running_reader_without_a_restart(taught, tmp_path, capsys):
     """The terminal's `model rollback` and `teach` changed the instance's models while the running companion went on
     reading with the model it had started with, until someone restarted it."""
-    instance, result = taught
-    instance = _copy(instance, tmp_path)
-    app = _running_on(instance)
-    services = app.extensions["elephants_bluff"]
+    instance, result, app, services = _running_on_a_copy(taught, tmp_path)
     try:
         client = app.test_client()
         assert client.get("/api/health").json["model"] == result["candidate"]
@@ -171,10 +171,7 @@ def test_a_rollback_or_teaching_from_a_terminal_switches_the_running_reader_with
 
 
 def test_the_pages_own_switch_is_not_done_twice_and_a_damaged_model_is_followed_to_the_shipped_one(taught, tmp_path):
-    instance, result = taught
-    instance = _copy(instance, tmp_path)
-    app = _running_on(instance)
-    services = app.extensions["elephants_bluff"]
+    instance, result, app, services = _running_on_a_copy(taught, tmp_path)
     follower = services.model_follower
     try:
         client = app.test_client()
@@ -192,10 +189,7 @@ def test_the_pages_own_switch_is_not_done_twice_and_a_damaged_model_is_followed_
 
 
 def test_a_registry_damaged_beside_the_running_companion_is_followed_to_the_shipped_model_and_said(taught, tmp_path):
-    instance, result = taught
-    instance = _copy(instance, tmp_path)
-    app = _running_on(instance)
-    services = app.extensions["elephants_bluff"]
+    instance, result, app, services = _running_on_a_copy(taught, tmp_path)
     try:
         assert services.model_id == result["candidate"]
         (instance / "models" / "registry.json").write_text("{ cut sh", encoding="utf-8")
