@@ -38,7 +38,7 @@ class Services:
     model_id: str = "none"
     problems: list[Finding] = field(default_factory=list)  # start-up problems shown by /api/health (``problem``)
     owner_dataset: Any = None  # teach.dataset.Collector: the crops of every Bluff the table agreed
-    model_follower: Any = None  # teach.follow.ModelFollower: the reader follows a terminal's teach or rollback
+    model_follower: Any = None  # teach.follow.ModelFollower (the app starts it): the reader follows a terminal's teach or rollback
 
     def close(self) -> None:
         for helper in (self.model_follower, self.owner_dataset):
@@ -80,7 +80,7 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_s
     from companion.app.teach.dataset import attach
 
     owner_dataset = attach(referee, instance, settings)
-    services = Services(
+    return Services(
         settings=settings,
         instance=instance,
         referee=referee,
@@ -93,11 +93,6 @@ def build_services(instance: Path, settings: Settings, *, simulate: bool, dice_s
         problems=problems,
         owner_dataset=owner_dataset,
     )
-    if getattr(getattr(dice_source, "reader", None), "classifier", None) is not None:  # a reader with a face model to follow
-        from companion.app.teach.follow import ModelFollower
-
-        services.model_follower = ModelFollower(services)
-    return services
 
 
 def _build_camera(settings: Settings, simulate: bool, problems: list[Finding]) -> tuple[DiceSource, str]:

@@ -7,7 +7,9 @@ running on the same folder; the set-up page switches the running reader itself
 the model it started with until it was restarted. It looks at the registry
 file every few seconds (a ``stat``: the file is replaced whole, by one rename,
 so a new write is a new inode or time) and, when the active model named there
-is not the one reading, switches the reader as the page does.
+is not the one reading, switches the reader as the page does. The app starts
+it (``create_app``), above the services it switches: ``check`` and the other
+short commands need none.
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ log = logging.getLogger(__name__)
 
 #: Seconds between two looks at the registry file: a terminal's change reads within this, and a look is one stat.
 LOOK_EVERY_S = 5.0
+
+
+def follow_models(services: Any) -> "ModelFollower | None":
+    """A follower for ``services``' reader, or None where there is no face model to switch (a values-only source)."""
+    if getattr(getattr(services.dice_source, "reader", None), "classifier", None) is None:
+        return None
+    return ModelFollower(services)
 
 
 class ModelFollower:

@@ -46,6 +46,10 @@ def create_app(instance_path: str | Path | None = None, *, simulate: bool = Fals
 
         services = build_services(instance, settings, simulate=simulate, dice_source=dice_source)
     app.extensions["elephants_bluff"] = services
+    if services.model_follower is None:
+        from companion.app.teach.follow import follow_models
+
+        services.model_follower = follow_models(services)  # a terminal's teach or rollback reaches the running reader
 
     from companion.app.web import api, events, pages, sim
     from companion.app.web.security import install_security
