@@ -60,6 +60,12 @@ class ModelRegistry:
         self.folder = Path(instance) / FOLDER
         self.model_path = Path(model_path) if model_path else None
 
+    @classmethod
+    def for_settings(cls, instance: Path, settings: Any) -> "ModelRegistry":
+        """The registry of ``instance`` over the face model the settings name (``reader.model``; empty: the shipped one)."""
+        model = settings.get("reader.model", "") or None
+        return cls(instance, Path(model) if model else None)
+
     # --- reading the registry -----------------------------------------------------------------
 
     def base_path(self) -> Path:

@@ -89,9 +89,7 @@ RUNNING_READER = ("A companion already running on this instance switches to it w
 def _model(args: argparse.Namespace) -> int:
     from vision.registry import ModelRegistry
 
-    settings = _settings(args.instance)
-    model = settings.get("reader.model", "") or None
-    registry = ModelRegistry(args.instance, Path(model) if model else None)
+    registry = ModelRegistry.for_settings(args.instance, _settings(args.instance))
     status = registry.rollback() if args.action == "rollback" else registry.status()
     if args.json:
         print(json.dumps(status))

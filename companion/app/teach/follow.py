@@ -66,8 +66,7 @@ class ModelFollower:
         self._seen = stamp
         from companion.app.teach.service import switch_reader
 
-        model = self.services.settings.get("reader.model", "") or None
-        active = ModelRegistry(self.services.instance, Path(model) if model else None).status()["active"]
+        active = ModelRegistry.for_settings(self.services.instance, self.services.settings).status()["active"]
         if active == self.services.model_id:
             return False  # the page's own switch, or a change that names the model already reading
         before = self.services.model_id

@@ -282,7 +282,7 @@ def teach(instance: Path, settings: Any, examples: Examples, *, adopt: bool = Tr
         raise TeachError(f"Too few examples held back to measure a taught model ({len(examples.held_back)}; at least 6): "
                          "add more photos or confirm more Bluffs." + _skipped_in_words(examples.warnings))
     model = settings.get("reader.model", "") or None
-    registry = ModelRegistry(instance, Path(model) if model else None)
+    registry = ModelRegistry.for_settings(instance, settings)
     active = registry.load()
     base = EmbeddingClassifier(Path(model) if model else None)
     crops, labels = training_crops(newest_per_face(examples.train))
@@ -348,8 +348,7 @@ def switch_reader(services: Any) -> dict[str, Any]:
 def _switch_reader(services: Any) -> dict[str, Any]:
     source = getattr(services, "dice_source", None)
     reader = getattr(source, "reader", None)
-    model = services.settings.get("reader.model", "") or None
-    loaded = ModelRegistry(services.instance, Path(model) if model else None).load()
+    loaded = ModelRegistry.for_settings(services.instance, services.settings).load()
     if reader is not None and hasattr(reader, "classifier"):
         reader.classifier = loaded.classifier
         reader.model_id = loaded.classifier.model_id
@@ -363,8 +362,7 @@ def _switch_reader(services: Any) -> dict[str, Any]:
 
 
 def rollback(instance: Path, settings: Any) -> dict[str, Any]:
-    model = settings.get("reader.model", "") or None
-    return ModelRegistry(instance, Path(model) if model else None).rollback()
+    return ModelRegistry.for_settings(instance, settings).rollback()
 
 
 __all__ = ["ElephantsBluffError", "Examples", "folder_examples", "owner_examples", "rollback", "summary_lines", "switch_reader", "teach"]

@@ -9,7 +9,6 @@ so ``/api/health``, the next reading and the next saved Bluff carry the new id.
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, current_app, jsonify
@@ -30,8 +29,7 @@ def _model_status(s: Any) -> dict[str, Any]:
     from companion.app.teach.dataset import OwnerDataset
     from vision.registry import ModelRegistry
 
-    model = s.settings.get("reader.model", "") or None
-    status = ModelRegistry(s.instance, Path(model) if model else None).status()
+    status = ModelRegistry.for_settings(s.instance, s.settings).status()
     status["reading_with"] = s.model_id
     status["dataset"] = OwnerDataset(s.instance, max_crops=s.settings.get("teach.max_crops", 3000)).summary()
     status["collecting"] = bool(s.settings.get("teach.collect", True))
