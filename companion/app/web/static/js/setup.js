@@ -148,12 +148,14 @@
 
   /** The camera's pixel under the pointer, kept inside the picture: a drag that runs past the picture's edge
       draws the region to that edge. */
+  const clamp = (v, low, high) => Math.min(Math.max(v, low), high);
+
   function canvasPoint(event) {
     const rect = canvas.getBoundingClientRect();
     const s = frameSize ? frameSize[0] / rect.width : 1;
     const x = Math.round((event.clientX - rect.left) * s), y = Math.round((event.clientY - rect.top) * s);
     if (!frameSize) return [x, y];
-    return [Math.min(Math.max(x, 0), frameSize[0]), Math.min(Math.max(y, 0), frameSize[1])];
+    return [clamp(x, 0, frameSize[0]), clamp(y, 0, frameSize[1])];
   }
 
   canvas.addEventListener("pointerdown", (event) => { drag = { from: canvasPoint(event), box: null }; canvas.setPointerCapture(event.pointerId); });
@@ -177,11 +179,11 @@
     let [x, y, w, h] = fitsThePicture(region) ? region : [Math.round(W / 4), Math.round(H / 4), Math.round(W / 2), Math.round(H / 2)];
     const [dx, dy] = ARROWS[event.key];
     if (event.shiftKey) {
-      w = Math.min(Math.max(w + dx * step, 2 * step), W - x);
-      h = Math.min(Math.max(h + dy * step, 2 * step), H - y);
+      w = clamp(w + dx * step, 2 * step, W - x);
+      h = clamp(h + dy * step, 2 * step, H - y);
     } else {
-      x = Math.min(Math.max(x + dx * step, 0), W - w);
-      y = Math.min(Math.max(y + dy * step, 0), H - h);
+      x = clamp(x + dx * step, 0, W - w);
+      y = clamp(y + dy * step, 0, H - h);
     }
     region = [x, y, w, h];
     drawnNotKept = true;
