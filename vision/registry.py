@@ -58,6 +58,8 @@ class ModelRegistry:
 
     def __init__(self, instance: Path, model_path: Path | None = None) -> None:
         self.folder = Path(instance) / FOLDER
+        #: The registry file: replaced whole by one rename on each change, so its stat tells a change (the follower).
+        self.file = self.folder / REGISTRY
         self.model_path = Path(model_path) if model_path else None
 
     @classmethod
@@ -76,7 +78,7 @@ class ModelRegistry:
 
     def _read(self) -> tuple[dict[str, Any], str | None]:
         """The registry (empty when there is none) and why it could not be read, if it could not."""
-        path = self.folder / REGISTRY
+        path = self.file
         if not path.is_file():
             return {"active": None, "previous": None, "models": {}}, None
         try:
@@ -158,7 +160,7 @@ class ModelRegistry:
         data["models"][model_id] = {"head": head_name, "base": base, "adopted_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **facts}
         data["previous"] = data.get("active") or base
         data["active"] = model_id
-        atomic_write(self.folder / REGISTRY, json.dumps(data, indent=1, sort_keys=True))
+        atomic_write(self.file, json.dumps(data, indent=1, sort_keys=True))
         return self.status()
 
     def rollback(self) -> dict[str, Any]:
@@ -175,7 +177,7 @@ class ModelRegistry:
             raise RegistryError(f"The previous model {previous} is no longer kept; the active one stays.")
         data["active"], data["previous"] = previous, active
         self.folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.folder / REGISTRY, json.dumps(data, indent=1, sort_keys=True))
+        atomic_write(self.file, json.dumps(data, indent=1, sort_keys=True))
         return self.status()
 
 

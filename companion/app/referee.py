@@ -17,7 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from companion.app.archive import FrameArchive
 from companion.app.broadcast import Broadcaster, Listener
@@ -42,6 +42,13 @@ def fingerprints(capture: Capture) -> dict[str, str]:
 
 def _iso(t: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
+
+
+class CheckedPhoto(NamedTuple):
+    """A Bluff's photo as read once: its bytes and their SHA-256 (checked against the log where the log has one)."""
+
+    data: bytes
+    sha256: str
 
 
 class Referee:
@@ -212,14 +219,14 @@ class Referee:
 
     def frame_path(self, challenge_id: str, kind: str) -> Path:
         """Where a challenge's frame lives (the photo its reading came from); only for ids that exist, never a client's
-        path. The file may be missing or changed: ``frame_bytes`` is how a photo is shown or learned from."""
+        path. The file may be missing or changed: ``frame_photo`` is how a photo is shown or learned from."""
         return self._frame(challenge_id, kind)[0]
 
-    def frame_bytes(self, challenge_id: str, kind: str) -> bytes:
+    def frame_photo(self, challenge_id: str, kind: str) -> CheckedPhoto:
         """A challenge's photo, read once and checked against the fingerprint logged with it. A photo whose bytes are
         not those (damaged, or another photo put in its place) is ``NotFound`` with why: never shown, replayed or
-        learned from as this Bluff's (R15). The bytes checked are the bytes handed on, so a photo swapped between a
-        check and a second read cannot slip through."""
+        learned from as this Bluff's (R15). The bytes checked are the bytes handed on, with the digest that checked
+        them, so a photo swapped between a check and a second read cannot slip through."""
         path, logged = self._frame(challenge_id, kind)
         try:
             data = path.read_bytes()
@@ -227,10 +234,11 @@ class Referee:
             raise NotFound("This Bluff's photo is missing from the frames folder.") from None
         except OSError as exc:
             raise NotFound(f"This Bluff's photo could not be read from the frames folder ({exc.strerror or exc}).") from None
-        if logged is not None and hashlib.sha256(data).hexdigest() != logged:
+        digest = hashlib.sha256(data).hexdigest()
+        if logged is not None and digest != logged:
             raise NotFound("This Bluff's photo was changed or damaged since it was saved, so it is not shown as this Bluff's; "
                            "its reading and verdict are kept in the game log.", code="photo_changed")
-        return data
+        return CheckedPhoto(data, digest)
 
     def _frame(self, challenge_id: str, kind: str) -> tuple[Path, str | None]:
         """A challenge's photo of ``kind``: where it lives, and the fingerprint logged with it (None in logs from before

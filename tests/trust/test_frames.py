@@ -214,7 +214,7 @@ def test_a_photo_is_sent_as_the_bytes_checked_and_a_tablet_that_has_it_is_told_i
         assert etag.strip('"') == hashlib.sha256(saved).hexdigest()
         with client.get(f"/api/challenges/{cid}/image", headers={"If-None-Match": etag}) as again:
             assert again.status_code == 304 and again.data == b""
-        assert referee.frame_bytes(cid, "frame") == saved
+        assert referee.frame_photo(cid, "frame") == (saved, hashlib.sha256(saved).hexdigest())
     finally:
         app.extensions["elephants_bluff"].close()
 

@@ -352,7 +352,7 @@ def attach(referee: Any, instance: Path, settings: Any) -> Collector:
 
     def frame_of(challenge_id: str) -> bytes | None:
         try:
-            return referee.frame_bytes(challenge_id, "frame")
+            return referee.frame_photo(challenge_id, "frame").data
         except ElephantsBluffError:
             return None
 

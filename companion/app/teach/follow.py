@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from pathlib import Path
 from typing import Any
 
-from vision.registry import FOLDER, REGISTRY, ModelRegistry
+from companion.app.teach.service import switch_reader
+from vision.registry import ModelRegistry
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class ModelFollower:
     def __init__(self, services: Any, every_s: float = LOOK_EVERY_S) -> None:
         self.services = services
         self.every_s = every_s
-        self._path = Path(services.instance) / FOLDER / REGISTRY
+        self._path = ModelRegistry(services.instance).file
         self._seen = self._stamp()
         self._looking = threading.Lock()  # the thread's looks and a caller's (tests, a clean stop) one at a time
         self._stop = threading.Event()
@@ -64,8 +64,6 @@ class ModelFollower:
         if stamp == self._seen:
             return False
         self._seen = stamp
-        from companion.app.teach.service import switch_reader
-
         active = ModelRegistry.for_settings(self.services.instance, self.services.settings).status()["active"]
         if active == self.services.model_id:
             return False  # the page's own switch, or a change that names the model already reading

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 from dataclasses import is_dataclass, replace
 from typing import Any
@@ -218,8 +217,8 @@ def challenge_annotated(challenge_id: str):  # noqa: ANN201
 
 
 def _frame(challenge_id: str, kind: str):  # noqa: ANN202
-    photo = services().referee.frame_bytes(challenge_id, kind)  # the bytes checked against the log are the bytes sent
-    return send_file(io.BytesIO(photo), mimetype="image/jpeg", max_age=3600, etag=hashlib.sha256(photo).hexdigest())
+    photo = services().referee.frame_photo(challenge_id, kind)  # the bytes checked against the log are the bytes sent
+    return send_file(io.BytesIO(photo.data), mimetype="image/jpeg", max_age=3600, etag=photo.sha256)
 
 
 @bp.post("/challenges/<challenge_id>/correct")
