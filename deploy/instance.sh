@@ -79,9 +79,12 @@ if [ "$ACTION" = backup ]; then
   [ -d "$(dirname "$FILE")" ] || die "the folder $(dirname "$FILE") does not exist; nothing was backed up and the table was not stopped"
   : 2>/dev/null >"$FILE.tmp" || die "$FILE cannot be written there (a read-only or full folder?); nothing was backed up and the table was not stopped"
   VERSION="$(installed_version)"
+  MARK_DIR="$(mktemp -d)"
+  trap 'rm -rf "$MARK_DIR"; start_again' EXIT
   # The settings may keep the game log or the photos outside the instance folder (an absolute path, a USB stick):
-  # those are not in the folder's backup, and are said, not silently left out.
-  OUTSIDE="$(python3 - "$INSTANCE" <<'WHERE' 2>/dev/null || true
+  # those are not in the folder's backup, and are said, not silently left out. A game log kept inside it, wherever
+  # (a subfolder, another name), is named in $MARK_DIR/database for the check after the backup.
+  OUTSIDE="$(python3 - "$INSTANCE" "$MARK_DIR/database" <<'WHERE' 2>/dev/null || true
 import os, sys, tomllib
 
 instance = os.path.realpath(sys.argv[1])
@@ -94,10 +97,11 @@ for key, default in (("database", "game-log.sqlite3"), ("frames_dir", "frames"))
     path = os.path.realpath(os.path.join(instance, str(storage.get(key, default))))
     if os.path.commonpath([instance, path]) != instance:
         print(f"storage.{key} = {path}")
+    elif key == "database":
+        with open(sys.argv[2], "w", encoding="utf-8") as named:
+            named.write(os.path.relpath(path, instance))
 WHERE
 )"
-  MARK_DIR="$(mktemp -d)"
-  trap 'rm -rf "$MARK_DIR"; start_again' EXIT
   printf 'version=%s\nmade=%s\ninstance=%s\n' "$VERSION" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$INSTANCE" >"$MARK_DIR/$MARK"
   stop_service
   if ! ERR="$(tar -czf "$FILE.tmp" -C "$MARK_DIR" "$MARK" -C "$INSTANCE" . 2>&1)"; then
@@ -110,10 +114,16 @@ WHERE
   mv "$FILE.tmp" "$FILE"
   # Copies of the game log and the device list as backed up (the service is still stopped: the same bytes), checked
   # by SQLite once the table plays again: a damaged one is still backed up (it is the table's, and may be mended),
-  # but said, so nobody keeps it as their one good copy.
+  # but said, so nobody keeps it as their one good copy. Each keeps its path in the folder, and its write-ahead log.
   mkdir "$MARK_DIR/logs"
-  for log in "$INSTANCE"/*.sqlite3 "$INSTANCE"/*.sqlite3-wal; do
-    if [ -f "$log" ]; then cp "$log" "$MARK_DIR/logs/"; fi
+  DATABASE="$(cat "$MARK_DIR/database" 2>/dev/null || true)"
+  for log in "$INSTANCE"/*.sqlite3 ${DATABASE:+"$INSTANCE/$DATABASE"}; do
+    if [ -f "$log" ]; then
+      relative="${log#"$INSTANCE"/}"
+      mkdir -p "$MARK_DIR/logs/$(dirname "$relative")"
+      cp "$log" "$MARK_DIR/logs/$relative"
+      if [ -f "$log-wal" ]; then cp "$log-wal" "$MARK_DIR/logs/$relative-wal"; fi
+    fi
   done
   start_again
   WAS_RUNNING=0
@@ -121,7 +131,8 @@ WHERE
   DAMAGED="$(python3 - "$MARK_DIR/logs" <<'CHECK' 2>&1 || true
 import pathlib, sqlite3, sys
 
-for path in sorted(pathlib.Path(sys.argv[1]).glob("*.sqlite3")):
+root = pathlib.Path(sys.argv[1])
+for path in sorted(p for p in root.rglob("*") if p.is_file() and not p.name.endswith("-wal")):
     try:
         db = sqlite3.connect(path)
         found = [row[0] for row in db.execute("PRAGMA quick_check")]
@@ -129,7 +140,7 @@ for path in sorted(pathlib.Path(sys.argv[1]).glob("*.sqlite3")):
     except sqlite3.DatabaseError as exc:
         found = [str(exc)]
     if found != ["ok"]:
-        print(f"{path.name} ({found[0]})")
+        print(f"{path.relative_to(root)} ({found[0]})")
 CHECK
 )"
   if [ -n "$OUTSIDE" ]; then

@@ -106,6 +106,29 @@ def test_a_whole_game_log_is_backed_up_without_a_word_and_a_damaged_one_is_backe
     assert [c for c in calls if c.split()[0] in ("stop", "start")] == ["stop elephants-bluff.service", "start elephants-bluff.service"] * 2, calls
 
 
+def test_a_game_log_the_settings_keep_in_a_subfolder_under_another_name_is_checked_too(table, tmp_path):
+    """Only the ``*.sqlite3`` files at the top of the folder were checked: a game log kept at ``data/games.db`` went
+    into the backup damaged without a word."""
+    instance, _, run = table
+    (instance / "data").mkdir()
+    (instance / "game-log.sqlite3").rename(instance / "data" / "games.db")
+    (instance / "config.toml").write_text('[table]\npin = "123456"\n[storage]\ndatabase = "data/games.db"\n', encoding="utf-8")
+    out = run("backup", "whole.tar.gz")
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    log = instance / "data" / "games.db"
+    page = bytearray(log.read_bytes())
+    page[4096:4096 + 512] = os.urandom(512)
+    log.write_bytes(bytes(page))
+    before = hashes(instance)
+    out = run("backup", "damaged.tar.gz")
+    assert out.returncode == 0 and "Backed up" in out.stdout, out.stderr
+    said = out.stderr.strip()
+    assert said.startswith("instance: warning: SQLite finds damage in data/games.db ("), said
+    assert "\n" not in said and hashes(instance) == before
+    with tarfile.open(tmp_path / "damaged.tar.gz") as tar:
+        assert tar.extractfile("./data/games.db").read() == bytes(page)
+
+
 def test_a_game_log_or_photos_the_settings_keep_outside_the_folder_are_said_to_be_left_out(table, tmp_path):
     """Set to an absolute place (a USB stick), the game log was silently not in a backup that said "Backed up"."""
     instance, _, run = table
