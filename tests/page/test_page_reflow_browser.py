@@ -20,6 +20,7 @@ pytestmark = pytest.mark.browser
 ZOOMED = {"width": 320, "height": 568}  # a 640 px phone at 200 % zoom
 PHONE = {"width": 390, "height": 844}
 SHORT_PHONE = {"width": 360, "height": 740}
+SHORTER_PHONE = {"width": 360, "height": 640}  # a 360×640 phone, or a 360×740 one under its browser's bars
 TABLET_1024 = {"width": 1024, "height": 768}
 TABLET = {"width": 1280, "height": 800}
 NINE = ["en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"]
@@ -105,13 +106,14 @@ def test_at_200_percent_zoom_on_a_phone_bluff_and_the_pass_dialogs_back_button_a
     assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "claim"
 
 
-@pytest.mark.parametrize("viewport", [PHONE, SHORT_PHONE, ZOOMED, TABLET_1024], ids=["phone", "short-phone", "zoomed-phone", "tablet"])
+@pytest.mark.parametrize("viewport", [PHONE, SHORT_PHONE, SHORTER_PHONE, ZOOMED, TABLET_1024], ids=["phone", "short-phone", "shorter-phone", "zoomed-phone", "tablet"])
 def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
     """Italian "PROSSIMA ALMENO" made the claim box 3 px too wide on a 390 px phone; German "glauben oder Bluff?", the
     note that tells the deciding player what to do, was ellipsised on the 1024 px tablet (222 > 217 px). On a 360×740
     phone the claims 11 to 18 and the Bluff button lay under the screen's edge in every language (the 200 % zoom's
-    layout, claims four to a row and each box and button on a row of its own, reached 360 px phones): there, every
-    claim and both decisions are in view without scrolling."""
+    layout, claims four to a row and each box and button on a row of its own, reached 360 px phones), and on a 360×640
+    one the claims from 12 in most languages (French and German to y=725): there, every claim and both decisions are
+    in view without scrolling."""
     server.new_game(NAMES, starter=0)
     page = open_with_control(new_context, server, viewport)
     for lang in NINE:
@@ -122,7 +124,7 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
         whole(page, ".claim-box .label")
         whole(page, ".claim-option")
         text_whole(page, ".path-row.is-turn .path-note")
-        if viewport is SHORT_PHONE:
+        if viewport in (SHORT_PHONE, SHORTER_PHONE):
             _wholly_in_view(page, ".claim-option", lang)
     game = server.api("GET", "/api/games/current").json()
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
@@ -133,7 +135,7 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
         whole(page, "#believe")
         whole(page, "#bluff")
         text_whole(page, ".path-row.is-turn .path-note")  # "glauben oder Bluff?"
-        if viewport is SHORT_PHONE:
+        if viewport in (SHORT_PHONE, SHORTER_PHONE):
             _wholly_in_view(page, "#believe, #bluff", lang)
 
 
