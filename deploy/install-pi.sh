@@ -180,30 +180,7 @@ fi
 # The port: free, or held by the companion this script installed before (an update),
 # running or in safe mode (which answers /api/health with 503 and "status": "safe_mode";
 # an update is the way out of safe mode for a log a newer version wrote, or for a bug).
-port_holder="$(python3 - "$PORT" <<'PORTCHECK'
-import json, socket, sys, urllib.error, urllib.request
-port = int(sys.argv[1])
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # connections closing (TIME_WAIT) are no holder; a listener is
-try:
-    s.bind(("0.0.0.0", port))
-    print("free")
-except OSError:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5) as r:
-            print("companion" if "version" in json.load(r) else "other")
-    except urllib.error.HTTPError as answer:
-        try:
-            body = json.load(answer)
-        except Exception:
-            body = {}
-        print("safe_mode" if isinstance(body, dict) and body.get("status") == "safe_mode" else "other")
-    except Exception:
-        print("other")
-finally:
-    s.close()
-PORTCHECK
-)"
+port_holder="$(python3 "$SRC/deploy/ask_health.py" holder "$PORT")"
 if [ "$port_holder" = "other" ]; then
   die "port $PORT is already used by another program on this Pi; stop that program, or choose another port with --port N"
 fi
@@ -425,32 +402,7 @@ if [ -d "$SYSTEMD_DIR" ]; then
     systemctl restart elephants-bluff.service
     echo "==> Waiting for the companion to answer on port $PORT (up to $ANSWER_WAIT_S s)"
     # "Done." only once it answers: a version that crashes at start, or comes up in safe mode, is said here
-    answer="$(python3 - "$PORT" "$ANSWER_WAIT_S" <<'ANSWER'
-import json, sys, time, urllib.error, urllib.request
-port, end = int(sys.argv[1]), time.monotonic() + float(sys.argv[2])
-while True:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=5):
-            print("answers")
-            break
-    except urllib.error.HTTPError as refused:
-        try:
-            body = json.load(refused)
-        except Exception:
-            body = {}
-        if isinstance(body, dict) and body.get("status") == "safe_mode":
-            print("safe_mode " + " ".join(str(body.get(k) or "") for k in ("headline", "todo")).strip())
-        else:
-            print("answers")  # up, and refusing this request (a host it does not trust): it answers
-        break
-    except Exception:
-        pass
-    if time.monotonic() > end:
-        print("silent")
-        break
-    time.sleep(1)
-ANSWER
-)"
+    answer="$(python3 "$SRC/deploy/ask_health.py" wait "$PORT" "$ANSWER_WAIT_S")"
     back=""
     [ -z "$PREVIOUS_VENV" ] || back="; to go back to the version before: sudo ln -sfn $PREVIOUS_VENV $PREFIX/venv && sudo systemctl restart elephants-bluff"
     case "$answer" in

@@ -185,7 +185,7 @@ def checkout_with_leftovers(folder: Path, *, git: bool) -> Path:
     ``build/lib`` holding a model the project has since deleted (shipped as package data beside the current one, it was
     the one the reader chose while models were picked by name; ``models/shipped.json`` names the one now) and an
     egg-info naming it."""
-    for name in ("pyproject.toml", "deploy/install-pi.sh", "deploy/elephants-bluff.service", "deploy/pi/tested-versions.txt", "deploy/locked-versions.txt"):
+    for name in ("pyproject.toml", "deploy/install-pi.sh", "deploy/ask_health.py", "deploy/elephants-bluff.service", "deploy/pi/tested-versions.txt", "deploy/locked-versions.txt"):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / name, folder / name)
     (folder / "models").mkdir()
