@@ -1,6 +1,6 @@
 """The page's layout on the screens it is used on, in a real Chromium against a real ``serve --simulate``:
-a 1024×768 tablet (landscape), a 768×1024 tablet (portrait), a 390×844 phone, and 360×740 and 360×640 ones. Found by
-a walk-through on those screens: the dice check's faces under its footer, the claim checked missing on the phone, Bluff
+a 1024×768 tablet (landscape) and a 1024×600 one, a 768×1024 tablet (portrait), a 390×844 phone, and 360×740 and
+360×640 ones. Found by a walk-through on those screens: the dice check's faces under its footer, the claim checked missing on the phone, Bluff
 pages wider than the screen, words cut in the set-up form and the language menu.
 
 Each check measures what the player sees without scrolling: boxes inside the viewport, a tap at a button's
@@ -23,6 +23,7 @@ PORTRAIT = {"width": 768, "height": 1024}
 PHONE = {"width": 390, "height": 844}
 SHORT_PHONE = {"width": 360, "height": 740}
 SHORTER_PHONE = {"width": 360, "height": 640}
+SHORT_TABLET = {"width": 1024, "height": 552}  # a 7-inch 1024×600 tablet under its browser's bars
 
 #: The locales of the rulebook's nine languages.
 NINE = ["da-DK", "de-DE", "en-GB", "es-ES", "fr-FR", "it-IT", "nl-NL", "pl-PL", "ro-RO"]
@@ -113,12 +114,13 @@ def test_a_portrait_tablet_and_a_phone_checking_the_dice_see_the_claim_and_every
 
 
 
-@pytest.mark.parametrize("viewport", [SHORT_PHONE, SHORTER_PHONE], ids=["360x740", "360x640"])
+@pytest.mark.parametrize("viewport", [SHORT_PHONE, SHORTER_PHONE, SHORT_TABLET], ids=["360x740", "360x640", "1024x552"])
 @pytest.mark.parametrize("locale", NINE)
-def test_a_short_phone_checking_the_dice_sees_every_face_before_and_after_they_are_tapped(server: Server, new_context: Any, locale: str, viewport: dict[str, int]) -> None:
+def test_a_short_screen_checking_the_dice_sees_every_face_before_and_after_they_are_tapped(server: Server, new_context: Any, locale: str, viewport: dict[str, int]) -> None:
     """On a 360×740 phone the third die's faces lay under the footer in every language (its words, "New game" and
     "These are the dice" on two rows of their own, took the height), and the total, once shown, pushed them further;
-    on a 360×640 one, once tapped, the third die's in all but English and Polish (French to 41 px under the footer)."""
+    on a 360×640 one, once tapped, the third die's in all but English and Polish (French to 41 px under the footer);
+    on a 7-inch 1024×600 tablet under its browser's bars, the first die's in every language (to 116 px under it)."""
     _uncertain_bluff(server)
     page = _open_check(new_context, server, viewport, locale)
     _every_face_tappable_above_the_footer(page)

@@ -22,6 +22,7 @@ PHONE = {"width": 390, "height": 844}
 SHORT_PHONE = {"width": 360, "height": 740}
 SHORTER_PHONE = {"width": 360, "height": 640}  # a 360×640 phone, or a 360×740 one under its browser's bars
 TABLET_1024 = {"width": 1024, "height": 768}
+SHORT_TABLET = {"width": 1024, "height": 552}  # a 7-inch 1024×600 tablet under its browser's bars
 TABLET = {"width": 1280, "height": 800}
 NINE = ["en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"]
 NAMES = ["Magdalena", "Christophe", "Bo"]  # the audit's players
@@ -57,6 +58,23 @@ def text_whole(page: Any, selector: str) -> None:
     for f in found:
         assert f["scroll"] <= f["client"] and f["text_right"] <= f["box_right"] + 0.5, f
 
+
+
+def words_unbroken(page: Any, selector: str, lang: str) -> None:
+    """No word of a shown element of ``selector`` is wider than the element: none is broken across two lines
+    ("MINDESTEN" over "S")."""
+    found = page.locator(selector).evaluate_all("""(els) => els.filter((e) => e.getClientRects().length).map((e) => {
+        const probe = document.createElement('span');
+        probe.style.whiteSpace = 'nowrap';
+        e.appendChild(probe);
+        const widest = Math.max(...e.textContent.split(/\\s+/).filter(Boolean).map((w) => { probe.textContent = w; return probe.getBoundingClientRect().width; }));
+        e.removeChild(probe);
+        const style = getComputedStyle(e);
+        return { text: e.textContent, widest, room: e.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) };
+    })""")
+    assert found, f"nothing shown for {selector}"
+    for f in found:
+        assert f["widest"] <= f["room"] + 0.5, (lang, f)
 
 
 def open_with_control(new_context: Any, server: Server, viewport: dict[str, int], path: str = "/", locale: str = "de-DE") -> Any:
@@ -106,14 +124,19 @@ def test_at_200_percent_zoom_on_a_phone_bluff_and_the_pass_dialogs_back_button_a
     assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "claim"
 
 
-@pytest.mark.parametrize("viewport", [PHONE, SHORT_PHONE, SHORTER_PHONE, ZOOMED, TABLET_1024], ids=["phone", "short-phone", "shorter-phone", "zoomed-phone", "tablet"])
+@pytest.mark.parametrize("viewport", [PHONE, SHORT_PHONE, SHORTER_PHONE, ZOOMED, TABLET_1024, TABLET, SHORT_TABLET],
+                         ids=["phone", "short-phone", "shorter-phone", "zoomed-phone", "tablet", "wide-tablet", "short-tablet"])
 def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
     """Italian "PROSSIMA ALMENO" made the claim box 3 px too wide on a 390 px phone; German "glauben oder Bluff?", the
     note that tells the deciding player what to do, was ellipsised on the 1024 px tablet (222 > 217 px). On a 360×740
     phone the claims 11 to 18 and the Bluff button lay under the screen's edge in every language (the 200 % zoom's
     layout, claims four to a row and each box and button on a row of its own, reached 360 px phones), and on a 360×640
-    one the claims from 12 in most languages (French and German to y=725): there, every claim and both decisions are
-    in view without scrolling."""
+    one the claims from 12 in most languages (French and German to y=725). Tablets scrolled their panel for the last
+    claims: the 1024×768 one in seven languages (French to y=867, its top bar on two rows), the 1280×800 one in French
+    and Spanish, a 7-inch 1024×600 one in all nine, and the page 18 px more, under a screen reader's line; a 390×844
+    phone in French (to y=877), where German "MINDESTENS" also broke over two lines. On every screen but the 200 %
+    zoom, every claim and both decisions are in view without scrolling, and a tablet's page never scrolls; no word of
+    the claim's labels is broken."""
     server.new_game(NAMES, starter=0)
     page = open_with_control(new_context, server, viewport)
     for lang in NINE:
@@ -122,9 +145,10 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
         no_sideways_scroll(page)
         whole(page, ".claim-box > div")
         whole(page, ".claim-box .label")
+        words_unbroken(page, ".claim-box .label", lang)
         whole(page, ".claim-option")
         text_whole(page, ".path-row.is-turn .path-note")
-        if viewport in (SHORT_PHONE, SHORTER_PHONE):
+        if viewport is not ZOOMED:
             _wholly_in_view(page, ".claim-option", lang)
     game = server.api("GET", "/api/games/current").json()
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
@@ -135,12 +159,16 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
         whole(page, "#believe")
         whole(page, "#bluff")
         text_whole(page, ".path-row.is-turn .path-note")  # "glauben oder Bluff?"
-        if viewport in (SHORT_PHONE, SHORTER_PHONE):
+        if viewport is not ZOOMED:
             _wholly_in_view(page, "#believe, #bluff", lang)
 
 
 def _wholly_in_view(page: Any, selector: str, lang: str) -> None:
-    """Every element of ``selector`` lies inside the screen, top to bottom: no scroll finds it."""
+    """Every element of ``selector`` lies inside the screen, top to bottom: no scroll finds it. On a tablet (the board
+    beside the panel, each scrolling on its own) the page itself does not scroll either."""
+    if page.viewport_size["width"] > 900:
+        height = page.evaluate("() => document.documentElement.scrollHeight")
+        assert height <= page.viewport_size["height"], (lang, f"the page is {height} px tall on a {page.viewport_size['height']} px screen")
     for box in page.locator(selector).evaluate_all("(els) => els.map((e) => { const r = e.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, text: e.textContent }; })"):
         assert box["top"] >= 0 and box["bottom"] <= page.viewport_size["height"], (lang, selector, box)
 
@@ -289,3 +317,23 @@ def test_on_a_phone_the_live_badge_says_its_state_by_a_sign_not_by_colour_alone(
         assert state["width"] >= 18 and state["height"] >= 18, state
     assert "✓" in on["content"] and on["content"] != off["content"], (on, off)
     assert on["radius"] != off["radius"], "the two states differ in shape too"
+
+
+@pytest.mark.parametrize("locale", ["fr-FR", "de-DE", "pl-PL"])
+def test_on_a_short_tablet_the_verdicts_count_and_who_moves_are_above_its_footer(server: Server, new_context: Any, locale: str) -> None:
+    """On a 7-inch 1024×600 tablet (1024×552 under its browser's bars) the reveal showed its title and the dice, and the
+    claim against the count, the verdict and who moves lay under its footer: the table scrolled to learn who lost."""
+    game = server.new_game(["Maximiliane-Theresa", "Bartholomäus", "Cy"], starter=0)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 10}).status_code == 200
+    settle_bluff(server, game["id"], [6, 5, 4])
+    page = new_context(locale=locale, viewport=SHORT_TABLET)
+    page.goto(server.url + "/")
+    expect(page.locator("#verdict")).to_be_visible()
+    expect(page.locator("#verdict-total")).to_have_text("15")  # counted up: the reveal is whole
+    foot = page.locator("#verdict .overlay-foot").bounding_box()
+    assert foot["y"] + foot["height"] <= SHORT_TABLET["height"] + 0.5, foot
+    for part in ("#verdict-title", "#verdict-dice", "#verdict-total", "#verdict-held", "#verdict-move"):
+        box = page.locator(part).bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= foot["y"] + 0.5, (locale, part, box, foot)
+    no_sideways_scroll(page)
+    whole(page, "#verdict-close")
