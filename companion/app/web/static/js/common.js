@@ -350,7 +350,8 @@ const EB = (() => {
     return p ? p.name : "?";
   }
 
-  /** The overlays (the reveal, the uncertain reading) start below the top bar, whatever its height. */
+  /** The overlays (the reveal, the uncertain reading) start below the top bar, and the score board fills the screen
+      under it (its columns scroll, never the page), whatever its height. */
   function measureTopbar() {
     const bar = document.querySelector(".topbar");
     if (bar) document.documentElement.style.setProperty("--topbar", bar.getBoundingClientRect().height + "px");
