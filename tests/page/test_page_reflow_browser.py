@@ -23,6 +23,7 @@ SHORT_PHONE = {"width": 360, "height": 740}
 SHORTER_PHONE = {"width": 360, "height": 640}  # a 360×640 phone, or a 360×740 one under its browser's bars
 TABLET_1024 = {"width": 1024, "height": 768}
 SHORT_TABLET = {"width": 1024, "height": 552}  # a 7-inch 1024×600 tablet under its browser's bars
+TABLET_UNDER_BARS = {"width": 1280, "height": 720}  # a 1280×800 tablet under its browser's bars
 TABLET = {"width": 1280, "height": 800}
 NINE = ["en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"]
 NAMES = ["Magdalena", "Christophe", "Bo"]  # the audit's players
@@ -124,8 +125,8 @@ def test_at_200_percent_zoom_on_a_phone_bluff_and_the_pass_dialogs_back_button_a
     assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "claim"
 
 
-@pytest.mark.parametrize("viewport", [PHONE, SHORT_PHONE, SHORTER_PHONE, ZOOMED, TABLET_1024, TABLET, SHORT_TABLET],
-                         ids=["phone", "short-phone", "shorter-phone", "zoomed-phone", "tablet", "wide-tablet", "short-tablet"])
+@pytest.mark.parametrize("viewport", [PHONE, SHORT_PHONE, SHORTER_PHONE, ZOOMED, TABLET_1024, TABLET, TABLET_UNDER_BARS, SHORT_TABLET],
+                         ids=["phone", "short-phone", "shorter-phone", "zoomed-phone", "tablet", "wide-tablet", "wide-tablet-under-bars", "short-tablet"])
 def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
     """Italian "PROSSIMA ALMENO" made the claim box 3 px too wide on a 390 px phone; German "glauben oder Bluff?", the
     note that tells the deciding player what to do, was ellipsised on the 1024 px tablet (222 > 217 px). On a 360×740
@@ -133,7 +134,7 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
     layout, claims four to a row and each box and button on a row of its own, reached 360 px phones), and on a 360×640
     one the claims from 12 in most languages (French and German to y=725). Tablets scrolled their panel for the last
     claims: the 1024×768 one in seven languages (French to y=867, its top bar on two rows), the 1280×800 one in French
-    and Spanish, a 7-inch 1024×600 one in all nine, and the page 18 px more, under a screen reader's line; a 390×844
+    and Spanish (and in more under its browser's bars, 1280×720), a 7-inch 1024×600 one in all nine, and the page 18 px more, under a screen reader's line; a 390×844
     phone in French (to y=877), where German "MINDESTENS" also broke over two lines. On every screen but the 200 %
     zoom, every claim and both decisions are in view without scrolling, and a tablet's page never scrolls; no word of
     the claim's labels is broken."""
