@@ -134,10 +134,10 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
     layout, claims four to a row and each box and button on a row of its own, reached 360 px phones), and on a 360×640
     one the claims from 12 in most languages (French and German to y=725). Tablets scrolled their panel for the last
     claims: the 1024×768 one in seven languages (French to y=867, its top bar on two rows), the 1280×800 one in French
-    and Spanish (and in more under its browser's bars, 1280×720), a 7-inch 1024×600 one in all nine, and the page 18 px more, under a screen reader's line; a 390×844
-    phone in French (to y=877), where German "MINDESTENS" also broke over two lines. On every screen but the 200 %
-    zoom, every claim and both decisions are in view without scrolling, and a tablet's page never scrolls; no word of
-    the claim's labels is broken."""
+    and Spanish (and in more under its browser's bars, 1280×720), a 7-inch 1024×600 one in all nine, and the page 18 px
+    more, under a screen reader's line; a 390×844 phone in French (to y=877), where German "MINDESTENS" also broke over
+    two lines. On every screen but the 200 % zoom, every claim and both decisions are in view without scrolling, and a
+    tablet's page never scrolls; no word of the claim's labels is broken."""
     server.new_game(NAMES, starter=0)
     page = open_with_control(new_context, server, viewport)
     for lang in NINE:
