@@ -414,6 +414,9 @@ if [ -d "$SYSTEMD_DIR" ]; then
         systemctl --no-pager --lines=5 status elephants-bluff.service || true
         die "the companion $NEW_VERSION did not answer on port $PORT within $ANSWER_WAIT_S s; see why with: journalctl -u elephants-bluff -n 50$back" ;;
     esac
+  elif systemctl is-active --quiet elephants-bluff.service; then
+    # the running companion keeps the version it started with, and answers only to the Pi's name as it was then
+    echo "==> Not restarted (--no-start): the companion running now keeps its version and the Pi's name until: sudo systemctl restart elephants-bluff"
   fi
 else
   # No systemd running (a chroot or a container): enable the unit in the files; it starts at the next boot.

@@ -257,6 +257,8 @@ def test_an_update_that_renames_the_pi_names_it_on_etc_hosts_and_to_avahi_and_ke
     pi.etc("hosts").write_text("127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost\n127.0.1.1\traspberrypi\n", encoding="utf-8")  # as the Pi's image has it
     renamed = done(pi.install("--no-start", "--hostname", "kitchen", systemd=True))
     assert "Naming this Pi kitchen (reachable as kitchen.local)" in renamed and f"http://kitchen.local:{port}" in renamed
+    # not restarted, the running companion answers to kitchen.local only once it is: said, with the command
+    assert "Not restarted (--no-start): the companion running now keeps its version and the Pi's name until: sudo systemctl restart elephants-bluff" in renamed
     hosts = pi.etc("hosts").read_text(encoding="utf-8").splitlines()
     assert hosts == ["127.0.0.1\tlocalhost", "::1\t\tlocalhost ip6-localhost", "127.0.1.1\tkitchen"], hosts
     assert "try-restart avahi-daemon.service" in (pi.record / "systemctl").read_text(encoding="utf-8").splitlines()
