@@ -281,13 +281,12 @@ def teach(instance: Path, settings: Any, examples: Examples, *, adopt: bool = Tr
     if len(examples.held_back) < 6:
         raise TeachError(f"Too few examples held back to measure a taught model ({len(examples.held_back)}; at least 6): "
                          "add more photos or confirm more Bluffs." + _skipped_in_words(examples.warnings))
-    model = settings.get("reader.model", "") or None
     registry = ModelRegistry.for_settings(instance, settings)
     active = registry.load()
-    base = EmbeddingClassifier(Path(model) if model else None)
+    base = EmbeddingClassifier(registry.model_path)
     crops, labels = training_crops(newest_per_face(examples.train))
     fit = fit_head(base, crops, labels)
-    candidate = AdaptedClassifier(fit.head, Path(model) if model else None)
+    candidate = AdaptedClassifier(fit.head, registry.model_path)
     sets: dict[str, Path] = {}
     with tempfile.TemporaryDirectory(prefix="teach-") as tmp:
         sets["owner"] = _write_crops(Path(tmp) / "owner", examples.held_back)

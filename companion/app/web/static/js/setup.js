@@ -146,10 +146,10 @@
       && box[0] >= 0 && box[1] >= 0 && box[0] + box[2] <= frameSize[0] && box[1] + box[3] <= frameSize[1];
   }
 
-  /** The camera's pixel under the pointer, kept inside the picture: a drag that runs past the picture's edge
-      draws the region to that edge. */
   const clamp = (v, low, high) => Math.min(Math.max(v, low), high);
 
+  /** The camera's pixel under the pointer, kept inside the picture: a drag that runs past the picture's edge
+      draws the region to that edge. */
   function canvasPoint(event) {
     const rect = canvas.getBoundingClientRect();
     const s = frameSize ? frameSize[0] / rect.width : 1;
