@@ -230,7 +230,7 @@ def _reasons_in_english(reading: dict[str, Any]) -> str:
     assert reading["reasons"], reading
     out = []
     for r in reading["reasons"]:
-        params = {k: (f"{round(100 * v)} %" if k == "lowest" else v) for k, v in r.items()}
+        params = {k: (f"{round(100 * v)}%" if k == "lowest" else v) for k, v in r.items()}  # English's number format, as the page writes it
         key = "reason_" + r["code"]
         counted = {"count": "found", "low_confidence": "n", "second_look": "n"}.get(r["code"])
         out.append(i18n.translate_plural("en", key, key + "_plural", r[counted], **params) if counted else i18n.translate("en", key, **params))
@@ -239,6 +239,9 @@ def _reasons_in_english(reading: dict[str, Any]) -> str:
 
 def to_setup(page: Any) -> None:
     """From whatever the table shows (a verdict, dice to check, a game), to the set-up."""
+    # the table's state drawn first (the board and its overlays in one go): looked at earlier, dice to check that came
+    # a moment later stayed over the set-up and took the Start tap
+    expect(page.locator("#setup:visible, #board:visible").first).to_be_visible()
     if page.locator("#setup").is_visible():
         return
     if page.locator("#verdict").is_visible():
