@@ -25,6 +25,10 @@ TABLET_1024 = {"width": 1024, "height": 768}
 SHORT_TABLET = {"width": 1024, "height": 552}  # a 7-inch 1024×600 tablet under its browser's bars
 TABLET_UNDER_BARS = {"width": 1280, "height": 720}  # a 1280×800 tablet under its browser's bars
 TABLET = {"width": 1280, "height": 800}
+SIDEWAYS_PHONE = {"width": 844, "height": 390}  # a 390×844 phone held sideways
+SHORT_SIDEWAYS_PHONE = {"width": 740, "height": 360}
+SHORTER_SIDEWAYS_PHONE = {"width": 640, "height": 360}
+SIDEWAYS = (SIDEWAYS_PHONE, SHORT_SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE)
 NINE = ["en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"]
 NAMES = ["Magdalena", "Christophe", "Bo"]  # the audit's players
 
@@ -125,8 +129,10 @@ def test_at_200_percent_zoom_on_a_phone_bluff_and_the_pass_dialogs_back_button_a
     assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "claim"
 
 
-@pytest.mark.parametrize("viewport", [PHONE, SHORT_PHONE, SHORTER_PHONE, ZOOMED, TABLET_1024, TABLET, TABLET_UNDER_BARS, SHORT_TABLET],
-                         ids=["phone", "short-phone", "shorter-phone", "zoomed-phone", "tablet", "wide-tablet", "wide-tablet-under-bars", "short-tablet"])
+@pytest.mark.parametrize("viewport", [PHONE, SHORT_PHONE, SHORTER_PHONE, ZOOMED, TABLET_1024, TABLET, TABLET_UNDER_BARS, SHORT_TABLET,
+                                      SIDEWAYS_PHONE, SHORT_SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE],
+                         ids=["phone", "short-phone", "shorter-phone", "zoomed-phone", "tablet", "wide-tablet", "wide-tablet-under-bars", "short-tablet",
+                              "sideways-phone", "short-sideways-phone", "shorter-sideways-phone"])
 def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
     """Italian "PROSSIMA ALMENO" made the claim box 3 px too wide on a 390 px phone; German "glauben oder Bluff?", the
     note that tells the deciding player what to do, was ellipsised on the 1024 px tablet (222 > 217 px). On a 360×740
@@ -151,6 +157,8 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
         text_whole(page, ".path-row.is-turn .path-note")
         if viewport is not ZOOMED:
             _wholly_in_view(page, ".claim-option", lang)
+        if viewport in SIDEWAYS:
+            _wholly_in_view(page, "#turn, #claim-box, #prompt", lang)  # beside the claims: whose turn, the claim, what to do
     game = server.api("GET", "/api/games/current").json()
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
     for lang in NINE:
@@ -162,6 +170,8 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
         text_whole(page, ".path-row.is-turn .path-note")  # "glauben oder Bluff?"
         if viewport is not ZOOMED:
             _wholly_in_view(page, "#believe, #bluff", lang)
+        if viewport in SIDEWAYS:
+            _wholly_in_view(page, "#turn, #claim-box, #prompt, #peek-toggle", lang)
 
 
 def _wholly_in_view(page: Any, selector: str, lang: str) -> None:
@@ -320,19 +330,22 @@ def test_on_a_phone_the_live_badge_says_its_state_by_a_sign_not_by_colour_alone(
     assert on["radius"] != off["radius"], "the two states differ in shape too"
 
 
+@pytest.mark.parametrize("viewport", [SHORT_TABLET, SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE], ids=["short-tablet", "sideways-phone", "shorter-sideways-phone"])
 @pytest.mark.parametrize("locale", ["fr-FR", "de-DE", "pl-PL"])
-def test_on_a_short_tablet_the_verdicts_count_and_who_moves_are_above_its_footer(server: Server, new_context: Any, locale: str) -> None:
+def test_on_a_short_screen_the_verdicts_count_and_who_moves_are_above_its_footer(server: Server, new_context: Any, locale: str, viewport: dict[str, int]) -> None:
     """On a 7-inch 1024×600 tablet (1024×552 under its browser's bars) the reveal showed its title and the dice, and the
-    claim against the count, the verdict and who moves lay under its footer: the table scrolled to learn who lost."""
+    claim against the count, the verdict and who moves lay under its footer: the table scrolled to learn who lost. A
+    phone held sideways showed the title and the dice alone (half of them, 640×360). The count and who moves sit
+    beside the dice there."""
     game = server.new_game(["Maximiliane-Theresa", "Bartholomäus", "Cy"], starter=0)
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 10}).status_code == 200
     settle_bluff(server, game["id"], [6, 5, 4])
-    page = new_context(locale=locale, viewport=SHORT_TABLET)
+    page = new_context(locale=locale, viewport=viewport)
     page.goto(server.url + "/")
     expect(page.locator("#verdict")).to_be_visible()
     expect(page.locator("#verdict-total")).to_have_text("15")  # counted up: the reveal is whole
     foot = page.locator("#verdict .overlay-foot").bounding_box()
-    assert foot["y"] + foot["height"] <= SHORT_TABLET["height"] + 0.5, foot
+    assert foot["y"] + foot["height"] <= viewport["height"] + 0.5, foot
     for part in ("#verdict-title", "#verdict-dice", "#verdict-total", "#verdict-held", "#verdict-move"):
         box = page.locator(part).bounding_box()
         assert box["y"] >= 0 and box["y"] + box["height"] <= foot["y"] + 0.5, (locale, part, box, foot)
