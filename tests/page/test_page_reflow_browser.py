@@ -174,6 +174,22 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
             _wholly_in_view(page, "#turn, #claim-box, #prompt, #peek-toggle", lang)
 
 
+@pytest.mark.parametrize("viewport", SIDEWAYS, ids=["sideways-phone", "short-sideways-phone", "shorter-sideways-phone"])
+def test_on_a_phone_held_sideways_the_pass_dialog_shows_the_claim_and_both_buttons(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
+    """The dialog that hands the cup on (its claim, to whom, Back and the go-ahead) in view on a phone held sideways,
+    in each of the nine languages: a tap on a claim must not leave its confirmation under the screen's edge."""
+    server.new_game(NAMES, starter=0)
+    page = open_with_control(new_context, server, viewport)
+    for lang in NINE:
+        page.goto(server.url + f"/?lang={lang}")
+        page.click('.claim-option[data-amount="9"]')
+        expect(page.locator("#pass-dialog")).to_be_visible()
+        no_sideways_scroll(page)
+        _wholly_in_view(page, "#pass-dialog h2, #pass-amount, #pass-back, #pass-ok", lang)
+        page.click("#pass-back")
+        expect(page.locator("#pass-dialog")).to_be_hidden()
+
+
 def _wholly_in_view(page: Any, selector: str, lang: str) -> None:
     """Every element of ``selector`` lies inside the screen, top to bottom: no scroll finds it. On a tablet (the board
     beside the panel, each scrolling on its own) the page itself does not scroll either."""
