@@ -175,9 +175,10 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
 
 
 @pytest.mark.parametrize("viewport", SIDEWAYS, ids=["sideways-phone", "short-sideways-phone", "shorter-sideways-phone"])
-def test_on_a_phone_held_sideways_the_pass_dialog_shows_the_claim_and_both_buttons(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
-    """The dialog that hands the cup on (its claim, to whom, Back and the go-ahead) in view on a phone held sideways,
-    in each of the nine languages: a tap on a claim must not leave its confirmation under the screen's edge."""
+def test_on_a_phone_held_sideways_the_pass_and_pin_dialogs_show_their_words_and_buttons(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
+    """The dialog that hands the cup on (its claim, to whom, Back and the go-ahead) and the PIN's (its field, Cancel and
+    the go-ahead) in view on a phone held sideways, in each of the nine languages: a tap on a claim must not leave its
+    confirmation under the screen's edge."""
     server.new_game(NAMES, starter=0)
     page = open_with_control(new_context, server, viewport)
     for lang in NINE:
@@ -188,6 +189,13 @@ def test_on_a_phone_held_sideways_the_pass_dialog_shows_the_claim_and_both_butto
         _wholly_in_view(page, "#pass-dialog h2, #pass-amount, #pass-back, #pass-ok", lang)
         page.click("#pass-back")
         expect(page.locator("#pass-dialog")).to_be_hidden()
+        page.click("#pin-lock")  # the PIN dialog, on a device that was locked
+        page.click("#pin-open")
+        expect(page.locator("#pin-dialog")).to_be_visible()
+        _wholly_in_view(page, "#pin-dialog h2, #pin-input, #pin-cancel, #pin-submit", lang)
+        page.click("#pin-cancel")
+        expect(page.locator("#pin-dialog")).to_be_hidden()
+        unlock(page)
 
 
 def _wholly_in_view(page: Any, selector: str, lang: str) -> None:
