@@ -24,6 +24,7 @@ PHONE = {"width": 390, "height": 844}
 SHORT_PHONE = {"width": 360, "height": 740}
 SHORTER_PHONE = {"width": 360, "height": 640}
 SHORT_TABLET = {"width": 1024, "height": 552}  # a 7-inch 1024×600 tablet under its browser's bars
+SHORTEST_TABLET = {"width": 1024, "height": 472}  # the same under the system's navigation bar too
 SIDEWAYS_PHONE = {"width": 844, "height": 390}  # a 390×844 phone held sideways
 SHORTER_SIDEWAYS_PHONE = {"width": 640, "height": 360}
 
@@ -117,8 +118,8 @@ def test_a_portrait_tablet_and_a_phone_checking_the_dice_see_the_claim_and_every
         _the_reason_under_the_dice(page)
 
 
-@pytest.mark.parametrize("viewport", [SHORT_PHONE, SHORTER_PHONE, SHORT_TABLET, SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE],
-                         ids=["360x740", "360x640", "1024x552", "844x390", "640x360"])
+@pytest.mark.parametrize("viewport", [SHORT_PHONE, SHORTER_PHONE, SHORT_TABLET, SHORTEST_TABLET, SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE],
+                         ids=["360x740", "360x640", "1024x552", "1024x472", "844x390", "640x360"])
 @pytest.mark.parametrize("locale", NINE)
 def test_a_short_screen_checking_the_dice_sees_every_face_before_and_after_they_are_tapped(server: Server, new_context: Any, locale: str, viewport: dict[str, int]) -> None:
     """On a 360×740 phone the third die's faces lay under the footer in every language (its words, "New game" and

@@ -23,6 +23,7 @@ SHORT_PHONE = {"width": 360, "height": 740}
 SHORTER_PHONE = {"width": 360, "height": 640}  # a 360×640 phone, or a 360×740 one under its browser's bars
 TABLET_1024 = {"width": 1024, "height": 768}
 SHORT_TABLET = {"width": 1024, "height": 552}  # a 7-inch 1024×600 tablet under its browser's bars
+SHORTEST_TABLET = {"width": 1024, "height": 472}  # the same under the system's navigation bar too
 TABLET_UNDER_BARS = {"width": 1280, "height": 720}  # a 1280×800 tablet under its browser's bars
 TABLET = {"width": 1280, "height": 800}
 SIDEWAYS_PHONE = {"width": 844, "height": 390}  # a 390×844 phone held sideways
@@ -130,9 +131,9 @@ def test_at_200_percent_zoom_on_a_phone_bluff_and_the_pass_dialogs_back_button_a
 
 
 @pytest.mark.parametrize("viewport", [PHONE, SHORT_PHONE, SHORTER_PHONE, ZOOMED, TABLET_1024, TABLET, TABLET_UNDER_BARS, SHORT_TABLET,
-                                      SIDEWAYS_PHONE, SHORT_SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE],
+                                      SHORTEST_TABLET, SIDEWAYS_PHONE, SHORT_SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE],
                          ids=["phone", "short-phone", "shorter-phone", "zoomed-phone", "tablet", "wide-tablet", "wide-tablet-under-bars", "short-tablet",
-                              "sideways-phone", "short-sideways-phone", "shorter-sideways-phone"])
+                              "shortest-tablet", "sideways-phone", "short-sideways-phone", "shorter-sideways-phone"])
 def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
     """Italian "PROSSIMA ALMENO" made the claim box 3 px too wide on a 390 px phone; German "glauben oder Bluff?", the
     note that tells the deciding player what to do, was ellipsised on the 1024 px tablet (222 > 217 px). On a 360×740
@@ -354,13 +355,14 @@ def test_on_a_phone_the_live_badge_says_its_state_by_a_sign_not_by_colour_alone(
     assert on["radius"] != off["radius"], "the two states differ in shape too"
 
 
-@pytest.mark.parametrize("viewport", [SHORT_TABLET, SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE], ids=["short-tablet", "sideways-phone", "shorter-sideways-phone"])
+@pytest.mark.parametrize("viewport", [SHORT_TABLET, SHORTEST_TABLET, SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE],
+                         ids=["short-tablet", "shortest-tablet", "sideways-phone", "shorter-sideways-phone"])
 @pytest.mark.parametrize("locale", ["fr-FR", "de-DE", "pl-PL"])
 def test_on_a_short_screen_the_verdicts_count_and_who_moves_are_above_its_footer(server: Server, new_context: Any, locale: str, viewport: dict[str, int]) -> None:
     """On a 7-inch 1024×600 tablet (1024×552 under its browser's bars) the reveal showed its title and the dice, and the
     claim against the count, the verdict and who moves lay under its footer: the table scrolled to learn who lost. A
-    phone held sideways showed the title and the dice alone (half of them, 640×360). The count and who moves sit
-    beside the dice there."""
+    phone held sideways showed the title and the dice alone (half of them, 640×360), and a 1024×472 tablet (the 7-inch
+    one under its navigation bar too) the count but not who moves. The count and who moves sit beside the dice there."""
     game = server.new_game(["Maximiliane-Theresa", "Bartholomäus", "Cy"], starter=0)
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 10}).status_code == 200
     settle_bluff(server, game["id"], [6, 5, 4])
