@@ -29,7 +29,10 @@ TABLET = {"width": 1280, "height": 800}
 SIDEWAYS_PHONE = {"width": 844, "height": 390}  # a 390×844 phone held sideways
 SHORT_SIDEWAYS_PHONE = {"width": 740, "height": 360}
 SHORTER_SIDEWAYS_PHONE = {"width": 640, "height": 360}
-SIDEWAYS = (SIDEWAYS_PHONE, SHORT_SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE)
+SIDEWAYS_UNDER_BARS = {"width": 844, "height": 330}  # a 390×844 phone held sideways, under its browser's bar
+SHORT_SIDEWAYS_UNDER_BARS = {"width": 740, "height": 300}  # a 360×740 one
+SIDEWAYS = (SIDEWAYS_PHONE, SHORT_SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE, SIDEWAYS_UNDER_BARS, SHORT_SIDEWAYS_UNDER_BARS)
+SIDEWAYS_IDS = ["sideways-phone", "short-sideways-phone", "shorter-sideways-phone", "sideways-phone-under-bars", "short-sideways-phone-under-bars"]
 NINE = ["en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"]
 NAMES = ["Magdalena", "Christophe", "Bo"]  # the audit's players
 
@@ -131,9 +134,9 @@ def test_at_200_percent_zoom_on_a_phone_bluff_and_the_pass_dialogs_back_button_a
 
 
 @pytest.mark.parametrize("viewport", [PHONE, SHORT_PHONE, SHORTER_PHONE, ZOOMED, TABLET_1024, TABLET, TABLET_UNDER_BARS, SHORT_TABLET,
-                                      SHORTEST_TABLET, SIDEWAYS_PHONE, SHORT_SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE],
+                                      SHORTEST_TABLET, *SIDEWAYS],
                          ids=["phone", "short-phone", "shorter-phone", "zoomed-phone", "tablet", "wide-tablet", "wide-tablet-under-bars", "short-tablet",
-                              "shortest-tablet", "sideways-phone", "short-sideways-phone", "shorter-sideways-phone"])
+                              "shortest-tablet", *SIDEWAYS_IDS])
 def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
     """Italian "PROSSIMA ALMENO" made the claim box 3 px too wide on a 390 px phone; German "glauben oder Bluff?", the
     note that tells the deciding player what to do, was ellipsised on the 1024 px tablet (222 > 217 px). On a 360×740
@@ -175,7 +178,7 @@ def test_the_claim_and_the_decision_fit_the_screen_in_every_language(server: Ser
             _wholly_in_view(page, "#turn, #claim-box, #prompt, #peek-toggle", lang)
 
 
-@pytest.mark.parametrize("viewport", SIDEWAYS, ids=["sideways-phone", "short-sideways-phone", "shorter-sideways-phone"])
+@pytest.mark.parametrize("viewport", SIDEWAYS, ids=SIDEWAYS_IDS)
 def test_on_a_phone_held_sideways_the_pass_and_pin_dialogs_show_their_words_and_buttons(server: Server, new_context: Any, viewport: dict[str, int]) -> None:
     """The dialog that hands the cup on (its claim, to whom, Back and the go-ahead) and the PIN's (its field, Cancel and
     the go-ahead) in view on a phone held sideways, in each of the nine languages: a tap on a claim must not leave its
@@ -188,6 +191,8 @@ def test_on_a_phone_held_sideways_the_pass_and_pin_dialogs_show_their_words_and_
         expect(page.locator("#pass-dialog")).to_be_visible()
         no_sideways_scroll(page)
         _wholly_in_view(page, "#pass-dialog h2, #pass-amount, #pass-back, #pass-ok", lang)
+        size = page.locator("#pass-amount").evaluate("(e) => parseFloat(getComputedStyle(e).fontSize)")
+        assert size >= 36, (lang, f"the claim handed on is {size} px: the number the table reads from across it")
         page.click("#pass-back")
         expect(page.locator("#pass-dialog")).to_be_hidden()
         page.click("#pin-lock")  # the PIN dialog, on a device that was locked
@@ -355,8 +360,8 @@ def test_on_a_phone_the_live_badge_says_its_state_by_a_sign_not_by_colour_alone(
     assert on["radius"] != off["radius"], "the two states differ in shape too"
 
 
-@pytest.mark.parametrize("viewport", [SHORT_TABLET, SHORTEST_TABLET, SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE],
-                         ids=["short-tablet", "shortest-tablet", "sideways-phone", "shorter-sideways-phone"])
+@pytest.mark.parametrize("viewport", [SHORT_TABLET, SHORTEST_TABLET, SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE, SHORT_SIDEWAYS_UNDER_BARS],
+                         ids=["short-tablet", "shortest-tablet", "sideways-phone", "shorter-sideways-phone", "short-sideways-phone-under-bars"])
 @pytest.mark.parametrize("locale", ["fr-FR", "de-DE", "pl-PL"])
 def test_on_a_short_screen_the_verdicts_count_and_who_moves_are_above_its_footer(server: Server, new_context: Any, locale: str, viewport: dict[str, int]) -> None:
     """On a 7-inch 1024×600 tablet (1024×552 under its browser's bars) the reveal showed its title and the dice, and the
