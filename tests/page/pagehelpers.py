@@ -17,6 +17,25 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
 VIEWPORT = {"width": 1280, "height": 800}  # a landscape tablet
 
+# The screens the page is checked on (docs/PAGE.md), in CSS px: one object each, so a test may ask ``viewport is PHONE``.
+TABLET = VIEWPORT
+TABLET_UNDER_BARS = {"width": 1280, "height": 720}  # a 1280×800 tablet under its browser's bars
+TABLET_1024 = {"width": 1024, "height": 768}
+SHORT_TABLET = {"width": 1024, "height": 552}  # a 7-inch 1024×600 tablet under its browser's bars
+SHORTEST_TABLET = {"width": 1024, "height": 472}  # the same under the system's navigation bar too
+PORTRAIT = {"width": 768, "height": 1024}  # a tablet held upright
+PHONE = {"width": 390, "height": 844}
+SHORT_PHONE = {"width": 360, "height": 740}
+SHORTER_PHONE = {"width": 360, "height": 640}  # a 360×640 phone, or a 360×740 one under its browser's bars
+ZOOMED = {"width": 320, "height": 568}  # a 640 px phone at 200 % zoom
+SIDEWAYS_PHONE = {"width": 844, "height": 390}  # a 390×844 phone held sideways
+SHORT_SIDEWAYS_PHONE = {"width": 740, "height": 360}  # a 360×740 one
+SHORTER_SIDEWAYS_PHONE = {"width": 640, "height": 360}  # a 360×640 one
+SIDEWAYS_UNDER_BARS = {"width": 844, "height": 330}  # a 390×844 phone held sideways, under its browser's bar
+SHORT_SIDEWAYS_UNDER_BARS = {"width": 740, "height": 300}  # a 360×740 one
+SIDEWAYS = (SIDEWAYS_PHONE, SHORT_SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE, SIDEWAYS_UNDER_BARS, SHORT_SIDEWAYS_UNDER_BARS)
+SIDEWAYS_IDS = ["sideways-phone", "short-sideways-phone", "shorter-sideways-phone", "sideways-phone-under-bars", "short-sideways-phone-under-bars"]
+
 
 def free_port() -> int:
     with socket.socket() as s:

@@ -14,11 +14,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import Server, unlock
+from pagehelpers import TABLET, Server, unlock
 
 pytestmark = pytest.mark.browser
-
-TABLET = {"width": 1280, "height": 800}
 
 
 def _held(page: Any, pattern: str) -> list[Any]:

@@ -11,11 +11,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import Server, settle_bluff, unlock
+from pagehelpers import TABLET, Server, settle_bluff, unlock
 
 pytestmark = pytest.mark.browser
-
-TABLET = {"width": 1280, "height": 800}
 
 #: For each shown element holding words of its own: its text colour against the first opaque background behind it
 #: (an element's own, or an ancestor's), with the font's size and weight. Colours are the computed rgb(a) values.

@@ -18,12 +18,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, ROOT, SCREENSHOTS, Server, settle_bluff, shot, unlock
+from pagehelpers import PHONE, PIN, ROOT, SCREENSHOTS, TABLET, Server, settle_bluff, shot, unlock
 
 pytestmark = pytest.mark.browser
-
-TABLET = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
 
 
 def keep(page: Any, name: str) -> None:

@@ -14,20 +14,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import Server, settle_bluff, unlock
+from pagehelpers import (PHONE, PORTRAIT, SHORT_PHONE, SHORT_SIDEWAYS_UNDER_BARS, SHORT_TABLET, SHORTER_PHONE, SHORTER_SIDEWAYS_PHONE,
+                         SHORTEST_TABLET, SIDEWAYS_PHONE, TABLET_1024, Server, settle_bluff, unlock)
 
 pytestmark = pytest.mark.browser
-
-TABLET_1024 = {"width": 1024, "height": 768}
-PORTRAIT = {"width": 768, "height": 1024}
-PHONE = {"width": 390, "height": 844}
-SHORT_PHONE = {"width": 360, "height": 740}
-SHORTER_PHONE = {"width": 360, "height": 640}
-SHORT_TABLET = {"width": 1024, "height": 552}  # a 7-inch 1024×600 tablet under its browser's bars
-SHORTEST_TABLET = {"width": 1024, "height": 472}  # the same under the system's navigation bar too
-SIDEWAYS_PHONE = {"width": 844, "height": 390}  # a 390×844 phone held sideways
-SHORTER_SIDEWAYS_PHONE = {"width": 640, "height": 360}
-SIDEWAYS_UNDER_BARS = {"width": 740, "height": 300}  # a 360×740 phone held sideways, under its browser's bar
 
 #: The locales of the rulebook's nine languages.
 NINE = ["da-DK", "de-DE", "en-GB", "es-ES", "fr-FR", "it-IT", "nl-NL", "pl-PL", "ro-RO"]
@@ -119,7 +109,7 @@ def test_a_portrait_tablet_and_a_phone_checking_the_dice_see_the_claim_and_every
         _the_reason_under_the_dice(page)
 
 
-@pytest.mark.parametrize("viewport", [SHORT_PHONE, SHORTER_PHONE, SHORT_TABLET, SHORTEST_TABLET, SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE, SIDEWAYS_UNDER_BARS],
+@pytest.mark.parametrize("viewport", [SHORT_PHONE, SHORTER_PHONE, SHORT_TABLET, SHORTEST_TABLET, SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE, SHORT_SIDEWAYS_UNDER_BARS],
                          ids=["360x740", "360x640", "1024x552", "1024x472", "844x390", "640x360", "740x300"])
 @pytest.mark.parametrize("locale", NINE)
 def test_a_short_screen_checking_the_dice_sees_every_face_before_and_after_they_are_tapped(server: Server, new_context: Any, locale: str, viewport: dict[str, int]) -> None:

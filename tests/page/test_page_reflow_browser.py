@@ -13,26 +13,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import Server, settle_bluff, unlock
+from pagehelpers import (PHONE, SHORT_PHONE, SHORT_SIDEWAYS_UNDER_BARS, SHORT_TABLET, SHORTER_PHONE, SHORTER_SIDEWAYS_PHONE, SHORTEST_TABLET,
+                         SIDEWAYS, SIDEWAYS_IDS, SIDEWAYS_PHONE, TABLET, TABLET_1024, TABLET_UNDER_BARS, ZOOMED, Server, settle_bluff, unlock)
 
 pytestmark = pytest.mark.browser
 
-ZOOMED = {"width": 320, "height": 568}  # a 640 px phone at 200 % zoom
-PHONE = {"width": 390, "height": 844}
-SHORT_PHONE = {"width": 360, "height": 740}
-SHORTER_PHONE = {"width": 360, "height": 640}  # a 360×640 phone, or a 360×740 one under its browser's bars
-TABLET_1024 = {"width": 1024, "height": 768}
-SHORT_TABLET = {"width": 1024, "height": 552}  # a 7-inch 1024×600 tablet under its browser's bars
-SHORTEST_TABLET = {"width": 1024, "height": 472}  # the same under the system's navigation bar too
-TABLET_UNDER_BARS = {"width": 1280, "height": 720}  # a 1280×800 tablet under its browser's bars
-TABLET = {"width": 1280, "height": 800}
-SIDEWAYS_PHONE = {"width": 844, "height": 390}  # a 390×844 phone held sideways
-SHORT_SIDEWAYS_PHONE = {"width": 740, "height": 360}
-SHORTER_SIDEWAYS_PHONE = {"width": 640, "height": 360}
-SIDEWAYS_UNDER_BARS = {"width": 844, "height": 330}  # a 390×844 phone held sideways, under its browser's bar
-SHORT_SIDEWAYS_UNDER_BARS = {"width": 740, "height": 300}  # a 360×740 one
-SIDEWAYS = (SIDEWAYS_PHONE, SHORT_SIDEWAYS_PHONE, SHORTER_SIDEWAYS_PHONE, SIDEWAYS_UNDER_BARS, SHORT_SIDEWAYS_UNDER_BARS)
-SIDEWAYS_IDS = ["sideways-phone", "short-sideways-phone", "shorter-sideways-phone", "sideways-phone-under-bars", "short-sideways-phone-under-bars"]
 NINE = ["en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"]
 NAMES = ["Magdalena", "Christophe", "Bo"]  # the audit's players
 
