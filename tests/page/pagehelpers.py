@@ -72,6 +72,21 @@ def settle_bluff(server: Server, game_id: str, dice: list[int]) -> dict[str, Any
     return body["challenge"]
 
 
+def settled(page: Any) -> None:
+    """Wait until the page has done all a tap led to: its request answered and, after a refusal, the table asked for
+    again and what follows said (``body[data-busy]`` gone, common.js). A check that nothing more happens after a tap
+    (nothing sent, no toast) is then exact, with no wait for a time that a slow machine could outlast."""
+    expect(page.locator("body")).not_to_have_attribute("data-busy", "yes")
+
+
+def no_toast(page: Any) -> None:
+    """Nothing was said in a toast once the page has settled (``settled``). Asked once, not waited for: a toast hides
+    itself after 6 s, which an ``expect(...).to_be_hidden()`` would wait out and pass."""
+    settled(page)
+    toast = page.locator("#toast")
+    assert toast.is_hidden(), f"the page said: {toast.text_content()}"
+
+
 def shot(page: Any, name: str, full_page: bool = False) -> None:
     """A screenshot kept as a test artifact (``test-artifacts/screenshots``, gitignored)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import TABLET, Server, unlock
+from pagehelpers import TABLET, Server, no_toast, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -164,8 +164,7 @@ def test_dice_confirmed_first_on_another_tablet_are_named_where_they_differ_from
 
 def test_the_same_dice_confirmed_first_on_another_tablet_need_no_words(server: Server, new_context: Any, console: Any) -> None:
     page = _typing_dice_with_another_tablet_first(server, new_context, console, theirs=[2, 5, 4], ours=[4, 2, 5])
-    page.wait_for_timeout(500)  # the refused tap's answer has come: no toast followed it
-    expect(page.locator("#toast")).to_be_hidden()
+    no_toast(page)  # once the refused tap's answer has come, the table been asked for again and the dice compared
 
 
 def test_faces_tapped_on_the_dice_check_survive_a_reload_until_confirmed(server: Server, new_context: Any) -> None:

@@ -56,7 +56,8 @@ def test_every_word_on_the_board_the_verdict_and_the_games_end_is_readable(serve
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
     challenge = settle_bluff(server, game["id"], [1, 1, 1])  # 3 < 18: Ann moves 2, onto the red square (R10, R12)
     expect(page.locator("#verdict")).to_be_visible()
-    page.wait_for_timeout(1500)  # the total counted up and the slide done
+    expect(page.locator("#verdict-total")).to_have_text("3")  # the total counted up
+    page.wait_for_function("() => document.getAnimations().every((a) => a.playState !== 'running')")  # the slide done
     readable(page, "the verdict")
     page.click("#verdict-close")
     expect(page.locator("#over")).to_be_visible()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import Server, unlock
+from pagehelpers import Server, settled, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -93,7 +93,8 @@ def test_a_set_up_opened_for_a_new_game_stays_when_the_stream_comes_back(server:
     page.click("#new-ok")
     expect(page.locator("#setup")).to_be_visible()
     cut["on"] = False
-    page.wait_for_timeout(6000)  # the stream reopens (3 s) and the page asks for the table
+    expect(page.locator("#live")).to_have_attribute("data-state", "on")  # the stream reopened (after 3 s)...
+    settled(page)  # ...and the page asked for the table
     expect(page.locator("#setup")).to_be_visible()
     server.new_game(["Dee", "Eve", "Fay"], starter=0)  # another tablet starts a game: the set-up gives way
     expect(page.locator("#paths .path-row")).to_have_count(3, timeout=15000)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PHONE, PIN, ROOT, SCREENSHOTS, TABLET, Server, settle_bluff, shot, unlock
+from pagehelpers import PHONE, PIN, ROOT, SCREENSHOTS, TABLET, Server, no_toast, settle_bluff, shot, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -244,7 +244,7 @@ def test_a_double_tap_on_bluff_calls_one_bluff_and_no_error(server: Server, new_
     disabled = page.evaluate("""() => { const b = document.getElementById('bluff'); b.click(); const busy = b.disabled; b.click(); return busy; }""")
     assert disabled is True
     expect(page.locator("#verdict:visible, #act-confirm:visible").first).to_be_visible()
-    expect(page.locator("#toast")).to_be_hidden()
+    no_toast(page)
     assert len(server.api("GET", f"/api/games/{game['id']}/challenges").json()["challenges"]) == 1
     expect(page.locator("#bluff")).to_be_enabled()  # enabled again once the answer is in
 
@@ -469,5 +469,5 @@ def test_a_second_tablets_rematch_tap_shows_the_rematch_and_says_nothing(server:
     expect(page.locator(".path-row .name")).to_have_text(["Pia", "Quin"])
     expect(page.locator("#over")).to_be_hidden()
     assert page.evaluate("() => new URL(location.href).pathname") == "/"
-    expect(page.locator("#toast")).to_be_hidden()
+    no_toast(page)
     assert server.api("GET", "/api/games/current").json()["id"] == rematch.json()["id"]  # one rematch, not two

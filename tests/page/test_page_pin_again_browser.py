@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, Server, settle_bluff, unlock
+from pagehelpers import PIN, Server, settle_bluff, settled, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -65,7 +65,7 @@ def test_a_pin_dialog_closed_without_the_pin_sends_nothing(server: Server, new_c
     expect(page.locator("#pin-dialog")).to_be_hidden()
     expect(page.locator("#pin-open")).to_be_visible()  # the top bar offers the PIN again; the controls hide
     expect(page.locator("#believe")).to_be_hidden()
-    page.wait_for_timeout(300)
+    settled(page)  # the tap given up
     assert _events(server, game) == before
     # let in later from the top bar, the old tap stays unsent: only a new tap plays
     unlock(page)
@@ -134,7 +134,7 @@ def test_a_rematch_tapped_before_the_pin_is_not_sent_again_after_it(server: Serv
     page.click("#pin-submit")
     expect(page.locator("#pin-dialog")).to_be_hidden()
     expect(page.locator("#over-rematch")).to_be_enabled()
-    page.wait_for_timeout(300)
+    settled(page)  # the tap given up
     assert [g["id"] for g in server.api("GET", f"/api/games/{game['id']}/evening").json()["games"]] == [game["id"]]  # no rematch
     page.click("#over-rematch")  # tapped again, once let in: the rematch
     expect(page.locator("#over")).to_be_hidden()

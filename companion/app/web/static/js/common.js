@@ -170,7 +170,25 @@ const EB = (() => {
     api("GET", "/api/session").then((s) => setControl(s.control), () => setControl(false));
   }
 
+  /* --- the page is busy (``body[data-busy]``) while a player's action is sent (``act``) and while what follows from
+     its answer is done (``busyWhile``: asking the table again after a refusal, and what is said then). A check that
+     nothing more happens after a tap (the browser tests') waits until the mark is gone. --- */
   const inFlight = new Set();
+  let chores = 0;
+  function markBusy() { document.body.dataset.busy = "yes"; }
+  function unmarkBusy() { if (inFlight.size === 0 && chores === 0) delete document.body.dataset.busy; }
+
+  /** ``work`` (a promise) keeps the page marked busy until it settles; its value. */
+  async function busyWhile(work) {
+    chores += 1;
+    markBusy();
+    try {
+      return await work;
+    } finally {
+      chores -= 1;
+      unmarkBusy();
+    }
+  }
 
   /** Send a player's action; its answer, or null when refused: said in a toast, but for the error codes ``refused``
       maps to handlers of its own ({rematched: fn}), which say it, or not, as they know best. While its request is in
@@ -182,7 +200,7 @@ const EB = (() => {
     inFlight.add(key);
     const disabled = (buttons || []).filter((b) => b && !b.disabled);
     disabled.forEach((b) => { b.disabled = true; b.setAttribute("aria-busy", "true"); });
-    document.body.dataset.busy = "yes";
+    markBusy();
     let tapAgain = false; // the tap not sent again: the button (where still shown) goes back under a keyboard player's hand
     try {
       try {
@@ -204,7 +222,7 @@ const EB = (() => {
     } finally {
       inFlight.delete(key);
       disabled.forEach((b) => { b.disabled = false; b.removeAttribute("aria-busy"); });
-      if (inFlight.size === 0) delete document.body.dataset.busy;
+      unmarkBusy();
       if (tapAgain) focusIfLost(...disabled);
     }
   }
@@ -439,5 +457,5 @@ const EB = (() => {
     if (window.ResizeObserver) new ResizeObserver(measureTopbar).observe(document.querySelector(".topbar"));
   });
 
-  return { t, tn, el, api, act, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText, focusIfLost, announce, setControl, arrowKeys };
+  return { t, tn, el, api, act, busyWhile, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText, focusIfLost, announce, setControl, arrowKeys };
 })();

@@ -486,7 +486,11 @@
     } catch (e) { /* nothing kept */ }
   }
 
-  async function sendConfirm() {
+  /** The dice the table tapped, sent; where refused, the table asked for again and the refusal said (the page busy
+      until then). */
+  function sendConfirm() { return EB.busyWhile(sendConfirmNow()); }
+
+  async function sendConfirmNow() {
     if (!game || confirmDice.some((v) => v === null)) return;
     const cid = game.last_challenge;
     const sent = confirmDice.slice();
@@ -613,8 +617,11 @@
 
   /** The table as the server has it now: after a move refused (another tablet moved first, a network gap left this
       screen behind, the game was left for a newer one), after the live stream came back, and every minute. A device
-      that missed a new game's start stayed on the old game for good, its badge "Live". */
-  async function resync() {
+      that missed a new game's start stayed on the old game for good, its badge "Live". The page is busy until it is
+      drawn (``EB.busyWhile``). */
+  function resync() { return EB.busyWhile(resyncNow()); }
+
+  async function resyncNow() {
     if (mode === "loading") return;
     try {
       const list = await api("GET", "/api/games");
