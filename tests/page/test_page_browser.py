@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, Server, shot, unlock
+from pagehelpers import PIN, Server, settled, shot, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -718,7 +718,8 @@ def test_the_table_banner_follows_a_problem_that_arises_and_goes_in_an_evening_i
     page = new_context(locale="nl-NL")
     page.goto(server.url + "/")
     expect(page.locator("#turn-name")).to_be_visible()
-    expect(page.locator("#health")).to_be_hidden()
+    settled(page)  # health asked: no problem yet
+    assert page.locator("#health").is_hidden()
     frames = own_server.instance / "frames"
     shutil.rmtree(frames, ignore_errors=True)
     frames.write_text("not a folder")
@@ -768,7 +769,8 @@ def test_a_degraded_companion_says_so_on_the_table(server: Server, new_context: 
     page = new_context()
     page.goto(server.url + "/")
     expect(page.locator("#loading")).to_be_hidden()
-    expect(page.locator("#health")).to_be_hidden()
+    settled(page)  # health asked: no problem
+    assert page.locator("#health").is_hidden()
     problem = "The camera could not be opened: type the dice in."
     page.route(re.compile(r".*/api/health$"), lambda route: route.fulfill(json={
         **health, "status": "degraded", "problems": [problem],

@@ -170,9 +170,10 @@ const EB = (() => {
     api("GET", "/api/session").then((s) => setControl(s.control), () => setControl(false));
   }
 
-  /* --- the page is busy (``body[data-busy]``) while a player's action is sent (``act``) and while what follows from
-     its answer is done (``busyWhile``: asking the table again after a refusal, and what is said then). A check that
-     nothing more happens after a tap (the browser tests') waits until the mark is gone. --- */
+  /* --- the page is busy (``body[data-busy]``) while a player's action is sent (``act``), and while what follows from
+     its answer is done or the page loads what it shows (``busyWhile``: asking the table again after a refusal and
+     what is said then, the table page's start). A check that nothing more happens (the browser tests') waits until
+     the mark is gone. --- */
   const inFlight = new Set();
   let chores = 0;
   function markBusy() { document.body.dataset.busy = "yes"; }

@@ -665,11 +665,12 @@
     } catch (e) { /* the live badge already says when the companion cannot be reached */ }
   }
 
+  /** The page's start: the page is busy (``EB.busyWhile``) until the table, its health and the game are drawn. */
   async function start() {
     setupForm();
-    checkHealth();
+    EB.busyWhile(checkHealth());
     setInterval(() => { checkHealthSoon(); resync(); }, 60000);
-    loadTable();
+    EB.busyWhile(loadTable());
     $("pass-back").addEventListener("click", () => { pendingClaim = null; $("pass-dialog").close(); });
     $("pass-ok").addEventListener("click", sendClaim);
     const decideButtons = () => [$("believe"), $("bluff"), $("peeked")];
@@ -720,5 +721,5 @@
     }, resync);
   }
 
-  document.addEventListener("DOMContentLoaded", start);
+  document.addEventListener("DOMContentLoaded", () => EB.busyWhile(start()));
 })();
