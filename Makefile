@@ -9,7 +9,7 @@ INSTANCE ?= instance
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test bench venv lock system-deps train train-base clean translations pi-root pi-rehearsal pi-check
+.PHONY: run test test-training bench venv lock system-deps train train-base clean translations pi-root pi-rehearsal pi-check
 
 # The stamps are remade when pyproject.toml or the pinned versions change, so a
 # pulled dependency change installs itself on the next run. `run` needs only the
@@ -70,6 +70,20 @@ test: $(VENV)/.installed system-deps
 	$(BIN)/lint-imports
 	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
+# The training code's extra (PyTorch from the local CPU wheel, onnx), beside the test install: the train-* targets and
+# test-training need it; the product and make test do not.
+$(VENV)/.train: $(VENV)/.installed
+	$(PY) -m pip install --quiet -e '.[test,train]' $(PINS)
+	touch $@
+
+# The training code's tests with PyTorch installed (about six and a half minutes on 2 cores): make test, as CI runs
+# it, has no PyTorch and skips the ones that train or export a net, which would take it past CI's 30 minutes. Run
+# this after changing models/training or what it shares with the reader (the cropper, the renderer, the detector's
+# decoding).
+TRAINING_TESTS := $(wildcard tests/vision/test_training_*.py tests/vision/test_detector_*.py)
+test-training: $(VENV)/.train
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile $(TRAINING_TESTS)
+
 # The benches drive a real server with requests and measure it with psutil,
 # both test tools: bench needs the test install.
 bench: $(VENV)/.installed
@@ -82,16 +96,14 @@ bench: $(VENV)/.installed
 # build/classifier/ (--resume picks up a stopped run). Judge the candidate beside the shipped model on every
 # val and built set (never Byler's test split) before shipping it: make judge (about 5 minutes a model with the table, and
 # once per candidate about 16 minutes more to fit its own cues into build/judge/cues).
-train: $(VENV)/.installed
-	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2' $(PINS)
+train: $(VENV)/.train
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --resume --out build/classifier/candidate
 
 # The second opinion (vision/second_opinion.py; models/MODEL_CARD.md, "The second opinion"): the same recipe, seed 3,
 # with 3,000 round things labelled not a die; written as models/second-opinion-<id>.onnx and named in models/shipped.json
 # in place of the one there
 # (about 7 minutes with train's data cache in build/classifier/, longer without).
-train-second-opinion: $(VENV)/.installed
-	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2' $(PINS)
+train-second-opinion: $(VENV)/.train
 	$(PY) -m models.training.train --real-sets --strong-augment --widths 16,48,96,96 --init models/training/base/dice-faces-5bbb6f704193.onnx --lr 1e-3 --epochs 5 --byler-reps 5 --faces 8000 --frames 120 --side-range 0.8,1.35 --detector-reps 2 --round-things 3000 --resume --out build/classifier/second-opinion
 	f=$$(ls build/classifier/second-opinion/dice-faces-*.onnx | head -1) && id=$$(sha256sum $$f | cut -c1-12) && cp $$f models/second-opinion-$$id.onnx && $(PY) -m vision.model_files ship models/second-opinion-$$id.onnx second_opinion
 .PHONY: train-second-opinion
@@ -117,8 +129,7 @@ train-number-cue: $(VENV)/.installed
 	$(PY) -m models.training.number_cue
 
 # Stage 1: the base model (models/training/base/) from scratch, into build/classifier/base.
-train-base: $(VENV)/.installed
-	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2' $(PINS)
+train-base: $(VENV)/.train
 	$(PY) -m models.training.train --strong-augment --widths 16,48,96,96 --epochs 20 --out build/classifier/base
 
 # The Pi, rehearsed here in a Debian Bookworm arm64 root under qemu-user (root
@@ -144,7 +155,6 @@ clean:
 # Retrains the dice detector (CPU, PyTorch from the local wheel; 15-20 minutes on 2 quiet cores, an hour on a busy machine):
 # a short first schedule, then a longer one from its best weights (models/DETECTOR_CARD.md).
 .PHONY: train-detector
-train-detector: $(VENV)/.installed
-	$(PY) -m pip install --quiet torch==2.13.0 'onnx>=1.16,<2' $(PINS)
+train-detector: $(VENV)/.train
 	$(PY) -m models.training.detector.train --work build/detector --epochs 14 --steps 60 --synth 8000 --val-synth 80 --resume
 	$(PY) -m models.training.detector.train --work build/detector/run2 --init build/detector/best.pt --epochs 16 --steps 100 --synth 8000 --val-synth 80 --resume --export models
