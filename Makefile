@@ -61,6 +61,11 @@ system-deps:
 	  echo "Installing Debian's shellcheck for the install script's test"; \
 	  $(APT) update -qq && DEBIAN_FRONTEND=noninteractive $(APT) install -y -qq shellcheck >/dev/null; \
 	fi
+	@# openscad runs hardware/tray-mount.scad in the tests: the distances BUILD.md and LIGHTING.md quote (about 8 s).
+	@if ! command -v openscad >/dev/null; then \
+	  echo "Installing Debian's openscad for the tray mount's test"; \
+	  $(APT) update -qq && DEBIAN_FRONTEND=noninteractive $(APT) install -y -qq --no-install-recommends openscad >/dev/null; \
+	fi
 
 # lint-imports: the layers in pyproject.toml ([tool.importlinter]); an upward import fails the build.
 # The tests run on TEST_WORKERS processes (pytest-xdist), each taking a whole file at a time, so a file's
