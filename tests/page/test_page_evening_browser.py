@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PHONE, PIN, ROOT, SCREENSHOTS, TABLET, Server, no_toast, settle_bluff, shot, unlock
+from pagehelpers import PHONE, ROOT, SCREENSHOTS, TABLET, Server, no_toast, settle_bluff, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -113,7 +113,6 @@ def test_the_uncertain_reading_asks_for_the_top_faces_one_card_per_die(server: S
     body = server.api("POST", f"/api/games/{game['id']}/bluff").json()
     if body["phase"] != "confirm":
         pytest.skip("two dice under the camera did not make the reading uncertain here")
-    read = body["challenge"]["reading"]["dice"]
     for viewport, tag in ((TABLET, "tablet"), (PHONE, "phone")):
         page = open_table(new_context, server, viewport)
         unlock(page)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 from pagehelpers import PIN, ROOT, unlock

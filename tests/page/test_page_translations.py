@@ -5,7 +5,6 @@ ship are the catalogs' own."""
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 from pathlib import Path

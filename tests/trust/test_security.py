@@ -16,7 +16,6 @@ import http.client
 import pytest
 
 from companion.app.web import security
-from companion.app.web.security import COOKIE
 
 MAX_FAILURES = 5  # security.PER_ADDRESS: 5 a minute
 

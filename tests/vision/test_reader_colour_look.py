@@ -11,8 +11,6 @@ every die (the table then checks all the dice, each boxed).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest

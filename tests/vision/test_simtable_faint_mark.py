@@ -48,7 +48,6 @@ def test_one_mark_of_a_face_is_faint_and_still_a_mark(value):
 def test_a_one_has_no_other_mark_to_be_faint_beside():
     faint = DieStyle((30, 30, 30), (240, 240, 240), "pip", 1.2, faint_mark=0.6)
     rng = np.random.default_rng(1)
-    state = rng.bit_generator.state
     face_texture(1, 96, faint, rng)
     plain_rng = np.random.default_rng(1)
     face_texture(1, 96, DARK_PIPS, plain_rng)
