@@ -87,6 +87,20 @@ def no_toast(page: Any) -> None:
     assert toast.is_hidden(), f"the page said: {toast.text_content()}"
 
 
+def no_sideways_scroll(page: Any) -> None:
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"{page.url} is {width} px wide on a {page.viewport_size['width']} px screen"
+
+
+def above_the_footer(page: Any, footer: str, parts: tuple[str, ...], what: Any = None) -> None:
+    """Each of ``parts`` lies wholly between the screen's top and the top of ``footer`` (an overlay's foot): in view
+    without a scroll, not under the buttons. ``what`` names the case in a failure (a locale)."""
+    foot = page.locator(footer).bounding_box()
+    for part in parts:
+        box = page.locator(part).bounding_box()
+        assert box["y"] >= 0 and box["y"] + box["height"] <= foot["y"] + 0.5, (what, part, box, foot)
+
+
 def shot(page: Any, name: str, full_page: bool = False) -> None:
     """A screenshot kept as a test artifact (``test-artifacts/screenshots``, gitignored)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

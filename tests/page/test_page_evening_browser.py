@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PHONE, ROOT, SCREENSHOTS, TABLET, Server, no_toast, settle_bluff, unlock
+from pagehelpers import PHONE, ROOT, SCREENSHOTS, TABLET, Server, no_sideways_scroll, no_toast, settle_bluff, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -39,11 +39,6 @@ def in_view(page: Any, selector: str) -> None:
     size = page.viewport_size
     assert box is not None, selector
     assert box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= size["width"] + 0.5 and box["y"] + box["height"] <= size["height"] + 0.5, (selector, box, size)
-
-
-def no_sideways_scroll(page: Any) -> None:
-    width = page.evaluate("() => document.documentElement.scrollWidth")
-    assert width <= page.viewport_size["width"], f"{page.url} is {width} px wide"
 
 
 def font_px(page: Any, selector: str) -> float:

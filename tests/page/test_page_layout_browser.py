@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from pagehelpers import (PHONE, PORTRAIT, SHORT_PHONE, SHORT_SIDEWAYS_UNDER_BARS, SHORT_TABLET, SHORTER_PHONE, SHORTER_SIDEWAYS_PHONE,
-                         SHORTEST_TABLET, SIDEWAYS_PHONE, TABLET_1024, Server, settle_bluff, unlock)
+                         SHORTEST_TABLET, SIDEWAYS_PHONE, TABLET_1024, Server, above_the_footer, no_sideways_scroll, settle_bluff, unlock)
 
 pytestmark = pytest.mark.browser
 
@@ -25,11 +25,6 @@ NINE = ["da-DK", "de-DE", "en-GB", "es-ES", "fr-FR", "it-IT", "nl-NL", "pl-PL", 
 #: Ten players, some with long names: the Bluffs list's game menu names them all.
 TEN = ["Aleksandra Wiśniewska-Kowalska", "Bartholomew", "Małgorzata", "Krzysztof", "Zbigniew",
        "Maximiliane-Theresa", "Christophorus", "Gwendolyn", "Emmanuelle", "Ignatius"]
-
-
-def no_sideways_scroll(page: Any) -> None:
-    width = page.evaluate("() => document.documentElement.scrollWidth")
-    assert width <= page.viewport_size["width"], f"{page.url} is {width} px wide on a {page.viewport_size['width']} px screen"
 
 
 def _uncertain_bluff(server: Server) -> dict[str, Any]:
@@ -130,10 +125,7 @@ def test_a_short_screen_checking_the_dice_sees_every_face_before_and_after_they_
         _the_reason_under_the_dice(page)
     if viewport["width"] > viewport["height"]:
         # what to do, and on which claim, above the footer too (held sideways, beside the dice)
-        foot = page.locator("#act-confirm .overlay-foot").bounding_box()
-        for part in ("#confirm-title", "#confirm-problem", "#confirm-top"):
-            box = page.locator(part).bounding_box()
-            assert box["y"] >= 0 and box["y"] + box["height"] <= foot["y"] + 0.5, (locale, part, box, foot)
+        above_the_footer(page, "#act-confirm .overlay-foot", ("#confirm-title", "#confirm-problem", "#confirm-top"), locale)
 
 
 def _the_reason_under_the_dice(page: Any) -> None:

@@ -14,17 +14,13 @@ import pytest
 from playwright.sync_api import expect
 
 from pagehelpers import (PHONE, SHORT_PHONE, SHORT_SIDEWAYS_UNDER_BARS, SHORT_TABLET, SHORTER_PHONE, SHORTER_SIDEWAYS_PHONE, SHORTEST_TABLET,
-                         SIDEWAYS, SIDEWAYS_IDS, SIDEWAYS_PHONE, TABLET, TABLET_1024, TABLET_UNDER_BARS, ZOOMED, Server, settle_bluff, unlock)
+                         SIDEWAYS, SIDEWAYS_IDS, SIDEWAYS_PHONE, TABLET, TABLET_1024, TABLET_UNDER_BARS, ZOOMED, Server, above_the_footer,
+                         no_sideways_scroll, settle_bluff, unlock)
 
 pytestmark = pytest.mark.browser
 
 NINE = ["en", "fr", "nl", "de", "it", "es", "pl", "ro", "da"]
 NAMES = ["Magdalena", "Christophe", "Bo"]  # the audit's players
-
-
-def no_sideways_scroll(page: Any) -> None:
-    width = page.evaluate("() => document.documentElement.scrollWidth")
-    assert width <= page.viewport_size["width"], f"{page.url} is {width} px wide on a {page.viewport_size['width']} px screen"
 
 
 def whole(page: Any, selector: str) -> None:
@@ -362,8 +358,6 @@ def test_on_a_short_screen_the_verdicts_count_and_who_moves_are_above_its_footer
     expect(page.locator("#verdict-total")).to_have_text("15")  # counted up: the reveal is whole
     foot = page.locator("#verdict .overlay-foot").bounding_box()
     assert foot["y"] + foot["height"] <= viewport["height"] + 0.5, foot
-    for part in ("#verdict-title", "#verdict-dice", "#verdict-total", "#verdict-held", "#verdict-move"):
-        box = page.locator(part).bounding_box()
-        assert box["y"] >= 0 and box["y"] + box["height"] <= foot["y"] + 0.5, (locale, part, box, foot)
+    above_the_footer(page, "#verdict .overlay-foot", ("#verdict-title", "#verdict-dice", "#verdict-total", "#verdict-held", "#verdict-move"), locale)
     no_sideways_scroll(page)
     whole(page, "#verdict-close")
