@@ -41,7 +41,7 @@ def test_a_set_the_detector_cannot_leave_out_is_refused_in_words(folder, why):
 
 
 def test_the_command_refuses_such_a_set_before_it_makes_its_work_folder(tmp_path, capsys):
-    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train-detector installs it)")
+    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
     from models.training.detector.train import main
 
     with pytest.raises(SystemExit):
@@ -51,7 +51,7 @@ def test_the_command_refuses_such_a_set_before_it_makes_its_work_folder(tmp_path
 
 
 def _checkpoint(path, leave_out):
-    torch = pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train-detector installs it)")
+    torch = pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
     args = {"widths": (8, 16)} | ({"leave_out": leave_out} if leave_out is not None else {})  # None: a run from before
     torch.save({"args": args, "model": {}}, path)
 
@@ -89,7 +89,7 @@ def test_a_checkpoint_of_the_same_run_goes_on(tmp_path, leave_out):
 
 
 def test_the_rendered_frames_with_other_real_dice_pasted_in_are_cached_apart(tmp_path):
-    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train-detector installs it)")
+    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
     from models.training.detector.train import synth_cache
 
     every = synth_cache(tmp_path, 5, 2, None, 1)  # no real dice to paste in: rendered dice only

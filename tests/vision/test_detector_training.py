@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
 
 from models.training.detector import labels as L  # noqa: E402
 from models.training.detector import samples, synth  # noqa: E402

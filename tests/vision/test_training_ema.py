@@ -13,7 +13,7 @@ import copy
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
+torch = pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
 
 from models.training.train import FaceNet, fit, run_key  # noqa: E402
 from vision.classifier import CROP  # noqa: E402

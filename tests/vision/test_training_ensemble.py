@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
-pytest.importorskip("onnx", reason="onnx is the optional train extra (make train installs it)")
+torch = pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
+pytest.importorskip("onnx", reason="onnx is in the test and train extras (make test-training installs both)")
 
 from models.training.train import Ensemble, FaceNet, write_onnx  # noqa: E402
 from vision.classifier import CROP, FaceClassifier, prepare  # noqa: E402

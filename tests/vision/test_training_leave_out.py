@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
+pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
 
 from models.training import real_sets  # noqa: E402
 from models.training.train import without_sets  # noqa: E402

@@ -9,7 +9,7 @@ import argparse
 
 import pytest
 
-pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
+pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
 
 from models.training.train import parse_repeats, run_key  # noqa: E402
 

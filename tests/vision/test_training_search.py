@@ -48,7 +48,7 @@ def test_two_names_alike_are_refused_before_anything_runs(tmp_path):
 
 
 def test_every_recipe_runs_with_every_seed_and_is_summed_up(tmp_path):
-    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
+    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
     run = _search(tmp_path, "--seeds", "3,4", "one=--epochs 1", "lower=--epochs 1 --lr 1e-3")
     assert run.returncode == 0, run.stderr[-2000:]
     summary = json.loads((tmp_path / "s" / "summary.json").read_text())
@@ -59,7 +59,7 @@ def test_every_recipe_runs_with_every_seed_and_is_summed_up(tmp_path):
 
 
 def test_runs_still_going_at_the_deadline_are_stopped_and_say_so(tmp_path):
-    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
+    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
     run = _search(tmp_path, "--deadline", "20", "long=--epochs 200")
     assert run.returncode == 0, run.stderr[-2000:]
     (r,) = json.loads((tmp_path / "s" / "summary.json").read_text())["runs"].values()
@@ -68,7 +68,7 @@ def test_runs_still_going_at_the_deadline_are_stopped_and_say_so(tmp_path):
 
 
 def test_a_run_stopped_at_the_deadline_leaves_no_augmentation_worker_behind(tmp_path):
-    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
+    pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
     run = _search(tmp_path, "--deadline", "45", "--workers", "2", "long=--epochs 200")
     assert run.returncode == 0, run.stderr[-2000:]
     (r,) = json.loads((tmp_path / "s" / "summary.json").read_text())["runs"].values()

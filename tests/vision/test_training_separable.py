@@ -12,8 +12,8 @@ import argparse
 import numpy as np
 import pytest
 
-pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
-pytest.importorskip("onnx", reason="onnx is the optional train extra (make train installs it)")
+pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
+pytest.importorskip("onnx", reason="onnx is in the test and train extras (make test-training installs both)")
 
 from models.training.train import FaceNet, load_onnx, main, predict, run_key, shape_of, widths_of  # noqa: E402
 from tests.vision.face_nets import exported_face_net  # noqa: E402

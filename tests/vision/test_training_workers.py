@@ -12,7 +12,7 @@ import argparse
 import numpy as np
 import pytest
 
-pytest.importorskip("torch", reason="PyTorch is the optional train extra (make train installs it)")
+pytest.importorskip("torch", reason="PyTorch is the optional train extra (make test-training installs it and runs these)")
 
 from models.training.train import augmented_batches, run_key  # noqa: E402
 
