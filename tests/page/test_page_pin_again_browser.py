@@ -45,6 +45,24 @@ def _tap_asks_for_the_pin(server: Server, game: dict[str, Any], page: Any, butto
     return before
 
 
+def test_a_pin_typed_before_the_page_heard_whether_it_was_let_in_keeps_the_controls(server: Server, new_context: Any) -> None:
+    """The page asks, as it starts, whether this device is let in. Its answer, "no" as asked before the PIN, came
+    after a PIN typed quickly on a busy companion and hid the controls again (seen on CI: the PIN dialog closed, the
+    page said it was not let in)."""
+    page = new_context()
+    held: list[Any] = []
+    page.route("**/api/session", lambda route: held.append(route) if route.request.method == "GET" else route.continue_())
+    with page.expect_request(lambda r: r.url.endswith("/api/session") and r.method == "GET"):
+        page.goto(server.url + "/")
+    unlock(page)  # the PIN lets it in while the first question is still on its way
+    for route in held:  # the answer as it was when asked, before the PIN (Chromium would send the new cookie now)
+        route.fulfill(json={"control": False, "session": None, "wrong_pins_last_hour": 0})
+    page.unroute("**/api/session")
+    settled(page)
+    expect(page.locator("body")).to_have_attribute("data-control", "yes")
+    expect(page.locator("#pin-lock")).to_be_visible()
+
+
 def test_a_tap_refused_for_the_pin_is_sent_again_once_the_pin_lets_the_tablet_in(server: Server, new_context: Any, console: Any) -> None:
     console.allow(REFUSED)
     game, page = _deciding(server, new_context)

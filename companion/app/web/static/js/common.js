@@ -101,8 +101,11 @@ const EB = (() => {
   }
 
   /* --- the table PIN: acting needs it once per device (session cookie) --- */
+  let controlLearned = 0; // how many times this page has learned whether it is let in (``setControl``)
+
   /** Show or hide the controls: CSS keys them on body[data-control]. */
   function setControl(on) {
+    controlLearned += 1;
     const was = document.body.dataset.control;
     document.body.dataset.control = on ? "yes" : "no";
     document.getElementById("pin-open").hidden = Boolean(on);
@@ -167,7 +170,11 @@ const EB = (() => {
         document.getElementById("pin-input").select();
       }
     });
-    api("GET", "/api/session").then((s) => setControl(s.control), () => setControl(false));
+    // Whether this device is let in, asked as the page starts. A PIN typed (or the device locked) before the answer
+    // came is newer than it: the late answer, "not let in" as asked before the PIN, would hide the controls again.
+    const asked = controlLearned;
+    const answered = (on) => { if (controlLearned === asked) setControl(on); };
+    busyWhile(api("GET", "/api/session").then((s) => answered(s.control), () => answered(false)));
   }
 
   /* --- the page is busy (``body[data-busy]``) while a player's action is sent (``act``), and while what follows from
