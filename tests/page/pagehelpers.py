@@ -79,6 +79,16 @@ def settled(page: Any) -> None:
     expect(page.locator("body")).not_to_have_attribute("data-busy", "yes")
 
 
+def asked(page: Any, held: list[Any], n: int = 1) -> None:
+    """Wait until the page has asked ``n`` requests that a test's ``page.route`` holds in ``held`` (the route sees
+    them while Playwright waits)."""
+    for _ in range(300):
+        if len(held) >= n:
+            return
+        page.wait_for_timeout(50)
+    raise AssertionError(f"the page asked {len(held)} of the {n} held requests")
+
+
 def no_toast(page: Any) -> None:
     """Nothing was said in a toast once the page has settled (``settled``). Asked once, not waited for: a toast hides
     itself after 6 s, which an ``expect(...).to_be_hidden()`` would wait out and pass."""

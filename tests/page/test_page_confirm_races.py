@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import TABLET, Server, no_toast, unlock
+from pagehelpers import TABLET, Server, asked, no_toast, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -28,15 +28,6 @@ def _held(page: Any, pattern: str) -> list[Any]:
 
     page.route(pattern, hold)
     return held
-
-
-def _asked(page: Any, held: list[Any]) -> None:
-    """Wait until the page has asked for a held request (the route sees it while Playwright waits)."""
-    for _ in range(300):
-        if held:
-            return
-        page.wait_for_timeout(50)
-    raise AssertionError("the page never asked for the held request")
 
 
 def test_the_last_bluffs_cards_are_gone_before_the_next_bluffs_arrive(server: Server, new_context: Any) -> None:
@@ -65,7 +56,7 @@ def test_the_last_bluffs_cards_are_gone_before_the_next_bluffs_arrive(server: Se
         expect(page.locator("#bluff")).to_be_enabled()
         page.click("#bluff")
         expect(page.locator("#act-confirm")).to_be_visible()
-        _asked(page, held)
+        asked(page, held)
         page.wait_for_timeout(300)  # the record is held: whatever the page shows now, it shows while it waits
         expect(page.locator("#confirm-pickers .confirm-card")).to_have_count(0)
         expect(page.locator("#confirm-button")).to_be_disabled()
@@ -106,7 +97,7 @@ def test_a_face_tapped_before_the_photo_loads_stays_chosen_when_the_crops_come(s
     expect(page.locator("#confirm-pickers .crop:not(.crop-none)")).to_have_count(0)  # no photo yet
     page.click('#confirm-pickers .pick[data-die="2"][data-value="5"]')  # the third die, which the camera did not see
     expect(cards.nth(2).locator('.pick[data-value="5"]')).to_have_attribute("aria-pressed", "true")
-    _asked(page, held)
+    asked(page, held)
     for route in held:
         route.continue_()
     page.unroute(pattern)

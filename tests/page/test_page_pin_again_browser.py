@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, Server, settle_bluff, settled, unlock
+from pagehelpers import PIN, Server, asked, settle_bluff, settled, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -52,8 +52,8 @@ def test_a_pin_typed_before_the_page_heard_whether_it_was_let_in_keeps_the_contr
     page = new_context()
     held: list[Any] = []
     page.route("**/api/session", lambda route: held.append(route) if route.request.method == "GET" else route.continue_())
-    with page.expect_request(lambda r: r.url.endswith("/api/session") and r.method == "GET"):
-        page.goto(server.url + "/")
+    page.goto(server.url + "/")
+    asked(page, held)
     unlock(page)  # the PIN lets it in while the first question is still on its way
     for route in held:  # the answer as it was when asked, before the PIN (Chromium would send the new cookie now)
         route.fulfill(json={"control": False, "session": None, "wrong_pins_last_hour": 0})

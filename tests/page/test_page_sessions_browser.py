@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, unlock
+from pagehelpers import PIN, asked, settled, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -43,3 +43,27 @@ def test_the_devices_page_asks_once_lists_each_device_and_ends_another_with_one_
     expect(this_device).to_have_count(1)  # the owner's own session stays
     guest.reload()
     expect(guest.locator("#pin-open")).to_be_visible()  # the guest's phone types the PIN again
+
+
+NOT_LET_IN = {"control": False, "session": None, "wrong_pins_last_hour": 0}
+
+
+def test_an_answer_asked_before_the_pin_and_come_last_leaves_the_list_of_a_device_let_in(server: Any, new_context: Any) -> None:
+    """The devices page asks the server whether this device is let in each time that changes, and draws what the
+    answer says. Its question asked before the PIN, answered after the one asked after it, hid the list again."""
+    page = new_context()
+    held: list[Any] = []
+    page.route("**/api/session", lambda route: held.append(route) if route.request.method == "GET" else route.continue_())
+    page.goto(server.url + "/sessions")
+    asked(page, held, 1)
+    held[0].fulfill(json=NOT_LET_IN)  # the top bar's first question: not let in
+    asked(page, held, 2)  # so the list asks too, and its answer is still on its way
+    unlock(page)
+    asked(page, held, 3)  # let in: the list asks again
+    held[2].continue_()
+    expect(page.locator("#sessions-table")).to_be_visible()
+    held[1].fulfill(json=NOT_LET_IN)  # the question asked before the PIN, answered last
+    page.unroute("**/api/session")
+    settled(page)
+    assert page.locator("#sessions-table").is_visible()
+    expect(page.locator("body")).to_have_attribute("data-control", "yes")

@@ -170,11 +170,18 @@ const EB = (() => {
         document.getElementById("pin-input").select();
       }
     });
-    // Whether this device is let in, asked as the page starts. A PIN typed (or the device locked) before the answer
-    // came is newer than it: the late answer, "not let in" as asked before the PIN, would hide the controls again.
+    busyWhile(askSession().then((s) => { if (s) setControl(s.control); }, () => setControl(false)));
+  }
+
+  /** This device's session as the server has it (``GET /api/session``, the page busy meanwhile), or null where the
+      page learned whether it is let in while the question was on its way (a PIN typed, the device locked, another
+      answer): that answer, asked before, is stale, and "not let in" as asked before a PIN would hide the controls
+      again. An error likewise, unless stale. */
+  function askSession() {
     const asked = controlLearned;
-    const answered = (on) => { if (controlLearned === asked) setControl(on); };
-    busyWhile(api("GET", "/api/session").then((s) => answered(s.control), () => answered(false)));
+    return busyWhile(api("GET", "/api/session").then(
+      (status) => (controlLearned === asked ? status : null),
+      (e) => { if (controlLearned === asked) throw e; return null; }));
   }
 
   /* --- the page is busy (``body[data-busy]``) while a player's action is sent (``act``), and while what follows from
@@ -465,5 +472,5 @@ const EB = (() => {
     if (window.ResizeObserver) new ResizeObserver(measureTopbar).observe(document.querySelector(".topbar"));
   });
 
-  return { t, tn, el, api, act, busyWhile, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText, focusIfLost, announce, setControl, arrowKeys };
+  return { t, tn, el, api, act, busyWhile, askSession, remembered, ApiError, errorText, toast, hideToast, live, playerName, findingText, captureProblemText, focusIfLost, announce, setControl, arrowKeys };
 })();

@@ -26,11 +26,12 @@
   async function load() {
     let status;
     try {
-      status = await api("GET", "/api/session");
+      status = await EB.askSession();
     } catch (err) {
       toast(errorText(err));
       return;
     }
+    if (status === null) return; // asked before this page learned its control: the load that learned it draws the list
     showWrongPins(status.wrong_pins_last_hour);
     shown = status.control;
     EB.setControl(status.control); // "End every session" ended this device's too: the top bar offers the PIN again
