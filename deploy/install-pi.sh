@@ -234,6 +234,13 @@ HOST_NAME="$(hostname)"
 echo "==> Installing the companion $NEW_VERSION into a new environment under $PREFIX/venvs"
 install -d -m 0755 "$PREFIX" "$PREFIX/venvs"
 VENV_NEW="$PREFIX/venvs/$NEW_VERSION-$(date +%Y%m%d-%H%M%S)"
+# a second run within the same second would otherwise build into (and then drop as
+# "the version before") the folder the companion runs from
+n=1
+while [ -e "$VENV_NEW" ] || [ -L "$VENV_NEW" ]; do
+  VENV_NEW="$PREFIX/venvs/$NEW_VERSION-$(date +%Y%m%d-%H%M%S)-$n"
+  n=$((n + 1))
+done
 LOG="$(mktemp)"
 BUILD_SRC=""
 cleanup() {

@@ -357,3 +357,20 @@ def test_done_is_said_only_once_the_restarted_companion_answers(pi, answer):
     else:
         assert f"did not answer on port {port} within 4 s; see why with: journalctl -u elephants-bluff -n 50" in said
     assert re.search(r"to go back to the version before: sudo ln -sfn /opt/eb/venvs/\S+ /opt/eb/venv && sudo systemctl restart elephants-bluff", said), said
+
+
+def test_an_update_in_the_same_second_as_the_install_builds_a_new_folder_and_keeps_the_one_before(pi):
+    """The venv folders were named by the second: an update run within the second of the install (the fake pip takes
+    under one) built into the folder the companion runs from and, taking it for the new one, named no version to go
+    back to. The clock here says the same second to every run."""
+    (pi.bin / "date").write_text("#!/bin/sh\necho 20261207-153000\n", encoding="utf-8")
+    (pi.bin / "date").chmod(0o755)
+    done(pi.install("--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", str(free_port()), "--no-start"))
+    first = os.readlink(pi.opt / "eb" / "venv")
+    out = pi.install(systemd=True)  # nothing answers on the port: the script says how to go back
+    second = os.readlink(pi.opt / "eb" / "venv")
+    assert second != first, "the update built into the folder the companion ran from"
+    venvs = pi.opt / "eb" / "venvs"
+    assert (venvs / Path(second).name / "bin" / "python").exists()
+    assert (venvs / Path(first).name / "bin" / "python").exists(), "the version before was dropped"
+    assert f"to go back to the version before: sudo ln -sfn {first} /opt/eb/venv" in out.stderr, out.stdout + out.stderr
