@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, Server, settled, shot, unlock
+from pagehelpers import PIN, TABLET, Server, settled, shot, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -567,6 +567,45 @@ def test_set_up_refuses_bad_tables_lets_the_table_pick_the_starter_and_resumes(s
     expect(page.locator("#setup-resume-text")).to_have_text("A game is in progress: Oz, Max, Noor, round 1.")
     page.click("#resume-button")
     turn(page, "Noor")
+
+
+def test_new_game_on_the_dice_check_leaves_it_for_a_set_up_that_takes_the_taps_and_resume_brings_it_back(server: Server, new_context: Any) -> None:
+    """R14: the dice check lies over the board, not in it. "New game" there showed the set-up under it: the check
+    stayed on top, took the Start tap and kept the page from scrolling. The faces tapped before stay for "Resume"."""
+    assert server.api("POST", "/api/table", {"camera": "off"}).status_code == 200  # a Bluff is typed: the dice check
+    try:
+        game = server.new_game(["Ida", "Jo"], starter=0, path_length=5)
+        assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+        assert server.api("POST", f"/api/games/{game['id']}/bluff").json()["state"]["phase"] == "confirm"
+        page = new_context(viewport=TABLET)
+        page.goto(server.url + "/")
+        unlock(page)
+        expect(page.locator("#act-confirm")).to_be_visible()
+        page.click('#confirm-pickers .pick[data-die="0"][data-value="4"]')
+        page.click("#confirm-new-game")
+        page.click("#new-ok")
+        expect(page.locator("#setup")).to_be_visible()
+        expect(page.locator("#act-confirm")).to_be_hidden()
+        expect(page.locator("body")).not_to_have_class(re.compile(r"\bhas-overlay\b"))
+        expect(page.locator("#setup-resume-text")).to_have_text("A game is in progress: Ida, Jo, round 1.")
+        page.click("#resume-button")
+        expect(page.locator("#act-confirm")).to_be_visible()
+        expect(page.locator('#confirm-pickers .pick[aria-pressed="true"]')).to_have_count(1)
+        expect(page.locator('#confirm-pickers .pick[data-die="0"][data-value="4"]')).to_have_attribute("aria-pressed", "true")
+
+        page.click("#confirm-new-game")
+        page.click("#new-ok")
+        rows = page.locator("#seat-list .seat")
+        for i, (name, age) in enumerate([("Kit", "8"), ("Lou", "30")]):
+            rows.nth(i).locator(".seat-name").fill(name)
+            rows.nth(i).locator(".seat-age").fill(age)
+        rows.nth(2).locator(".seat-remove").click()
+        expect(rows).to_have_count(2)
+        page.click("#start-game")
+        expect(page.locator("#turn-name")).to_have_text("Kit's turn")
+        expect(page.locator("#act-confirm")).to_be_hidden()
+    finally:
+        assert server.api("POST", "/api/table", {"camera": "auto"}).status_code == 200
 
 
 def test_two_youngest_of_the_same_age_are_asked_which_starts(server: Server, new_context: Any) -> None:

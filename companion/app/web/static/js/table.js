@@ -121,6 +121,13 @@
     mode = "setup";
     $("loading").hidden = true;
     $("board").hidden = true;
+    // The dice check and the verdict lie over the board, not in it: left from a game on its way out ("New game" on
+    // the dice check), they covered the set-up, took its taps and kept the page from scrolling.
+    // (The faces tapped so far are kept: "Resume" brings that dice check back.)
+    show("act-confirm", false);
+    show("verdict", false);
+    clearInterval(countTimer);
+    document.body.classList.remove("has-overlay");
     $("setup").hidden = false;
     let list = { games: [], current: null };
     try { list = await api("GET", "/api/games"); } catch (e) { /* the form still works */ }
