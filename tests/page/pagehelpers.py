@@ -72,6 +72,21 @@ def settle_bluff(server: Server, game_id: str, dice: list[int]) -> dict[str, Any
     return body["challenge"]
 
 
+def to_setup(page: Any) -> None:
+    """From whatever the table of the shared server shows (a verdict, dice to check, a game left by an earlier test),
+    to the set-up. The table's state is waited for first: while the page still loads, the set-up is hidden too, and
+    the "New game" looked for then never comes when there is no game."""
+    expect(page.locator("#setup:visible, #board:visible").first).to_be_visible()
+    if page.locator("#setup").is_visible():
+        return
+    if page.locator("#verdict").is_visible():
+        page.click("#verdict-close")
+    if page.locator("#setup").is_hidden():
+        page.click("#confirm-new-game" if page.locator("#act-confirm").is_visible() else "#new-game")
+        page.click("#new-ok")
+    expect(page.locator("#setup")).to_be_visible()
+
+
 def settled(page: Any) -> None:
     """Wait until the page has done all a tap led to: its request answered and, after a refusal, the table asked for
     again and what follows said (``body[data-busy]`` gone, common.js). A check that nothing more happens after a tap

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, TABLET, Server, settled, shot, unlock
+from pagehelpers import PIN, TABLET, Server, settled, shot, to_setup, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -235,20 +235,6 @@ def _reasons_in_english(reading: dict[str, Any]) -> str:
         counted = {"count": "found", "low_confidence": "n", "second_look": "n"}.get(r["code"])
         out.append(i18n.translate_plural("en", key, key + "_plural", r[counted], **params) if counted else i18n.translate("en", key, **params))
     return " ".join(out)
-
-
-def to_setup(page: Any) -> None:
-    """From whatever the table shows (a verdict, dice to check, a game), to the set-up."""
-    # the table's state drawn first (the board and its overlays in one go): looked at earlier, dice to check that came
-    # a moment later stayed over the set-up and took the Start tap
-    expect(page.locator("#setup:visible, #board:visible").first).to_be_visible()
-    if page.locator("#setup").is_visible():
-        return
-    if page.locator("#verdict").is_visible():
-        page.click("#verdict-close")
-    if page.locator("#setup").is_hidden():
-        page.click("#confirm-new-game" if page.locator("#act-confirm").is_visible() else "#new-game")
-        page.click("#new-ok")
 
 
 def _bluffed_game(server: Server) -> tuple[dict[str, Any], str]:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PHONE, ROOT, SCREENSHOTS, TABLET, Server, no_sideways_scroll, no_toast, settle_bluff, unlock
+from pagehelpers import PHONE, ROOT, SCREENSHOTS, TABLET, Server, no_sideways_scroll, no_toast, settle_bluff, to_setup, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -319,11 +319,7 @@ def test_set_up_fits_a_phone_and_the_table_can_play_without_the_camera(server: S
     page = new_context(viewport=PHONE)
     page.goto(server.url + "/")
     unlock(page)
-    if page.locator("#setup").is_hidden():
-        if page.locator("#verdict").is_visible():
-            page.click("#verdict-close")
-        page.click("#confirm-new-game" if page.locator("#act-confirm").is_visible() else "#new-game")
-        page.click("#new-ok")
+    to_setup(page)
     rows = page.locator("#seat-list .seat")
     for i, (name, age) in enumerate([("Lena-Sophie Wittgenstein", "9"), ("Mo", "7")]):
         rows.nth(i).locator(".seat-name").fill(name)

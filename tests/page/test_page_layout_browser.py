@@ -15,7 +15,8 @@ import pytest
 from playwright.sync_api import expect
 
 from pagehelpers import (PHONE, PORTRAIT, SHORT_PHONE, SHORT_SIDEWAYS_UNDER_BARS, SHORT_TABLET, SHORTER_PHONE, SHORTER_SIDEWAYS_PHONE,
-                         SHORTEST_TABLET, SIDEWAYS_PHONE, TABLET_1024, Server, above_the_footer, no_sideways_scroll, settle_bluff, unlock)
+                         SHORTEST_TABLET, SIDEWAYS_PHONE, TABLET_1024, Server, above_the_footer, no_sideways_scroll, settle_bluff, to_setup,
+                         unlock)
 
 pytestmark = pytest.mark.browser
 
@@ -187,12 +188,7 @@ def test_on_a_phone_the_age_box_and_the_language_menu_show_their_words_whole(ser
         return { name: s.options[s.selectedIndex].text, width: s.getBoundingClientRect().width, need };
     }""")
     assert menu["width"] >= menu["need"] - 1, menu
-    page.wait_for_selector("#setup:visible, #board:visible")
-    if page.locator("#setup").is_hidden():  # a game in progress: the New game button leads to the set-up form
-        if page.locator("#verdict").is_visible():
-            page.click("#verdict-close")
-        page.click("#confirm-new-game" if page.locator("#act-confirm").is_visible() else "#new-game")
-        page.click("#new-ok")
+    to_setup(page)
     expect(page.locator("#seat-list .seat-age").first).to_be_visible()
     words = page.locator("#seat-list .seat").first.locator(".seat-age, .seat-name").evaluate_all("""(els) => els.map((e) => {
         const ps = getComputedStyle(e, '::placeholder'), cs = getComputedStyle(e);
