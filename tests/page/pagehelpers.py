@@ -94,6 +94,16 @@ def settled(page: Any) -> None:
     expect(page.locator("body")).not_to_have_attribute("data-busy", "yes")
 
 
+def past_the_verdict(page: Any) -> None:
+    """The board with the last move's verdict closed, where the page shows one. Asked once the page has drawn the
+    table (``settled``): looked at as the page still loads, a verdict drawn a moment later stayed over the board and
+    took the test's next tap."""
+    settled(page)
+    if page.locator("#verdict").is_visible():
+        page.click("#verdict-close")
+        expect(page.locator("#verdict")).to_be_hidden()
+
+
 def asked(page: Any, held: list[Any], n: int = 1) -> None:
     """Wait until the page has asked ``n`` requests that a test's ``page.route`` holds in ``held`` (the route sees
     them while Playwright waits)."""

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PHONE, ROOT, SCREENSHOTS, TABLET, Server, no_sideways_scroll, no_toast, settle_bluff, to_setup, unlock
+from pagehelpers import PHONE, ROOT, SCREENSHOTS, TABLET, Server, no_sideways_scroll, no_toast, past_the_verdict, settle_bluff, to_setup, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -287,8 +287,7 @@ def test_phones_of_360_px_never_scroll_sideways_and_thirty_squares_fit(server: S
     challenge = settle_bluff(server, game["id"], [1, 2, 3])
     page = new_context(viewport={"width": 360, "height": 740})
     page.goto(server.url + "/")
-    if page.locator("#verdict").is_visible():
-        page.click("#verdict-close")
+    past_the_verdict(page)
     rows = page.locator(".path-row")
     expect(rows).to_have_count(10)
     for seat in (0, 9):

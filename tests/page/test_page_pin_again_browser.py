@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, Server, asked, settle_bluff, settled, unlock
+from pagehelpers import PIN, Server, asked, past_the_verdict, settle_bluff, settled, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -143,8 +143,7 @@ def test_a_rematch_tapped_before_the_pin_is_not_sent_again_after_it(server: Serv
     page = new_context()
     page.goto(server.url + f"/?game={game['id']}")
     unlock(page)
-    if page.locator("#verdict").is_visible():
-        page.click("#verdict-close")
+    past_the_verdict(page)
     expect(page.locator("#over")).to_be_visible()
     assert server.api("DELETE", "/api/sessions").status_code == 200
     page.click("#over-rematch")

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from pagehelpers import (PHONE, SHORT_PHONE, SHORT_SIDEWAYS_UNDER_BARS, SHORT_TABLET, SHORTER_PHONE, SHORTER_SIDEWAYS_PHONE, SHORTEST_TABLET,
                          SIDEWAYS, SIDEWAYS_IDS, SIDEWAYS_PHONE, TABLET, TABLET_1024, TABLET_UNDER_BARS, ZOOMED, Server, above_the_footer,
-                         no_sideways_scroll, settle_bluff, unlock)
+                         no_sideways_scroll, past_the_verdict, settle_bluff, unlock)
 
 pytestmark = pytest.mark.browser
 
@@ -221,8 +221,7 @@ def test_the_game_over_buttons_wrap_on_a_phone(server: Server, new_context: Any,
     assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "over"
     for viewport in (PHONE, ZOOMED):
         page = open_with_control(new_context, server, viewport, f"/?game={game['id']}", locale)
-        if page.locator("#verdict").is_visible():
-            page.click("#verdict-close")
+        past_the_verdict(page)
         expect(page.locator("#over")).to_be_visible()
         no_sideways_scroll(page)
         for button in ("#over-bluffs", "#over-rematch", "#over-new"):
@@ -236,8 +235,7 @@ def test_the_evenings_tally_shows_each_name_whole_on_a_phone(server: Server, new
     settle_bluff(server, game["id"], [1, 1, 1])
     for viewport in (PHONE, ZOOMED):
         page = open_with_control(new_context, server, viewport, f"/?game={game['id']}", "pl-PL")
-        if page.locator("#verdict").is_visible():
-            page.click("#verdict-close")
+        past_the_verdict(page)
         expect(page.locator("#tally li")).to_have_count(3)
         no_sideways_scroll(page)
         text_whole(page, "#tally .name")
