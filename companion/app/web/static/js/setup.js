@@ -254,7 +254,15 @@
   $("setup-teach").addEventListener("click", teach);
   $("setup-rollback").addEventListener("click", async () => { if (await request("POST", "/api/model/rollback")) { toast(t("cam_rolled_back")); showModel(); } });
 
-  async function start() {
+  /** The set-up opened where the companion lets this device in and no game is played; else stopped, saying why. One
+      at a time (the page's load and its first word on the PIN come together); the page is busy meanwhile. */
+  let starting = null;
+  function start() {
+    if (!starting) starting = EB.busyWhile(startNow()).finally(() => { starting = null; });
+    return starting;
+  }
+
+  async function startNow() {
     const c = await refreshCheck();
     if (!c) return;
     $("setup-locked").hidden = true;
@@ -265,7 +273,13 @@
     if (!running) { running = true; previewLoop(); }
   }
 
-  document.getElementById("pin-form").addEventListener("submit", () => setTimeout(start, 500));
+  // Let in (the PIN dialog): opened once the PIN's answer is in, however long it takes; a look still on its way was
+  // asked before and says "locked", so the page looks again after it. Locked (the top bar): stopped at once.
+  document.addEventListener("eb-control", async (e) => {
+    if (!e.detail.control) { if (running) stop("locked"); return; }
+    await starting;
+    if (!running) start();
+  });
   setInterval(() => { if (running) refreshCheck(); }, 5000);
   // stopped for a game in progress: the page opens again by itself once no game is played (every 10 s)
   setInterval(async () => {
