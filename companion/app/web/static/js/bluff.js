@@ -132,5 +132,5 @@
   $("over-dialog-ok").addEventListener("click", () => sendCorrection(true));
 
   EB.arrowKeys($("correct-pickers"), ".pick", ".pick-row");
-  document.addEventListener("DOMContentLoaded", load);
+  document.addEventListener("DOMContentLoaded", () => EB.busyWhile(load())); // busy until drawn (body[data-busy])
 })();

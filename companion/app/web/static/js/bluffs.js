@@ -84,5 +84,5 @@
     EB.live("/api/events?game=" + encodeURIComponent(chosen), (state) => { if (state.id === select.value) show(state.id); });
   }
 
-  document.addEventListener("DOMContentLoaded", start);
+  document.addEventListener("DOMContentLoaded", () => EB.busyWhile(start())); // busy until drawn (body[data-busy])
 })();
