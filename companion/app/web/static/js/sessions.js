@@ -12,18 +12,17 @@
     line.dataset.count = String(n);
   }
 
-  async function end(url) {
-    try {
-      await api("DELETE", url);
-    } catch (err) {
-      toast(errorText(err));
-    }
-    load();
+  /** A device's session ended (or every one), then the list drawn again; the page busy until then. */
+  function end(url) {
+    return EB.busyWhile(api("DELETE", url).catch((err) => toast(errorText(err))).then(loadNow));
   }
 
   let shown; // whether the last load found this device let in: the list drawn for it
 
-  async function load() {
+  /** The devices let in, drawn for a device let in (the page busy until then, ``EB.busyWhile``). */
+  function load() { return EB.busyWhile(loadNow()); }
+
+  async function loadNow() {
     let status;
     try {
       status = await EB.askSession();
