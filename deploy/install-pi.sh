@@ -373,9 +373,14 @@ fi
 [ "$PREVIOUS_VENV" != "$(readlink -f "$VENV_NEW")" ] || PREVIOUS_VENV=""
 ln -sfn "$VENV_NEW" "$PREFIX/venv.new"
 mv -T "$PREFIX/venv.new" "$PREFIX/venv"
-# keep the new version and the one before it (to go back by hand); drop older ones
-# shellcheck disable=SC2012 # the names are ours: version-date, no spaces
-ls -1dt "$PREFIX"/venvs/*/ | tail -n +3 | while read -r old; do rm -rf "$old"; done
+# keep the new version and the one that ran before it (to go back by hand), whatever their ages: after a
+# rollback by hand the one running is older than the one rolled back from; drop every other
+KEEP_NEW="$(readlink -f "$VENV_NEW")"
+KEEP_PREVIOUS="$(if [ -n "$PREVIOUS_VENV" ]; then readlink -f "$PREVIOUS_VENV"; fi)"
+for old in "$PREFIX"/venvs/*/; do
+  old="$(readlink -f "$old")"
+  [ "$old" = "$KEEP_NEW" ] || [ "$old" = "$KEEP_PREVIOUS" ] || rm -rf "$old"
+done
 echo "==> The companion $NEW_VERSION is installed${OLD_VERSION:+ (was $OLD_VERSION)}"
 
 # --- the service ----------------------------------------------------------------

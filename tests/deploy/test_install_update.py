@@ -374,3 +374,41 @@ def test_an_update_in_the_same_second_as_the_install_builds_a_new_folder_and_kee
     assert (venvs / Path(second).name / "bin" / "python").exists()
     assert (venvs / Path(first).name / "bin" / "python").exists(), "the version before was dropped"
     assert f"to go back to the version before: sudo ln -sfn {first} /opt/eb/venv" in out.stderr, out.stdout + out.stderr
+
+
+def test_an_update_after_going_back_by_hand_keeps_the_version_it_goes_back_from_to(pi):
+    """The version before is the one running, whatever its age: after an owner went back by hand (the link set to the
+    older folder, as the failed update said), the next update kept the two newest folders, deleted the running one, and
+    its own rollback hint named a folder that was gone."""
+    port = str(free_port())
+    done(pi.install("--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", port, "--no-start"))
+    first = os.readlink(pi.opt / "eb" / "venv")
+    done(pi.install("--no-start"))
+    second = os.readlink(pi.opt / "eb" / "venv")
+    assert second != first
+    (pi.opt / "eb" / "venv").unlink()  # sudo ln -sfn <first> /opt/eb/venv: back to the first version
+    (pi.opt / "eb" / "venv").symlink_to(first)
+    out = pi.install(systemd=True)  # nothing answers: the script says how to go back
+    third = os.readlink(pi.opt / "eb" / "venv")
+    venvs = pi.opt / "eb" / "venvs"
+    assert third not in (first, second)
+    assert (venvs / Path(first).name / "bin" / "python").exists(), "the version running before the update was deleted"
+    assert f"to go back to the version before: sudo ln -sfn {first} /opt/eb/venv" in out.stderr, out.stdout + out.stderr
+    assert sorted(p.name for p in venvs.iterdir()) == sorted([Path(first).name, Path(third).name]), "an older folder was kept"
+
+
+def test_an_install_from_before_the_venvs_folder_is_kept_as_the_version_before(pi):
+    """An install whose /opt/eb/venv is a folder, not a link (made before the venvs/ folder), is moved into venvs/
+    and kept as the version to go back to."""
+    legacy = pi.opt / "eb" / "venv" / "bin"
+    legacy.mkdir(parents=True)
+    shutil.copy2(pi.fakes / "venv-python", legacy / "python")
+    shutil.copy2(pi.fakes / "venv-elephants-bluff", legacy / "elephants-bluff")
+    out = pi.install("--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", str(free_port()), systemd=True)
+    assert out.returncode == 1, out.stdout + out.stderr  # nothing answers: the script says how to go back
+    before = re.search(r"sudo ln -sfn (/opt/eb/venvs/previous-\S+) /opt/eb/venv", out.stderr)
+    assert before, out.stderr
+    venvs = pi.opt / "eb" / "venvs"
+    assert (venvs / Path(before.group(1)).name / "bin" / "elephants-bluff").exists()
+    assert (pi.opt / "eb" / "venv").is_symlink() and os.readlink(pi.opt / "eb" / "venv") != before.group(1)
+    assert len(list(venvs.iterdir())) == 2
