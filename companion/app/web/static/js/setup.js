@@ -84,8 +84,10 @@
     }
   }
 
+  let previewRound = 0; // a loop left asleep by a stop, when the set-up opens again within its second, ends there
   async function previewLoop() {
-    while (running) {
+    const round = ++previewRound;
+    while (running && round === previewRound) {
       try {
         const response = await fetch("/api/setup/preview", { credentials: "same-origin", cache: "no-store" });
         if (response.status === 401) { stop("locked"); break; }
