@@ -364,13 +364,14 @@ except ElephantsBluffError as exc:
 PY
 
 # --- switch to the new version ----------------------------------------------------
-PREVIOUS_VENV="$(readlink -f "$PREFIX/venv" 2>/dev/null || true)"  # to go back to, said if the new one does not answer
+# to go back to, said if the new one does not answer; none on a first install (readlink -f prints a missing path too)
+PREVIOUS_VENV=""
+if [ -e "$PREFIX/venv" ]; then PREVIOUS_VENV="$(readlink -f "$PREFIX/venv")"; fi
 if [ -d "$PREFIX/venv" ] && [ ! -L "$PREFIX/venv" ]; then
   # an install from before the venvs/ folder: keep it as the previous version
   PREVIOUS_VENV="$PREFIX/venvs/previous-$(date +%Y%m%d-%H%M%S)"
   mv "$PREFIX/venv" "$PREVIOUS_VENV"
 fi
-[ "$PREVIOUS_VENV" != "$(readlink -f "$VENV_NEW")" ] || PREVIOUS_VENV=""
 ln -sfn "$VENV_NEW" "$PREFIX/venv.new"
 mv -T "$PREFIX/venv.new" "$PREFIX/venv"
 # keep the new version and the one that ran before it (to go back by hand), whatever their ages: after a

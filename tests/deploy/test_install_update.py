@@ -412,3 +412,11 @@ def test_an_install_from_before_the_venvs_folder_is_kept_as_the_version_before(p
     assert (venvs / Path(before.group(1)).name / "bin" / "elephants-bluff").exists()
     assert (pi.opt / "eb" / "venv").is_symlink() and os.readlink(pi.opt / "eb" / "venv") != before.group(1)
     assert len(list(venvs.iterdir())) == 2
+
+
+def test_a_first_install_that_does_not_answer_names_no_version_to_go_back_to(pi):
+    """There is none: the hint named the link itself (``readlink -f`` of a missing path prints it)."""
+    out = pi.install("--prefix", "/opt/eb", "--instance", "/var/lib/eb", "--port", str(free_port()), systemd=True)
+    said = out.stderr.strip().splitlines()[-1]
+    assert out.returncode == 1 and "did not answer on port" in said, out.stdout + out.stderr
+    assert "go back" not in said, said
