@@ -76,11 +76,7 @@ def to_setup(page: Any) -> None:
     """From whatever the table of the shared server shows (a verdict, dice to check, a game left by an earlier test),
     to the set-up. The table's state is waited for first: while the page still loads, the set-up is hidden too, and
     the "New game" looked for then never comes when there is no game."""
-    expect(page.locator("#setup:visible, #board:visible").first).to_be_visible()
-    if page.locator("#setup").is_visible():
-        return
-    if page.locator("#verdict").is_visible():
-        page.click("#verdict-close")
+    past_the_verdict(page)
     if page.locator("#setup").is_hidden():
         page.click("#confirm-new-game" if page.locator("#act-confirm").is_visible() else "#new-game")
         page.click("#new-ok")
