@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, TABLET, Server, settled, shot, to_setup, unlock
+from pagehelpers import PIN, TABLET, Server, settle_bluff, settled, shot, to_setup, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -592,6 +592,29 @@ def test_new_game_on_the_dice_check_leaves_it_for_a_set_up_that_takes_the_taps_a
         expect(page.locator("#act-confirm")).to_be_hidden()
     finally:
         assert server.api("POST", "/api/table", {"camera": "auto"}).status_code == 200
+
+
+def test_the_set_up_keeps_its_line_on_the_game_in_progress_true_as_another_tablet_plays_it_to_its_end(server: Server, new_context: Any) -> None:
+    """The set-up offers to resume the game in progress. Another tablet plays on: the round it names follows (R11),
+    a move of that game does not pull the set-up away, and a game that ended there (R12) is no longer offered: its
+    end is, as after a reload."""
+    game = server.new_game(["Ida", "Jo"], starter=0, path_length=2)
+    page = new_context(viewport=TABLET)
+    page.goto(server.url + "/")
+    unlock(page)
+    to_setup(page)
+    expect(page.locator("#setup-resume-text")).to_have_text("A game is in progress: Ida, Jo, round 1.")
+    # R9: Ida claims 9 and Jo calls Bluff on 3 elephants: Ida moves 1 step and starts round 2.
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])
+    expect(page.locator("#setup-resume-text")).to_have_text("A game is in progress: Ida, Jo, round 2.")
+    # R10: Ida claims 18 and Jo calls Bluff on 3: Ida moves 2 steps, onto the red square, and loses.
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])
+    expect(page.locator("#setup-resume")).to_be_hidden()
+    expect(page.locator("#setup-last")).to_contain_text("Last game: Ida lost.")
+    expect(page.locator("#setup")).to_be_visible()
+    expect(page.locator("#board")).to_be_hidden()
 
 
 def test_two_youngest_of_the_same_age_are_asked_which_starts(server: Server, new_context: Any) -> None:

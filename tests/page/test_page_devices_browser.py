@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from pagehelpers import Server, settled, unlock
+from pagehelpers import Server, settle_bluff, settled, to_setup, unlock
 
 pytestmark = pytest.mark.browser
 
@@ -63,8 +63,6 @@ def test_a_tablet_whose_stream_comes_back_finds_the_new_game_it_missed(server: S
 def test_a_correction_on_a_replay_drawn_before_the_game_ended_elsewhere_asks_the_table_first(server: Server, new_context: Any) -> None:
     """The game ended on another tablet after this replay was drawn: the correction was refused with "not possible
     right now" and the question a finished game needs (it may reopen it, R12, R15) was never asked."""
-    from pagehelpers import settle_bluff
-
     game = server.new_game(["Ann", "Ben"], starter=0, path_length=2)
     assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
     first = settle_bluff(server, game["id"], [6, 6, 6])  # 18 >= 9: Ben moves 1
@@ -81,14 +79,17 @@ def test_a_correction_on_a_replay_drawn_before_the_game_ended_elsewhere_asks_the
     expect(page.locator("#over-dialog")).to_be_visible()
 
 
-def test_a_set_up_opened_for_a_new_game_stays_when_the_stream_comes_back(server: Server, new_context: Any, console: Any) -> None:
+@pytest.mark.parametrize("under_way", [True, False], ids=["a-claim-made", "no-move-yet"])
+def test_a_set_up_opened_for_a_new_game_stays_when_the_stream_comes_back(server: Server, new_context: Any, console: Any, under_way: bool) -> None:
     """Catching up after the stream came back must not pull a table that chose "New game" back to the game it left
-    (the set-up offers to resume it); a game started elsewhere since does."""
+    (the set-up offers to resume it); a game started elsewhere since does. A game with no move yet has one event, as
+    a game just started does: the stream's first state, sent again as it came back, pulled the set-up away."""
     console.allow("net::ERR_FAILED")  # the cut stream
     left = server.new_game(["Ann", "Ben"], starter=0)
-    assert server.api("POST", f"/api/games/{left['id']}/claim", {"amount": 9}).status_code == 200  # under way
+    if under_way:
+        assert server.api("POST", f"/api/games/{left['id']}/claim", {"amount": 9}).status_code == 200
     page, cut = _tablet_without_its_stream(server, new_context)
-    expect(page.locator("#act-decide")).to_be_visible()
+    expect(page.locator("#act-decide" if under_way else "#act-claim")).to_be_visible()
     page.click("#new-game")
     page.click("#new-ok")
     expect(page.locator("#setup")).to_be_visible()
@@ -98,3 +99,23 @@ def test_a_set_up_opened_for_a_new_game_stays_when_the_stream_comes_back(server:
     expect(page.locator("#setup")).to_be_visible()
     server.new_game(["Dee", "Eve", "Fay"], starter=0)  # another tablet starts a game: the set-up gives way
     expect(page.locator("#paths .path-row")).to_have_count(3, timeout=15000)
+
+
+def test_resume_of_a_game_that_ended_unheard_says_so_and_the_set_up_shows_its_end(server: Server, new_context: Any, console: Any) -> None:
+    """R12: the game the set-up offers to resume ended on another tablet while this one heard nothing (its stream
+    cut). Resume said only "That game or Bluff does not exist" and stayed offered; it now says what happened, and the
+    set-up shows the game's end in its place."""
+    console.allow("net::ERR_FAILED")  # the cut stream
+    console.allow("status of 404")  # Resume's answer: no game is in progress
+    game = server.new_game(["Ida", "Jo"], starter=0, path_length=2)
+    page, _ = _tablet_without_its_stream(server, new_context)
+    to_setup(page)
+    expect(page.locator("#setup-resume-text")).to_have_text("A game is in progress: Ida, Jo, round 1.")
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])  # R10: 3 < 18, Ida moves 2 steps, onto the red square
+    assert server.api("GET", f"/api/games/{game['id']}").json()["phase"] == "over"
+    page.click("#resume-button")
+    expect(page.locator("#toast")).to_have_text("That game is no longer in progress: it ended, or was left for a newer one.")
+    expect(page.locator("#setup-resume")).to_be_hidden()
+    expect(page.locator("#setup-last")).to_contain_text("Last game: Ida lost.")
+    expect(page.locator("#setup")).to_be_visible()

@@ -18,6 +18,7 @@
   let confirmDice = [null, null, null];
   let pendingClaim = null;
   let setupSaw = null; // the game in progress when the set-up was drawn (it offers to resume it)
+  let setupAsked = 0; // the newest look at the games for the set-up: an older answer that comes in late is not drawn
   let warning = null; // the table's lid check (R6): {game, round, seat, rule}, or null
 
   /* ----- set-up ----- */
@@ -113,7 +114,11 @@
       if (state) showBoard(state);
     });
     $("resume-button").addEventListener("click", async () => {
-      try { showBoard(await api("GET", "/api/games/current")); } catch (e) { toast(EB.errorText(e)); }
+      try { showBoard(await api("GET", "/api/games/current")); } catch (e) {
+        const gone = e instanceof EB.ApiError && e.status === 404; // ended or left since, unheard (a network gap)
+        toast(gone ? t("setup_resume_gone") : EB.errorText(e));
+        if (gone) refreshSetup();
+      }
     });
   }
 
@@ -129,8 +134,17 @@
     clearInterval(countTimer);
     document.body.classList.remove("has-overlay");
     $("setup").hidden = false;
+    // until the list answers, the game just left is the one in progress: its next move does not pull the set-up away
+    if (game && game.phase !== "over") setupSaw = game.id;
+    const asked = ++setupAsked;
     let list = { games: [], current: null };
     try { list = await api("GET", "/api/games"); } catch (e) { /* the form still works */ }
+    if (asked === setupAsked && mode === "setup") drawSetupGames(list);
+  }
+
+  /** The set-up's lines about the games: the one in progress (to resume) and the last one over. Kept true while the
+      set-up is shown: another tablet's moves change the round, and a game that ended there is no game to resume. */
+  function drawSetupGames(list) {
     const current = list.games.find((g) => g.id === list.current);
     setupSaw = list.current;
     $("setup-resume").hidden = !current;
@@ -634,7 +648,7 @@
       const list = await api("GET", "/api/games");
       const current = list.games.find((g) => g.id === list.current);
       // the set-up is left only for a game started since it was drawn, as a live game's first move does (onLive)
-      if (mode === "setup") { if (current && current.id !== setupSaw) showBoard(current); return; }
+      if (mode === "setup") { if (current && current.id !== setupSaw) showBoard(current); else drawSetupGames(list); return; }
       if (current && (!game || current.id !== game.id || current.events > game.events)) showBoard(current);
       else if (!current && game && mode === "board") render(await api("GET", "/api/games/" + encodeURIComponent(game.id)));
     } catch (e) { /* the live badge says when the companion cannot be reached */ }
@@ -643,7 +657,12 @@
   function onLive(state) {
     checkHealthSoon();
     if (mode === "board" && game && state.id !== game.id && state.events > 1) return; // another game's move
-    if (mode === "setup" && state.events !== 1) return; // only a game just started pulls the set-up away
+    if (mode === "setup") {
+      // only a game started since the set-up was drawn pulls it away (the stream sends the game in progress again
+      // when it comes back, and a game with no move yet has one event too); the game it offers to resume is redrawn
+      if (state.id === setupSaw) { refreshSetup(); return; }
+      if (state.events !== 1) return;
+    }
     if (state.last_correction && state.last_correction.event === state.events) challenges.clear(); // re-read the corrected Bluff
     if (mode === "loading") return;
     showBoard(state);
@@ -670,6 +689,16 @@
       $("health").hidden = details.length === 0;
       $("health-problems").replaceChildren(...details.map((d) => el("li", { text: EB.findingText(d, true) })));
     } catch (e) { /* the live badge already says when the companion cannot be reached */ }
+  }
+
+  /** The set-up's lines about the games, looked at again (a failed look leaves them as they were). */
+  async function refreshSetup() {
+    if (mode !== "setup") return;
+    const asked = ++setupAsked;
+    try {
+      const list = await api("GET", "/api/games");
+      if (asked === setupAsked && mode === "setup") drawSetupGames(list);
+    } catch (e) { /* the live badge says when the companion cannot be reached */ }
   }
 
   /** The page's start: the page is busy (``EB.busyWhile``) until the table, its health and the game are drawn. */
