@@ -6,13 +6,15 @@ sessions. With ``--repair``, a game log that ``serve`` refuses is first
 copied aside, with its ``-wal`` and ``-journal`` files, to
 ``damaged-<time>/`` in the instance folder (never deleted), and then every
 game whose events can all still be read is copied, event by event, into a
-fresh log in its place; a game with an unreadable event is left out (it
-stays in the copy aside) and named. Nothing is repaired without
-``--repair``.
+fresh log, which takes the damaged one's place once it is whole; a game with
+an unreadable event is left out (it stays in the copy aside) and named.
+Nothing is repaired without ``--repair``, and a log that is not damaged (a
+newer version's, or one on a full card) is never repaired.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -25,7 +27,12 @@ from typing import Callable
 from companion.app.auth import AUTH_NAME
 from companion.app.settings import CONFIG_NAME, Settings
 from companion.app.store import GameStore
-from companion.core.errors import SettingsError, StoreError
+from companion.core.errors import InsufficientStorage, SettingsError, StoreError
+
+
+#: how far the fresh log's write-ahead file may grow while the recovered games are written into it (SQLite's
+#: automatic checkpoint, every 1,000 pages of 4 KB)
+WAL_BOUND = 4_200_000
 
 
 def doctor(instance: Path, *, repair: bool = False, say: Callable[[str], None] = print) -> int:
@@ -43,7 +50,8 @@ def doctor(instance: Path, *, repair: bool = False, say: Callable[[str], None] =
         say(f"ok       {log.name}")
     except StoreError as exc:
         say(f"PROBLEM  {log.name}: {exc.message}")
-        if exc.code == "newer_log":  # not damage: a repair would rewrite a newer version's log in this one's format
+        # not damage: a repair would rewrite a newer version's log in this one's format, or fill a full card more
+        if exc.code in ("newer_log", "no_room"):
             say(f"         {exc.todo}")
             return 1
         if repair:
@@ -69,29 +77,82 @@ def doctor(instance: Path, *, repair: bool = False, say: Callable[[str], None] =
 
 
 def _repair_log(log: Path, say: Callable[[str], None]) -> bool:
-    aside = log.parent / f"damaged-{time.strftime('%Y%m%d-%H%M%S')}"
-    aside.mkdir()
-    moved = []
-    for name in (log.name, log.name + "-wal", log.name + "-journal", log.name + "-shm"):
-        if (log.parent / name).exists():
+    """The damaged files copied aside, every readable game written into a fresh log beside them, and only then the
+    fresh log put in the damaged one's place. A card too full for the copy or for the fresh log (a full card is a
+    common cause of the damage) leaves the damaged log exactly as it was, and says so."""
+    aside = _free_name(log.parent, f"damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    family = [name for name in (log.name, log.name + "-wal", log.name + "-journal", log.name + "-shm") if (log.parent / name).exists()]
+    size = sum((log.parent / name).stat().st_size for name in family)
+    try:
+        aside.mkdir()
+        for name in family:
             shutil.copy2(log.parent / name, aside / name)
-            moved.append(name)
-    say(f"         copied {', '.join(moved)} to {aside.name}/ (kept: nothing is deleted)")
+    except OSError as exc:
+        shutil.rmtree(aside, ignore_errors=True)  # a part copy is no copy: only what this run made goes
+        why, todo = _why(exc, log.parent, size)
+        say(f"PROBLEM  {log.name} could not be copied aside to {aside.name}/: {why}. Nothing was changed: {todo}")
+        return False
+    say(f"         copied {', '.join(family)} to {aside.name}/ (kept: nothing is deleted)")
     games, skipped = _readable_games(aside / log.name)
     owner = log.stat()  # the service user's, where doctor runs with sudo
-    for name in moved:
-        (log.parent / name).unlink()
-    store = GameStore(log)
+    fresh = log.with_name(log.name + ".repairing")
+    _remove_log(fresh)  # a run cut short left it: it was never put in place
     try:
-        for game_id, created_at, phase, events in games:
-            store.create_game(game_id, events[0][2], at=events[0][1], phase=phase if len(events) == 1 else "claim")
-            for seq, at, event in events[1:]:
-                store.append(game_id, seq, event, at=at, phase=phase)
-    finally:
-        store.close()
-    _give_back(owner, [log, aside, *(aside / name for name in moved)])
+        store = GameStore(fresh)
+        try:
+            for game_id, created_at, phase, events in games:
+                store.create_game(game_id, events[0][2], at=events[0][1], phase=phase if len(events) == 1 else "claim")
+                for seq, at, event in events[1:]:
+                    store.append(game_id, seq, event, at=at, phase=phase)
+        finally:
+            store.close()
+    except (OSError, sqlite3.Error, StoreError) as exc:
+        _remove_log(fresh)
+        why, todo = _why(exc, log.parent, size + WAL_BOUND)
+        say(f"PROBLEM  the recovered games could not be written beside {log.name}: {why}. Nothing was changed: "
+            f"the damaged log is still in place, and its copy in {aside.name}/. To go on, {todo}")
+        return False
+    for name in family:  # the damaged log's WAL must not be replayed into the fresh log
+        if name != log.name:
+            (log.parent / name).unlink()
+    os.replace(fresh, log)
+    _give_back(owner, [log, aside, *(aside / name for name in family)])
     say(f"repaired {log.name}: {len(games)} game(s) recovered" + (f"; left out (unreadable): {', '.join(skipped)}" if skipped else ""))
     return True
+
+
+def _free_name(folder: Path, name: str) -> Path:
+    """``name`` in ``folder``, or ``name-2``, ``name-3``, … where a repair in the same second made it already."""
+    path, n = folder / name, 1
+    while path.exists():
+        n += 1
+        path = folder / f"{name}-{n}"
+    return path
+
+
+def _remove_log(path: Path) -> None:
+    for suffix in ("", "-wal", "-journal", "-shm"):
+        path.with_name(path.name + suffix).unlink(missing_ok=True)
+
+
+def _card_full(exc: Exception, folder: Path, needs: int) -> str | None:
+    """Why a write failed when the card had no room for it, in words; None when room was not the cause. SQLite on
+    a full card says "database or disk is full", or only "disk I/O error" (its shared memory could not grow): the
+    room left is looked at too."""
+    free = shutil.disk_usage(folder).free
+    said_full = isinstance(exc, InsufficientStorage) or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "disk is full" in str(exc)
+    if not said_full and free >= needs:
+        return None
+    return f"the card is full ({free / 1e6:.1f} MB free; this step needs up to {needs / 1e6:.1f} MB)"
+
+
+def _why(exc: Exception, folder: Path, needs: int) -> tuple[str, str]:
+    """What stopped a step and what to do, for a sentence of doctor's."""
+    full = _card_full(exc, folder, needs)
+    if full:
+        return full, "free some room on the card (old photos in the instance's frames folder, or copies kept by earlier repairs and restores), then run it again."
+    what = exc.message.rstrip(".") if isinstance(exc, StoreError) else str(exc.strerror if isinstance(exc, OSError) and exc.strerror else exc)
+    return what, "mend what is named above, then run it again."
 
 
 def _give_back(owner, paths: list[Path]) -> None:  # noqa: ANN001 - an os.stat_result

@@ -11,7 +11,9 @@ and never replaced: it may hold the only record of a game.
 
 from __future__ import annotations
 
+import errno
 import json
+import shutil
 import sqlite3
 import threading
 from pathlib import Path
@@ -68,6 +70,8 @@ class GameStore:
         if why is not None:
             raise StoreError(f"The game log {path} cannot be written: {why}. Nothing was changed in it.",
                              todo="Keep the file (its games are whole): make it writable, or copy the instance folder to a card that works, then restart the companion.")
+        # what SQLite makes beside the log when it opens it: a refused log is left with only what was there before
+        self._made_beside = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm") if not path.with_name(path.name + suffix).exists()]
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
@@ -93,19 +97,28 @@ class GameStore:
             ) from None
         except sqlite3.DatabaseError as exc:
             self._close_refused()
+            no_room = _no_room(path, exc)
+            if no_room:
+                raise no_room from None
             raise StoreError(
                 f"The game log {path} is damaged or is not an Elephants Bluff game log ({exc}). "
                 "It was left as it is: move it away to start a fresh log, or restore a backup."
             ) from None
         except OSError as exc:
             self._close_refused()
-            raise StoreError(f"The game log {path} cannot be opened: {exc.strerror or exc}.") from None
+            raise _no_room(path, exc) or StoreError(f"The game log {path} cannot be opened: {exc.strerror or exc}.") from None
 
     def _close_refused(self) -> None:
         if self._db is not None:
             try:
                 self._db.close()
             except sqlite3.Error:
+                pass
+        for made in self._made_beside:  # SQLite removes them at a close, but not where the card had no room for it
+            try:
+                if made.exists() and (made.name.endswith("-shm") or made.stat().st_size == 0):
+                    made.unlink()
+            except OSError:
                 pass
 
     def _create(self) -> None:
@@ -226,6 +239,30 @@ class _NewerLog(Exception):
     def __init__(self, version: int) -> None:
         super().__init__(version)
         self.version = version
+
+
+#: the room below which a log that SQLite could not open with a "disk I/O error" is taken for one on a full card:
+#: its shared-memory file could not be made. Said as damage, it sent owners to move a whole log away.
+OPEN_ROOM = 1_000_000
+
+
+def _no_room(path: Path, exc: Exception) -> StoreError | None:
+    """The error for a log that could not be opened because its card is full, or None where room was not the cause
+    (a damaged page is named as damage, however full the card)."""
+    try:
+        free = shutil.disk_usage(path.parent).free
+    except OSError:
+        return None
+    said = str(exc).lower()
+    full = "full" in said or getattr(exc, "errno", None) == errno.ENOSPC or ("disk i/o error" in said and free < OPEN_ROOM)
+    if not full:
+        return None
+    return StoreError(
+        f"The game log {path} cannot be opened: the card it is on is full ({free / 1e6:.1f} MB free). It was left as it is.",
+        code="no_room",
+        todo="Free some room on the card (copy the instance folder off the Pi, then delete old Bluff photos from its frames "
+             "folder), then restart the companion. Do not move the log away or repair it: a full card alone does not damage it.",
+    )
 
 
 def _write_error(exc: sqlite3.OperationalError, doing: str) -> Exception:

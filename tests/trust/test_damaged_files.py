@@ -6,6 +6,7 @@ import hashlib
 import os
 import shutil
 import sqlite3
+import subprocess
 
 import pytest
 
@@ -201,3 +202,117 @@ def test_doctor_repair_run_with_sudo_leaves_the_log_to_the_service_user(tmp_path
     assert (path.stat().st_uid, path.stat().st_gid) == (service, service)
     aside = next(instance.glob("damaged-*"))
     assert aside.stat().st_uid == service and all(p.stat().st_uid == service for p in aside.iterdir())
+
+
+@pytest.fixture
+def card(tmp_path):
+    """A small real file system (tmpfs) as the Pi's card, and ``fill(leave)`` to leave only ``leave`` bytes free."""
+    folder = tmp_path / "card"
+    folder.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("this machine does not let the tests mount a small folder")
+
+    def fill(leave: int) -> None:
+        free = shutil.disk_usage(folder).free
+        with (folder / "filler").open("wb") as handle:  # the card's other files
+            handle.write(bytes(max(0, free - leave)))
+        assert shutil.disk_usage(folder).free <= leave + 4096
+
+    yield folder, fill
+    subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def _damaged_instance(folder):  # noqa: ANN001, ANN201
+    """An instance whose log of 30 games has its last page zeroed, as a cut write leaves it."""
+    instance = folder / "instance"
+    instance.mkdir()
+    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
+    path = real_log(instance / "game-log.sqlite3", games=30)
+    data = bytearray(path.read_bytes())
+    data[-4096:] = bytes(4096)
+    path.write_bytes(bytes(data))
+    return instance, path
+
+
+def _family(instance) -> dict[str, str]:  # noqa: ANN001
+    return {p.name: _digest(p) for p in instance.iterdir() if p.is_file()}
+
+
+@pytest.mark.parametrize("room", ["none-for-the-copy", "none-for-the-recovered-log"])
+def test_doctor_repair_on_a_full_card_changes_nothing_and_says_the_card_is_full(card, room):
+    """A full card is a common cause of a damaged log. The repair copied aside and then deleted the damaged log
+    before writing the recovered one: on a full card it stopped with a traceback halfway, the log gone. Now the
+    damaged log stays exactly as it was until the whole recovered log is written, and doctor says why it stopped."""
+    folder, fill = card
+    instance, path = _damaged_instance(folder)
+    assert doctor(instance, say=lambda line: None) == 1  # the owner's first look: refused, as serve refuses it
+    before = _family(instance)
+    size = path.stat().st_size
+    fill(size - 8192 if room == "none-for-the-copy" else size + 8192)  # room to open it (and find the damage)
+    said: list[str] = []
+    assert doctor(instance, repair=True, say=said.append) == 1
+    assert _family(instance) == before, "the damaged log was changed"
+    problem = [line for line in said if line.startswith("PROBLEM  ")][-1]
+    assert "the card is full (" in problem and "MB free" in problem and "Nothing was changed" in problem, said
+    assert "free some room on the card" in problem and "then run it again" in problem
+    asides = list(instance.glob("damaged-*"))
+    if room == "none-for-the-copy":
+        assert asides == [] and "could not be copied aside" in problem  # no part copy left to take for a whole one
+    else:
+        assert len(asides) == 1 and _digest(asides[0] / path.name) == before[path.name]
+        assert f"its copy in {asides[0].name}/" in problem
+    assert not list(instance.glob("*.repairing*"))
+    (folder / "filler").unlink()  # room made: the same command now repairs it
+    said.clear()
+    assert doctor(instance, repair=True, say=said.append) == 0, said
+    assert said[-1].startswith("repaired game-log.sqlite3: ") and not list(instance.glob("*.repairing*"))
+
+
+def test_two_repairs_in_the_same_second_keep_both_copies_aside(tmp_path, monkeypatch):
+    """The copy aside is named for the second it was made in: a second repair within it found the name taken and
+    stopped with a traceback (or, had it gone on, would have written over the first copy)."""
+    import companion.app.doctor as doctor_module
+
+    monkeypatch.setattr(doctor_module.time, "strftime", lambda fmt, *args: "20261207-120000")
+    instance, path = _damaged_instance(tmp_path)
+    first = _digest(path)
+    assert doctor(instance, repair=True, say=lambda line: None) == 0
+    data = bytearray(path.read_bytes())  # damaged again at once
+    data[-4096:] = bytes(4096)
+    path.write_bytes(bytes(data))
+    second = _digest(path)
+    said: list[str] = []
+    assert doctor(instance, repair=True, say=said.append) == 0
+    assert sorted(p.name for p in instance.glob("damaged-*")) == ["damaged-20261207-120000", "damaged-20261207-120000-2"]
+    assert _digest(instance / "damaged-20261207-120000" / path.name) == first
+    assert _digest(instance / "damaged-20261207-120000-2" / path.name) == second
+    assert any("to damaged-20261207-120000-2/" in line for line in said)
+
+
+def test_a_whole_log_on_a_full_card_is_refused_as_a_full_card_not_as_damage(card):
+    """SQLite says only "disk I/O error" when the card has no room for the file it keeps beside the log. The log was
+    called "damaged or not an Elephants Bluff game log", and the owner told to move it away for a fresh one; doctor
+    offered to repair it. The log is whole: the card wants room, and the log is left exactly as it was."""
+    folder, fill = card
+    instance = folder / "instance"
+    instance.mkdir()
+    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
+    path = real_log(instance / "game-log.sqlite3", games=30)
+    before = _family(instance)
+    fill(0)
+    with pytest.raises(StoreError) as caught:
+        GameStore(path)
+    assert caught.value.code == "no_room"
+    assert "cannot be opened: the card it is on is full (0.0 MB free). It was left as it is." in caught.value.message
+    assert "damaged" not in caught.value.message and "Free some room on the card" in caught.value.todo
+    assert _family(instance) == before, "the refused log was changed, or files were left beside it"
+    said: list[str] = []
+    assert doctor(instance, repair=True, say=said.append) == 1
+    assert any("Do not move the log away or repair it" in line for line in said), said
+    assert _family(instance) == before and not list(instance.glob("damaged-*"))
+    (folder / "filler").unlink()
+    store = GameStore(path)
+    try:
+        assert len(store.game_ids()) == 30
+    finally:
+        store.close()
