@@ -263,6 +263,48 @@ def _dice_shown(server: Server, cid: str) -> int:
     return len(challenge["reading"]["dice"]) if challenge["has_images"] else 3
 
 
+def test_the_bluffs_lists_games_follow_the_table_while_it_is_open(server: Server, new_context: Any) -> None:
+    """R15: the Bluffs list names each game by its round, or by its loser once it is over. Drawn once as the page
+    opened, a game that had ended there was still "round 1", and a game started since had no line to choose."""
+    game = server.new_game(["Ida", "Jo"], starter=0, path_length=2)
+    page = new_context()
+    page.goto(server.url + f"/bluffs?game={game['id']}")
+    option = page.locator(f'#game-select option[value="{game["id"]}"]')
+    expect(option).to_have_text("Ida, Jo (round 1)")
+    # R9: Ida claims 9 and Jo calls Bluff on 3 elephants: Ida moves 1 step, round 2.
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])
+    expect(option).to_have_text("Ida, Jo (round 2)")
+    expect(page.locator("#bluff-rows tr")).to_have_count(1)
+    # R10, R12: Ida claims 18 and Jo calls Bluff on 3: Ida moves 2 steps, onto the red square.
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])
+    expect(option).to_have_text("Ida, Jo (Ida lost)")
+    expect(page.locator("#bluff-rows tr")).to_have_count(2)
+    newer = server.new_game(["Kit", "Lou"], starter=0)  # the next game, started on the table's tablet
+    expect(page.locator("#game-select option").first).to_have_text("Kit, Lou (round 1)")
+    expect(page.locator("#game-select option").first).to_have_attribute("value", newer["id"])
+    expect(page.locator("#game-select")).to_have_value(game["id"])  # the game being looked at stays chosen
+    expect(page.locator("#bluff-rows tr")).to_have_count(2)
+
+
+def test_a_bluffs_list_opened_before_the_first_game_lists_it_once_it_starts(own_server: Any, new_context: Any) -> None:
+    """A list opened on a table that had played no game said so and stayed so: its first game, and its Bluffs, never
+    came without a reload."""
+    server = own_server.start()
+    page = new_context()
+    page.goto(server.url + "/bluffs")
+    expect(page.locator("#bluffs-empty")).to_have_text("No game has been played yet.")
+    expect(page.locator("#live")).to_have_attribute("data-state", "on")
+    game = server.new_game(["Ida", "Jo"], starter=0)
+    expect(page.locator("#game-select")).to_have_value(game["id"])
+    expect(page.locator("#bluffs-empty")).to_have_text("Nobody has called Bluff in this game yet.")
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])
+    expect(page.locator("#bluff-rows tr")).to_have_count(1)
+    expect(page.locator("#bluffs-empty")).to_be_hidden()
+
+
 def test_a_disputed_roll_is_corrected_and_redecided(server: Server, new_context: Any) -> None:
     game, cid = _bluffed_game(server)
     page = new_context()

@@ -66,12 +66,6 @@
     select.replaceChildren(...data.games.map((g) => el("option", { value: g.id, text: gameLabel(g) })));
     const wanted = new URLSearchParams(window.location.search).get("game");
     const chosen = data.games.some((g) => g.id === wanted) ? wanted : data.current || (data.games[0] && data.games[0].id);
-    if (!chosen) {
-      $("bluffs-empty").textContent = t("bluffs_no_games");
-      $("bluffs-empty").hidden = false;
-      return;
-    }
-    select.value = chosen;
     $("only-disputed").addEventListener("change", () => { if (lastGame) show(lastGame); });
     select.addEventListener("change", () => {
       const url = new URL(window.location.href);
@@ -79,9 +73,29 @@
       window.history.replaceState(null, "", url.toString());
       show(select.value);
     });
-    await show(chosen);
-    // A Bluff called while this list is open appears by itself.
-    EB.live("/api/events?game=" + encodeURIComponent(chosen), (state) => { if (state.id === select.value) show(state.id); });
+    if (chosen) {
+      select.value = chosen;
+      await show(chosen);
+    } else {
+      $("bluffs-empty").textContent = t("bluffs_no_games");
+      $("bluffs-empty").hidden = false;
+    }
+    // A Bluff called while this list is open appears by itself, and the games' list follows the table (a first game
+    // started on a list that had none is chosen: a list has one game chosen whenever it has any).
+    EB.live("/api/events" + (chosen ? "?game=" + encodeURIComponent(chosen) : ""), (state) => {
+      listGame(state);
+      if (state.id === select.value) show(state.id);
+    });
+  }
+
+  /** The games' list as the live stream tells it: a game's round, or its end, as it is now, and a game started since
+      the page opened, at the top (newest first, as ``GET /api/games`` lists them). A list drawn at the start named a
+      game that had ended "round 3" for good, and had no line for the next one. */
+  function listGame(state) {
+    const select = $("game-select");
+    const option = [...select.options].find((o) => o.value === state.id);
+    if (option) option.textContent = gameLabel(state);
+    else if (state.events === 1) select.prepend(el("option", { value: state.id, text: gameLabel(state) }));
   }
 
   document.addEventListener("DOMContentLoaded", () => EB.busyWhile(start())); // busy until drawn (body[data-busy])
