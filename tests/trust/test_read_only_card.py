@@ -104,3 +104,24 @@ def test_health_says_when_the_game_log_turned_read_only_mid_evening(card):
         assert moved.status_code >= 500 and "nothing was changed" in moved.get_json()["message"].lower()
     finally:
         app.extensions["elephants_bluff"].close()
+
+
+def test_a_set_up_shot_on_a_card_turned_read_only_is_refused_in_words(card):
+    """"Show each face" writes the die's crop beside the game log: on a card turned read-only mid-evening it was the
+    framework's "internal error"; it now says the card turned read-only, and what to do."""
+    import numpy as np
+
+    from companion.app.settings import Settings
+    from companion.app.web import create_app
+
+    app = create_app(card.path / "instance", simulate=True, settings=Settings.defaults().with_overrides(table__pin=PIN_HEADERS["X-Table-Pin"]))
+    try:
+        client = app.test_client()
+        app.extensions["elephants_bluff"].dice_source.frame_source.rng = np.random.default_rng(11)  # one die, read as one
+        client.post("/api/sim/dice", json={"values": [4]}, headers=PIN_HEADERS)
+        card.read_only()
+        shot = client.post("/api/setup/face", json={"top": 4}, headers=PIN_HEADERS)
+        assert shot.status_code == 500 and shot.get_json()["error"] == "file_error", shot.get_data(as_text=True)
+        assert shot.get_json()["message"].startswith("The companion's card has turned read-only (a card that fails does)")
+    finally:
+        app.extensions["elephants_bluff"].close()

@@ -189,17 +189,25 @@ class OwnerDataset:
             added = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
             new = []
             token = hashlib.sha256(version.encode()).hexdigest()[:6]
-            for i, (box, top) in enumerate(zip(boxes, tops)):
-                name = f"crops/{challenge_id}-{i + 1}-{token}.png"
-                ok, png = cv2.imencode(".png", die_crop(frame, box))
-                if not ok:
-                    continue
-                atomic_write(self.folder / name, png.tobytes())
-                new.append(Row(name, seen_face(int(top), self.camera_view, self.opposite), split, challenge_id, version, added, model))
-            rows += new
-            pruned = rows[:-self.max_crops] if len(rows) > self.max_crops else []
-            rows = rows[len(pruned):]
-            self._write(rows)
+            try:
+                for i, (box, top) in enumerate(zip(boxes, tops)):
+                    name = f"crops/{challenge_id}-{i + 1}-{token}.png"
+                    ok, png = cv2.imencode(".png", die_crop(frame, box))
+                    if not ok:
+                        continue
+                    atomic_write(self.folder / name, png.tobytes())
+                    new.append(Row(name, seen_face(int(top), self.camera_view, self.opposite), split, challenge_id, version, added, model))
+                rows += new
+                pruned = rows[:-self.max_crops] if len(rows) > self.max_crops else []
+                rows = rows[len(pruned):]
+                self._write(rows)
+            except OSError:
+                # a full card: the list was not changed, so the crops written for it go too (no file the list
+                # does not name is left behind, where nothing would ever remove it)
+                for row in new:
+                    if row.file not in dropped:
+                        (self.folder / row.file).unlink(missing_ok=True)
+                raise
             for name in dropped - {r.file for r in rows} | {r.file for r in pruned}:
                 try:
                     (self.folder / name).unlink()

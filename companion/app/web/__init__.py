@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import secrets
 import socket
 from pathlib import Path
@@ -12,7 +13,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion import __version__
 from companion.app.settings import CONFIG_NAME, Settings
-from companion.core.errors import ElephantsBluffError, InstanceFileError
+from companion.core.errors import ElephantsBluffError, InstanceFileError, InsufficientStorage
 from companion.core.files import atomic_write
 
 
@@ -68,6 +69,24 @@ def create_app(instance_path: str | Path | None = None, *, simulate: bool = Fals
     def _our_error(exc: ElephantsBluffError):  # noqa: ANN202
         response = jsonify(exc.to_json())
         response.status_code = exc.status
+        return response
+
+    @app.errorhandler(OSError)
+    def _file_error(exc: OSError):  # noqa: ANN202
+        """A write the card refused, said in words: a full card is the 507 the game log's own refusals are (the
+        set-up's shots and the empty tray's photo met it as the framework's "internal error"); any other file error
+        is a 500 naming it. The game log's writes say this themselves; this is for the files beside it."""
+        if isinstance(exc, ElephantsBluffError):
+            return _our_error(exc)
+        if exc.errno == errno.ENOSPC:
+            return _our_error(InsufficientStorage("The companion's disk is full, so this could not be saved. Free some space (old Bluff photos can go) and try again."))
+        app.logger.exception("a file could not be read or written")
+        if exc.errno == errno.EROFS:  # a failing card is remounted read-only by the kernel
+            words = "The companion's card has turned read-only (a card that fails does), so this could not be saved: copy the instance folder off it and use another card."
+        else:
+            words = f"The companion could not read or write one of its files ({exc.strerror or exc}). Try again; if it happens again, run `elephants-bluff doctor`."
+        response = jsonify({"error": "file_error", "message": words})
+        response.status_code = 500
         return response
 
     @app.errorhandler(HTTPException)
