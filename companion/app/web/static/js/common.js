@@ -55,6 +55,7 @@ const EB = (() => {
     if (!(err instanceof ApiError) || err.status === 0) return t("err_network"); // fetch itself failed: no answer came
     if (err.status === 401) return t("err_pin");
     if (err.status === 429 || err.code === "too_many_attempts") return t("err_locked");
+    if (err.code === "disk_full") return t("err_disk_full"); // "try again" alone would fail again: room is wanted first
     if (err.code === "game_followed") return t("err_game_followed"); // a correction that would reopen a game played on from
     if (err.code === "moved_on") return t("err_moved_on"); // a tap on a screen the game had moved on from
     if (err.code === "game_left") return t("err_game_left"); // a move in a game left for a newer one
