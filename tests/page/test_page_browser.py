@@ -659,6 +659,31 @@ def test_the_set_up_keeps_its_line_on_the_game_in_progress_true_as_another_table
     expect(page.locator("#board")).to_be_hidden()
 
 
+def test_a_game_a_correction_lets_go_on_is_offered_on_the_set_up_not_forced_on_it(server: Server, new_context: Any) -> None:
+    """R15, R12: the set-up is open after a game ended; another tablet corrects that game's last Bluff and the game
+    goes on. The set-up offers it to resume, in place of its end, and stays: the page used to say nothing, then pull
+    the set-up away to the game at its next minute's look, under a table typing names for a new game."""
+    game = server.new_game(["Ida", "Jo"], starter=0, path_length=3)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])  # R9: 3 < 9, Ida moves 1 step
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    last = settle_bluff(server, game["id"], [1, 1, 1])  # R10: 3 < 18, Ida moves 2 steps, onto the red square
+    page = new_context(viewport=TABLET)
+    page.goto(server.url + "/")
+    unlock(page)
+    expect(page.locator("#setup-last")).to_contain_text("Last game: Ida lost.")
+    page.locator("#seat-list .seat-name").first.fill("Kit")
+    fixed = server.api("POST", f"/api/challenges/{last['id']}/correct", {"dice": [6, 6, 6], "after_game_over": True})
+    assert fixed.status_code == 200, fixed.text  # R10: 18 was there, so Jo moves 2 steps instead; nobody has lost
+    expect(page.locator("#setup-resume-text")).to_have_text("A game is in progress: Ida, Jo, round 3.")
+    expect(page.locator("#setup-last")).to_be_hidden()
+    settled(page)
+    expect(page.locator("#setup")).to_be_visible()
+    expect(page.locator("#seat-list .seat-name").first).to_have_value("Kit")
+    page.click("#resume-button")
+    expect(page.locator("#turn-name")).to_have_text("Jo's turn")
+
+
 def test_two_youngest_of_the_same_age_are_asked_which_starts(server: Server, new_context: Any) -> None:
     """R3: the youngest starts. Twins of ten and a grown-up: the page does not pick one of the twins by seat without a
     word; it asks the table, with the twins' names, the starter list set to the first of them."""

@@ -658,10 +658,11 @@
     checkHealthSoon();
     if (mode === "board" && game && state.id !== game.id && state.events > 1) return; // another game's move
     if (mode === "setup") {
-      // only a game started since the set-up was drawn pulls it away (the stream sends the game in progress again
-      // when it comes back, and a game with no move yet has one event too); the game it offers to resume is redrawn
-      if (state.id === setupSaw) { refreshSetup(); return; }
-      if (state.events !== 1) return;
+      // Only a game started since the set-up was drawn pulls it away (the stream sends the game in progress again
+      // when it comes back, and a game with no move yet has one event too). Any other game's move redraws the
+      // set-up's lines: the round of the game it offers to resume, that game's end, or a finished game that a
+      // correction on another tablet let go on, offered to resume (the minute's look pulled the set-up away to it).
+      if (state.id === setupSaw || state.events !== 1) { refreshSetup(); return; }
     }
     if (state.last_correction && state.last_correction.event === state.events) challenges.clear(); // re-read the corrected Bluff
     if (mode === "loading") return;
