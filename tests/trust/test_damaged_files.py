@@ -13,6 +13,7 @@ import pytest
 from companion.app.doctor import doctor
 from companion.app.settings import CONFIG_NAME, Settings, all_settings, render_config
 from companion.app.store import GameStore
+from companion.app.web.safe_mode import create_safe_app
 from companion.core.errors import InsufficientStorage, SettingsError, StoreError
 
 from .conftest import PIN, PIN_HEADERS, start_game
@@ -305,6 +306,8 @@ def test_a_whole_log_on_a_full_card_is_refused_as_a_full_card_not_as_damage(card
     assert caught.value.code == "no_room"
     assert "cannot be opened: the card it is on is full (0.0 MB free). It was left as it is." in caught.value.message
     assert "damaged" not in caught.value.message and "Free some room on the card" in caught.value.todo
+    page = create_safe_app(caught.value, str(path)).test_client().get("/").get_data(as_text=True)
+    assert "The card the game log is on is full" in page and "Do not move the log away or repair it" in page
     assert _family(instance) == before, "the refused log was changed, or files were left beside it"
     said: list[str] = []
     assert doctor(instance, repair=True, say=said.append) == 1

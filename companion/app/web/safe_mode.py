@@ -79,7 +79,7 @@ def describe(problem: ElephantsBluffError, file: str | None = None) -> dict[str,
     if isinstance(problem, StoreError):
         return {
             "error": "bad_game_log",
-            "headline": "The game log cannot be used",
+            "headline": "The card the game log is on is full" if problem.code == "no_room" else "The game log cannot be used",
             "file": file,
             "setting": "storage.database",
             "why": problem.message,
