@@ -38,7 +38,7 @@ from urllib.parse import unquote, urlparse
 from limits.storage import MovingWindowSupport, Storage
 
 from companion.core.errors import InstanceFileError
-from companion.core.files import unwritable
+from companion.core.files import full_card, not_beside, take_away, unwritable
 
 AUTH_NAME = "auth.sqlite3"
 _SCHEMA = """
@@ -65,6 +65,8 @@ def _connect(path: Path) -> sqlite3.Connection:
     if why is not None:
         raise InstanceFileError(str(path), f"the file of the devices' sessions cannot be written: {why}",
                                 "Make it writable, then restart the companion.")
+    made = not_beside(path)
+    db = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
@@ -72,10 +74,19 @@ def _connect(path: Path) -> sqlite3.Connection:
         db.execute("PRAGMA synchronous=NORMAL")
         db.executescript(_SCHEMA)
         return db
-    except sqlite3.DatabaseError as exc:
-        raise InstanceFileError(str(path), f"the file of the devices' sessions is damaged ({exc})",
-                                "Move it away and restart the companion: a fresh one is made, and every device types the PIN again.") from None
-    except OSError as exc:
+    except (sqlite3.DatabaseError, OSError) as exc:
+        if db is not None:
+            db.close()
+        take_away(made)  # a refused file is left with only what was there before
+        free_mb = full_card(path, exc)
+        if free_mb is not None:
+            raise InstanceFileError(str(path), f"the file of the devices' sessions cannot be opened: the card it is on is full ({free_mb:.1f} MB free)",
+                                    "Free some room on the card (old Bluff photos in the frames folder can go), then restart the companion. "
+                                    "Do not move the file away: a full card alone does not damage it.") from None
+        if isinstance(exc, sqlite3.DatabaseError):
+            raise InstanceFileError(str(path), f"the file of the devices' sessions is damaged ({exc})",
+                                    "Run `elephants-bluff doctor --repair` (it moves the file aside), or move it away yourself, then restart "
+                                    "the companion: a fresh one is made, every device types the PIN again, and no game is lost.") from None
         raise InstanceFileError(str(path), f"the file of the devices' sessions cannot be opened: {exc.strerror or exc}",
                                 "Make the instance folder writable (or free the disk), then restart the companion.") from None
 

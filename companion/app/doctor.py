@@ -14,7 +14,6 @@ newer version's, or one on a full card) is never repaired.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import shutil
@@ -27,7 +26,8 @@ from typing import Callable
 from companion.app.auth import AUTH_NAME
 from companion.app.settings import CONFIG_NAME, Settings
 from companion.app.store import GameStore
-from companion.core.errors import InsufficientStorage, SettingsError, StoreError
+from companion.core.errors import SettingsError, StoreError
+from companion.core.files import full_card, not_beside, take_away
 
 
 #: how far the fresh log's write-ahead file may grow while the recovered games are written into it (SQLite's
@@ -61,19 +61,51 @@ def doctor(instance: Path, *, repair: bool = False, say: Callable[[str], None] =
             ok = False
     auth = instance / AUTH_NAME
     if auth.exists():
+        made = not_beside(auth)
         try:
             db = sqlite3.connect(f"file:{auth}?mode=ro", uri=True)
             try:
                 result = db.execute("PRAGMA quick_check").fetchone()[0]
             finally:
                 db.close()
+                take_away(made)  # looked at, not changed: not even the files SQLite makes beside it
             if result != "ok":
                 raise sqlite3.DatabaseError(result)
             say(f"ok       {AUTH_NAME}")
         except sqlite3.DatabaseError as exc:
-            say(f"PROBLEM  {AUTH_NAME}: damaged ({exc}). Move it away: every device then types the PIN again, and no game is lost.")
-            ok = False
+            free_mb = full_card(auth, exc)
+            if free_mb is not None:  # not damage: nothing to move
+                say(f"PROBLEM  {AUTH_NAME}: cannot be opened: the card is full ({free_mb:.1f} MB free). Free some room on the card; "
+                    "the file is not damaged by it.")
+                ok = False
+            elif repair:
+                say(f"PROBLEM  {AUTH_NAME}: damaged ({exc}).")
+                ok = _move_sessions_aside(auth, say) and ok
+            else:
+                say(f"PROBLEM  {AUTH_NAME}: damaged ({exc}). Run `elephants-bluff doctor --repair` to move it aside: every "
+                    "device then types the PIN again, and no game is lost.")
+                ok = False
     return 0 if ok else 1
+
+
+def _move_sessions_aside(auth: Path, say: Callable[[str], None]) -> bool:
+    """The damaged file of the devices' sessions moved (not copied: it holds no game) to a ``damaged-<time>/`` folder;
+    the next start makes a fresh one, and every device types the PIN again."""
+    aside = _free_name(auth.parent, f"damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    family = [name for name in (auth.name, auth.name + "-wal", auth.name + "-shm", auth.name + "-journal") if (auth.parent / name).exists()]
+    owner = auth.stat()
+    try:
+        aside.mkdir()
+        for name in family:
+            os.replace(auth.parent / name, aside / name)
+    except OSError as exc:
+        why, todo = _why(exc, auth.parent, 0)
+        say(f"PROBLEM  {auth.name} could not be moved aside to {aside.name}/: {why}. Move it away yourself, or {todo}")
+        return False
+    _give_back(owner, [aside])
+    say(f"moved    {', '.join(family)} to {aside.name}/ (kept): the next start makes a fresh one; every device types the PIN "
+        "again, and no game is lost")
+    return True
 
 
 def _repair_log(log: Path, say: Callable[[str], None]) -> bool:
@@ -140,8 +172,7 @@ def _card_full(exc: Exception, folder: Path, needs: int) -> str | None:
     a full card says "database or disk is full", or only "disk I/O error" (its shared memory could not grow): the
     room left is looked at too."""
     free = shutil.disk_usage(folder).free
-    said_full = isinstance(exc, InsufficientStorage) or (isinstance(exc, OSError) and exc.errno == errno.ENOSPC) or "disk is full" in str(exc)
-    if not said_full and free >= needs:
+    if full_card(folder / "any", exc) is None and free >= needs:  # the store's own 507 says "disk is full" too
         return None
     return f"the card is full ({free / 1e6:.1f} MB free; this step needs up to {needs / 1e6:.1f} MB)"
 

@@ -11,16 +11,14 @@ and never replaced: it may hold the only record of a game.
 
 from __future__ import annotations
 
-import errno
 import json
-import shutil
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
 from companion.core.errors import InsufficientStorage, NotAllowed, StoreError
-from companion.core.files import unwritable
+from companion.core.files import full_card, not_beside, take_away, unwritable
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x45424C46  # "EBLF": marks the file as ours
@@ -71,7 +69,7 @@ class GameStore:
             raise StoreError(f"The game log {path} cannot be written: {why}. Nothing was changed in it.",
                              todo="Keep the file (its games are whole): make it writable, or copy the instance folder to a card that works, then restart the companion.")
         # what SQLite makes beside the log when it opens it: a refused log is left with only what was there before
-        self._made_beside = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm") if not path.with_name(path.name + suffix).exists()]
+        self._made_beside = not_beside(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10)
@@ -114,12 +112,7 @@ class GameStore:
                 self._db.close()
             except sqlite3.Error:
                 pass
-        for made in self._made_beside:  # SQLite removes them at a close, but not where the card had no room for it
-            try:
-                if made.exists() and (made.name.endswith("-shm") or made.stat().st_size == 0):
-                    made.unlink()
-            except OSError:
-                pass
+        take_away(self._made_beside)
 
     def _create(self) -> None:
         self._db.executescript("BEGIN;" + _SCHEMA + f"PRAGMA application_id={APPLICATION_ID}; PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
@@ -241,24 +234,13 @@ class _NewerLog(Exception):
         self.version = version
 
 
-#: the room below which a log that SQLite could not open with a "disk I/O error" is taken for one on a full card:
-#: its shared-memory file could not be made. Said as damage, it sent owners to move a whole log away.
-OPEN_ROOM = 1_000_000
-
-
 def _no_room(path: Path, exc: Exception) -> StoreError | None:
-    """The error for a log that could not be opened because its card is full, or None where room was not the cause
-    (a damaged page is named as damage, however full the card)."""
-    try:
-        free = shutil.disk_usage(path.parent).free
-    except OSError:
-        return None
-    said = str(exc).lower()
-    full = "full" in said or getattr(exc, "errno", None) == errno.ENOSPC or ("disk i/o error" in said and free < OPEN_ROOM)
-    if not full:
+    """The error for a log that could not be opened because its card is full (``full_card``), or None."""
+    free_mb = full_card(path, exc)
+    if free_mb is None:
         return None
     return StoreError(
-        f"The game log {path} cannot be opened: the card it is on is full ({free / 1e6:.1f} MB free). It was left as it is.",
+        f"The game log {path} cannot be opened: the card it is on is full ({free_mb:.1f} MB free). It was left as it is.",
         code="no_room",
         todo="Free some room on the card (copy the instance folder off the Pi, then delete old Bluff photos from its frames "
              "folder), then restart the companion. Do not move the log away or repair it: a full card alone does not damage it.",

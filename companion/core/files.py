@@ -103,3 +103,48 @@ def unwritable(path: Path | str) -> str | None:
             return None  # no folder yet: it is made at the first write
         return f"its folder cannot be written ({exc.strerror or exc})"
     return None
+
+
+#: the room below which a SQLite file that will not open with a "disk I/O error" is taken for one on a full card:
+#: SQLite could not make the shared-memory file it keeps beside it. Said as damage, it sent owners to move whole
+#: files away.
+OPEN_ROOM = 1_000_000
+
+
+def full_card(path: Path | str, exc: BaseException) -> float | None:
+    """The megabytes free beside ``path`` where opening or writing it failed (``exc``) because the card is full, or
+    None where room was not the cause: a damaged page is damage however full the card is.
+
+    >>> import tempfile, pathlib
+    >>> full_card(pathlib.Path(tempfile.mkdtemp()) / "log.sqlite3", OSError(errno.ENOSPC, "No space left on device")) is not None
+    True
+    """
+    import shutil
+
+    try:
+        free = shutil.disk_usage(Path(path).parent).free
+    except OSError:
+        return None
+    said = str(exc).lower()
+    if "full" in said or getattr(exc, "errno", None) == errno.ENOSPC or ("disk i/o error" in said and free < OPEN_ROOM):
+        return free / 1e6
+    return None
+
+
+def not_beside(path: Path | str) -> list[Path]:
+    """The files SQLite makes beside a database it opens (``-wal``, ``-shm``) that are not there now: what a refused
+    open must take away again (``take_away``), so a file refused is left with only what was there before."""
+    path = Path(path)
+    return [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm") if not path.with_name(path.name + suffix).exists()]
+
+
+def take_away(made: list[Path]) -> None:
+    """Of ``not_beside``'s files, those a refused open left: SQLite removes them at a close, but not where the card had
+    no room for it. A ``-wal`` with anything in it stays: it may hold what was written."""
+    for file in made:
+        try:
+            if file.exists() and (file.name.endswith("-shm") or file.stat().st_size == 0):
+                file.unlink()
+        except OSError:
+            pass
+

@@ -10,11 +10,12 @@ import subprocess
 
 import pytest
 
+from companion.app.auth import AuthStore
 from companion.app.doctor import doctor
 from companion.app.settings import CONFIG_NAME, Settings, all_settings, render_config
 from companion.app.store import GameStore
 from companion.app.web.safe_mode import create_safe_app
-from companion.core.errors import InsufficientStorage, SettingsError, StoreError
+from companion.core.errors import InstanceFileError, InsufficientStorage, SettingsError, StoreError
 
 from .conftest import PIN, PIN_HEADERS, start_game
 from .test_corrupt_store import real_log
@@ -159,8 +160,43 @@ def test_the_sessions_file_damaged_is_named_by_doctor_and_never_touches_the_game
     (instance / "auth.sqlite3").write_bytes(b"SQLite format 3\x00" + bytes(200))
     lines: list[str] = []
     assert doctor(instance, say=lines.append) == 1
-    assert any("auth.sqlite3" in line and "no game is lost" in line for line in lines)
-    shutil.rmtree(instance / "auth.sqlite3", ignore_errors=True)
+    assert any("auth.sqlite3" in line and "no game is lost" in line and "doctor --repair" in line for line in lines)
+    damaged = (instance / "auth.sqlite3").read_bytes()
+    log = _digest(instance / "game-log.sqlite3")
+    with pytest.raises(InstanceFileError) as refused:  # what serve's safe mode says
+        AuthStore(instance / "auth.sqlite3")
+    assert "is damaged" in refused.value.why and "doctor --repair" in refused.value.todo
+    # --repair moves it aside (it holds no game): the next start makes a fresh one
+    lines.clear()
+    assert doctor(instance, repair=True, say=lines.append) == 0, lines
+    aside = next(instance.glob("damaged-*"))
+    assert (aside / "auth.sqlite3").read_bytes() == damaged and not (instance / "auth.sqlite3").exists()
+    assert any(line.startswith("moved    auth.sqlite3 to damaged-") and "no game is lost" in line for line in lines)
+    assert _digest(instance / "game-log.sqlite3") == log
+    AuthStore(instance / "auth.sqlite3").close()
+    assert doctor(instance, say=lines.append) == 0
+
+
+def test_a_sessions_file_on_a_full_card_is_said_as_a_full_card_and_never_moved(card, tmp_path):
+    """As the game log: SQLite's "disk I/O error" on a full card read as a damaged file, to be moved away."""
+    folder, fill = card
+    instance = folder / "instance"
+    instance.mkdir()
+    elsewhere = tmp_path / "log-elsewhere"  # the game log kept on another disk (storage.database), so it opens
+    elsewhere.mkdir()
+    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN, "storage.database": str(elsewhere / "game-log.sqlite3")}))
+    real_log(elsewhere / "game-log.sqlite3", games=2)
+    AuthStore(instance / "auth.sqlite3").close()
+    before = _family(instance)
+    fill(0)
+    with pytest.raises(InstanceFileError) as refused:
+        AuthStore(instance / "auth.sqlite3")
+    assert "the card it is on is full (0.0 MB free)" in refused.value.why and "damaged" not in refused.value.why
+    assert "Do not move the file away" in refused.value.todo
+    said: list[str] = []
+    assert doctor(instance, repair=True, say=said.append) == 1
+    assert any("auth.sqlite3: cannot be opened: the card is full" in line for line in said), said
+    assert _family(instance) == before and not list(instance.glob("damaged-*"))
 
 
 def test_a_log_a_newer_version_wrote_is_not_called_damaged_and_never_repaired_into_the_old_format(tmp_path):
