@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import subprocess
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -51,6 +53,36 @@ def client(app):
 @pytest.fixture
 def services(app):
     return app.extensions["elephants_bluff"]
+
+
+@pytest.fixture
+def small_card(tmp_path: Path) -> Iterator[Any]:
+    """A small real file system (a 16 MB tmpfs) standing for the Pi's SD card: ``card.path`` is its folder,
+    ``card.fill(leave)`` leaves only ``leave`` bytes free (to a page of 4 kB), ``card.empty()`` makes the room again.
+    Needs root and mount: skipped where the machine forbids them."""
+    folder = tmp_path / "card"
+    folder.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("this machine does not let the tests mount a small folder")
+
+    class Card:
+        path = folder
+
+        @staticmethod
+        def fill(leave: int = 0) -> None:
+            free = shutil.disk_usage(folder).free
+            with (folder / "filler").open("wb") as handle:  # the card's other files
+                handle.write(bytes(max(0, free - leave)))
+            assert shutil.disk_usage(folder).free <= leave + 4096
+
+        @staticmethod
+        def empty() -> None:
+            (folder / "filler").unlink()
+
+    try:
+        yield Card
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
 
 
 def free_port() -> int:

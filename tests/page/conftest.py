@@ -5,7 +5,6 @@ collects console errors so each test can assert there were none."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -66,36 +65,19 @@ class ServeProcess:
 
 
 @pytest.fixture
-def card_server(tmp_path: Path) -> Iterator[tuple[Server, Any]]:
-    """A server whose game log lies on a small card of its own (a real tmpfs), with the card: ``card.fill()`` leaves
-    it no room, ``card.empty()`` makes room again. The rest of the instance folder (the server's own log among it)
-    stays on this machine's disk."""
+def card_server(tmp_path: Path, small_card: Any) -> Iterator[tuple[Server, Any]]:
+    """A server whose game log lies on a small card of its own (``small_card``, a real tmpfs), with the card. The rest
+    of the instance folder (the server's own log among it) stays on this machine's disk."""
     from companion.app.settings import all_settings, render_config
 
-    card = tmp_path / "card"
-    card.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(card)], capture_output=True).returncode != 0:
-        pytest.skip("this machine does not let the tests mount a small folder")
     instance = tmp_path / "instance"
     instance.mkdir()
-    (instance / "config.toml").write_text(render_config(all_settings(), {"table.pin": PIN, "storage.database": str(card / "game-log.sqlite3")}))
-
-    class Card:
-        @staticmethod
-        def fill() -> None:
-            with (card / "filler").open("wb") as handle:
-                handle.write(bytes(shutil.disk_usage(card).free))
-
-        @staticmethod
-        def empty() -> None:
-            (card / "filler").unlink()
-
+    (instance / "config.toml").write_text(render_config(all_settings(), {"table.pin": PIN, "storage.database": str(small_card.path / "game-log.sqlite3")}))
     process = ServeProcess(instance, free_port())
     try:
-        yield process.start(), Card
+        yield process.start(), small_card
     finally:
         process.stop()
-        subprocess.run(["umount", "-l", str(card)], capture_output=True)
 
 
 @pytest.fixture(scope="session")

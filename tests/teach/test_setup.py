@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import csv
 import importlib.util
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -260,30 +258,24 @@ def test_a_wide_pi_camera_whose_bend_is_not_measured_is_said_until_the_chessboar
     assert not [h for h in client.get("/api/setup/check", headers=H).json["hints"] if h["code"] == "lens"]
 
 
-def test_a_shot_on_a_full_card_is_refused_in_words_and_keeps_nothing(tmp_path):
+def test_a_shot_on_a_full_card_is_refused_in_words_and_keeps_nothing(small_card):
     """"Show each face" on a card that has filled: the framework's "internal error" (500) was all the page heard.
     It is the game log's own 507 ``disk_full``, in words, and the table's dataset is as it was. On a real small
     tmpfs."""
-    card = tmp_path / "card"
-    card.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(card)], capture_output=True).returncode != 0:
-        pytest.skip("this machine does not let the tests mount a small folder")
+    instance = small_card.path / "instance"
+    app = create_app(instance, simulate=True, settings=Settings.defaults().with_overrides(table__pin=PIN))
+    services = app.extensions["elephants_bluff"]
     try:
-        app = create_app(card / "instance", simulate=True, settings=Settings.defaults().with_overrides(table__pin=PIN))
-        services = app.extensions["elephants_bluff"]
-        try:
-            client = app.test_client()
-            services.dice_source.frame_source.rng = np.random.default_rng(11)  # the fixed rendering of the test above
-            client.post("/api/sim/dice", json={"values": [4]}, headers=H)
-            (card / "filler").write_bytes(bytes(shutil.disk_usage(card).free))
-            shot = client.post("/api/setup/face", json={"top": 4}, headers=H)
-            assert shot.status_code == 507 and shot.json["error"] == "disk_full", shot.get_data(as_text=True)
-            assert shot.json["message"] == "The companion's disk is full, so this could not be saved. Free some space (old Bluff photos can go) and try again."
-            assert _rows(card / "instance") == [] and not list((card / "instance" / "owner-dataset" / "crops").glob("*"))
-            (card / "filler").unlink()
-            again = client.post("/api/setup/face", json={"top": 4}, headers=H)
-            assert again.status_code == 200 and len(_rows(card / "instance")) == 1
-        finally:
-            services.close()
+        client = app.test_client()
+        services.dice_source.frame_source.rng = np.random.default_rng(11)  # the fixed rendering of the test above
+        client.post("/api/sim/dice", json={"values": [4]}, headers=H)
+        small_card.fill()
+        shot = client.post("/api/setup/face", json={"top": 4}, headers=H)
+        assert shot.status_code == 507 and shot.json["error"] == "disk_full", shot.get_data(as_text=True)
+        assert shot.json["message"] == "The companion's disk is full, so this could not be saved. Free some space (old Bluff photos can go) and try again."
+        assert _rows(instance) == [] and not list((instance / "owner-dataset" / "crops").glob("*"))
+        small_card.empty()
+        again = client.post("/api/setup/face", json={"top": 4}, headers=H)
+        assert again.status_code == 200 and len(_rows(instance)) == 1
     finally:
-        subprocess.run(["umount", "-l", str(card)], capture_output=True)
+        services.close()

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sqlite3
-import subprocess
 
 import pytest
 
@@ -76,14 +74,25 @@ def test_doctor_repair_copies_the_files_aside_and_recovers_the_games_of_the_wal(
     assert doctor(instance, say=lines.append) == 0
 
 
-def test_a_zeroed_last_page_is_refused_at_start_and_doctor_recovers_the_other_games(tmp_path):
-    instance = tmp_path / "instance"
-    instance.mkdir()
-    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
-    path = real_log(instance / "game-log.sqlite3", games=30)
+def _zero_last_page(path) -> None:  # noqa: ANN001
+    """The log's last page zeroed, as a cut write leaves it (SQLite's own check passes it)."""
     data = bytearray(path.read_bytes())
     data[-4096:] = bytes(4096)
     path.write_bytes(bytes(data))
+
+
+def _damaged_instance(folder):  # noqa: ANN001, ANN201
+    """An instance whose log of 30 games has its last page zeroed."""
+    instance = folder / "instance"
+    instance.mkdir()
+    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
+    path = real_log(instance / "game-log.sqlite3", games=30)
+    _zero_last_page(path)
+    return instance, path
+
+
+def test_a_zeroed_last_page_is_refused_at_start_and_doctor_recovers_the_other_games(tmp_path):
+    instance, path = _damaged_instance(tmp_path)
     before = _digest(path)
     with pytest.raises(StoreError) as caught:
         GameStore(path)
@@ -177,10 +186,9 @@ def test_the_sessions_file_damaged_is_named_by_doctor_and_never_touches_the_game
     assert doctor(instance, say=lines.append) == 0
 
 
-def test_a_sessions_file_on_a_full_card_is_said_as_a_full_card_and_never_moved(card, tmp_path):
+def test_a_sessions_file_on_a_full_card_is_said_as_a_full_card_and_never_moved(small_card, tmp_path):
     """As the game log: SQLite's "disk I/O error" on a full card read as a damaged file, to be moved away."""
-    folder, fill = card
-    instance = folder / "instance"
+    instance = small_card.path / "instance"
     instance.mkdir()
     elsewhere = tmp_path / "log-elsewhere"  # the game log kept on another disk (storage.database), so it opens
     elsewhere.mkdir()
@@ -188,7 +196,7 @@ def test_a_sessions_file_on_a_full_card_is_said_as_a_full_card_and_never_moved(c
     real_log(elsewhere / "game-log.sqlite3", games=2)
     AuthStore(instance / "auth.sqlite3").close()
     before = _family(instance)
-    fill(0)
+    small_card.fill()
     with pytest.raises(InstanceFileError) as refused:
         AuthStore(instance / "auth.sqlite3")
     assert "the card it is on is full (0.0 MB free)" in refused.value.why and "damaged" not in refused.value.why
@@ -241,34 +249,6 @@ def test_doctor_repair_run_with_sudo_leaves_the_log_to_the_service_user(tmp_path
     assert aside.stat().st_uid == service and all(p.stat().st_uid == service for p in aside.iterdir())
 
 
-@pytest.fixture
-def card(tmp_path):
-    """A small real file system (tmpfs) as the Pi's card, and ``fill(leave)`` to leave only ``leave`` bytes free."""
-    folder = tmp_path / "card"
-    folder.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(folder)], capture_output=True).returncode != 0:
-        pytest.skip("this machine does not let the tests mount a small folder")
-
-    def fill(leave: int) -> None:
-        free = shutil.disk_usage(folder).free
-        with (folder / "filler").open("wb") as handle:  # the card's other files
-            handle.write(bytes(max(0, free - leave)))
-        assert shutil.disk_usage(folder).free <= leave + 4096
-
-    yield folder, fill
-    subprocess.run(["umount", "-l", str(folder)], capture_output=True)
-
-
-def _damaged_instance(folder):  # noqa: ANN001, ANN201
-    """An instance whose log of 30 games has its last page zeroed, as a cut write leaves it."""
-    instance = folder / "instance"
-    instance.mkdir()
-    (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
-    path = real_log(instance / "game-log.sqlite3", games=30)
-    data = bytearray(path.read_bytes())
-    data[-4096:] = bytes(4096)
-    path.write_bytes(bytes(data))
-    return instance, path
 
 
 def _family(instance) -> dict[str, str]:  # noqa: ANN001
@@ -276,16 +256,15 @@ def _family(instance) -> dict[str, str]:  # noqa: ANN001
 
 
 @pytest.mark.parametrize("room", ["none-for-the-copy", "none-for-the-recovered-log"])
-def test_doctor_repair_on_a_full_card_changes_nothing_and_says_the_card_is_full(card, room):
+def test_doctor_repair_on_a_full_card_changes_nothing_and_says_the_card_is_full(small_card, room):
     """A full card is a common cause of a damaged log. The repair copied aside and then deleted the damaged log
     before writing the recovered one: on a full card it stopped with a traceback halfway, the log gone. Now the
     damaged log stays exactly as it was until the whole recovered log is written, and doctor says why it stopped."""
-    folder, fill = card
-    instance, path = _damaged_instance(folder)
+    instance, path = _damaged_instance(small_card.path)
     assert doctor(instance, say=lambda line: None) == 1  # the owner's first look: refused, as serve refuses it
     before = _family(instance)
     size = path.stat().st_size
-    fill(size - 8192 if room == "none-for-the-copy" else size + 8192)  # room to open it (and find the damage)
+    small_card.fill(size - 8192 if room == "none-for-the-copy" else size + 8192)  # room to open it (and find the damage)
     said: list[str] = []
     assert doctor(instance, repair=True, say=said.append) == 1
     assert _family(instance) == before, "the damaged log was changed"
@@ -299,7 +278,7 @@ def test_doctor_repair_on_a_full_card_changes_nothing_and_says_the_card_is_full(
         assert len(asides) == 1 and _digest(asides[0] / path.name) == before[path.name]
         assert f"its copy in {asides[0].name}/" in problem
     assert not list(instance.glob("*.repairing*"))
-    (folder / "filler").unlink()  # room made: the same command now repairs it
+    small_card.empty()  # room made: the same command now repairs it
     said.clear()
     assert doctor(instance, repair=True, say=said.append) == 0, said
     assert said[-1].startswith("repaired game-log.sqlite3: ") and not list(instance.glob("*.repairing*"))
@@ -314,9 +293,7 @@ def test_two_repairs_in_the_same_second_keep_both_copies_aside(tmp_path, monkeyp
     instance, path = _damaged_instance(tmp_path)
     first = _digest(path)
     assert doctor(instance, repair=True, say=lambda line: None) == 0
-    data = bytearray(path.read_bytes())  # damaged again at once
-    data[-4096:] = bytes(4096)
-    path.write_bytes(bytes(data))
+    _zero_last_page(path)  # damaged again at once
     second = _digest(path)
     said: list[str] = []
     assert doctor(instance, repair=True, say=said.append) == 0
@@ -326,17 +303,16 @@ def test_two_repairs_in_the_same_second_keep_both_copies_aside(tmp_path, monkeyp
     assert any("to damaged-20261207-120000-2/" in line for line in said)
 
 
-def test_a_whole_log_on_a_full_card_is_refused_as_a_full_card_not_as_damage(card):
+def test_a_whole_log_on_a_full_card_is_refused_as_a_full_card_not_as_damage(small_card):
     """SQLite says only "disk I/O error" when the card has no room for the file it keeps beside the log. The log was
     called "damaged or not an Elephants Bluff game log", and the owner told to move it away for a fresh one; doctor
     offered to repair it. The log is whole: the card wants room, and the log is left exactly as it was."""
-    folder, fill = card
-    instance = folder / "instance"
+    instance = small_card.path / "instance"
     instance.mkdir()
     (instance / CONFIG_NAME).write_text(render_config(all_settings(), {"table.pin": PIN}))
     path = real_log(instance / "game-log.sqlite3", games=30)
     before = _family(instance)
-    fill(0)
+    small_card.fill()
     with pytest.raises(StoreError) as caught:
         GameStore(path)
     assert caught.value.code == "no_room"
@@ -349,7 +325,7 @@ def test_a_whole_log_on_a_full_card_is_refused_as_a_full_card_not_as_damage(card
     assert doctor(instance, repair=True, say=said.append) == 1
     assert any("Do not move the log away or repair it" in line for line in said), said
     assert _family(instance) == before and not list(instance.glob("damaged-*"))
-    (folder / "filler").unlink()
+    small_card.empty()
     store = GameStore(path)
     try:
         assert len(store.game_ids()) == 30
