@@ -119,3 +119,27 @@ def test_resume_of_a_game_that_ended_unheard_says_so_and_the_set_up_shows_its_en
     expect(page.locator("#setup-resume")).to_be_hidden()
     expect(page.locator("#setup-last")).to_contain_text("Last game: Ida lost.")
     expect(page.locator("#setup")).to_be_visible()
+
+
+def test_a_finished_game_a_correction_let_go_on_while_the_stream_was_cut_is_offered_not_forced(server: Server, new_context: Any, console: Any) -> None:
+    """R15, R12: the set-up named the last game's loser; while this tablet heard nothing, another corrected that
+    game's last Bluff and the game went on. When the stream came back, the page took it for a game started since and
+    pulled the set-up away to it; it is offered to resume instead, and the names typed stay."""
+    console.allow("net::ERR_FAILED")  # the cut stream
+    game = server.new_game(["Ida", "Jo"], starter=0, path_length=3)
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 9}).status_code == 200
+    settle_bluff(server, game["id"], [1, 1, 1])  # R9: Ida moves 1 step
+    assert server.api("POST", f"/api/games/{game['id']}/claim", {"amount": 18}).status_code == 200
+    last = settle_bluff(server, game["id"], [1, 1, 1])  # R10: Ida moves 2 steps, onto the red square
+    page, cut = _tablet_without_its_stream(server, new_context)
+    expect(page.locator("#setup-last")).to_contain_text("Last game: Ida lost.")
+    page.locator("#seat-list .seat-name").first.fill("Kit")
+    fixed = server.api("POST", f"/api/challenges/{last['id']}/correct", {"dice": [6, 6, 6], "after_game_over": True})
+    assert fixed.status_code == 200, fixed.text  # 18 was there: Jo moves 2 steps instead, and nobody has lost
+    cut["on"] = False
+    expect(page.locator("#live")).to_have_attribute("data-state", "on")
+    expect(page.locator("#setup-resume-text")).to_have_text("A game is in progress: Ida, Jo, round 3.")
+    settled(page)
+    expect(page.locator("#setup")).to_be_visible()
+    expect(page.locator("#seat-list .seat-name").first).to_have_value("Kit")
+

@@ -19,6 +19,7 @@
   let pendingClaim = null;
   let setupSaw = null; // the game in progress when the set-up was drawn (it offers to resume it)
   let setupAsked = 0; // the newest look at the games for the set-up: an older answer that comes in late is not drawn
+  let setupLast = null; // the finished game the set-up names as the last one (a correction may let it go on)
   let warning = null; // the table's lid check (R6): {game, round, seat, rule}, or null
 
   /* ----- set-up ----- */
@@ -153,6 +154,7 @@
     }
     EB.focusIfLost(current ? $("resume-button") : null, $("seat-list").querySelector(".seat-name"));
     const last = list.games.find((g) => g.phase === "over");
+    setupLast = last ? last.id : null;
     $("setup-last").hidden = !last || Boolean(current);
     if (last) {
       // its end (Rematch, the evening's tally) stays one tap away after a reload or on another tablet
@@ -647,8 +649,12 @@
     try {
       const list = await api("GET", "/api/games");
       const current = list.games.find((g) => g.id === list.current);
-      // the set-up is left only for a game started since it was drawn, as a live game's first move does (onLive)
-      if (mode === "setup") { if (current && current.id !== setupSaw) showBoard(current); else drawSetupGames(list); return; }
+      // the set-up is left only for a game started since it was drawn, as a live game's first move does (onLive); the
+      // last game, let go on by a correction while this screen heard nothing, is offered to resume instead
+      if (mode === "setup") {
+        if (current && current.id !== setupSaw && current.id !== setupLast) showBoard(current); else drawSetupGames(list);
+        return;
+      }
       if (current && (!game || current.id !== game.id || current.events > game.events)) showBoard(current);
       else if (!current && game && mode === "board") render(await api("GET", "/api/games/" + encodeURIComponent(game.id)));
     } catch (e) { /* the live badge says when the companion cannot be reached */ }
