@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
 from pathlib import Path
 
 
@@ -119,14 +120,12 @@ def full_card(path: Path | str, exc: BaseException) -> float | None:
     >>> full_card(pathlib.Path(tempfile.mkdtemp()) / "log.sqlite3", OSError(errno.ENOSPC, "No space left on device")) is not None
     True
     """
-    import shutil
-
     try:
         free = shutil.disk_usage(Path(path).parent).free
     except OSError:
         return None
-    said = str(exc).lower()
-    if "full" in said or getattr(exc, "errno", None) == errno.ENOSPC or ("disk i/o error" in said and free < OPEN_ROOM):
+    said = str(exc).lower()  # SQLite's "database or disk is full", the store's own "the companion's disk is full"
+    if "disk is full" in said or getattr(exc, "errno", None) == errno.ENOSPC or ("disk i/o error" in said and free < OPEN_ROOM):
         return free / 1e6
     return None
 

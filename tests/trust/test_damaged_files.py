@@ -331,3 +331,17 @@ def test_a_whole_log_on_a_full_card_is_refused_as_a_full_card_not_as_damage(smal
         assert len(store.game_ids()) == 30
     finally:
         store.close()
+
+
+def test_only_a_full_card_is_taken_for_one_not_a_folder_named_full(tmp_path):
+    """The error's words are looked at: a path that says "full" is not a full card (an OSError names its file)."""
+    from companion.core.files import full_card
+
+    folder = tmp_path / "full-house"
+    folder.mkdir()
+    log = folder / "game-log.sqlite3"
+    assert full_card(log, OSError(2, "No such file or directory", str(log))) is None
+    assert full_card(log, sqlite3.DatabaseError("database disk image is malformed")) is None
+    assert full_card(log, sqlite3.DatabaseError("disk I/O error")) is None  # with room: not the card
+    assert full_card(log, sqlite3.OperationalError("database or disk is full")) is not None
+    assert full_card(log, OSError(28, "No space left on device")) is not None
