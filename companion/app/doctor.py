@@ -92,7 +92,7 @@ def _move_sessions_aside(auth: Path, say: Callable[[str], None]) -> bool:
     """The damaged file of the devices' sessions moved (not copied: it holds no game) to a ``damaged-<time>/`` folder;
     the next start makes a fresh one, and every device types the PIN again."""
     aside = _free_name(auth.parent, f"damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-    family = [name for name in (auth.name, auth.name + "-wal", auth.name + "-shm", auth.name + "-journal") if (auth.parent / name).exists()]
+    family = _family(auth)
     owner = auth.stat()
     try:
         aside.mkdir()
@@ -113,7 +113,7 @@ def _repair_log(log: Path, say: Callable[[str], None]) -> bool:
     fresh log put in the damaged one's place. A card too full for the copy or for the fresh log (a full card is a
     common cause of the damage) leaves the damaged log exactly as it was, and says so."""
     aside = _free_name(log.parent, f"damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-    family = [name for name in (log.name, log.name + "-wal", log.name + "-journal", log.name + "-shm") if (log.parent / name).exists()]
+    family = _family(log)
     size = sum((log.parent / name).stat().st_size for name in family)
     try:
         aside.mkdir()
@@ -162,8 +162,17 @@ def _free_name(folder: Path, name: str) -> Path:
     return path
 
 
+#: a SQLite file and the files SQLite keeps beside it
+SUFFIXES = ("", "-wal", "-journal", "-shm")
+
+
+def _family(path: Path) -> list[str]:
+    """The names of ``path`` and of the files beside it that are there (``SUFFIXES``)."""
+    return [path.name + suffix for suffix in SUFFIXES if path.with_name(path.name + suffix).exists()]
+
+
 def _remove_log(path: Path) -> None:
-    for suffix in ("", "-wal", "-journal", "-shm"):
+    for suffix in SUFFIXES:
         path.with_name(path.name + suffix).unlink(missing_ok=True)
 
 

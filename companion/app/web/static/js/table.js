@@ -137,10 +137,7 @@
     $("setup").hidden = false;
     // until the list answers, the game just left is the one in progress: its next move does not pull the set-up away
     if (game && game.phase !== "over") setupSaw = game.id;
-    const asked = ++setupAsked;
-    let list = { games: [], current: null };
-    try { list = await api("GET", "/api/games"); } catch (e) { /* the form still works */ }
-    if (asked === setupAsked && mode === "setup") drawSetupGames(list);
+    await refreshSetup({ games: [], current: null }); // unanswered, the form still works
   }
 
   /** The set-up's lines about the games: the one in progress (to resume) and the last one over. Kept true while the
@@ -698,14 +695,14 @@
     } catch (e) { /* the live badge already says when the companion cannot be reached */ }
   }
 
-  /** The set-up's lines about the games, looked at again (a failed look leaves them as they were). */
-  async function refreshSetup() {
+  /** The set-up's lines about the games, looked at again; a failed look draws ``unanswered``, or (null) leaves them as
+      they were: the live badge says when the companion cannot be reached. */
+  async function refreshSetup(unanswered = null) {
     if (mode !== "setup") return;
     const asked = ++setupAsked;
-    try {
-      const list = await api("GET", "/api/games");
-      if (asked === setupAsked && mode === "setup") drawSetupGames(list);
-    } catch (e) { /* the live badge says when the companion cannot be reached */ }
+    let list = unanswered;
+    try { list = await api("GET", "/api/games"); } catch (e) { /* as said above */ }
+    if (list && asked === setupAsked && mode === "setup") drawSetupGames(list);
   }
 
   /** The page's start: the page is busy (``EB.busyWhile``) until the table, its health and the game are drawn. */
