@@ -14,7 +14,7 @@ import pytest
 from companion.core.capture import ValuesDiceSource
 from bench.live_server import LiveServer
 from companion.app.settings import Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 
 # onnxruntime's usage telemetry off for the whole run, as vision/onnx_runtime.py keeps it off for the reader: a test
 # that imports onnxruntime itself, before the reader does, would otherwise switch it on for the process.
@@ -42,7 +42,7 @@ def app(tmp_path: Path, settings: Settings):
     """The app with a values-only dice source: here the API and rules are under test, not the reader."""
     app = create_app(tmp_path / "instance", simulate=True, settings=settings, test_config={"TESTING": True}, dice_source=ValuesDiceSource())
     yield app
-    app.extensions["elephants_bluff"].close()
+    close_app(app)
 
 
 @pytest.fixture

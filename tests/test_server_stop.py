@@ -57,3 +57,43 @@ def test_sigterm_stops_safe_mode_cleanly_too(tmp_path):
     finally:
         code = server.stop()
     assert code == 0 and "SAFE MODE" in server.log_text()
+
+
+def test_a_stopped_companion_leaves_each_sqlite_file_whole_with_no_write_ahead_files_beside_it(tmp_path):
+    """A backup or a copy taken while the service is stopped should hold one file per database. The devices' sessions
+    and the wrong-PIN budget (``auth.sqlite3``) stayed open at the stop, so their ``-wal`` and ``-shm`` stayed too."""
+    import requests
+
+    instance = tmp_path / "instance"
+    server = live(instance).start()
+    server.post("/api/games", json={"players": ["Ann", "Ben"]})
+    assert requests.post(f"{server.url}/api/session", json={"pin": "000000"}, timeout=10).status_code == 401  # the budget writes
+    assert requests.post(f"{server.url}/api/session", json={"pin": server.pin}, timeout=10).status_code == 200  # a session
+    assert (instance / "auth.sqlite3-wal").exists()  # written while it runs
+    server.proc.send_signal(signal.SIGTERM)
+    assert server.proc.wait(20) == 0
+    beside = sorted(p.name for p in instance.rglob("*") if p.name.endswith(("-wal", "-shm", "-journal")))
+    assert beside == []
+    again = live(instance).start()  # and nothing was lost with them
+    try:
+        assert len(again.get("/api/sessions").json()["sessions"]) == 1
+    finally:
+        again.stop()
+
+
+def test_close_app_closes_the_game_log_and_auth_sqlite3_so_no_write_ahead_file_is_left_while_the_process_lives(tmp_path, settings):
+    """``serve`` closes the app with ``close_app`` at its stop; here in one process, so the interpreter's own exit
+    cannot be what tidies the files."""
+    from companion.app.web import close_app, create_app
+    from tests.conftest import PIN, PIN_HEADERS
+
+    instance = tmp_path / "instance"
+    app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True})
+    client = app.test_client()
+    assert client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS).status_code == 201
+    assert client.post("/api/session", json={"pin": "000000"}).status_code == 401
+    assert client.post("/api/session", json={"pin": PIN}).status_code == 200
+    written = sorted(p.name for p in instance.rglob("*-wal"))
+    assert "auth.sqlite3-wal" in written and len(written) == 2  # the game log's too
+    close_app(app)
+    assert sorted(p.name for p in instance.rglob("*") if p.name.endswith(("-wal", "-shm", "-journal"))) == []

@@ -136,7 +136,7 @@ def _serve_held(instance: Path, config: Path, *, host: str, port: int, simulate:
         return _serve_safe_mode(exc, None, host=host, port=port, instance=instance)
 
     from companion.app.connections import create_guarded_server
-    from companion.app.web import create_app
+    from companion.app.web import close_app, create_app
 
     try:
         limits = connection_limits(settings)
@@ -163,7 +163,7 @@ def _serve_held(instance: Path, config: Path, *, host: str, port: int, simulate:
             **REQUEST_SIZES,
         )
     except OSError as exc:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
         print(f"elephants-bluff: {port_problem(exc, host, port)}", file=sys.stderr, flush=True)
         if new_pin is not None:  # the settings were written: the next start, on a free port, no longer shows the PIN
             print(f"The table PIN, kept in {new_pin[1]}, is shown this once: Table PIN: {new_pin[0]}", flush=True)
@@ -175,7 +175,7 @@ def _serve_held(instance: Path, config: Path, *, host: str, port: int, simulate:
     except KeyboardInterrupt:
         pass
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
     return 0
 
 
