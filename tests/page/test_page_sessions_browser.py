@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
+import requests
 from playwright.sync_api import expect
 
-from pagehelpers import PIN, asked, settled, unlock
+from pagehelpers import PIN, asked, no_toast, settled, unlock
 
 pytestmark = pytest.mark.browser
+START = dt.datetime(2026, 12, 7, 20, 0, tzinfo=dt.timezone.utc)
 
 
 def test_the_devices_page_asks_once_lists_each_device_and_ends_another_with_one_tap(own_server: Any, new_context: Any, console: Any) -> None:
@@ -29,6 +32,8 @@ def test_the_devices_page_asks_once_lists_each_device_and_ends_another_with_one_
     unlock(owner)
     asked: list[str] = []
     owner.on("request", lambda r: asked.append(r.url.split("?")[0].removeprefix(server.url)) if "/api/session" in r.url else None)
+    owner.clock.install(time=START)
+    owner.clock.pause_at(START + dt.timedelta(seconds=1))  # its look every 10 s waits: the page's opening is counted alone
     owner.goto(server.url + "/sessions")
     rows = owner.locator("#sessions-body tr")
     expect(rows).to_have_count(2)
@@ -43,6 +48,36 @@ def test_the_devices_page_asks_once_lists_each_device_and_ends_another_with_one_
     expect(this_device).to_have_count(1)  # the owner's own session stays
     guest.reload()
     expect(guest.locator("#pin-open")).to_be_visible()  # the guest's phone types the PIN again
+
+
+def test_the_devices_page_shows_a_device_let_in_or_ended_elsewhere_while_it_stays_open(own_server: Any, new_context: Any, console: Any) -> None:
+    """An owner who opens the devices page to end a guest's phone should see that phone once it is let in, and its
+    row go once another device ended it, without a reload. Ended itself elsewhere, the page asks for the PIN."""
+    console.allow("Failed to load resource: the server responded with a status of 4")  # its own session, ended
+    server = own_server.start()
+    owner = new_context()
+    owner.clock.install()  # the page's look every 10 s, run at once
+    owner.goto(server.url + "/")
+    unlock(owner)
+    owner.goto(server.url + "/sessions")
+    rows = owner.locator("#sessions-body tr")
+    expect(rows).to_have_count(1)
+    guest = requests.post(server.url + "/api/session", json={"pin": PIN}, timeout=10, headers={"User-Agent": "Guest phone"})
+    assert guest.status_code == 200
+    owner.clock.run_for(10_500)
+    expect(rows.filter(has_text="Guest phone")).to_have_count(1)
+    expect(rows).to_have_count(2)
+    assert server.api("DELETE", f"/api/sessions/{guest.json()['session']}").status_code == 200  # ended on another tablet
+    owner.clock.run_for(10_500)
+    expect(rows).to_have_count(1)
+    expect(rows.filter(has_text="(this device)")).to_have_count(1)
+    assert server.api("DELETE", "/api/sessions").status_code == 200  # every session, this device's too
+    owner.clock.run_for(10_500)
+    expect(owner.locator("#sessions-locked")).to_be_visible()
+    expect(owner.locator("#sessions-table")).to_be_hidden()
+    expect(owner.locator("body")).to_have_attribute("data-control", "no")
+    expect(owner.locator("#pin-open")).to_be_visible()
+    no_toast(owner)
 
 
 NOT_LET_IN = {"control": False, "session": None, "wrong_pins_last_hour": 0}
