@@ -101,15 +101,16 @@ class Referee:
         return self._camera_mode
 
     def set_camera_mode(self, mode: Any) -> dict[str, Any]:
-        """The table setting: read the dice with the camera ("auto") or type them at each Bluff ("off"); kept across restarts."""
+        """The table setting: read the dice with the camera ("auto") or type them at each Bluff ("off"); kept across restarts.
+
+        Kept first, then in force: a card that refuses the file (full, turned read-only) raises its ``OSError`` (the
+        routes say it in words) and the table plays on as it was, rather than with a setting the next start forgets.
+        """
         if mode not in self.CAMERA_MODES:
             raise BadRequest("'camera' is \"auto\" (the camera reads the dice when it works) or \"off\" (the table types them).")
         with self._lock:
+            atomic_write(self._camera_file, json.dumps({"camera": mode}))
             self._camera_mode = mode
-            try:
-                atomic_write(self._camera_file, json.dumps({"camera": mode}))
-            except OSError:
-                pass  # the setting still holds until the companion restarts
         self.notify("table", self.table_view())
         return self.table_view()
 

@@ -133,3 +133,30 @@ def test_r13_the_history_shows_claims_believes_and_peeks_and_no_die(client):
     assert [(h["type"], h["seat"], h["amount"]) for h in state["history"]] == [("claim", 0, 9), ("believe", 1, 9)]
     assert state["history"][1]["peeked"] is True
     assert "dice" not in str(state["history"]) and "top" not in str(state["history"])
+
+
+def test_the_camera_setting_a_full_card_cannot_keep_is_refused_in_words_and_the_table_plays_on_as_it_was(small_card, settings):
+    """It held until the next start, which forgot it unsaid: a table that chose to type the dice found the camera
+    reading them again after a restart."""
+    from companion.core.capture import ValuesDiceSource
+    from companion.app.web import close_app, create_app
+
+    app = create_app(small_card.path / "inst", simulate=True, settings=settings, test_config={"TESTING": True}, dice_source=ValuesDiceSource())
+    try:
+        client = app.test_client()
+        small_card.fill(leave=0)
+        refused = post(client, "/api/table", {"camera": "off"})
+        assert refused.status_code == 507 and refused.json["error"] == "disk_full"
+        assert "disk is full" in refused.json["message"]
+        table = client.get("/api/table").json
+        assert (table["camera"], table["dice_typed"]) == ("auto", False)  # the camera still reads the dice
+        assert list((small_card.path / "inst").glob("table-camera.json*")) == []  # nothing half-written left
+        small_card.empty()
+        assert post(client, "/api/table", {"camera": "off"}).json["camera"] == "off"  # with room, the same tap keeps it
+    finally:
+        close_app(app)
+    again = create_app(small_card.path / "inst", simulate=True, settings=settings, test_config={"TESTING": True}, dice_source=ValuesDiceSource())
+    try:
+        assert again.test_client().get("/api/table").json["camera"] == "off"
+    finally:
+        close_app(again)
