@@ -24,6 +24,7 @@ def create_app(instance_path: str | Path | None = None, *, simulate: bool = Fals
     >>> app = create_app(tempfile.mkdtemp(), simulate=True, test_config={"TESTING": True})
     >>> app.test_client().get("/api/health").json["status"]
     'ok'
+    >>> close_app(app)  # what it opened, closed
     """
     instance = Path(instance_path or "instance").resolve()
     instance.mkdir(parents=True, exist_ok=True)
