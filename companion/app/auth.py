@@ -41,6 +41,9 @@ from companion.core.errors import InstanceFileError
 from companion.core.files import full_card, not_beside, take_away, unwritable
 
 AUTH_NAME = "auth.sqlite3"
+#: how long a wrong PIN's time and address are kept: the devices page counts the last hour's; a week leaves an owner
+#: time to look in the file after a night of guessing
+WRONG_PINS_KEPT_S = 7 * 86400
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY,
@@ -107,11 +110,13 @@ class AuthStore:
     # --- sessions ------------------------------------------------------------------
 
     def open_session(self, pin_tag: str, *, hours: float, address: str, agent: str) -> tuple[str, str]:
-        """A new session: (the token for the cookie, the session's public id)."""
+        """A new session: (the token for the cookie, the session's public id). What has ended goes at the same time
+        (``forget_the_ended``)."""
         token, sid = secrets.token_urlsafe(32), "s-" + secrets.token_hex(4)
         now = self.clock()
         with self._lock:
             try:
+                self._forget_the_ended(now)
                 self._db.execute(
                     "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (sid, _sha(token), pin_tag, now, now + hours * 3600, now, address[:64], agent[:120]),
@@ -157,13 +162,27 @@ class AuthStore:
         with self._lock:
             return self._db.execute("DELETE FROM sessions WHERE pin_tag != ?", (pin_tag,)).rowcount
 
+    def forget_the_ended(self) -> None:
+        """Called at start, and at each login: the sessions ended by their hours, the wrong PINs older than the
+        week they are counted for, and the guessing budget's spent entries go, each with the address (and a
+        session's browser) it kept. A guest's phone that never came back, or tried a PIN once, is not kept for good:
+        only the devices list, a device's own next request and the next wrong PIN deleted them before."""
+        with self._lock:
+            self._forget_the_ended(self.clock())
+
+    def _forget_the_ended(self, now: float) -> None:
+        self._db.execute("DELETE FROM sessions WHERE expires_at <= ?", (now,))
+        self._db.execute("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,))
+        self._db.execute("DELETE FROM limit_hits WHERE expires_at < ?", (now,))
+        self._db.execute("DELETE FROM limit_counters WHERE expires_at < ?", (now,))
+
     # --- wrong PINs ------------------------------------------------------------------
 
     def wrong_pin(self, address: str) -> None:
         now = self.clock()
         with self._lock:
             self._db.execute("INSERT INTO wrong_pins VALUES (?, ?)", (now, address[:64]))
-            self._db.execute("DELETE FROM wrong_pins WHERE at < ?", (now - 7 * 86400,))
+            self._db.execute("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,))
 
     def wrong_pins_since(self, seconds: float) -> int:
         with self._lock:

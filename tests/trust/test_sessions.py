@@ -75,6 +75,60 @@ def test_a_session_ends_after_its_hours(app):
     assert client.post("/api/games", json=GAME).status_code == 401
 
 
+def test_a_session_ended_by_its_hours_leaves_no_address_or_browser_in_the_file_once_another_device_logs_in(app, tmp_path):
+    """A guest's phone that never came back: its row (address, browser) stayed in auth.sqlite3 for good, as only the
+    devices list and the phone's own next request deleted it."""
+    clock_at = [1_000_000.0]
+    app.extensions["eb_auth"].clock = lambda: clock_at[0]
+    _login(app, "192.0.2.77")  # the guest, gone home
+    clock_at[0] += 11 * 3600
+    _login(app, "192.0.2.10")  # the table's tablet, later that evening
+    clock_at[0] += 2 * 3600  # the guest's 12 hours are over; the tablet's are not
+    _login(app, "192.0.2.11")
+    db = sqlite3.connect(tmp_path / "instance" / AUTH_NAME)
+    try:
+        kept = sorted(r[0] for r in db.execute("SELECT address FROM sessions"))
+    finally:
+        db.close()
+    assert kept == ["192.0.2.10", "192.0.2.11"]
+
+
+def test_a_start_forgets_the_ended_sessions_the_week_old_wrong_pins_and_the_spent_guessing_budget(tmp_path):
+    """Nothing else ever looked at a guest's row again if no one logged in or tried a PIN after it."""
+    import time
+
+    from limits import parse
+    from limits.strategies import MovingWindowRateLimiter
+
+    from companion.app.auth import AuthStore, SQLiteLimitsStorage
+    from companion.app.web import close_app
+    from companion.app.web.security import pin_tag
+
+    first = build_app(tmp_path / "instance")  # the instance's key, so the rows below are under the PIN in force
+    tag = pin_tag(PIN, first.config["SECRET_KEY"])
+    close_app(first)
+    path = tmp_path / "instance" / AUTH_NAME
+    now = time.time()
+    for days_ago, address in ((8, "192.0.2.8"), (1, "192.0.2.1")):
+        then = now - days_ago * 86400
+        store = AuthStore(path, clock=lambda then=then: then)
+        store.open_session(tag, hours=36, address=address, agent="Guest phone")
+        store.wrong_pin(address)
+        store.close()
+        budget = SQLiteLimitsStorage(f"eb-sqlite://{path}", clock=lambda then=then: then)
+        assert MovingWindowRateLimiter(budget).hit(parse("5/minute"), address)
+        budget.close()
+    close_app(build_app(tmp_path / "instance"))
+    db = sqlite3.connect(path)
+    try:
+        left = {table: db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0] for table in ("sessions", "wrong_pins", "limit_hits")}
+        kept = [r[0] for r in db.execute("SELECT address FROM wrong_pins UNION ALL SELECT address FROM sessions")]
+    finally:
+        db.close()
+    assert left == {"sessions": 1, "wrong_pins": 1, "limit_hits": 0}  # yesterday's 36 hours are not over; its wrong PIN stays the week
+    assert kept == ["192.0.2.1", "192.0.2.1"]
+
+
 def test_a_change_of_pin_ends_every_session(tmp_path):
     first = build_app(tmp_path / "instance")
     client, _ = _login(first)

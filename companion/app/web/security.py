@@ -240,6 +240,7 @@ def install_security(app: Flask, instance: Any = None) -> None:
         app.extensions["eb_auth"] = auth
         app.extensions["eb_limiter"] = install_limits(app, instance / AUTH_NAME)
         auth.end_sessions_of_other_pins(pin_tag(app.extensions["elephants_bluff"].settings["table.pin"], app.config["SECRET_KEY"]))
+        auth.forget_the_ended()
 
         @app.errorhandler(RateLimitExceeded)
         def _too_many(exc: RateLimitExceeded):  # noqa: ANN202
