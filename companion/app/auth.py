@@ -115,8 +115,8 @@ class AuthStore:
         token, sid = secrets.token_urlsafe(32), "s-" + secrets.token_hex(4)
         now = self.clock()
         with self._lock:
+            self._forget_the_ended(now)
             try:
-                self._forget_the_ended(now)
                 self._db.execute(
                     "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (sid, _sha(token), pin_tag, now, now + hours * 3600, now, address[:64], agent[:120]),
@@ -162,19 +162,27 @@ class AuthStore:
         with self._lock:
             return self._db.execute("DELETE FROM sessions WHERE pin_tag != ?", (pin_tag,)).rowcount
 
-    def forget_the_ended(self) -> None:
-        """Called at start, and at each login: the sessions ended by their hours, the wrong PINs older than the
-        week they are counted for, and the guessing budget's spent entries go, each with the address (and a
+    def forget_the_ended(self) -> bool:
+        """Called at start, and at each login: the sessions ended by their hours, the wrong PINs older than a week
+        (``WRONG_PINS_KEPT_S``) and the guessing budget's spent entries go, each with the address (and a
         session's browser) it kept. A guest's phone that never came back, or tried a PIN once, is not kept for good:
         only the devices list, a device's own next request and the next wrong PIN deleted them before."""
         with self._lock:
-            self._forget_the_ended(self.clock())
+            return self._forget_the_ended(self.clock())
 
-    def _forget_the_ended(self, now: float) -> None:
-        self._db.execute("DELETE FROM sessions WHERE expires_at <= ?", (now,))
-        self._db.execute("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,))
-        self._db.execute("DELETE FROM limit_hits WHERE expires_at < ?", (now,))
-        self._db.execute("DELETE FROM limit_counters WHERE expires_at < ?", (now,))
+    def _forget_the_ended(self, now: float) -> bool:
+        """Whether it was done: a card too full for the deletions' own writes leaves them all for the next start or
+        login (one transaction), rather than stop a start or a login over tidying."""
+        try:
+            with self._db:  # isolation_level None: the context commits or rolls back
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.execute("DELETE FROM sessions WHERE expires_at <= ?", (now,))
+                self._db.execute("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,))
+                self._db.execute("DELETE FROM limit_hits WHERE expires_at < ?", (now,))
+                self._db.execute("DELETE FROM limit_counters WHERE expires_at < ?", (now,))
+        except sqlite3.OperationalError:
+            return False
+        return True
 
     # --- wrong PINs ------------------------------------------------------------------
 

@@ -129,6 +129,42 @@ def test_a_start_forgets_the_ended_sessions_the_week_old_wrong_pins_and_the_spen
     assert kept == ["192.0.2.1", "192.0.2.1"]
 
 
+def test_a_card_too_full_to_forget_the_ended_still_starts_and_the_next_start_with_room_forgets_them(small_card, tmp_path):
+    """Tidying is never worth a start: with the sessions file's card nearly full (the game log elsewhere), the
+    deletions' own writes found no room and the start stopped on SQLite's "database or disk is full"."""
+    import time
+
+    from companion.app.auth import AuthStore
+    from companion.app.web import close_app
+
+    instance, log = small_card.path / "instance", str(tmp_path / "game-log.sqlite3")
+    close_app(build_app(instance, storage__database=log))
+    then = time.time() - 8 * 86400
+    old = AuthStore(instance / AUTH_NAME, clock=lambda: then)
+    for i in range(20_000):  # more than the guessing budget ever lets in: enough rows that deleting them needs room
+        old.wrong_pin(f"192.0.2.{i % 250}")
+    old.close()
+
+    def wrong_pins() -> int:
+        db = sqlite3.connect(instance / AUTH_NAME)
+        try:
+            return db.execute("SELECT COUNT(*) FROM wrong_pins").fetchone()[0]
+        finally:
+            db.close()
+
+    small_card.fill(leave=64 * 1024)
+    app = build_app(instance, storage__database=log)
+    try:
+        client, _ = _login(app)  # it started, and a device is let in
+        assert client.post("/api/games", json=GAME).status_code == 201
+    finally:
+        close_app(app)
+    assert wrong_pins() == 20_000  # left as they were, whole
+    small_card.empty()
+    close_app(build_app(instance, storage__database=log))
+    assert wrong_pins() == 0
+
+
 def test_a_change_of_pin_ends_every_session(tmp_path):
     first = build_app(tmp_path / "instance")
     client, _ = _login(first)
