@@ -157,10 +157,15 @@ class AuthStore:
         with self._lock:
             return self._db.execute("DELETE FROM sessions").rowcount
 
-    def end_sessions_of_other_pins(self, pin_tag: str) -> int:
-        """Called at start: a changed PIN ends every session opened under the old one."""
+    def end_sessions_of_other_pins(self, pin_tag: str) -> int | None:
+        """Called at start: a changed PIN ends every session opened under the old one. None where the card had no
+        room for the deletion's writes: they stay ended all the same (``session_for`` refuses a session of another
+        PIN), and go at the next start with room."""
         with self._lock:
-            return self._db.execute("DELETE FROM sessions WHERE pin_tag != ?", (pin_tag,)).rowcount
+            try:
+                return self._db.execute("DELETE FROM sessions WHERE pin_tag != ?", (pin_tag,)).rowcount
+            except sqlite3.OperationalError:
+                return None
 
     def forget_the_ended(self) -> bool:
         """Called at start, and at each login: the sessions ended by their hours, the wrong PINs older than a week

@@ -131,7 +131,8 @@ def test_a_start_forgets_the_ended_sessions_the_week_old_wrong_pins_and_the_spen
 
 def test_a_card_too_full_to_forget_the_ended_still_starts_and_the_next_start_with_room_forgets_them(small_card, tmp_path):
     """Tidying is never worth a start: with the sessions file's card nearly full (the game log elsewhere), the
-    deletions' own writes found no room and the start stopped on SQLite's "database or disk is full"."""
+    deletions' own writes found no room and the start stopped on SQLite's "database or disk is full". That of a
+    changed PIN's sessions too: they stay refused, whether deleted or not."""
     import time
 
     from companion.app.auth import AuthStore
@@ -143,26 +144,35 @@ def test_a_card_too_full_to_forget_the_ended_still_starts_and_the_next_start_wit
     old = AuthStore(instance / AUTH_NAME, clock=lambda: then)
     for i in range(20_000):  # more than the guessing budget ever lets in: enough rows that deleting them needs room
         old.wrong_pin(f"192.0.2.{i % 250}")
+    tablet = old.open_session("a PIN changed since", hours=36, address="192.0.2.10", agent="Table tablet")[0]
     old.close()
+    db = sqlite3.connect(instance / AUTH_NAME)  # and as many sessions under the PIN before
+    with db:
+        db.executemany("INSERT INTO sessions VALUES (?, ?, 'a PIN changed since', ?, ?, ?, '192.0.2.9', 'Guest phone')",
+                       [(f"s-{i:08x}", f"{i:064x}", then, then + 36 * 3600, then) for i in range(20_000)])
+    db.close()
 
-    def wrong_pins() -> int:
+    def rows() -> tuple[int, int]:
         db = sqlite3.connect(instance / AUTH_NAME)
         try:
-            return db.execute("SELECT COUNT(*) FROM wrong_pins").fetchone()[0]
+            return db.execute("SELECT COUNT(*) FROM wrong_pins").fetchone()[0], db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
         finally:
             db.close()
 
     small_card.fill(leave=64 * 1024)
     app = build_app(instance, storage__database=log)
     try:
+        stale = app.test_client()
+        stale.set_cookie(COOKIE, tablet)
+        assert stale.post("/api/games", json=GAME).status_code == 401  # a session of the PIN before is ended all the same
         client, _ = _login(app)  # it started, and a device is let in
         assert client.post("/api/games", json=GAME).status_code == 201
     finally:
         close_app(app)
-    assert wrong_pins() == 20_000  # left as they were, whole
+    assert rows() == (20_000, 20_001)  # left as they were, whole: the stale tablet's row went as it was refused, the login's came
     small_card.empty()
     close_app(build_app(instance, storage__database=log))
-    assert wrong_pins() == 0
+    assert rows() == (0, 1)  # the login's session lives on
 
 
 def test_a_change_of_pin_ends_every_session(tmp_path):
