@@ -127,7 +127,11 @@ class AuthStore:
         return token, sid
 
     def session_for(self, token: Any, pin_tag: str) -> dict[str, Any] | None:
-        """The live session of ``token`` under the PIN now in force, or None (an ended one is deleted)."""
+        """The live session of ``token`` under the PIN now in force, or None (an ended one is deleted).
+
+        Every request of a device let in asks this, so its writes (an ended session's deletion, the time last seen)
+        are bookkeeping that a full card must not turn into an error on every tap: the game log's own refusal then
+        says what is wrong, in words."""
         if not isinstance(token, str) or not 20 <= len(token) <= 100:
             return None
         now = self.clock()
@@ -135,10 +139,16 @@ class AuthStore:
             row = self._db.execute("SELECT id, pin_tag, expires_at, created_at, address, agent FROM sessions WHERE token_sha256 = ?", (_sha(token),)).fetchone()
             if row is None:
                 return None
-            if row[1] != pin_tag or row[2] <= now:
-                self._db.execute("DELETE FROM sessions WHERE id = ?", (row[0],))
+            ended = row[1] != pin_tag or row[2] <= now
+            try:
+                if ended:
+                    self._db.execute("DELETE FROM sessions WHERE id = ?", (row[0],))
+                else:
+                    self._db.execute("UPDATE sessions SET last_seen = ? WHERE id = ?", (now, row[0]))
+            except sqlite3.OperationalError:
+                pass  # no room: the row stays as it was, and an ended session is refused all the same
+            if ended:
                 return None
-            self._db.execute("UPDATE sessions SET last_seen = ? WHERE id = ?", (now, row[0]))
         return {"id": row[0], "expires_at": row[2], "created_at": row[3], "address": row[4], "agent": row[5]}
 
     def sessions(self, pin_tag: str | None = None) -> list[dict[str, Any]]:

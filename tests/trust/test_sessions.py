@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from companion.app.auth import AUTH_NAME
+from companion.app.web import close_app
 from companion.app.web.security import COOKIE
 
 from .conftest import PIN, build_app
@@ -101,7 +102,6 @@ def test_a_start_forgets_the_ended_sessions_the_week_old_wrong_pins_and_the_spen
     from limits.strategies import MovingWindowRateLimiter
 
     from companion.app.auth import AuthStore, SQLiteLimitsStorage
-    from companion.app.web import close_app
     from companion.app.web.security import pin_tag
 
     first = build_app(tmp_path / "instance")  # the instance's key, so the rows below are under the PIN in force
@@ -136,7 +136,6 @@ def test_a_card_too_full_to_forget_the_ended_still_starts_and_the_next_start_wit
     import time
 
     from companion.app.auth import AuthStore
-    from companion.app.web import close_app
 
     instance, log = small_card.path / "instance", str(tmp_path / "game-log.sqlite3")
     close_app(build_app(instance, storage__database=log))
@@ -236,3 +235,22 @@ def test_the_sessions_page_is_served_with_its_script_and_the_wrong_pin_count_com
     assert script.status_code == 200 and b"/api/sessions" in script.data and b"wrong_pins_last_hour" in script.data
     script.close()
     assert client.get("/api/session").get_json()["wrong_pins_last_hour"] == 1
+
+
+def test_a_device_let_in_is_told_the_card_is_full_in_words_not_an_internal_error_on_every_tap(small_card):
+    """The whole instance on one full card, as on a Pi: each request of a device let in notes when it was last seen,
+    and that note's refusal was SQLite's error on every tap, the page's first look included, before the game log could
+    say the card is full."""
+    app = build_app(small_card.path / "instance")
+    try:
+        tablet, _ = _login(app)
+        game = tablet.post("/api/games", json=GAME).get_json()
+        small_card.fill(leave=0)
+        assert tablet.get("/api/session").get_json()["control"] is True  # still let in
+        refused = tablet.post(f"/api/games/{game['id']}/claim", json={"amount": 7})
+        assert refused.status_code == 507 and refused.get_json()["error"] == "disk_full"
+        assert tablet.get(f"/api/games/{game['id']}").get_json()["claim"] is None  # nothing changed
+        small_card.empty()
+        assert tablet.post(f"/api/games/{game['id']}/claim", json={"amount": 7}).status_code == 200
+    finally:
+        close_app(app)
