@@ -106,6 +106,7 @@ class AuthStore:
         self.clock = clock
         self._lock = threading.Lock()
         self._db = _connect(path)
+        self._uncounted = False  # a wrong PIN could not be written down (``can_count``)
 
     # --- sessions ------------------------------------------------------------------
 
@@ -201,11 +202,35 @@ class AuthStore:
 
     # --- wrong PINs ------------------------------------------------------------------
 
-    def wrong_pin(self, address: str) -> None:
+    def wrong_pin(self, address: str) -> bool:
+        """Write a wrong PIN down; False where the card had no room, and from then on ``can_count`` is False until a
+        write gets through again: a PIN that cannot be counted must not be checked (``security.check_pins``)."""
         now = self.clock()
         with self._lock:
-            self._db.execute("INSERT INTO wrong_pins VALUES (?, ?)", (now, address[:64]))
-            self._db.execute("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,))
+            try:
+                self._db.execute("INSERT INTO wrong_pins VALUES (?, ?)", (now, address[:64]))
+            except sqlite3.OperationalError:
+                self._uncounted = True
+                return False
+            try:
+                self._db.execute("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,))
+            except sqlite3.OperationalError:
+                pass  # tidying: the next wrong PIN or start does it
+            return True
+
+    def can_count(self) -> bool:
+        """Whether a wrong PIN can be written down now. After one could not be, a write is tried (a row added and
+        taken away again) each time this is asked, so the check comes back by itself once the card has room."""
+        with self._lock:
+            if not self._uncounted:
+                return True
+            try:
+                self._db.execute("INSERT INTO wrong_pins VALUES (0, '')")
+                self._db.execute("DELETE FROM wrong_pins WHERE at = 0 AND address = ''")
+            except sqlite3.OperationalError:
+                return False
+            self._uncounted = False
+            return True
 
     def wrong_pins_since(self, seconds: float) -> int:
         with self._lock:

@@ -153,6 +153,30 @@ def test_the_guessing_budget_is_kept_across_a_restart(tmp_path):
         second.extensions["elephants_bluff"].close()
 
 
+def test_on_a_full_card_no_pin_is_checked_since_a_wrong_one_cannot_be_counted_and_the_check_comes_back_with_room(small_card):
+    """A wrong PIN that could not be written down was SQLite's error (500) and spent nothing of the budget, while the
+    right PIN by header was let in: a guesser had an answer for every guess and no limit."""
+    from companion.app.web import close_app
+
+    app = build_app(small_card.path / "instance")
+    try:
+        guesser, table = app.test_client(), app.test_client()
+        small_card.fill(leave=0)
+        said = [guesser.post("/api/session", json={"pin": "0000"}),  # wrong, and cannot be written down
+                table.get("/api/sessions", headers=PIN_HEADERS),  # right, by header
+                table.post("/api/session", json={"pin": PIN}),  # right, for a session
+                guesser.get("/api/sessions", headers={"X-Table-Pin": "0000"})]
+        assert [r.status_code for r in said] == [507] * 4
+        assert {r.get_json()["message"] for r in said} == {security.CANNOT_COUNT}  # the same words, right or wrong
+        assert "disk is full" in security.CANNOT_COUNT and said[0].get_json()["error"] == "disk_full"
+        small_card.empty()
+        assert table.get("/api/sessions", headers=PIN_HEADERS).status_code == 200  # room again: checked again
+        assert guesser.post("/api/session", json={"pin": "0000"}).status_code == 401
+        assert guesser.get("/api/session").get_json()["wrong_pins_last_hour"] == 1  # counted, and only that one
+    finally:
+        close_app(app)
+
+
 def test_session_cookie_is_httponly_samesite_strict_and_gives_control(client):
     assert client.post("/api/session", json={"pin": "0000"}).headers.get("Set-Cookie") is None
     response = client.post("/api/session", json={"pin": PIN})

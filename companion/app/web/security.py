@@ -29,7 +29,7 @@ from flask_limiter import ApplicationLimit, Limiter, RateLimitExceeded
 from limits import parse_many
 
 from companion.app.auth import AUTH_NAME, AuthStore, SQLiteLimitsStorage
-from companion.core.errors import BadRequest, Forbidden, Unauthorized
+from companion.core.errors import BadRequest, Forbidden, InsufficientStorage, Unauthorized
 
 COOKIE = "eb_session"
 #: wrong PINs from one address: 5 a minute, 20 an hour
@@ -66,10 +66,24 @@ def _client() -> str:
     return request.remote_addr or "?"
 
 
-def _wrong_pin() -> Unauthorized:
-    """Counted by the limits (``_counts_as_wrong_pin``) and written down for the page's count."""
+#: said to every PIN while wrong ones cannot be written down: the same words whether the PIN is right or wrong
+CANNOT_COUNT = ("The companion's disk is full, so it cannot count wrong PINs, and no PIN is checked until there is room. "
+                "Free some room on the card (old Bluff photos can go), then type the PIN again. A device already let in keeps playing.")
+
+
+def check_pins() -> None:
+    """Before any PIN is compared: while a wrong one cannot be written down (a full card), none is checked. Checked
+    and uncounted, every guess would go free, and "wrong" against "let in" would tell a guesser when to stop."""
+    if not _auth().can_count():
+        raise InsufficientStorage(CANNOT_COUNT)
+
+
+def _wrong_pin() -> Exception:
+    """Counted by the limits (``_counts_as_wrong_pin``) and written down for the page's count; where it cannot be
+    written down, the full card's refusal, and no PIN is checked until there is room (``check_pins``)."""
+    if not _auth().wrong_pin(_client()):
+        return InsufficientStorage(CANNOT_COUNT)
     g.eb_wrong_pin = True
-    _auth().wrong_pin(_client())
     return Unauthorized("That is not the table PIN.")
 
 
@@ -86,6 +100,7 @@ def open_session(given: Any) -> dict[str, Any]:
     refuse_cross_site()
     if not isinstance(given, str) or not given:
         raise BadRequest("Type the table PIN.")
+    check_pins()
     if not pin_matches(given):
         raise _wrong_pin()
     settings = current_app.extensions["elephants_bluff"].settings
@@ -142,6 +157,7 @@ def require_pin(view: Callable) -> Callable:
         refuse_cross_site()
         given = request.headers.get("X-Table-Pin")
         if given is not None:
+            check_pins()
             if not pin_matches(given):
                 raise _wrong_pin()
         elif not has_control():
