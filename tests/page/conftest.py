@@ -20,15 +20,16 @@ from pagehelpers import CHROMIUM, CHROMIUM_ARGS, PIN, ROOT, VIEWPORT, Server, fr
 class ServeProcess:
     """One ``elephants-bluff serve --simulate`` on ``port`` over ``instance``; start() waits until it answers."""
 
-    def __init__(self, instance: Path, port: int) -> None:
+    def __init__(self, instance: Path, port: int, log_dir: Path | None = None) -> None:
         self.instance, self.port = instance, port
+        self.log_path = (log_dir or instance) / "serve.log"  # elsewhere for an instance on a card the test fills
         self.url = f"http://127.0.0.1:{port}"
         self.proc: subprocess.Popen | None = None
         self.log: Any = None
 
     def start(self) -> Server:
         env = {**os.environ, "ELEPHANTS_BLUFF_PIN": PIN, "ELEPHANTS_BLUFF_THREADS": "32"}
-        self.log = open(self.instance / "serve.log", "ab")
+        self.log = open(self.log_path, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "companion.app.cli", "serve", "--simulate", "--instance", str(self.instance), "--port", str(self.port), "--init"],
             stdout=self.log, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
@@ -37,7 +38,7 @@ class ServeProcess:
         while True:
             if self.proc.poll() is not None:
                 self.stop()
-                pytest.fail("serve exited: " + (self.instance / "serve.log").read_text(errors="replace"))
+                pytest.fail("serve exited: " + self.log_path.read_text(errors="replace"))
             try:
                 with requests.Session() as s:
                     if s.get(self.url + "/api/health", timeout=2).status_code == 200:
@@ -46,7 +47,7 @@ class ServeProcess:
                 pass
             if time.monotonic() > deadline:
                 self.stop()
-                pytest.fail("serve did not answer within 60 s: " + (self.instance / "serve.log").read_text(errors="replace"))
+                pytest.fail("serve did not answer within 60 s: " + self.log_path.read_text(errors="replace"))
             time.sleep(0.2)
 
     def stop(self) -> None:
@@ -74,6 +75,19 @@ def card_server(tmp_path: Path, small_card: Any) -> Iterator[tuple[Server, Any]]
     instance.mkdir()
     (instance / "config.toml").write_text(render_config(all_settings(), {"table.pin": PIN, "storage.database": str(small_card.path / "game-log.sqlite3")}))
     process = ServeProcess(instance, free_port())
+    try:
+        yield process.start(), small_card
+    finally:
+        process.stop()
+
+
+@pytest.fixture
+def whole_card_server(tmp_path: Path, small_card: Any) -> Iterator[tuple[Server, Any]]:
+    """A server whose whole instance folder lies on a small card of its own, as on a Pi (the game log, the devices'
+    sessions and the photos share one card), with the card; the server's own log stays on this machine's disk."""
+    instance = small_card.path / "instance"
+    instance.mkdir()
+    process = ServeProcess(instance, free_port(), log_dir=tmp_path)
     try:
         yield process.start(), small_card
     finally:

@@ -182,3 +182,27 @@ def test_the_set_ups_no_camera_choice_survives_the_pin_asked_at_start(own_server
     page.click("#start-game")
     expect(page.locator("#turn-name")).to_have_text("Ben's turn")
     assert server.api("GET", "/api/table").json()["camera"] == "off"
+
+
+def test_on_a_full_card_the_pin_dialog_says_the_pin_cannot_be_checked_and_lets_the_device_in_once_there_is_room(whole_card_server: Any, new_context: Any, console: Any) -> None:
+    """No PIN is checked while a wrong one cannot be counted (docs/SECURITY.md). The dialog said the full card's
+    words for a move ("this could not be saved"), which tells a player typing a PIN nothing they did."""
+    console.allow("Failed to load resource: the server responded with a status of 507")
+    server, card = whole_card_server
+    page = new_context()
+    page.goto(server.url + "/")
+    card.fill(leave=0)
+    unlock(page, pin="000000")  # wrong, and it cannot be counted
+    error = page.locator("#pin-error")
+    expect(error).to_have_text("The SD card is full, so the PIN cannot be checked (a wrong one could not be counted). "
+                               "Free some room on it (old saved photos can go), then type the PIN again.")
+    page.fill("#pin-input", PIN)
+    with page.expect_response(lambda r: r.url.endswith("/api/session") and r.request.method == "POST") as answer:
+        page.click("#pin-submit")  # right, and refused in the same words: no PIN is checked
+    assert answer.value.status == 507
+    expect(error).to_contain_text("the PIN cannot be checked")
+    expect(page.locator("body")).to_have_attribute("data-control", "no")
+    card.empty()
+    page.click("#pin-submit")
+    expect(page.locator("#pin-dialog")).to_be_hidden()
+    expect(page.locator("body")).to_have_attribute("data-control", "yes")

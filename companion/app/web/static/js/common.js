@@ -166,7 +166,8 @@ const EB = (() => {
         // own answer places it (never "Lock this device", which the next Enter would press mid-game)
         if (!taps) focusIfLost(document.getElementById("pin-lock"));
       } catch (e) {
-        error.textContent = errorText(e);
+        // a full card: no PIN is checked until there is room (a wrong one could not be counted), so say that, not "saved"
+        error.textContent = e instanceof ApiError && e.code === "disk_full" ? t("pin_disk_full") : errorText(e);
         error.hidden = false;
         document.getElementById("pin-input").select();
       }
