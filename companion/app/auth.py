@@ -37,7 +37,7 @@ from urllib.parse import unquote, urlparse
 
 from limits.storage import MovingWindowSupport, Storage
 
-from companion.core.errors import InstanceFileError
+from companion.core.errors import InstanceFileError, InsufficientStorage
 from companion.core.files import full_card, not_beside, take_away, unwritable
 
 AUTH_NAME = "auth.sqlite3"
@@ -123,9 +123,16 @@ class AuthStore:
                     (sid, _sha(token), pin_tag, now, now + hours * 3600, now, address[:64], agent[:120]),
                 )
             except sqlite3.OperationalError as exc:  # a card turned read-only, a full disk: words, not a stock 500
-                raise InstanceFileError(self.path.name, f"the device could not be let in: the file of the devices' sessions cannot be written ({exc})",
-                                        "Free the disk or mend the card, then restart the companion.") from None
+                raise self._refused(exc, "the device could not be let in") from None
         return token, sid
+
+    def _refused(self, exc: sqlite3.OperationalError, doing: str) -> Exception:
+        """A write of this file refused, in words: a full card is the 507 every full card's refusal is (the page says
+        it in the player's language); anything else (a card turned read-only) names the file."""
+        if full_card(self.path, exc) is not None:
+            return InsufficientStorage(f"{doing[0].upper()}{doing[1:]}: the companion's disk is full. Free some room (old Bluff photos can go) and try again.")
+        return InstanceFileError(self.path.name, f"{doing}: the file of the devices' sessions cannot be written ({exc})",
+                                 "Free the disk or mend the card, then restart the companion.")
 
     def session_for(self, token: Any, pin_tag: str) -> dict[str, Any] | None:
         """The live session of ``token`` under the PIN now in force, or None (an ended one is deleted).
@@ -162,11 +169,17 @@ class AuthStore:
 
     def revoke(self, session_id: str) -> bool:
         with self._lock:
-            return self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+            try:
+                return self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
+            except sqlite3.OperationalError as exc:
+                raise self._refused(exc, "the device's session could not be ended") from None
 
     def revoke_all(self) -> int:
         with self._lock:
-            return self._db.execute("DELETE FROM sessions").rowcount
+            try:
+                return self._db.execute("DELETE FROM sessions").rowcount
+            except sqlite3.OperationalError as exc:
+                raise self._refused(exc, "the devices' sessions could not be ended") from None
 
     def end_sessions_of_other_pins(self, pin_tag: str) -> int | None:
         """Called at start: a changed PIN ends every session opened under the old one. None where the card had no

@@ -254,3 +254,28 @@ def test_a_device_let_in_is_told_the_card_is_full_in_words_not_an_internal_error
         assert tablet.post(f"/api/games/{game['id']}/claim", json={"amount": 7}).status_code == 200
     finally:
         close_app(app)
+
+
+def test_on_a_full_card_letting_a_device_in_or_ending_one_is_refused_in_words_and_changes_nothing(small_card):
+    """The right PIN from a new device, "End this session" on the devices page and "Lock this device" met SQLite's
+    error: "Something went wrong" on the page, for a card that only wanted room."""
+    from companion.app.web import security
+
+    app = build_app(small_card.path / "instance")
+    try:
+        tablet, _ = _login(app, "192.0.2.10")
+        phone, _ = _login(app, "192.0.2.11")
+        phones = next(s["id"] for s in tablet.get("/api/sessions").get_json()["sessions"] if s["address"] == "192.0.2.11")
+        small_card.fill(leave=0)
+        newcomer = app.test_client().post("/api/session", json={"pin": PIN})
+        assert newcomer.status_code == 507 and newcomer.get_json()["message"] == security.CANNOT_COUNT  # a wrong PIN's words
+        for refused in (tablet.delete(f"/api/sessions/{phones}"), tablet.delete("/api/sessions"), phone.delete("/api/session")):
+            assert refused.status_code == 507 and refused.get_json()["error"] == "disk_full"
+            assert "disk is full" in refused.get_json()["message"]
+        assert len(tablet.get("/api/sessions").get_json()["sessions"]) == 2  # nothing ended
+        assert phone.get("/api/session").get_json()["control"] is True  # the phone was not locked half-way
+        small_card.empty()
+        assert tablet.delete(f"/api/sessions/{phones}").status_code == 200
+        assert phone.get("/api/session").get_json()["control"] is False
+    finally:
+        close_app(app)
