@@ -52,6 +52,16 @@ def test_logout_ends_the_session_on_the_server_so_a_copied_cookie_is_worthless(a
     assert refused.status_code == 401 and "PIN" in refused.get_json()["message"]
 
 
+def test_logging_in_again_ends_the_devices_old_session_so_a_cookie_seen_before_is_worthless(app):
+    client, _ = _login(app)
+    thief = app.test_client()
+    thief.set_cookie(COOKIE, client.get_cookie(COOKIE).value)
+    assert client.post("/api/session", json={"pin": PIN}).status_code == 200  # the PIN typed again on the same device
+    assert thief.post("/api/games", json=GAME).status_code == 401
+    assert client.post("/api/games", json=GAME).status_code == 201
+    assert len(client.get("/api/sessions").get_json()["sessions"]) == 1
+
+
 def test_sessions_are_listed_and_one_is_revoked_from_the_page(app):
     tablet, _ = _login(app, "192.0.2.10")
     phone, _ = _login(app, "192.0.2.11")
