@@ -147,16 +147,10 @@ class AuthStore:
             row = self._db.execute("SELECT id, pin_tag, expires_at, created_at, address, agent FROM sessions WHERE token_sha256 = ?", (_sha(token),)).fetchone()
             if row is None:
                 return None
-            ended = row[1] != pin_tag or row[2] <= now
-            try:
-                if ended:
-                    self._db.execute("DELETE FROM sessions WHERE id = ?", (row[0],))
-                else:
-                    self._db.execute("UPDATE sessions SET last_seen = ? WHERE id = ?", (now, row[0]))
-            except sqlite3.OperationalError:
-                pass  # no room: the row stays as it was, and an ended session is refused all the same
-            if ended:
+            if row[1] != pin_tag or row[2] <= now:
+                self._tidy(("DELETE FROM sessions WHERE id = ?", (row[0],)))  # without room, refused all the same
                 return None
+            self._tidy(("UPDATE sessions SET last_seen = ? WHERE id = ?", (now, row[0])))
         return {"id": row[0], "expires_at": row[2], "created_at": row[3], "address": row[4], "agent": row[5]}
 
     def sessions(self, pin_tag: str | None = None) -> list[dict[str, Any]]:
@@ -181,15 +175,12 @@ class AuthStore:
             except sqlite3.OperationalError as exc:
                 raise self._refused(exc, "the devices' sessions could not be ended") from None
 
-    def end_sessions_of_other_pins(self, pin_tag: str) -> int | None:
-        """Called at start: a changed PIN ends every session opened under the old one. None where the card had no
-        room for the deletion's writes: they stay ended all the same (``session_for`` refuses a session of another
+    def end_sessions_of_other_pins(self, pin_tag: str) -> bool:
+        """Called at start: a changed PIN ends every session opened under the old one. Where the card has no room
+        for the deletion (``_tidy``) they stay ended all the same (``session_for`` refuses a session of another
         PIN), and go at the next start with room."""
         with self._lock:
-            try:
-                return self._db.execute("DELETE FROM sessions WHERE pin_tag != ?", (pin_tag,)).rowcount
-            except sqlite3.OperationalError:
-                return None
+            return self._tidy(("DELETE FROM sessions WHERE pin_tag != ?", (pin_tag,)))
 
     def forget_the_ended(self) -> bool:
         """Called at start, and at each login: the sessions ended by their hours, the wrong PINs older than a week
@@ -200,15 +191,20 @@ class AuthStore:
             return self._forget_the_ended(self.clock())
 
     def _forget_the_ended(self, now: float) -> bool:
-        """Whether it was done: a card too full for the deletions' own writes leaves them all for the next start or
-        login (one transaction), rather than stop a start or a login over tidying."""
+        return self._tidy(("DELETE FROM sessions WHERE expires_at <= ?", (now,)),
+                          ("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,)),
+                          ("DELETE FROM limit_hits WHERE expires_at < ?", (now,)),
+                          ("DELETE FROM limit_counters WHERE expires_at < ?", (now,)))
+
+    def _tidy(self, *statements: tuple[str, tuple[Any, ...]]) -> bool:
+        """Bookkeeping writes (the time a session was last seen, what has ended), in one transaction; whether they were
+        done. A card too full, or turned read-only, leaves them all undone for a later request, start or login, rather
+        than stop a tap, a start or a login over tidying. The caller holds the lock."""
         try:
             with self._db:  # isolation_level None: the context commits or rolls back
                 self._db.execute("BEGIN IMMEDIATE")
-                self._db.execute("DELETE FROM sessions WHERE expires_at <= ?", (now,))
-                self._db.execute("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,))
-                self._db.execute("DELETE FROM limit_hits WHERE expires_at < ?", (now,))
-                self._db.execute("DELETE FROM limit_counters WHERE expires_at < ?", (now,))
+                for sql, params in statements:
+                    self._db.execute(sql, params)
         except sqlite3.OperationalError:
             return False
         return True
@@ -225,10 +221,7 @@ class AuthStore:
             except sqlite3.OperationalError:
                 self._uncounted = True
                 return False
-            try:
-                self._db.execute("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,))
-            except sqlite3.OperationalError:
-                pass  # tidying: the next wrong PIN or start does it
+            self._tidy(("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,)))
             return True
 
     def can_count(self) -> bool:
