@@ -27,6 +27,7 @@ is not taken for a leaning one (``vision.pipeline.lens``). Run it before
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -270,6 +271,24 @@ def store(instance: Path, updates: dict) -> Path:
     return write_config(instance, values)
 
 
+def store_with_empty_tray(instance: Path, png: bytes, updates: dict) -> Path:
+    """The empty tray's photo (``png``) and the settings taken with it (its region, the camera's locked exposure), both
+    or neither. The reader compares each Bluff's frame with that photo inside that region at that exposure, so a new
+    photo beside the old settings would misread the tray; on a card with room for the photo but not for config.toml
+    the old pair stays. The photo waits under another name until config.toml is written, then a rename (which needs
+    no room) puts it in place."""
+    photo = instance / EMPTY_TRAY
+    waiting = photo.with_name(photo.name + ".new")
+    atomic_write(waiting, png)
+    try:
+        path = store(instance, updates)
+    except BaseException:
+        waiting.unlink(missing_ok=True)
+        raise
+    os.replace(waiting, photo)
+    return path
+
+
 def calibrate(
     instance: Path,
     dry_run: bool = False,
@@ -331,8 +350,7 @@ def calibrate(
         return 0
     ok, png = cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
     instance.mkdir(parents=True, exist_ok=True)
-    atomic_write(instance / EMPTY_TRAY, png.tobytes())
-    path = store(instance, updates)
+    path = store_with_empty_tray(instance, png.tobytes(), updates)
     say(f"stored in {path}: " + ", ".join(f"{k} = {v}" for k, v in updates.items()))
     return 0
 

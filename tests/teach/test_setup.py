@@ -279,3 +279,37 @@ def test_a_shot_on_a_full_card_is_refused_in_words_and_keeps_nothing(small_card)
         assert again.status_code == 200 and len(_rows(instance)) == 1
     finally:
         services.close()
+
+
+def test_a_new_empty_tray_on_a_card_with_room_for_its_photo_alone_keeps_the_old_photo_and_its_settings(small_card, tmp_path):
+    """The empty tray taken again on a card that has room for the new photo but not for config.toml: the photo used to
+    be written first, so the old region and exposure were left beside a photo they were not taken with. Now it is the
+    game log's 507 ``disk_full`` in words, the old pair stays as it was, and nothing is left behind on the card. On a
+    real small tmpfs."""
+    instance = small_card.path / "instance"
+    app = create_app(instance, simulate=True, settings=Settings.defaults().with_overrides(table__pin=PIN))
+    services = app.extensions["elephants_bluff"]
+    try:
+        client = app.test_client()
+        plain = np.full_like(empty_tray(), 120)  # a tray cloth with nothing on it: a photo of a few bytes
+        camera_sees(services, tmp_path, plain)
+        assert client.post("/api/setup/empty-tray", headers=H).status_code == 200
+        photo, config = (instance / "empty-tray.png").read_bytes(), (instance / CONFIG_NAME).read_bytes()
+        kept = services.dice_source.reader.empty_tray.copy()
+
+        camera_sees(services, tmp_path, empty_tray())  # the tray itself, set up again: a photo of many pages
+        new_photo = cv2.imencode(".png", cv2.cvtColor(empty_tray(), cv2.COLOR_BGR2GRAY))[1].tobytes()
+        assert len(photo) < 4096 < len(config)  # the old photo's room would not hold config.toml
+        small_card.fill(leave=-(-len(new_photo) // 4096) * 4096)  # the new photo's own pages, no more
+        refused = client.post("/api/setup/empty-tray", headers=H)
+        assert refused.status_code == 507 and refused.json["error"] == "disk_full", refused.get_data(as_text=True)
+        assert (instance / "empty-tray.png").read_bytes() == photo and (instance / CONFIG_NAME).read_bytes() == config
+        assert np.array_equal(services.dice_source.reader.empty_tray, kept)  # the running reader kept its pair too
+        assert sorted(p.name for p in instance.iterdir() if "empty-tray" in p.name or p.suffix in (".part", ".new")) == ["empty-tray.png"]
+
+        small_card.empty()
+        again = client.post("/api/setup/empty-tray", headers=H)
+        assert again.status_code == 200 and (instance / "empty-tray.png").read_bytes() == new_photo
+        assert not (instance / "empty-tray.png.new").exists()
+    finally:
+        services.close()

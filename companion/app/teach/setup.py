@@ -23,7 +23,6 @@ import numpy as np
 
 from companion.core.dice import STANDARD_OPPOSITE, is_face, opposite_face
 from companion.core.errors import BadRequest, ElephantsBluffError, HardwareError, NotAllowed
-from companion.core.files import atomic_write
 
 #: The preview's width at most, in pixels (the page asks about once a second).
 PREVIEW_WIDTH = 640
@@ -112,12 +111,16 @@ def check(services: Any) -> dict[str, Any]:
             "shots_per_top": shots_per_top(services), "shots_wanted": SHOTS_PER_FACE}
 
 
-def _apply(services: Any, updates: dict[str, Any]) -> None:
-    """Store ``updates`` in config.toml and switch the running reader to them (the same model stays)."""
-    from vision.calibrate import store
+def _apply(services: Any, updates: dict[str, Any], empty_tray_png: bytes | None = None) -> None:
+    """Store ``updates`` in config.toml, with the empty tray's photo they were taken with where one is given (both or
+    neither), and switch the running reader to them (the same model stays)."""
+    from vision.calibrate import store, store_with_empty_tray
     from vision.reader import load_reader
 
-    store(services.instance, updates)
+    if empty_tray_png is None:
+        store(services.instance, updates)
+    else:
+        store_with_empty_tray(services.instance, empty_tray_png, updates)
     settings = services.settings.with_overrides(**{k.replace(".", "__", 1): v for k, v in updates.items()})
     settings.path = services.settings.path or services.instance / "config.toml"
     reader = load_reader(settings)
@@ -185,8 +188,7 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
             updates["camera.exposure_us"] = int(meta["ExposureTime"])
         if "AnalogueGain" in meta:
             updates["camera.analogue_gain"] = round(float(meta["AnalogueGain"]), 3)
-    atomic_write(services.instance / EMPTY_TRAY, cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))[1].tobytes())
-    _apply(services, updates)
+    _apply(services, updates, cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))[1].tobytes())
     return {"stored": sorted(updates), **check(services)}
 
 
