@@ -224,6 +224,12 @@ class AuthStore:
             self._tidy(("DELETE FROM wrong_pins WHERE at < ?", (now - WRONG_PINS_KEPT_S,)))
             return True
 
+    def could_not_count(self) -> None:
+        """A wrong PIN written down that the guessing budget could not count (``SQLiteLimitsStorage``): as for one that
+        could not be written down, no PIN is checked until a write gets through again (``can_count``)."""
+        with self._lock:
+            self._uncounted = True
+
     def can_count(self) -> bool:
         """Whether a wrong PIN can be written down now. After one could not be, a write is tried (a row added and
         taken away again) each time this is asked, so the check comes back by itself once the card has room."""
@@ -270,9 +276,11 @@ class SQLiteLimitsStorage(Storage, MovingWindowSupport):
 
     STORAGE_SCHEME = ["eb-sqlite"]
 
-    def __init__(self, uri: str | None = None, wrap_exceptions: bool = False, clock: Callable[[], float] = time.time, **options: Any) -> None:
+    def __init__(self, uri: str | None = None, wrap_exceptions: bool = False, clock: Callable[[], float] = time.time,
+                 cannot_count: Callable[[], None] | None = None, **options: Any) -> None:
         path = Path(unquote(urlparse(uri or "").path))
         self.clock = clock
+        self._cannot_count = cannot_count
         self._lock = threading.Lock()
         self._db = _connect(path)
         super().__init__(uri, wrap_exceptions=wrap_exceptions, **options)
@@ -286,16 +294,22 @@ class SQLiteLimitsStorage(Storage, MovingWindowSupport):
             return False
         now = self.clock()
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
             try:
-                count = self._db.execute("SELECT COUNT(*) FROM limit_hits WHERE key = ? AND at > ?", (key, now - expiry)).fetchone()[0]
-                if count + amount > limit:
-                    return False
-                self._db.executemany("INSERT INTO limit_hits VALUES (?, ?, ?)", [(key, now, now + expiry)] * amount)
-                self._db.execute("DELETE FROM limit_hits WHERE expires_at < ?", (now - 86400,))
-                return True
-            finally:
-                self._db.execute("COMMIT")
+                with self._db:  # isolation_level None: the context commits or rolls back
+                    self._db.execute("BEGIN IMMEDIATE")
+                    count = self._db.execute("SELECT COUNT(*) FROM limit_hits WHERE key = ? AND at > ?", (key, now - expiry)).fetchone()[0]
+                    if count + amount > limit:
+                        return False
+                    self._db.executemany("INSERT INTO limit_hits VALUES (?, ?, ?)", [(key, now, now + expiry)] * amount)
+                    self._db.execute("DELETE FROM limit_hits WHERE expires_at < ?", (now - 86400,))
+                    return True
+            except sqlite3.OperationalError:
+                # a wrong PIN written down but not counted (a card with room for one write only): said to the store of
+                # wrong PINs, so no PIN is checked until a write gets through again; a hit not taken, never a crash
+                if self._cannot_count is None:
+                    raise
+                self._cannot_count()
+                return False
 
     def get_moving_window(self, key: str, limit: int, expiry: int) -> tuple[float, int]:
         now = self.clock()

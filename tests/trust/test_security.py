@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import hmac
 import http.client
+import shutil
+import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -175,6 +178,46 @@ def test_on_a_full_card_no_pin_is_checked_since_a_wrong_one_cannot_be_counted_an
         assert guesser.get("/api/session").get_json()["wrong_pins_last_hour"] == 1  # counted, and only that one
     finally:
         close_app(app)
+
+
+def _budget_entries(instance: Path) -> int:
+    """The guessing budget's entries in ``auth.sqlite3`` (one per window of each limit a wrong PIN spends)."""
+    with sqlite3.connect(instance / "auth.sqlite3") as db:
+        return db.execute("SELECT COUNT(*) FROM limit_hits").fetchone()[0]
+
+
+def test_a_wrong_pin_written_down_that_the_budget_cannot_count_stops_the_pin_check_in_words_not_an_internal_error(small_card):
+    """On a card with room for a wrong PIN's note but not for all of the guessing budget's entries, the budget's count
+    after the answer met SQLite's error: the guesser's answer became a 500. Now the answer stands (401) and, as for a
+    wrong PIN that could not be written down, no PIN is checked until there is room. Each room left from 0 to 23 kB is
+    tried on a real small tmpfs, a fresh instance each time; the test fails unless one of them is that case."""
+    from companion.app.web import close_app
+
+    met = []
+    for kb in range(24):
+        instance = small_card.path / f"instance-{kb}"
+        app = build_app(instance)
+        try:
+            guesser, table = app.test_client(), app.test_client()
+            assert guesser.post("/api/session", json={"pin": "0000"}).status_code == 401
+            spent = _budget_entries(instance)  # what one wrong PIN spends
+            small_card.fill(leave=kb * 1024)
+            answer = guesser.post("/api/session", json={"pin": "0001"})
+            assert answer.status_code in (401, 507), answer.get_data(as_text=True)
+            if answer.status_code == 401 and _budget_entries(instance) < 2 * spent:  # written down, not wholly counted
+                met.append(kb)
+                for said in (table.post("/api/session", json={"pin": PIN}), guesser.post("/api/session", json={"pin": "0002"})):
+                    assert said.status_code == 507 and said.get_json()["message"] == security.CANNOT_COUNT
+            small_card.empty()
+            before = _budget_entries(instance)
+            assert guesser.post("/api/session", json={"pin": "0003"}).status_code == 401  # room again: checked and counted
+            assert _budget_entries(instance) == before + spent
+        finally:
+            close_app(app)
+            if (small_card.path / "filler").exists():  # a failed check above left the card full
+                small_card.empty()
+            shutil.rmtree(instance)
+    assert met, "no room left was the case of a note written down and the budget not counted"
 
 
 def test_session_cookie_is_httponly_samesite_strict_and_gives_control(client):

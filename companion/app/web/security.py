@@ -237,12 +237,14 @@ def _breach(limits: str, words: str) -> Callable[[Any], Response]:
     return answer
 
 
-def install_limits(app: Flask, auth_path: Any) -> Limiter:
-    """The guessing budget: Flask-Limiter's application limits, counting wrong PINs only, kept in ``auth_path``."""
+def install_limits(app: Flask, auth: AuthStore) -> Limiter:
+    """The guessing budget: Flask-Limiter's application limits, counting wrong PINs only, kept in ``auth``'s file. A
+    wrong PIN the budget cannot count (no room left after its note) stops the PIN check as an unwritten one does."""
     limiter = Limiter(
         key_func=_client,
         strategy="moving-window",
-        storage_uri=f"eb-sqlite://{auth_path}",  # SQLiteLimitsStorage: kept across restarts
+        storage_uri=f"eb-sqlite://{auth.path}",  # SQLiteLimitsStorage: kept across restarts
+        storage_options={"cannot_count": auth.could_not_count},
         application_limits=[
             ApplicationLimit(PER_ADDRESS, key_function=_client, exempt_when=lambda: not _tries_a_pin(), deduct_when=_counts_as_wrong_pin, scope="wrong-pins-per-address",
                              on_breach=_breach(PER_ADDRESS, "Too many wrong PINs from this device: wait {wait} and try again.")),
@@ -258,7 +260,7 @@ def install_security(app: Flask, instance: Any = None) -> None:
     if instance is not None:
         auth = AuthStore(instance / AUTH_NAME)
         app.extensions["eb_auth"] = auth
-        app.extensions["eb_limiter"] = install_limits(app, instance / AUTH_NAME)
+        app.extensions["eb_limiter"] = install_limits(app, auth)
         auth.end_sessions_of_other_pins(pin_tag(app.extensions["elephants_bluff"].settings["table.pin"], app.config["SECRET_KEY"]))
         auth.forget_the_ended()
 
