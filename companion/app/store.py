@@ -152,7 +152,7 @@ class GameStore:
                     self._db.execute("INSERT INTO games (id, created_at, phase) VALUES (?, ?, ?)", (game_id, at, phase))
                     self._db.execute("INSERT INTO events (game_id, seq, at, type, data) VALUES (?, 0, ?, ?, ?)", (game_id, at, event["type"], json.dumps(event)))
             except sqlite3.OperationalError as exc:
-                raise _write_error(exc, "The game could not be started") from None
+                raise _write_error(exc, "The game could not be started", self.path) from None
 
     def append(self, game_id: str, seq: int, event: dict[str, Any], *, at: str, phase: str) -> None:
         """Append event number ``seq``; a second writer of the same seq is refused."""
@@ -164,7 +164,7 @@ class GameStore:
             except sqlite3.IntegrityError:
                 raise NotAllowed("Someone else acted at the same moment: look at the table again and retry.") from None
             except sqlite3.OperationalError as exc:
-                raise _write_error(exc, "The action could not be written") from None
+                raise _write_error(exc, "The action could not be written", self.path) from None
 
     def events(self, game_id: str) -> list[dict[str, Any]]:
         with self._lock:
@@ -247,9 +247,11 @@ def _no_room(path: Path, exc: Exception) -> StoreError | None:
     )
 
 
-def _write_error(exc: sqlite3.OperationalError, doing: str) -> Exception:
-    """A full disk is a 507 that says so; any other failed write a StoreError. Nothing was changed either way."""
-    if "full" in str(exc).lower():
+def _write_error(exc: sqlite3.OperationalError, doing: str, path: Path) -> Exception:
+    """A full card (``full_card``'s rule, as at opening: SQLite's "database or disk is full", or a "disk I/O error"
+    with almost no room left) is a 507 that says so; any other failed write a StoreError. Nothing was changed either
+    way."""
+    if full_card(path, exc) is not None:
         return InsufficientStorage(f"{doing}: the companion's disk is full. Nothing was changed; free some space (old Bluff photos can go) and try again.")
     return StoreError(f"{doing} in the game log ({exc}); nothing was changed.")
 

@@ -345,3 +345,20 @@ def test_only_a_full_card_is_taken_for_one_not_a_folder_named_full(tmp_path):
     assert full_card(log, sqlite3.DatabaseError("disk I/O error")) is None  # with room: not the card
     assert full_card(log, sqlite3.OperationalError("database or disk is full")) is not None
     assert full_card(log, OSError(28, "No space left on device")) is not None
+
+
+def test_a_move_the_log_cannot_write_for_a_disk_io_error_on_a_nearly_full_card_is_said_as_a_full_card(small_card):
+    """SQLite can say "disk I/O error" rather than "disk is full" where a write finds no room (its shared-memory file
+    cannot grow). The log's write refusal took only "full" for a full card, so such a move was "could not be written
+    in the game log", not the 507 whose words say to free room. It follows the rule a file's opening follows
+    (``full_card``): that error with almost no room left is the full card; with room it is not."""
+    from companion.app.store import _write_error
+
+    log = small_card.path / "game-log.sqlite3"
+    io_error = sqlite3.OperationalError("disk I/O error")
+    with_room = _write_error(io_error, "The action could not be written", log)
+    assert isinstance(with_room, StoreError) and "disk I/O error" in str(with_room)
+    small_card.fill(leave=0)
+    said = _write_error(io_error, "The action could not be written", log)
+    assert isinstance(said, InsufficientStorage) and "disk is full. Nothing was changed" in str(said)
+    assert isinstance(_write_error(sqlite3.OperationalError("database or disk is full"), "The game could not be started", log), InsufficientStorage)
