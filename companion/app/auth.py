@@ -117,14 +117,17 @@ class AuthStore:
         now = self.clock()
         with self._lock:
             self._forget_the_ended(now)
-            try:
-                self._db.execute(
-                    "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (sid, _sha(token), pin_tag, now, now + hours * 3600, now, address[:64], agent[:120]),
-                )
-            except sqlite3.OperationalError as exc:  # a card turned read-only, a full disk: words, not a stock 500
-                raise self._refused(exc, "the device could not be let in") from None
+            self._write("the device could not be let in", "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (sid, _sha(token), pin_tag, now, now + hours * 3600, now, address[:64], agent[:120]))
         return token, sid
+
+    def _write(self, doing: str, sql: str, params: tuple[Any, ...] = ()) -> int:
+        """One write a request asked for (not bookkeeping: ``_tidy``), its rows changed; refused in words
+        (``_refused``), never a stock 500. The caller holds the lock."""
+        try:
+            return self._db.execute(sql, params).rowcount
+        except sqlite3.OperationalError as exc:  # a card turned read-only, a full disk
+            raise self._refused(exc, doing) from None
 
     def _refused(self, exc: sqlite3.OperationalError, doing: str) -> Exception:
         """A write of this file refused, in words: a full card is the 507 every full card's refusal is (the page says
@@ -163,17 +166,19 @@ class AuthStore:
 
     def revoke(self, session_id: str) -> bool:
         with self._lock:
-            try:
-                return self._db.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
-            except sqlite3.OperationalError as exc:
-                raise self._refused(exc, "the device's session could not be ended") from None
+            return self._write("the device's session could not be ended", "DELETE FROM sessions WHERE id = ?", (session_id,)) > 0
+
+    def revoke_token(self, token: Any) -> bool:
+        """The session of ``token`` ended, whichever PIN it was opened under: a device let in again, whose old cookie
+        must be worth nothing. One write; the old session's last-seen time is not noted first (``session_for``)."""
+        if not isinstance(token, str):
+            return False
+        with self._lock:
+            return self._write("the device's old session could not be ended", "DELETE FROM sessions WHERE token_sha256 = ?", (_sha(token),)) > 0
 
     def revoke_all(self) -> int:
         with self._lock:
-            try:
-                return self._db.execute("DELETE FROM sessions").rowcount
-            except sqlite3.OperationalError as exc:
-                raise self._refused(exc, "the devices' sessions could not be ended") from None
+            return self._write("the devices' sessions could not be ended", "DELETE FROM sessions")
 
     def end_sessions_of_other_pins(self, pin_tag: str) -> bool:
         """Called at start: a changed PIN ends every session opened under the old one. Where the card has no room

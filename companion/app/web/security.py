@@ -110,9 +110,7 @@ def open_session(given: Any) -> dict[str, Any]:
         # the new session first, then the old one ended: a card with room for one write only leaves the device let in
         token, sid = _auth().open_session(_current_tag(), hours=hours, address=_client(), agent=request.headers.get("User-Agent", "")[:120])
         if old:
-            found = _auth().session_for(old, _current_tag())
-            if found is not None and found["id"] != sid:
-                _auth().revoke(found["id"])  # a new token at each login: a cookie seen before it is worth nothing
+            _auth().revoke_token(old)  # a new token at each login: a cookie seen before it is worth nothing
     except InsufficientStorage:
         raise InsufficientStorage(CANNOT_COUNT) from None  # a wrong PIN's words: on a full card no answer tells them apart
     secure = _secure_cookie()
