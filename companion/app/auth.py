@@ -44,6 +44,9 @@ AUTH_NAME = "auth.sqlite3"
 #: how long a wrong PIN's time and address are kept: the devices page counts the last hour's; a week leaves an owner
 #: time to look in the file after a night of guessing
 WRONG_PINS_KEPT_S = 7 * 86400
+#: how often a device's requests note the time it was last seen: the devices page shows it to the minute, and a
+#: write on every request (each tap, each look of the devices page) would only wear the SD card
+LAST_SEEN_STEP_S = 60
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     id TEXT PRIMARY KEY,
@@ -140,20 +143,21 @@ class AuthStore:
     def session_for(self, token: Any, pin_tag: str) -> dict[str, Any] | None:
         """The live session of ``token`` under the PIN now in force, or None (an ended one is deleted).
 
-        Every request of a device let in asks this, so its writes (an ended session's deletion, the time last seen)
-        are bookkeeping that a full card must not turn into an error on every tap: the game log's own refusal then
-        says what is wrong, in words."""
+        Every request of a device let in asks this, so its writes (an ended session's deletion, the time last seen,
+        at most once a minute: ``LAST_SEEN_STEP_S``) are bookkeeping that a full card must not turn into an error on
+        every tap: the game log's own refusal then says what is wrong, in words."""
         if not isinstance(token, str) or not 20 <= len(token) <= 100:
             return None
         now = self.clock()
         with self._lock:
-            row = self._db.execute("SELECT id, pin_tag, expires_at, created_at, address, agent FROM sessions WHERE token_sha256 = ?", (_sha(token),)).fetchone()
+            row = self._db.execute("SELECT id, pin_tag, expires_at, created_at, address, agent, last_seen FROM sessions WHERE token_sha256 = ?", (_sha(token),)).fetchone()
             if row is None:
                 return None
             if row[1] != pin_tag or row[2] <= now:
                 self._tidy(("DELETE FROM sessions WHERE id = ?", (row[0],)))  # without room, refused all the same
                 return None
-            self._tidy(("UPDATE sessions SET last_seen = ? WHERE id = ?", (now, row[0])))
+            if not 0 <= now - row[6] < LAST_SEEN_STEP_S:  # a clock set back since is noted too
+                self._tidy(("UPDATE sessions SET last_seen = ? WHERE id = ?", (now, row[0])))
         return {"id": row[0], "expires_at": row[2], "created_at": row[3], "address": row[4], "agent": row[5]}
 
     def sessions(self, pin_tag: str | None = None) -> list[dict[str, Any]]:

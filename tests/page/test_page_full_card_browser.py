@@ -23,7 +23,8 @@ def test_a_claim_on_a_full_card_says_the_card_is_full_and_goes_through_once_ther
     """The claim was refused with "Something went wrong. Try again.", and trying again failed the same way: the
     table was not told that room was wanted. The page now says so in the player's language; the board stays as it
     was, and once room is made the same tap passes the claim. With the whole instance on the card, as on a Pi, the
-    device's own session note (the time it was last seen) met the full card first, as an internal error."""
+    device's own session note (the time it was last seen) met the full card first, as an internal error; that note is
+    due once a minute, so tests/trust/test_sessions.py moves the sessions' clock on to hold it at every tap."""
     console.allow("status of 507")  # the refusal itself
     server, card = full_card_server
     game = server.new_game(["Ida", "Jo"], starter=0)

@@ -6,8 +6,9 @@ import hashlib
 import sqlite3
 import subprocess
 import sys
+import time
 
-from companion.app.auth import AUTH_NAME
+from companion.app.auth import AUTH_NAME, LAST_SEEN_STEP_S, AuthStore
 from companion.app.web import close_app
 from companion.app.web.security import COOKIE
 
@@ -248,14 +249,16 @@ def test_the_sessions_page_is_served_with_its_script_and_the_wrong_pin_count_com
 
 
 def test_a_device_let_in_is_told_the_card_is_full_in_words_not_an_internal_error_on_every_tap(small_card):
-    """The whole instance on one full card, as on a Pi: each request of a device let in notes when it was last seen,
+    """The whole instance on one full card, as on a Pi: a device let in notes when it was last seen (once a minute),
     and that note's refusal was SQLite's error on every tap, the page's first look included, before the game log could
-    say the card is full."""
+    say the card is full. The sessions' clock is moved on, so the note is due at each request here."""
     app = build_app(small_card.path / "instance")
     try:
         tablet, _ = _login(app)
         game = tablet.post("/api/games", json=GAME).get_json()
         small_card.fill(leave=0)
+        auth, seen = app.extensions["eb_auth"], [time.time()]
+        auth.clock = lambda: seen.append(seen[-1] + 2 * LAST_SEEN_STEP_S) or seen[-1]  # two minutes on at each look
         assert tablet.get("/api/session").get_json()["control"] is True  # still let in
         refused = tablet.post(f"/api/games/{game['id']}/claim", json={"amount": 7})
         assert refused.status_code == 507 and refused.get_json()["error"] == "disk_full"
@@ -289,3 +292,25 @@ def test_on_a_full_card_letting_a_device_in_or_ending_one_is_refused_in_words_an
         assert phone.get("/api/session").get_json()["control"] is False
     finally:
         close_app(app)
+
+
+def test_a_device_s_requests_note_when_it_was_last_seen_at_most_once_a_minute(tmp_path):
+    """Every request of a device let in wrote its last-seen time: each tap, and each look of the devices page every
+    10 s, was a write to the SD card for a time the page shows to the minute. A clock set back is noted at once."""
+    now = [1_000_000.0]
+    store = AuthStore(tmp_path / AUTH_NAME, clock=lambda: now[0])
+    try:
+        token, _ = store.open_session("tag", hours=12, address="192.0.2.10", agent="tablet")
+        seen = lambda: store.sessions()[0]["last_seen"]  # noqa: E731
+        let_in = seen()
+        for step in (10, 20, LAST_SEEN_STEP_S - 31):  # a minute's requests
+            now[0] += step
+            assert store.session_for(token, "tag") is not None and seen() == let_in
+        now[0] += 1
+        assert store.session_for(token, "tag") is not None and seen() != let_in  # a minute on: noted
+        noted = seen()
+        now[0] -= 3600  # the clock set back an hour (an offline Pi's, set right by hand later)
+        store.session_for(token, "tag")
+        assert seen() != noted
+    finally:
+        store.close()
