@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.trust.conftest import PIN_HEADERS, build_app
+from companion.app.web import close_app
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -22,7 +23,7 @@ def test_a_ready_simulated_table_has_no_finding_in_health(tmp_path):
         health = app.test_client().get("/api/health").get_json()
         assert health["checks"] == []
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_a_pressed_down_button_is_named_with_what_to_do(tmp_path):
@@ -34,7 +35,7 @@ def test_a_pressed_down_button_is_named_with_what_to_do(tmp_path):
         assert [c["part"] for c in checks] and "believe" in json.dumps(checks).lower()
         assert all(c["problem"] and c["fix"] for c in checks)
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_the_full_check_needs_the_pin_and_answers_in_words(tmp_path):
@@ -45,7 +46,7 @@ def test_the_full_check_needs_the_pin_and_answers_in_words(tmp_path):
         body = client.get("/api/check", headers=PIN_HEADERS).get_json()
         assert set(body) == {"ready", "findings"} and body["ready"] is (body["findings"] == [])
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_the_command_reports_a_missing_camera_in_one_line_and_exits_1(tmp_path):
@@ -64,7 +65,7 @@ def test_the_setup_page_offers_the_check_in_the_players_language(tmp_path):
         page = app.test_client().get("/setup", headers={"Accept-Language": "de"}).get_data(as_text=True)
         assert 'id="setup-check-run"' in page and "Tisch prüfen" in page and "Vor dem Spiel" in page
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 @pytest.mark.skipif(importlib.util.find_spec("picamera2") is not None, reason="picamera2 is installed: a stand-in cannot take its place")
@@ -199,7 +200,7 @@ def test_the_check_looks_at_the_tray_lit_as_a_bluff_does(tmp_path):
         assert "tray_dark" not in codes, codes["tray_dark"].sentence
         assert "tray_glare" in codes and codes["tray_glare"].params == {"vertical": "top", "horizontal": "right"}
     finally:
-        services.close()
+        close_app(app)
     assert ring_pin.state == 0
 
 

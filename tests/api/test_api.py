@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import PIN, PIN_HEADERS
+from companion.app.web import close_app
 
 
 def start(client, players=("Ann", "Ben", "Cy"), **extra):
@@ -307,7 +308,7 @@ def test_sim_routes_are_404_on_a_real_table(tmp_path, settings):
         assert c.post("/api/sim/dice", json={"values": [1, 2, 3]}, headers=PIN_HEADERS).status_code == 404
         assert c.post("/api/sim/press", json={"button": "bluff"}, headers=PIN_HEADERS).status_code == 404
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_unknown_api_addresses_and_methods_answer_in_json(client):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tests.api.test_api import post, start
 from tests.conftest import PIN
+from companion.app.web import close_app
 
 
 def lose(client, services, game_id, path_length=2):
@@ -123,7 +124,7 @@ def test_the_camera_setting_is_kept_across_a_restart(tmp_path, settings):
             assert client.get("/api/table").json["camera"] == expected
             post(client, "/api/table", {"camera": "off"})
         finally:
-            app.extensions["elephants_bluff"].close()
+            close_app(app)
 
 
 def test_r13_the_history_shows_claims_believes_and_peeks_and_no_die(client):
@@ -139,7 +140,7 @@ def test_the_camera_setting_a_full_card_cannot_keep_is_refused_in_words_and_the_
     """It held until the next start, which forgot it unsaid: a table that chose to type the dice found the camera
     reading them again after a restart."""
     from companion.core.capture import ValuesDiceSource
-    from companion.app.web import close_app, create_app
+    from companion.app.web import create_app
 
     app = create_app(small_card.path / "inst", simulate=True, settings=settings, test_config={"TESTING": True}, dice_source=ValuesDiceSource())
     try:

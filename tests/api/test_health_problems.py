@@ -9,7 +9,7 @@ import pytest
 
 from companion.app.services import build_services
 from companion.app.settings import Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 from tests.trust.conftest import PIN
 
 
@@ -30,7 +30,7 @@ def test_a_pi_camera_and_buttons_that_fail_at_start_are_each_said_once_with_thei
         assert health["problems"] == [d["sentence"] for d in details] == [d["params"]["detail"] for d in details]
         assert health["status"] == "degraded" and health["gpio"] == "none"
     finally:
-        services.close()
+        close_app(app)
 
 
 def test_a_ready_table_has_no_problem_details(tmp_path):
@@ -41,4 +41,4 @@ def test_a_ready_table_has_no_problem_details(tmp_path):
         health = app.test_client().get("/api/health").get_json()
         assert health["status"] == "ok" and health["problems"] == [] and health["problem_details"] == []
     finally:
-        services.close()
+        close_app(app)

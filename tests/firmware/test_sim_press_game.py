@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from companion.app.settings import Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 
 PIN = {"X-Table-Pin": "4321"}
 
@@ -23,7 +23,7 @@ def client(tmp_path):
     services = app.extensions["elephants_bluff"]
     assert services.table is not None and services.gpio_name == "mock"
     yield app.test_client()
-    services.close()
+    close_app(app)
 
 
 def test_a_whole_game_is_played_with_the_tables_buttons(client):

@@ -10,6 +10,7 @@ import pytest
 from companion.core.errors import BadRequest, HardwareError, NotAllowed
 from firmware.capture import CaptureLoop
 from tests.firmware.helpers import ScriptedReader, TrayCamera, die_row, press, settings, start_deciding
+from companion.app.web import close_app
 
 BELIEVE, BLUFF, CONFIRM, LID = 17, 27, 6, 5
 
@@ -493,7 +494,7 @@ def test_health_names_a_stopped_button_worker_for_the_page(tmp_path):
         found = [p for p in health["problem_details"] if p["code"] == "no_buttons"]
         assert health["status"] == "degraded" and found and "button worker has stopped" in found[0]["params"]["detail"]
     finally:
-        services.close()
+        close_app(app)
 
 
 @pytest.mark.parametrize("phase, words", [("none", "No game is in progress: start one on the tablet."),

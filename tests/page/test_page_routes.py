@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from companion.app.web import create_app, i18n
+from companion.app.web import close_app, create_app, i18n
 from companion.app.web.pages import RULE_SECTIONS
 
 PAGES = ["/", "/bluffs", "/bluffs/c-abc-1", "/rules"]
@@ -23,7 +23,7 @@ def client(tmp_path: Path) -> Iterator[Any]:
         with app.test_client() as c:
             yield c
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def _strings_block(html: str) -> str:

@@ -14,7 +14,7 @@ import pytest
 from companion.app.checks import full_findings
 from companion.app.services import build_services, calibration_problem
 from companion.app.settings import Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 from companion.core.reading import OK, UNCERTAIN
 from companion.core.settings import CONFIG_NAME, write_config
 from vision.reader import load_reader
@@ -53,7 +53,7 @@ def smaller_camera(tmp_path):
     services = build_services(instance, settings, simulate=True)
     app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services)
     yield app.test_client(), services, instance
-    services.close()
+    close_app(app)
 
 
 def test_a_frame_of_another_size_than_the_empty_tray_is_read_without_the_set_up_and_never_ok(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 from companion.app.checks import full_findings
 from companion.app.services import build_services
 from companion.app.settings import Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 from companion.core.settings import CONFIG_NAME, write_config
 from tests.teach.tray_views import camera_sees, empty_tray
 
@@ -36,7 +36,7 @@ def table(request, tmp_path):
     services = build_services(instance, settings, simulate=True)
     app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services)
     yield app.test_client(), services, request.param
-    services.close()
+    close_app(app)
 
 
 def test_health_and_check_say_the_reader_goes_without_the_empty_tray_and_how_to_mend_it(table):

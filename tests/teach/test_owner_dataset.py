@@ -16,7 +16,7 @@ import pytest
 from companion.app.cli import main
 from companion.app.settings import Settings
 from companion.app.teach.dataset import OwnerDataset, split_of
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 from vision.adapt import CropReader
 from vision.classifier import FaceClassifier
 from vision.evaluate import evaluate
@@ -51,7 +51,7 @@ def table(tmp_path):
     app = _app(tmp_path / "instance")
     app.extensions["elephants_bluff"].dice_source.frame_source.rng = np.random.default_rng(12)  # the same frames every run: the reader is not under test
     yield app.test_client(), app.extensions["elephants_bluff"], tmp_path / "instance"
-    app.extensions["elephants_bluff"].close()
+    close_app(app)
 
 
 def _placed(services):
@@ -115,7 +115,7 @@ def test_nothing_is_kept_when_the_table_turns_collecting_off(tmp_path):
         services.owner_dataset.wait_idle()
         assert not (tmp_path / "instance" / "owner-dataset").exists()
     finally:
-        services.close()
+        close_app(app)
 
 
 def _frame():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from companion.app.settings import Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 from companion.core.settings import CONFIG_NAME
 from tests.teach.tray_views import camera_sees, empty_tray, pi_camera_module
 from vision.pipeline.lens import bend_frame
@@ -30,7 +30,7 @@ def table(tmp_path):
     app = create_app(tmp_path / "instance", simulate=True, settings=Settings.defaults().with_overrides(table__pin=PIN), test_config={"TESTING": True})
     services = app.extensions["elephants_bluff"]
     yield app.test_client(), services, tmp_path / "instance"
-    services.close()
+    close_app(app)
 
 
 def _rows(instance: Path):
@@ -278,7 +278,7 @@ def test_a_shot_on_a_full_card_is_refused_in_words_and_keeps_nothing(small_card)
         again = client.post("/api/setup/face", json={"top": 4}, headers=H)
         assert again.status_code == 200 and len(_rows(instance)) == 1
     finally:
-        services.close()
+        close_app(app)
 
 
 def test_a_new_empty_tray_on_a_card_with_room_for_its_photo_alone_keeps_the_old_photo_and_its_settings(small_card, tmp_path):
@@ -312,4 +312,4 @@ def test_a_new_empty_tray_on_a_card_with_room_for_its_photo_alone_keeps_the_old_
         assert again.status_code == 200 and (instance / "empty-tray.png").read_bytes() == new_photo
         assert not (instance / "empty-tray.png.new").exists()
     finally:
-        services.close()
+        close_app(app)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from companion.app.settings import Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 from tests.teach.tray_views import camera_sees, empty_tray
 from vision.calibrate import BLUR, BRIGHT, DARK, GLARE, NOT_EMPTY, PROBLEM_CODES, check_frame_quality, frame_problems
 from vision.simtable import render_table
@@ -71,7 +71,7 @@ def table(tmp_path):
     app = create_app(tmp_path / "instance", simulate=True, settings=Settings.defaults().with_overrides(table__pin=PIN), test_config={"TESTING": True})
     services = app.extensions["elephants_bluff"]
     yield app.test_client(), services, tmp_path
-    services.close()
+    close_app(app)
 
 
 @pytest.mark.parametrize("code", [DARK, BRIGHT, GLARE, BLUR])

@@ -20,7 +20,7 @@ import pytest
 
 from companion.app.cli import main
 from companion.app.settings import CONFIG_NAME, Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 from companion.core.files import atomic_write
 from companion.core.settings import write_config
 from models.training.other_looks import number_die
@@ -102,7 +102,7 @@ def test_the_active_model_id_is_in_health_every_reading_and_every_saved_bluff(ta
     assert reader.model_id == result["candidate"] and reader.read(frame).model_id == result["candidate"]
 
     app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True})
-    client, services = app.test_client(), app.extensions["elephants_bluff"]
+    client = app.test_client()
     try:
         assert client.get("/api/health").json["model"] == result["candidate"]
         game = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=H).json
@@ -118,7 +118,7 @@ def test_the_active_model_id_is_in_health_every_reading_and_every_saved_bluff(ta
         assert client.get("/api/model").json["previous"] == result["candidate"]
         assert client.post("/api/model/rollback", headers=H).json["active"] == result["candidate"]  # and forth again
     finally:
-        services.close()
+        close_app(app)
 
 
 def test_cli_status_and_rollback(taught, tmp_path, capsys):
@@ -165,7 +165,7 @@ def test_a_rollback_or_teaching_from_a_terminal_switches_the_running_reader_with
         assert _model_reading(client, result["candidate"]) == result["candidate"]
         assert client.get("/api/health").json["status"] == "ok"
     finally:
-        services.close()
+        close_app(app)
     assert not services.model_follower._thread.is_alive(), "the follower outlived the companion"
     capsys.readouterr()
 
@@ -185,7 +185,7 @@ def test_the_pages_own_switch_is_not_done_twice_and_a_damaged_model_is_followed_
         health = client.get("/api/health").json
         assert health["model"] == shipped_model_id() and any("cannot" in p or "damaged" in p for p in health["problems"]), health
     finally:
-        services.close()
+        close_app(app)
 
 
 def test_a_registry_damaged_beside_the_running_companion_is_followed_to_the_shipped_model_and_said(taught, tmp_path):
@@ -198,7 +198,7 @@ def test_a_registry_damaged_beside_the_running_companion_is_followed_to_the_ship
         assert health["model"] == shipped_model_id() and any("damaged" in p for p in health["problems"]), health
         assert services.model_follower.look() is False, "an unchanged file is looked at again"
     finally:
-        services.close()
+        close_app(app)
 
 
 def test_a_power_cut_during_adoption_leaves_the_previous_model_active_and_whole(taught, tmp_path):
@@ -233,7 +233,7 @@ def test_a_taught_model_that_fails_to_load_gives_the_shipped_model_and_health_sa
         health = app.test_client().get("/api/health").json
         assert health["status"] == "ok" and health["problem_details"] == [], health
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_a_model_taught_for_another_shipped_classifier_is_not_used(taught, tmp_path):

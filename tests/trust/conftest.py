@@ -11,7 +11,7 @@ from companion.core.capture import DiceSource, ValuesDiceSource
 from bench.live_server import LiveServer
 from companion.app.services import build_services
 from companion.app.settings import Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 
 PIN = "4821"
 PIN_HEADERS = {"X-Table-Pin": PIN}
@@ -29,7 +29,7 @@ def build_app(instance: Path, dice_source: DiceSource | None = None, *, simulate
 def app(tmp_path):
     app = build_app(tmp_path / "instance")
     yield app
-    app.extensions["elephants_bluff"].close()
+    close_app(app)
 
 
 @pytest.fixture

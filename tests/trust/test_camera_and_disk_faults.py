@@ -17,6 +17,7 @@ import pytest
 from companion.core.capture import Capture, ValuesDiceSource
 from companion.rules import fold
 from companion.rules.views import public_state
+from companion.app.web import close_app
 
 from .conftest import PIN_HEADERS, build_app
 from .test_image_routes import FramingSource
@@ -62,7 +63,7 @@ def flaky(tmp_path):
     app.extensions["elephants_bluff"].referee.capture_timeout_s = 0.3
     yield app, app.test_client(), source
     source.release.set()
-    app.extensions["elephants_bluff"].close()
+    close_app(app)
 
 
 @pytest.mark.parametrize("mode,words,codes", [
@@ -132,7 +133,7 @@ def test_a_frames_folder_that_cannot_be_created_loses_only_the_photo(tmp_path):
         assert client.post(f"/api/games/{gid}/claim", json={"amount": 4}, headers=PIN_HEADERS).status_code == 200
         _log_is_whole(app, gid)
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_a_full_disk_for_frames_loses_only_the_photo_and_leaves_no_partial_file(tmp_path):
@@ -159,7 +160,7 @@ def test_a_full_disk_for_frames_loses_only_the_photo_and_leaves_no_partial_file(
         photo.close()
         assert client.get("/api/health").get_json()["status"] == "ok"
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_every_capture_problem_code_has_words_on_the_pages_in_the_nine_languages():

@@ -22,6 +22,7 @@ from companion.app.settings import Settings
 from firmware.capture import CaptureLoop
 from vision.reader import load_reader
 from vision.sources.simulated import SimulatedTableSource
+from companion.app.web import close_app
 
 from .conftest import PIN_HEADERS, build_app
 
@@ -55,7 +56,7 @@ def table(tmp_path):
     app = build_app(tmp_path / "instance", loop)
     yield app, app.test_client(), camera
     camera.release.set()
-    app.extensions["elephants_bluff"].close()
+    close_app(app)
 
 
 def _bluff(client, gid):  # noqa: ANN001, ANN202

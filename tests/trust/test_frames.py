@@ -6,6 +6,7 @@ import os
 import time
 
 from companion.app.archive import PENDING
+from companion.app.web import close_app
 
 from .conftest import PIN_HEADERS, build_app
 from .test_image_routes import FramingSource
@@ -65,7 +66,7 @@ def test_the_photo_gets_its_name_only_after_the_log_entry_that_names_it(tmp_path
         with client.get(f"/api/challenges/{cid}/image") as image:
             assert image.status_code == 200
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_a_bluff_that_cannot_be_logged_leaves_no_photo(tmp_path):
@@ -89,7 +90,7 @@ def test_a_bluff_that_cannot_be_logged_leaves_no_photo(tmp_path):
         on_disk = {p.name.split(".jpg")[0].removesuffix("-annotated") for p in referee.frames_dir.iterdir()}
         assert on_disk <= named, f"photos of Bluffs the log does not hold: {on_disk - named}"
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_after_a_kill_the_start_publishes_named_photos_and_deletes_unlogged_pending_ones(tmp_path):
@@ -99,7 +100,7 @@ def test_after_a_kill_the_start_publishes_named_photos_and_deletes_unlogged_pend
     gid = client.post("/api/games", json={"players": ["Ann", "Ben"], "path_length": 30}, headers=PIN_HEADERS).get_json()["id"]
     cid = _bluff(client, gid).get_json()["challenge"]["id"]
     frames = referee.frames_dir
-    app.extensions["elephants_bluff"].close()
+    close_app(app)
     # As a kill leaves it: this Bluff logged but its photo still pending; a photo staged for a Bluff never logged.
     photo = frames / f"{cid}.jpg"
     os.replace(photo, frames / f"{cid}.jpg{PENDING}")
@@ -112,7 +113,7 @@ def test_after_a_kill_the_start_publishes_named_photos_and_deletes_unlogged_pend
         with again.test_client().get(f"/api/challenges/{cid}/image") as image:
             assert image.status_code == 200
     finally:
-        again.extensions["elephants_bluff"].close()
+        close_app(again)
 
 
 def test_photos_are_pruned_by_count_and_by_age_and_the_bluff_stays(tmp_path):
@@ -133,13 +134,13 @@ def test_photos_are_pruned_by_count_and_by_age_and_the_bluff_stays(tmp_path):
     month_ago = time.time() - 30 * 86400
     for p in referee.frames_dir.glob(f"{cids[2]}*"):
         os.utime(p, (month_ago, month_ago))
-    app.extensions["elephants_bluff"].close()
+    close_app(app)
     again = _app(tmp_path, storage__frames_keep=3, storage__frames_days=7)
     try:
         left = sorted({p.name.split(".jpg")[0].removesuffix("-annotated") for p in referee.frames_dir.iterdir()})
         assert left == sorted(cids[3:])
     finally:
-        again.extensions["elephants_bluff"].close()
+        close_app(again)
 
 
 def test_photos_of_another_log_are_set_aside_at_start_not_deleted(tmp_path):
@@ -154,7 +155,7 @@ def test_photos_of_another_log_are_set_aside_at_start_not_deleted(tmp_path):
     cid = _bluff(client, gid).get_json()["challenge"]["id"]
     frames, log = referee.frames_dir, referee.store.path
     photo = (frames / f"{cid}.jpg").read_bytes()
-    app.extensions["elephants_bluff"].close()
+    close_app(app)
     aside = tmp_path / "old-log"
     aside.mkdir()
     for part in log.parent.glob(log.name + "*"):
@@ -165,7 +166,7 @@ def test_photos_of_another_log_are_set_aside_at_start_not_deleted(tmp_path):
         assert (frames / NOT_IN_LOG / f"{cid}.jpg").read_bytes() == photo
         assert (frames / NOT_IN_LOG / f"{cid}-annotated.jpg").exists()
     finally:
-        again.extensions["elephants_bluff"].close()
+        close_app(again)
 
 
 def test_a_photo_changed_or_damaged_since_it_was_saved_is_never_shown_or_learned_from_as_the_bluffs(tmp_path):
@@ -196,7 +197,7 @@ def test_a_photo_changed_or_damaged_since_it_was_saved_is_never_shown_or_learned
             assert whole.status_code == 200  # its own frame is as saved
         assert referee.challenge(first)["has_images"] is True  # the Bluff itself, its reading and verdict, stay
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_a_photo_is_sent_as_the_bytes_checked_and_a_tablet_that_has_it_is_told_it_is_unchanged(tmp_path):
@@ -216,7 +217,7 @@ def test_a_photo_is_sent_as_the_bytes_checked_and_a_tablet_that_has_it_is_told_i
             assert again.status_code == 304 and again.data == b""
         assert referee.frame_photo(cid, "frame") == (saved, hashlib.sha256(saved).hexdigest())
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_a_photo_missing_or_a_folder_in_its_place_is_said_missing_and_the_bluff_stays(tmp_path):
@@ -231,4 +232,4 @@ def test_a_photo_missing_or_a_folder_in_its_place_is_said_missing_and_the_bluff_
             assert answer.status_code == 404 and answer.get_json()["message"] == "This Bluff's photo is missing from the frames folder."
             assert referee.challenge(cid)["has_images"] is True
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)

@@ -29,6 +29,7 @@ import pytest
 from companion.core.capture import ValuesDiceSource
 from bench.live_server import ViewerPool
 from companion.app.web.events import _event, _note
+from companion.app.web import close_app
 
 from .conftest import PIN_HEADERS, build_app
 
@@ -203,7 +204,7 @@ def test_no_route_stream_page_or_error_shows_the_dice_before_the_bluff(tmp_path)
         assert find_dice("dice 5, 6 and 3", SECRET) and not find_dice("6 elephants, 35 and 5", SECRET)
     finally:
         referee.unsubscribe(stream)
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_refused_bluffs_and_reads_never_move_the_camera(tmp_path):
@@ -223,7 +224,7 @@ def test_refused_bluffs_and_reads_never_move_the_camera(tmp_path):
         assert client.post(f"/api/games/{gid}/bluff", json={}, headers=PIN_HEADERS).status_code == 200
         assert spy.captures == 1
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 @pytest.mark.slow

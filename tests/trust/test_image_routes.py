@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from companion.core.capture import Capture, ValuesDiceSource
+from companion.app.web import close_app
 
 from .conftest import PIN, PIN_HEADERS, build_app
 
@@ -71,7 +72,7 @@ def test_traversal_attempts_on_image_routes_get_404_and_no_file(tmp_path):
             assert secret not in response.data and b"9999" not in response.data, path
             response.close()
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ import pytest
 
 from companion.app.services import build_services
 from companion.app.settings import Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 from tests.trust.conftest import PIN, PIN_HEADERS
 from vision.classifier import shipped_model_path
 from vision.detector_learned import default_model_path
@@ -68,7 +68,7 @@ def test_a_bad_model_file_leaves_the_companion_up_and_every_bluff_to_the_table(t
         body = client.post(f"/api/games/{gid}/bluff", json={}, headers=PIN_HEADERS).get_json()
         assert body["state"]["phase"] == "confirm" and words in str(body["challenge"])
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 @pytest.mark.parametrize(("module", "file", "words"), [
@@ -87,7 +87,7 @@ def test_without_a_cue_file_the_companion_is_up_and_health_says_what_the_reader_
         health = app.test_client().get("/api/health").get_json()
         assert any(words in p and "missing" in p for p in health["problems"]), health
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 @pytest.mark.parametrize(("setting", "words"), [
@@ -143,4 +143,4 @@ def _health_problems(tmp_path: Path, settings: Settings) -> list[str]:
     try:
         return app.test_client().get("/api/health").get_json()["problems"]
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)

@@ -15,6 +15,7 @@ import pytest
 from companion.app.auth import AuthStore
 from companion.app.store import GameStore
 from companion.core.errors import InstanceFileError, StoreError
+from companion.app.web import close_app
 
 from .conftest import PIN_HEADERS, build_app, start_game
 
@@ -54,7 +55,7 @@ def _played_instance(card) -> Path:
     try:
         start_game(app.test_client())
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
     return instance
 
 
@@ -103,7 +104,7 @@ def test_health_says_when_the_game_log_turned_read_only_mid_evening(card):
         moved = client.post("/api/games", json={"players": ["Ann", "Ben"]}, headers=PIN_HEADERS)
         assert moved.status_code >= 500 and "nothing was changed" in moved.get_json()["message"].lower()
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_a_set_up_shot_on_a_card_turned_read_only_is_refused_in_words(card):
@@ -124,4 +125,4 @@ def test_a_set_up_shot_on_a_card_turned_read_only_is_refused_in_words(card):
         assert shot.status_code == 500 and shot.get_json()["error"] == "file_error", shot.get_data(as_text=True)
         assert shot.get_json()["message"].startswith("The companion's card has turned read-only (a card that fails does)")
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)

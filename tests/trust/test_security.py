@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from companion.app.web import security
+from companion.app.web import close_app, security
 
 MAX_FAILURES = 5  # security.PER_ADDRESS: 5 a minute
 
@@ -146,20 +146,19 @@ def test_the_guessing_budget_is_kept_across_a_restart(tmp_path):
     guesser = first.test_client()
     for _ in range(MAX_FAILURES):
         assert guesser.post("/api/session", json={"pin": "0000"}).status_code == 401
-    first.extensions["elephants_bluff"].close()
+    close_app(first)
     second = build_app(tmp_path / "instance")
     try:
         again = second.test_client()
         assert again.post("/api/session", json={"pin": PIN}).status_code == 429
         assert again.get("/api/session").get_json()["wrong_pins_last_hour"] == MAX_FAILURES
     finally:
-        second.extensions["elephants_bluff"].close()
+        close_app(second)
 
 
 def test_on_a_full_card_no_pin_is_checked_since_a_wrong_one_cannot_be_counted_and_the_check_comes_back_with_room(small_card):
     """A wrong PIN that could not be written down was SQLite's error (500) and spent nothing of the budget, while the
     right PIN by header was let in: a guesser had an answer for every guess and no limit."""
-    from companion.app.web import close_app
 
     app = build_app(small_card.path / "instance")
     try:
@@ -191,7 +190,6 @@ def test_a_wrong_pin_written_down_that_the_budget_cannot_count_stops_the_pin_che
     after the answer met SQLite's error: the guesser's answer became a 500. Now the answer stands (401) and, as for a
     wrong PIN that could not be written down, no PIN is checked until there is room. Each room left from 0 to 23 kB is
     tried on a real small tmpfs, a fresh instance each time; the test fails unless one of them is that case."""
-    from companion.app.web import close_app
 
     met = []
     for kb in range(24):
@@ -239,7 +237,7 @@ def test_a_session_from_another_pin_gives_no_control(tmp_path):
     first = build_app(tmp_path / "instance")
     client = first.test_client()
     client.post("/api/session", json={"pin": PIN})
-    first.extensions["elephants_bluff"].close()
+    close_app(first)
     # The table PIN changes; the old cookie (same secret key) must stop working.
     second = build_app(tmp_path / "instance", table__pin="7777")
     other = second.test_client()
@@ -248,7 +246,7 @@ def test_a_session_from_another_pin_gives_no_control(tmp_path):
         assert other.get("/api/session").get_json()["control"] is False
         assert other.post("/api/games", json={"players": ["Ann", "Ben"]}).status_code == 401
     finally:
-        second.extensions["elephants_bluff"].close()
+        close_app(second)
 
 
 # --- other sites, host names, headers -------------------------------------------------------------
@@ -295,7 +293,7 @@ def test_a_wildcard_in_trusted_hosts_serves_any_name(tmp_path):
     try:
         assert app.test_client().get("/api/health", headers={"Host": "anything.example"}).status_code == 200
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_the_pis_own_name_as_it_is_at_start_is_served_with_no_setting(tmp_path, monkeypatch):
@@ -310,7 +308,7 @@ def test_the_pis_own_name_as_it_is_at_start_is_served_with_no_setting(tmp_path, 
         for host, allowed in (("kitchen.local:8000", True), ("KITCHEN.local", True), ("kitchen", True), ("parlour.local", False)):
             assert (client.get("/api/health", headers={"Host": host}).status_code != 403) == allowed, host
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 def test_every_answer_carries_the_security_headers(client):
@@ -358,7 +356,7 @@ def test_serve_never_runs_in_debug_mode_even_when_flask_debug_is_set(tmp_path, m
         assert app.debug is False and app.config["DEBUG"] is False
         assert not seen["kw"].get("expose_tracebacks")
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
 
 
 @pytest.mark.slow

@@ -189,14 +189,14 @@ def test_a_change_of_pin_ends_every_session(tmp_path):
     first = build_app(tmp_path / "instance")
     client, _ = _login(first)
     cookie = client.get_cookie(COOKIE).value
-    first.extensions["elephants_bluff"].close()
+    close_app(first)
     same = build_app(tmp_path / "instance")  # a restart with the same PIN keeps the device let in
     try:
         keeps = same.test_client()
         keeps.set_cookie(COOKIE, cookie)
         assert keeps.get("/api/session").get_json()["control"] is True
     finally:
-        same.extensions["elephants_bluff"].close()
+        close_app(same)
     changed = build_app(tmp_path / "instance", table__pin="7777")
     try:
         other = changed.test_client()
@@ -204,7 +204,7 @@ def test_a_change_of_pin_ends_every_session(tmp_path):
         assert other.get("/api/session").get_json()["control"] is False
         assert changed.extensions["eb_auth"].sessions() == []
     finally:
-        changed.extensions["elephants_bluff"].close()
+        close_app(changed)
 
 
 def test_the_cookie_is_secure_over_https_or_when_set(tmp_path):
@@ -213,13 +213,13 @@ def test_the_cookie_is_secure_over_https_or_when_set(tmp_path):
         over_https = app.test_client().post("/api/session", json={"pin": PIN}, base_url="https://localhost")
         assert "secure" in [p.strip().lower() for p in over_https.headers["Set-Cookie"].split(";")]
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
     behind_proxy = build_app(tmp_path / "other", server__secure_cookie=True)
     try:
         response = behind_proxy.test_client().post("/api/session", json={"pin": PIN})
         assert "secure" in [p.strip().lower() for p in response.headers["Set-Cookie"].split(";")]
     finally:
-        behind_proxy.extensions["elephants_bluff"].close()
+        close_app(behind_proxy)
 
 
 def test_the_sessions_command_lists_and_revokes(app, tmp_path):

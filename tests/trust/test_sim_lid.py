@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from companion.app.settings import Settings
-from companion.app.web import create_app
+from companion.app.web import close_app, create_app
 
 from .conftest import PIN, PIN_HEADERS
 
@@ -27,4 +27,4 @@ def test_a_lid_press_does_not_use_up_the_dice_set_for_the_next_bluff(tmp_path):
         # After the Bluff the table rolls anew: the set dice are not shown twice by design.
         client.post(f"/api/games/{game['id']}/confirm", json={"dice": [6, 5, 4]}, headers=PIN_HEADERS)
     finally:
-        app.extensions["elephants_bluff"].close()
+        close_app(app)
