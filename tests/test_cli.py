@@ -178,3 +178,33 @@ def test_a_maintenance_command_without_the_tables_instance_says_so_and_makes_not
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"There is no companion's instance at {missing}" in done.stderr and "--instance /var/lib/elephants-bluff" in done.stderr
     assert not missing.exists()
+
+
+def test_a_command_on_a_full_or_read_only_card_says_so_in_words_and_stores_nothing(small_card, tmp_path, capsys):
+    """`calibrate` on a full card printed a Python traceback ("OSError: [Errno 28] No space left on device"), and so
+    did any command whose write the card refused. It says what is wrong and what to do, exits 2, and the empty tray's
+    photo and its settings are both left unmade. On a real small tmpfs, full and then remounted read-only."""
+    import cv2
+    import numpy as np
+
+    from companion.app.cli import main
+
+    tray = tmp_path / "empty-tray-seen.png"  # the camera's picture, off the card: a plain tray with nothing on it
+    cv2.imwrite(str(tray), np.full((480, 640, 3), 120, np.uint8) + np.random.default_rng(1).integers(0, 6, (480, 640, 3), dtype=np.uint8))
+    instance = small_card.path / "instance"
+    instance.mkdir()
+    config = f'[camera]\nbackend = "files"\nfiles_dir = "{tray}"\n\n[gpio]\npin_factory = "mock"\n'
+    (instance / "config.toml").write_text(config)
+
+    small_card.fill()
+    assert main(["calibrate", "--instance", str(instance)]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("elephants-bluff: the disk is full (writing ") and "Free some room" in said and "Traceback" not in said
+    assert sorted(p.name for p in instance.iterdir()) == ["config.toml"] and (instance / "config.toml").read_text() == config
+
+    small_card.empty()
+    assert subprocess.run(["mount", "-o", "remount,ro", str(small_card.path)], capture_output=True).returncode == 0
+    assert main(["calibrate", "--instance", str(instance)]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("elephants-bluff: the card has turned read-only (writing ") and "use another card" in said
+    assert sorted(p.name for p in instance.iterdir()) == ["config.toml"]

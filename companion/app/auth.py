@@ -67,7 +67,10 @@ CREATE TABLE IF NOT EXISTS limit_counters (key TEXT PRIMARY KEY, value INTEGER N
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    why = unwritable(path) if path.exists() else None
+    why = unwritable(path)
+    if why is not None and not path.exists():  # a card turned read-only before the first start: not "damaged"
+        raise InstanceFileError(str(path), f"the file of the devices' sessions cannot be made: {why}",
+                                "Make the instance folder writable, or use another card, then restart the companion.")
     if why is not None:
         raise InstanceFileError(str(path), f"the file of the devices' sessions cannot be written: {why}",
                                 "Make it writable, then restart the companion.")

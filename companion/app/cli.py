@@ -8,6 +8,7 @@ here, the dice reader ``read``, ``classify`` and ``calibrate`` in
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import subprocess
 import sys
@@ -148,8 +149,25 @@ def main(argv: list[str] | None = None) -> int:
     except ElephantsBluffError as exc:
         print(f"elephants-bluff: {exc.message}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file a command wrote or read that the card refused: words, not a traceback
+        print(f"elephants-bluff: {file_error_words(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
+
+
+def file_error_words(exc: OSError) -> str:
+    """A file error a command met, said for the owner at the terminal: a full card and a card turned read-only with
+    what to do, anything else with the system's words and the file. A command's writes are whole or not made
+    (``core.files.atomic_write``), so what it was storing was not stored."""
+    name = f" (writing {exc.filename})" if exc.filename else ""
+    if exc.errno == errno.ENOSPC:
+        return (f"the disk is full{name}, so nothing more was stored. Free some room (old Bluff photos in the instance's "
+                "frames folder can go), then run the command again.")
+    if exc.errno == errno.EROFS:
+        return (f"the card has turned read-only{name}, as a card that fails does, so nothing more was stored: copy the "
+                "instance folder off it and use another card.")
+    return f"a file could not be read or written: {exc.strerror or exc}" + (f" ({exc.filename})." if exc.filename else ".")
 
 
 if __name__ == "__main__":

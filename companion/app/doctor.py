@@ -50,8 +50,9 @@ def doctor(instance: Path, *, repair: bool = False, say: Callable[[str], None] =
         say(f"ok       {log.name}")
     except StoreError as exc:
         say(f"PROBLEM  {log.name}: {exc.message}")
-        # not damage: a repair would rewrite a newer version's log in this one's format, or fill a full card more
-        if exc.code in ("newer_log", "no_room"):
+        # not damage: a repair would rewrite a newer version's log in this one's format, fill a full card more, or
+        # try to copy aside on a card that takes no writes
+        if exc.code in ("newer_log", "no_room", "unwritable"):
             say(f"         {exc.todo}")
             return 1
         if repair:

@@ -64,9 +64,12 @@ class GameStore:
                     f"The game log {path} is empty but {beside[0]} beside it holds data: the log was cut short and its history may be in that file. "
                     "It was left as it is: run `elephants-bluff doctor --repair` to copy both aside and recover what can be read, or restore a backup."
                 )
-        why = None if fresh else unwritable(path)
+        why = unwritable(path)
+        if why is not None and not path.exists():  # a card turned read-only before the first game: SQLite's own words
+            raise StoreError(f"The game log {path} cannot be made: {why}.", code="unwritable",  # were "damaged"
+                             todo="Make the instance folder writable, or use another card, then restart the companion.")
         if why is not None:
-            raise StoreError(f"The game log {path} cannot be written: {why}. Nothing was changed in it.",
+            raise StoreError(f"The game log {path} cannot be written: {why}. Nothing was changed in it.", code="unwritable",
                              todo="Keep the file (its games are whole): make it writable, or copy the instance folder to a card that works, then restart the companion.")
         # what SQLite makes beside the log when it opens it: a refused log is left with only what was there before
         self._made_beside = not_beside(path)

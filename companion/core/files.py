@@ -43,11 +43,13 @@ def atomic_write(path: Path | str, data: bytes | str, *, mode: int | None = None
         else:
             os.chmod(tmp_name, 0o666 & ~_umask())
         os.replace(tmp_name, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp_name)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError) and exc.filename is None:  # a refused write names no file: this one
+            exc.filename = str(path)
         raise
     _fsync_dir(path.parent)
 

@@ -126,3 +126,25 @@ def test_a_set_up_shot_on_a_card_turned_read_only_is_refused_in_words(card):
         assert shot.get_json()["message"].startswith("The companion's card has turned read-only (a card that fails does)")
     finally:
         close_app(app)
+
+
+def test_a_new_instance_on_a_card_turned_read_only_is_said_so_not_as_a_damaged_log(card):
+    """A card that failed before the companion's first start: the game log and the sessions file could not be made,
+    and SQLite's "unable to open database file" was said as a damaged log; doctor sent the owner to `--repair`,
+    which copies the log aside on a card that takes no writes."""
+    from companion.app.doctor import doctor
+
+    instance = card.path / "instance"
+    instance.mkdir()
+    (instance / "config.toml").write_text("[table]\npin = \"482913\"\n")
+    card.read_only()
+    with pytest.raises(StoreError) as refused:
+        GameStore(instance / "game-log.sqlite3")
+    assert refused.value.code == "unwritable" and "cannot be made: the card or disk it is on has turned read-only" in refused.value.message
+    assert "damaged" not in refused.value.message and "use another card" in refused.value.todo
+    with pytest.raises(InstanceFileError, match="cannot be made: the card or disk it is on has turned read-only"):
+        AuthStore(instance / "auth.sqlite3")
+    said: list[str] = []
+    assert doctor(instance, say=said.append) == 1
+    assert any("cannot be made" in line for line in said) and not any("--repair" in line for line in said), said
+    assert sorted(p.name for p in instance.iterdir()) == ["config.toml"]  # nothing made, nothing left half-made
