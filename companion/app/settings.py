@@ -21,6 +21,7 @@ from companion.core.settings import (
     Settings,
     all_settings,
     int_between,
+    no_instance,
     one_of,
     register_settings,
     render_config,
@@ -70,14 +71,3 @@ def init_config(instance: Path) -> tuple[Path, bool]:
     if path.exists():
         return path, False
     return write_config(instance, {"table.pin": f"{secrets.randbelow(10**6):06d}"}), True
-
-
-def no_instance(instance: Path) -> str | None:
-    """Why a maintenance command (``doctor``, ``check``, ``sessions``) cannot look at ``instance``, or None: run from
-    the wrong folder, without ``--instance``, it said "ok", "Ready" or "no device was ever let in" about a folder that
-    is not the table's (and ``doctor`` made an empty one)."""
-    if instance.is_dir() and any((instance / name).is_file() for name in (CONFIG_NAME, "game-log.sqlite3", "auth.sqlite3")):
-        return None
-    where = "does not exist" if not instance.exists() else "holds no settings, game log or sessions"
-    return (f"There is no companion's instance at {instance.resolve()} (it {where}): name the table's with --instance "
-            "(on the Pi: --instance /var/lib/elephants-bluff, as the service user).")

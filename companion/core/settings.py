@@ -205,3 +205,16 @@ def write_config(instance: Path, values: dict[str, Any]) -> Path:
     path = instance / CONFIG_NAME
     atomic_write(path, render_config(all_settings(), values), mode=0o600)
     return path
+
+
+def no_instance(instance: Path) -> str | None:
+    """Why a command that looks at or changes a table's instance (``doctor``, ``check``, ``sessions``, ``calibrate``,
+    ``teach``, ``model``, ``dataset``) cannot use ``instance``, or None: run from the wrong folder, without
+    ``--instance``, it said "ok", "Ready" or "no device was ever let in" about a folder that is not the table's
+    (``doctor`` made an empty one), and ``teach`` or ``calibrate`` stored what they made in a new folder the table
+    never reads."""
+    if instance.is_dir() and any((instance / name).is_file() for name in (CONFIG_NAME, "game-log.sqlite3", "auth.sqlite3")):
+        return None
+    where = "does not exist" if not instance.exists() else "holds no settings, game log or sessions"
+    return (f"There is no companion's instance at {instance.resolve()} (it {where}): name the table's with --instance "
+            "(on the Pi: --instance /var/lib/elephants-bluff, as the service user).")

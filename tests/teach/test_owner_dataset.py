@@ -17,6 +17,7 @@ from companion.app.cli import main
 from companion.app.settings import Settings
 from companion.app.teach.dataset import OwnerDataset, split_of
 from companion.app.web import close_app, create_app
+from companion.core.settings import write_config
 from vision.adapt import CropReader
 from vision.classifier import FaceClassifier
 from vision.evaluate import evaluate
@@ -190,6 +191,7 @@ def test_a_crop_the_tables_dataset_lists_twice_is_kept_once_and_one_listed_two_w
 
 def test_export_writes_the_shared_datasets_layout_that_evaluate_reads(tmp_path, capsys):
     instance = tmp_path / "instance"
+    write_config(instance, {})  # a table's instance: its settings beside its dataset
     ds = OwnerDataset(instance)
     rng = np.random.default_rng(0)
     from vision.simtable import render_table
@@ -208,5 +210,8 @@ def test_export_writes_the_shared_datasets_layout_that_evaluate_reads(tmp_path, 
 
     assert main(["dataset", "export", "--instance", str(instance), str(out)]) == 2
     assert "already exists" in capsys.readouterr().err
+    write_config(tmp_path / "empty", {})
     assert main(["dataset", "export", "--instance", str(tmp_path / "empty"), str(tmp_path / "e2")]) == 2
     assert "empty" in capsys.readouterr().err
+    assert main(["dataset", "status", "--instance", str(tmp_path / "typo")]) == 2  # not a table's instance: said so
+    assert "There is no companion's instance" in capsys.readouterr().err and not (tmp_path / "typo").exists()

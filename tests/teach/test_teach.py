@@ -249,14 +249,18 @@ def test_a_model_taught_for_another_shipped_classifier_is_not_used(taught, tmp_p
 
 
 def test_a_damaged_registry_reads_with_the_shipped_model_and_refuses_rollback_in_words(tmp_path, capsys):
+    write_config(tmp_path, {})  # a table's instance
     (tmp_path / "models").mkdir()
     atomic_write(tmp_path / "models" / "registry.json", "{not json")
     loaded = ModelRegistry(tmp_path).load()
     assert loaded.classifier.model_id == shipped_model_id() and "damaged" in loaded.problem
     assert main(["model", "rollback", "--instance", str(tmp_path)]) == 2
     assert "damaged" in capsys.readouterr().err
+    write_config(tmp_path / "fresh", {})
     assert main(["model", "rollback", "--instance", str(tmp_path / "fresh")]) == 2
     assert "no previous model" in capsys.readouterr().err
+    assert main(["model", "rollback", "--instance", str(tmp_path / "typo")]) == 2  # not a table's: not "no model"
+    assert "There is no companion's instance" in capsys.readouterr().err
     # rolled back to a model an update has since replaced: the shipped one reads, and says so
     atomic_write(tmp_path / "models" / "registry.json", json.dumps({"active": "dice-faces-000000000000", "previous": None, "models": {}}))
     loaded = ModelRegistry(tmp_path).load()
@@ -275,6 +279,7 @@ def test_teaching_with_too_few_examples_of_a_face_is_refused_naming_the_faces(tm
         cv2.imwrite(str(tmp_path / "few" / name), rng.integers(0, 255, (40, 40, 3), dtype=np.uint8))
         lines.append(f"{name},{value},train")
     (tmp_path / "few" / "crops.csv").write_text("\n".join(lines) + "\n")
+    write_config(tmp_path / "instance", {})
     assert main(["teach", str(tmp_path / "few"), "--instance", str(tmp_path / "instance")]) == 2
     err = capsys.readouterr().err
     assert "Too few examples" in err and "1, 2 on top (the camera sees 6, 5)" in err
@@ -297,6 +302,7 @@ def test_a_refused_teaching_names_what_it_skipped_on_the_way(tmp_path, capsys):
     (folder / "crops" / "notes.png").write_text("not a picture")
     lines.append("crops/notes.png,3,train")
     (folder / "crops.csv").write_text("\n".join(lines) + "\n")
+    write_config(tmp_path / "instance", {})
     assert main(["teach", str(folder), "--instance", str(tmp_path / "instance")]) == 2
     err = capsys.readouterr().err
     assert "Too few examples" in err and "Skipped on the way: crops.csv line 2: '40' is not a face from 1 to 6" in err

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from companion.app.cli import main
+from companion.core.settings import write_config
 from vision.simtable import render_table
 
 
@@ -143,9 +144,18 @@ def test_calibrate_on_an_empty_tray_stores_the_tray_region_and_its_photo(tmp_pat
 
 
 def test_calibrate_with_dice_on_the_tray_says_what_to_fix(tmp_path, capsys):
+    config = write_config(tmp_path, {})  # the simulated camera, as a fresh table's settings have it
+    kept = config.read_text()
     assert main(["calibrate", "--instance", str(tmp_path)]) == 1  # the simulated table always has dice
     assert "not empty" in capsys.readouterr().out
-    assert not (tmp_path / "config.toml").exists()
+    assert config.read_text() == kept and sorted(p.name for p in tmp_path.iterdir()) == ["config.toml"]
+
+
+def test_calibrate_in_a_folder_that_is_not_a_table_s_instance_is_refused_and_makes_nothing(tmp_path, capsys):
+    """A mistyped --instance: calibrate measured with the default (simulated) camera and would have stored what it
+    measured in a new folder the table never reads."""
+    assert main(["calibrate", "--instance", str(tmp_path / "typo")]) == 2
+    assert "There is no companion's instance" in capsys.readouterr().err and not (tmp_path / "typo").exists()
 
 
 def test_calibrate_without_a_camera_says_so(tmp_path, capsys):

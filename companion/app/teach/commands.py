@@ -45,8 +45,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _settings(instance: Path):
-    from companion.app.settings import CONFIG_NAME, Settings
+    """The instance's settings; a folder that is not a table's instance (a mistyped ``--instance``) is refused, so
+    nothing taught or rolled back lands where the table never reads it."""
+    from companion.app.settings import CONFIG_NAME, Settings, no_instance
 
+    why = no_instance(instance)
+    if why is not None:
+        raise ElephantsBluffError(why)
     return Settings.load(instance / CONFIG_NAME)
 
 
