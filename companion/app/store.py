@@ -65,8 +65,8 @@ class GameStore:
                     "It was left as it is: run `elephants-bluff doctor --repair` to copy both aside and recover what can be read, or restore a backup."
                 )
         why = unwritable(path)
-        if why is not None and not path.exists():  # a card turned read-only before the first game: SQLite's own words
-            raise StoreError(f"The game log {path} cannot be made: {why}.", code="unwritable",  # were "damaged"
+        if why is not None and not path.exists():  # a card turned read-only before the first game, not a damaged log
+            raise StoreError(f"The game log {path} cannot be made: {why}.", code="unwritable",
                              todo="Make the instance folder writable, or use another card, then restart the companion.")
         if why is not None:
             raise StoreError(f"The game log {path} cannot be written: {why}. Nothing was changed in it.", code="unwritable",
