@@ -141,8 +141,9 @@ def test_a_tray_region_narrower_than_the_die_is_said_by_health_check_and_the_set
     assert reading.status == UNCERTAIN and [r["code"] for r in reading.reasons] == ["count"], reading.reason
     settings = Settings.load(instance / CONFIG_NAME)
     services = build_services(instance, settings, simulate=True)
+    app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services)
     try:
-        client = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services).test_client()
+        client = app.test_client()
         health = client.get("/api/health").get_json()
         said = [p for p in health["problems"] if "narrower than one die" in p]
         assert health["status"] == "degraded" and said == [
@@ -157,7 +158,7 @@ def test_a_tray_region_narrower_than_the_die_is_said_by_health_check_and_the_set
         assert not [f for f in full_findings(services) if "narrower than one die" in f.sentence]
         assert not [h for h in client.get("/api/setup/check", headers=H).get_json()["hints"] if h["code"] == "region_small"]
     finally:
-        services.close()
+        close_app(app)
 
 
 def test_keeping_the_empty_tray_again_replaces_a_region_kept_for_a_smaller_picture(tmp_path):
@@ -167,8 +168,9 @@ def test_keeping_the_empty_tray_again_replaces_a_region_kept_for_a_smaller_pictu
     cv2.imwrite(str(instance / "empty-tray.png"), cv2.resize(empty_tray(), (640, 480), interpolation=cv2.INTER_AREA))
     settings = Settings.load(instance / CONFIG_NAME)
     services = build_services(instance, settings, simulate=True)
+    app = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services)
     try:
-        client = create_app(instance, simulate=True, settings=settings, test_config={"TESTING": True}, services=services).test_client()
+        client = app.test_client()
         camera_sees(services, tmp_path, empty_tray())  # 1280×960
         kept = client.post("/api/setup/empty-tray", headers=H)
         assert kept.status_code == 200, kept.get_json()
@@ -178,4 +180,4 @@ def test_keeping_the_empty_tray_again_replaces_a_region_kept_for_a_smaller_pictu
         again = client.post("/api/setup/empty-tray", headers=H).get_json()  # kept for this picture: a region drawn by
         assert "camera.tray_region" not in again["stored"]                    # hand is never replaced by a second keep
     finally:
-        services.close()
+        close_app(app)
