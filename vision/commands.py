@@ -135,6 +135,5 @@ def _calibrate(args: argparse.Namespace) -> int:
         return 2
     why = no_instance(args.instance)  # what is measured is stored there: never in a folder the table does not read
     if why is not None:
-        print(f"elephants-bluff: {why}", file=sys.stderr)
-        return 2
+        raise ElephantsBluffError(why)
     return calibrate(args.instance, dry_run=args.dry_run, out=sys.stdout, dice=args.dice, lens=args.lens, light=args.light_tray)

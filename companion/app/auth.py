@@ -246,15 +246,10 @@ class AuthStore:
         """Whether a wrong PIN can be written down now. After one could not be, a write is tried (a row added and
         taken away again) each time this is asked, so the check comes back by itself once the card has room."""
         with self._lock:
-            if not self._uncounted:
-                return True
-            try:
-                self._db.execute("INSERT INTO wrong_pins VALUES (0, '')")
-                self._db.execute("DELETE FROM wrong_pins WHERE at = 0 AND address = ''")
-            except sqlite3.OperationalError:
-                return False
-            self._uncounted = False
-            return True
+            if self._uncounted and self._tidy(("INSERT INTO wrong_pins VALUES (0, '')", ()),
+                                              ("DELETE FROM wrong_pins WHERE at = 0 AND address = ''", ())):
+                self._uncounted = False
+            return not self._uncounted
 
     def wrong_pins_since(self, seconds: float) -> int:
         with self._lock:
