@@ -26,8 +26,9 @@ is not taken for a leaning one (``vision.pipeline.lens``). Run it before
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import math
-import os
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -49,6 +50,8 @@ from vision.sources import build_frame_source
 if TYPE_CHECKING:  # the classic reader's modules load only where a calibration uses them
     from vision.classic_reader import DiceReader
 
+log = logging.getLogger(__name__)
+
 #: Strongest-edge response (99.9th percentile of |Laplacian|) below which the frame is called blurred...
 MIN_SHARPNESS = 12.0
 #: ...unless fewer pixels than this share are on an edge at all: nothing to judge focus by.
@@ -62,8 +65,11 @@ TOO_BRIGHT_BURNT = 0.05
 GLARE_BURNT = 0.001
 
 
-#: The empty tray's photo, in the instance folder: the staged reader's prior of what is not a die.
-EMPTY_TRAY = "empty-tray.png"
+#: The empty tray's photo, in the instance folder (the staged reader's prior of what is not a die), is named from this
+#: and its bytes (``empty_tray_name``).
+EMPTY_TRAY_STEM = "empty-tray"
+#: The one name earlier versions kept the empty tray's photo under (config.toml may still name it).
+EMPTY_TRAY = EMPTY_TRAY_STEM + ".png"
 
 
 #: What can be wrong with a frame of the tray, as codes (the set-up page says each in the players' language,
@@ -271,22 +277,61 @@ def store(instance: Path, updates: dict) -> Path:
     return write_config(instance, values)
 
 
+def empty_tray_name(png: bytes) -> str:
+    """The file name the empty tray's photo ``png`` is kept under: one of its own for each photo (from its bytes), so
+    a new photo never overwrites the one config.toml names until config.toml names the new one.
+
+    >>> empty_tray_name(b"a photo") == empty_tray_name(b"a photo") != empty_tray_name(b"another")
+    True
+    """
+    return f"{EMPTY_TRAY_STEM}-{hashlib.sha256(png).hexdigest()[:12]}.png"
+
+
 def store_with_empty_tray(instance: Path, png: bytes, updates: dict) -> Path:
     """The empty tray's photo (``png``) and the settings taken with it (its region, the camera's locked exposure), both
-    or neither. The reader compares each Bluff's frame with that photo inside that region at that exposure, so a new
-    photo beside the old settings would misread the tray; on a card with room for the photo but not for config.toml
-    the old pair stays. The photo waits under another name until config.toml is written, then a rename (which needs
-    no room) puts it in place."""
-    photo = instance / EMPTY_TRAY
-    waiting = photo.with_name(photo.name + ".new")
-    atomic_write(waiting, png)
+    or neither: ``updates`` name the photo as ``empty_tray_name`` does. The reader compares each Bluff's frame with
+    that photo inside that region at that exposure, so a new photo beside the old settings would misread the tray.
+
+    The new photo is written under its own name first, beside the old one; config.toml's write (all at once) is the
+    one step that switches from the old pair to the new; only then is the old photo taken away. A card too full for
+    either write, or a power cut at any moment, leaves config.toml naming a whole photo taken with its settings."""
+    name = empty_tray_name(png)
+    if updates.get("camera.empty_tray") != name:
+        raise ValueError(f"updates must name the empty tray's photo {name!r}, not {updates.get('camera.empty_tray')!r}")
+    photo = instance / name
+    kept = photo.is_file()  # the same photo stored again: it is the one config.toml may name now
+    atomic_write(photo, png)
     try:
         path = store(instance, updates)
-    except BaseException:
-        waiting.unlink(missing_ok=True)
+    except BaseException:  # a full card, or the owner's Ctrl-C, which may come after config.toml names the photo
+        if not kept and not _named(instance, name):
+            photo.unlink(missing_ok=True)
         raise
-    os.replace(waiting, photo)
+    _take_away_old_photos(instance, name)
     return path
+
+
+def _named(instance: Path, name: str) -> bool:
+    """Whether config.toml names ``name`` as the empty tray's photo; where it cannot be read, taken as yes (a photo
+    kept for nothing is taken away by the next store; one taken away from under config.toml would be missing)."""
+    try:
+        return Settings.load(instance / CONFIG_NAME, environ={}).get("camera.empty_tray", "") == name
+    except Exception:
+        return True
+
+
+def _take_away_old_photos(instance: Path, keep: str) -> None:
+    """The empty tray's photos config.toml no longer names (the earlier ones, one a power cut left behind), and the
+    photo waiting as ``empty-tray.png.new`` that earlier versions wrote. Only names this module gives are touched: a
+    photo an owner named by hand stays. Tidying only; a photo that cannot be taken away is left for the next time."""
+    for entry in instance.iterdir():
+        ours = entry.name == EMPTY_TRAY or entry.name == EMPTY_TRAY + ".new" or (
+            entry.name.startswith(EMPTY_TRAY_STEM + "-") and entry.name.endswith((".png", ".png.part")))
+        if ours and entry.name != keep and entry.is_file():
+            try:
+                entry.unlink()
+            except OSError as exc:
+                log.warning("calibrate: an old photo of the empty tray (%s) was left: %s", entry.name, exc)
 
 
 def calibrate(
@@ -329,7 +374,8 @@ def calibrate(
         say(f"note: {n}")
     for p in problems:
         say(f"fix: {p}")
-    updates: dict = {"camera.tray_region": measures["tray_region"], "camera.empty_tray": EMPTY_TRAY}
+    ok, png = cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    updates: dict = {"camera.tray_region": measures["tray_region"], "camera.empty_tray": empty_tray_name(png.tobytes())}
     meta_fn = getattr(source, "metadata", None)
     if meta_fn is not None:
         meta = meta_fn()
@@ -348,7 +394,6 @@ def calibrate(
     if dry_run:
         say("dry run: would store " + ", ".join(f"{k} = {v}" for k, v in updates.items()))
         return 0
-    ok, png = cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
     instance.mkdir(parents=True, exist_ok=True)
     path = store_with_empty_tray(instance, png.tobytes(), updates)
     say(f"stored in {path}: " + ", ".join(f"{k} = {v}" for k, v in updates.items()))

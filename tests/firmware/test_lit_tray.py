@@ -20,7 +20,7 @@ from companion.core.settings import Settings
 from firmware.devices import TableDevices
 from firmware.lit_tray import LitTraySource
 from firmware.pins import check_pin_map
-from vision.calibrate import EMPTY_TRAY, calibrate
+from vision.calibrate import calibrate
 
 RING_PIN = 18  # gpio.tray_light's default
 
@@ -95,7 +95,7 @@ def test_calibrate_locks_and_keeps_the_empty_tray_lit_by_the_ring_and_puts_it_ou
     assert camera.ring_at_grabs and set(camera.ring_at_grabs) == {0.6}  # every frame at capture.light_level
     stored = Settings.load(instance / "config.toml")
     assert stored["camera.exposure_us"] == 4000  # the exposure under the ring, not the room's 30000
-    kept = cv2.imread(str(instance / EMPTY_TRAY), cv2.IMREAD_GRAYSCALE)
+    kept = cv2.imread(str(instance / stored["camera.empty_tray"]), cv2.IMREAD_GRAYSCALE)
     assert kept is not None and kept[0, 0] == 50 + 72  # the tray as lit, not the room's 50
     assert camera.ring() == 0 and not camera.opened  # the ring out and the camera released
     TableDevices.open(check_pin_map(stored), factory).close()  # and the pins free for the companion

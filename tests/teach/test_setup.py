@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def test_no_die_is_refused_the_empty_tray_is_kept_and_the_reader_switches_to_it(
     client.post("/api/sim/dice", json={"values": [5, 1, 2]}, headers=H)
     busy = client.post("/api/setup/empty-tray", headers=H)
     assert busy.status_code == 422 and busy.json["error"] == "not_empty"
-    assert not (instance / "empty-tray.png").exists()
+    assert not [p for p in instance.iterdir() if p.name.startswith("empty-tray")]
 
     camera_sees(services, tmp_path, empty_tray())
     none = client.post("/api/setup/face", json={"top": 2}, headers=H)
@@ -87,9 +88,9 @@ def test_no_die_is_refused_the_empty_tray_is_kept_and_the_reader_switches_to_it(
     assert _rows(instance) == []
     kept = client.post("/api/setup/empty-tray", headers=H)
     assert kept.status_code == 200 and "camera.empty_tray" in kept.json["stored"]
-    assert (instance / "empty-tray.png").is_file()
     config = Settings.load(instance / CONFIG_NAME)
-    assert config["camera.empty_tray"] == "empty-tray.png" and len(config["camera.tray_region"]) == 4
+    assert re.fullmatch(r"empty-tray-[0-9a-f]{12}\.png", config["camera.empty_tray"]) and len(config["camera.tray_region"]) == 4
+    assert (instance / config["camera.empty_tray"]).is_file()
     assert services.dice_source.reader.tray_region == config["camera.tray_region"]  # the running reader uses it now
 
 
@@ -294,7 +295,8 @@ def test_a_new_empty_tray_on_a_card_with_room_for_its_photo_alone_keeps_the_old_
         plain = np.full_like(empty_tray(), 120)  # a tray cloth with nothing on it: a photo of a few bytes
         camera_sees(services, tmp_path, plain)
         assert client.post("/api/setup/empty-tray", headers=H).status_code == 200
-        photo, config = (instance / "empty-tray.png").read_bytes(), (instance / CONFIG_NAME).read_bytes()
+        name = Settings.load(instance / CONFIG_NAME)["camera.empty_tray"]
+        photo, config = (instance / name).read_bytes(), (instance / CONFIG_NAME).read_bytes()
         kept = services.dice_source.reader.empty_tray.copy()
 
         camera_sees(services, tmp_path, empty_tray())  # the tray itself, set up again: a photo of many pages
@@ -303,13 +305,14 @@ def test_a_new_empty_tray_on_a_card_with_room_for_its_photo_alone_keeps_the_old_
         small_card.fill(leave=-(-len(new_photo) // 4096) * 4096)  # the new photo's own pages, no more
         refused = client.post("/api/setup/empty-tray", headers=H)
         assert refused.status_code == 507 and refused.json["error"] == "disk_full", refused.get_data(as_text=True)
-        assert (instance / "empty-tray.png").read_bytes() == photo and (instance / CONFIG_NAME).read_bytes() == config
+        assert (instance / name).read_bytes() == photo and (instance / CONFIG_NAME).read_bytes() == config
         assert np.array_equal(services.dice_source.reader.empty_tray, kept)  # the running reader kept its pair too
-        assert sorted(p.name for p in instance.iterdir() if "empty-tray" in p.name or p.suffix in (".part", ".new")) == ["empty-tray.png"]
+        assert sorted(p.name for p in instance.iterdir() if "empty-tray" in p.name or p.suffix in (".part", ".new")) == [name]
 
         small_card.empty()
         again = client.post("/api/setup/empty-tray", headers=H)
-        assert again.status_code == 200 and (instance / "empty-tray.png").read_bytes() == new_photo
-        assert not (instance / "empty-tray.png.new").exists()
+        new_name = Settings.load(instance / CONFIG_NAME)["camera.empty_tray"]
+        assert again.status_code == 200 and (instance / new_name).read_bytes() == new_photo
+        assert sorted(p.name for p in instance.iterdir() if "empty-tray" in p.name or p.suffix in (".part", ".new")) == [new_name]
     finally:
         close_app(app)

@@ -162,7 +162,7 @@ def set_region(services: Any, region: Any) -> dict[str, Any]:
 def store_empty_tray(services: Any) -> dict[str, Any]:
     """The empty tray's photo as the reader's reference, with the region found on it unless one that fits the picture
     is set (one kept for another resolution is replaced); exposure locked where the camera can."""
-    from vision.calibrate import BRIGHT, DARK, EMPTY_TRAY, frame_problems
+    from vision.calibrate import BRIGHT, DARK, empty_tray_name, frame_problems
     from vision.pipeline.normalise import calibration_misfit
 
     frame = grab(services)
@@ -173,7 +173,8 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
     found = _loop(services).reader.with_expected(1).read(frame).dice  # what the reader takes for dice, not every blob
     if found:
         raise SetupRefused(f"The tray is not empty: the reader sees {len(found)} {'die' if len(found) == 1 else 'dice'} on it; take every die off, then try again.", "not_empty", n=len(found))
-    updates: dict[str, Any] = {"camera.empty_tray": EMPTY_TRAY}
+    png = cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))[1].tobytes()
+    updates: dict[str, Any] = {"camera.empty_tray": empty_tray_name(png)}
     region = services.settings.get("camera.tray_region")
     kept_tray = getattr(_loop(services).reader, "empty_tray", None)  # the empty tray's photo the reader holds now
     kept_for = None if kept_tray is None else kept_tray.shape[:2]
@@ -188,7 +189,7 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
             updates["camera.exposure_us"] = int(meta["ExposureTime"])
         if "AnalogueGain" in meta:
             updates["camera.analogue_gain"] = round(float(meta["AnalogueGain"]), 3)
-    _apply(services, updates, cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))[1].tobytes())
+    _apply(services, updates, png)
     return {"stored": sorted(updates), **check(services)}
 
 
