@@ -90,8 +90,9 @@ class FrameProblem:
     message: str
 
 
-def frame_problems(frame: np.ndarray) -> tuple[list[FrameProblem], dict]:
-    """Problems seen in a frame of the empty tray (codes and sentences), and the measures behind them."""
+def frame_problems(frame: np.ndarray, reader: "DiceReader | None" = None) -> tuple[list[FrameProblem], dict]:
+    """Problems seen in a frame of the empty tray (codes and sentences), and the measures behind them; with the
+    ``reader`` the table reads with, the dice it finds there too (``dice_left_on``)."""
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     # Focus from the strongest edges (the tray's rim, the cup, marks on the acrylic): a
     # featureless tray cannot show focus at all, and is not called blurred for it.
@@ -114,18 +115,35 @@ def frame_problems(frame: np.ndarray) -> tuple[list[FrameProblem], dict]:
         notes.append("Focus cannot be judged on a featureless tray; read a die with `read` to check it.")
     elif sharp < MIN_SHARPNESS:
         problems.append(FrameProblem(BLUR, f"The image looks blurred (sharpness {sharp:.0f}, want at least {MIN_SHARPNESS:.0f}): clean the acrylic and check the focus."))
-    from vision.finder import find_dice  # the classic finder, loaded only when a calibration asks
-
-    cands = find_dice(frame)
-    if cands:
-        problems.append(FrameProblem(NOT_EMPTY, f"The tray is not empty: {len(cands)} thing(s) that look like dice; take them off and run calibrate again."))
+    left = len(dice_left_on(frame, reader)) if reader is not None else 0
+    if left:
+        problems.append(not_empty(left))
     region = tray_region(grey)
     return problems, {"notes": notes, "sharpness": round(sharp, 1), "mean": round(mean, 1), "burnt": round(burnt, 4), "dark": round(dark, 4), "tray_region": region}
 
 
-def check_frame_quality(frame: np.ndarray) -> tuple[list[str], dict]:
+#: A "die" wider than this share of the frame's shorter side is the tray or the cup itself: the camera sees the whole
+#: cup, in which three dice lie side by side with room to roll.
+LARGEST_DIE_SHARE = 0.25
+
+
+def dice_left_on(frame: np.ndarray, reader: "DiceReader") -> list:
+    """The dice ``reader`` finds on a frame meant to show the empty tray: what it takes for dice at a Bluff, looking
+    for one (one die left behind is what to find). Not every blob a finder alone would pick: the cup's rim and marks
+    on the acrylic look like dice to one, and an empty tray would be refused for them. Looking for one, the reader
+    may take the whole tray's disc for a die seen close up (unsure of it); no die is that large (``LARGEST_DIE_SHARE``)."""
+    largest = LARGEST_DIE_SHARE * min(frame.shape[:2])
+    return [die for die in reader.with_expected(1).read(frame).dice if max(die.box[2], die.box[3]) <= largest]
+
+
+def not_empty(n: int) -> FrameProblem:
+    """The tray meant to be empty holds ``n`` dice, in words (``calibrate`` prints it; the set-up page's refusal)."""
+    return FrameProblem(NOT_EMPTY, f"The tray is not empty: the reader sees {n} {'die' if n == 1 else 'dice'} on it; take every die off, then try again.")
+
+
+def check_frame_quality(frame: np.ndarray, reader: "DiceReader | None" = None) -> tuple[list[str], dict]:
     """Problems (sentences) seen in a frame of the empty tray, and the measures behind them (``frame_problems`` in words)."""
-    problems, measures = frame_problems(frame)
+    problems, measures = frame_problems(frame, reader)
     return [p.message for p in problems], measures
 
 
@@ -368,7 +386,11 @@ def calibrate(
     if lens:
         source.close()
         return _store_lens(instance, frame, dry_run, say)
-    problems, measures = check_frame_quality(frame)
+    try:
+        problems, measures = check_frame_quality(frame, load_reader(settings))  # the dice on it as a Bluff reads them
+    except BaseException:
+        source.close()
+        raise
     say(f"camera: {source.name}, frame {frame.shape[1]}×{frame.shape[0]}; " + ", ".join(f"{k} {v}" for k, v in measures.items() if k != "notes"))
     for n in measures.pop("notes"):
         say(f"note: {n}")

@@ -13,8 +13,10 @@ import pytest
 from companion.app.settings import Settings
 from companion.app.web import close_app, create_app
 from tests.teach.tray_views import camera_sees, empty_tray
-from vision.calibrate import BLUR, BRIGHT, DARK, GLARE, NOT_EMPTY, PROBLEM_CODES, check_frame_quality, frame_problems
-from vision.simtable import render_table
+from companion.app.cli import main
+from vision.calibrate import BLUR, BRIGHT, DARK, GLARE, NOT_EMPTY, PROBLEM_CODES, check_frame_quality, dice_left_on, frame_problems
+from vision.reader import load_reader
+from vision.simtable import render_calibrated_table, render_table
 
 PIN = "4321"
 H = {"X-Table-Pin": PIN}
@@ -46,9 +48,15 @@ WORDS = {DARK: "The image is too dark", BRIGHT: "The image is too bright", GLARE
          BLUR: "The image looks blurred", NOT_EMPTY: "The tray is not empty"}
 
 
+@pytest.fixture(scope="module")
+def reader():
+    """The reader the table reads with (the shipped models, no set-up kept)."""
+    return load_reader(Settings.defaults())
+
+
 @pytest.mark.parametrize("code", PROBLEM_CODES)
-def test_each_problem_of_the_tray_comes_with_its_code_and_calibrates_english_sentence(code):
-    problems, _ = frame_problems(FRAMES[code]())
+def test_each_problem_of_the_tray_comes_with_its_code_and_calibrates_english_sentence(code, reader):
+    problems, _ = frame_problems(FRAMES[code](), reader)
     found = [p for p in problems if p.code == code]
     assert len(found) == 1 and found[0].message.startswith(WORDS[code])
     assert all(p.code in PROBLEM_CODES for p in problems)
@@ -62,8 +70,55 @@ def test_calibrate_still_prints_the_same_sentences():
     assert sentences[0] == f"The image is too dark (mean brightness {measures['mean']:.0f} of 255): add light under the tray or raise the exposure."
 
 
-def test_a_good_sharp_tray_has_no_light_or_focus_problem():
-    assert {p.code for p in frame_problems(empty_tray())[0]} <= {NOT_EMPTY}  # the cup's rim may look like a die to the finder
+def test_a_good_sharp_empty_tray_has_no_problem_at_all(reader):
+    """Not even a die: the cup's rim and the tray's marks, which a finder alone takes for dice, are no dice to the reader."""
+    assert frame_problems(empty_tray(), reader)[0] == []
+
+
+def _tray_taken_for_a_die() -> np.ndarray:
+    """An empty tray whose whole disc the reader, looking for one die, takes for a die seen close up (unsure of it)."""
+    return render_calibrated_table([2, 4, 6], np.random.default_rng(1), view="below", touching=0.0, glare=0)[2]
+
+
+#: What the camera shows: the empty tray, three dice and one die left behind on it (``render_table``'s tray).
+TRAYS = {"empty": (empty_tray, 0), "empty, its disc taken for a die": (_tray_taken_for_a_die, 0),
+         "three dice": (lambda: render_table([1, 2, 3], np.random.default_rng(4))[0], 3),
+         "one die left": (lambda: render_table([5], np.random.default_rng(6))[0], 1)}
+
+
+def test_the_tray_s_disc_the_reader_takes_for_a_close_up_die_is_no_die_left_on_it(reader):
+    frame = _tray_taken_for_a_die()
+    (disc,) = reader.with_expected(1).read(frame).dice  # what the next test's refusal would have been about
+    assert disc.box[2] > 0.25 * min(frame.shape[:2]) and disc.confidence < 0.5
+    assert dice_left_on(frame, reader) == []
+
+
+@pytest.mark.parametrize("tray", TRAYS)
+def test_calibrate_and_the_set_up_page_agree_whether_the_tray_is_empty(table, tmp_path, capsys, tray):
+    """``calibrate`` on the Pi's terminal keeps the empty tray exactly when the set-up page does, and refuses one with
+    dice on it in the same words. (It asked the classic finder alone, which took the rendered tray's rim for eight
+    dice: an owner following the build guide could not calibrate an empty tray the page kept.)"""
+    draw, dice = TRAYS[tray]
+    frame = draw()
+    client, services, folder = table
+    camera_sees(services, folder, frame)
+    page = client.post("/api/setup/empty-tray", headers=H)
+
+    instance = tmp_path / "terminal"
+    instance.mkdir()
+    cv2.imwrite(str(tmp_path / "seen.png"), frame)
+    (instance / "config.toml").write_text(f'[camera]\nbackend = "files"\nfiles_dir = "{tmp_path / "seen.png"}"\n\n[gpio]\npin_factory = "mock"\n')
+    terminal = main(["calibrate", "--instance", str(instance)])
+    said = capsys.readouterr().out
+    kept = Settings.load(instance / "config.toml")["camera.empty_tray"]
+    if dice == 0:
+        assert page.status_code == 200 and terminal == 0, said
+        assert kept and (instance / kept).is_file()
+    else:
+        words = f"The tray is not empty: the reader sees {dice} {'die' if dice == 1 else 'dice'} on it; take every die off, then try again."
+        assert page.status_code == 422 and page.json["error"] == NOT_EMPTY and page.json["message"] == words
+        assert terminal == 1 and f"fix: {words}" in said and "Nothing stored" in said
+        assert kept == "" and not [p for p in instance.iterdir() if p.name.startswith("empty-tray")]
 
 
 @pytest.fixture

@@ -86,12 +86,11 @@ def check(services: Any) -> dict[str, Any]:
     another resolution, a region typed by hand); ``lens`` where the camera has a wide lens whose bend was never
     measured; ``region_small`` where the region kept is narrower than the die."""
     from companion.app.services import calibration_problem, lens_problem
-    from vision.calibrate import MIN_SHARPNESS, NOT_EMPTY, frame_problems
+    from vision.calibrate import MIN_SHARPNESS, frame_problems
 
     frame = grab(services)
-    problems, measures = frame_problems(frame)
-    # the finder's blobs are left out: whether dice lie on the tray is the reader's say
-    hints = [{"code": p.code, "message": p.message} for p in problems if p.code != NOT_EMPTY]
+    problems, measures = frame_problems(frame)  # no reader: dice on the tray are no hint here, the check is any time
+    hints = [{"code": p.code, "message": p.message} for p in problems]
     h, w = frame.shape[:2]
     stale = calibration_problem(_loop(services).reader, frame.shape)
     if stale:  # a region or an empty tray kept for another picture: every reading goes to the table until set again
@@ -162,7 +161,7 @@ def set_region(services: Any, region: Any) -> dict[str, Any]:
 def store_empty_tray(services: Any) -> dict[str, Any]:
     """The empty tray's photo as the reader's reference, with the region found on it unless one that fits the picture
     is set (one kept for another resolution is replaced); exposure locked where the camera can."""
-    from vision.calibrate import BRIGHT, DARK, empty_tray_name, frame_problems
+    from vision.calibrate import BRIGHT, DARK, dice_left_on, empty_tray_name, frame_problems, not_empty
     from vision.pipeline.normalise import calibration_misfit
 
     frame = grab(services)
@@ -170,9 +169,9 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
     blocking = [p for p in problems if p.code in (DARK, BRIGHT)]
     if blocking:
         raise SetupRefused(blocking[0].message, blocking[0].code)
-    found = _loop(services).reader.with_expected(1).read(frame).dice  # what the reader takes for dice, not every blob
-    if found:
-        raise SetupRefused(f"The tray is not empty: the reader sees {len(found)} {'die' if len(found) == 1 else 'dice'} on it; take every die off, then try again.", "not_empty", n=len(found))
+    left = len(dice_left_on(frame, _loop(services).reader))
+    if left:
+        raise SetupRefused(not_empty(left).message, "not_empty", n=left)
     png = cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))[1].tobytes()
     updates: dict[str, Any] = {"camera.empty_tray": empty_tray_name(png)}
     region = services.settings.get("camera.tray_region")
