@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+import re
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -338,13 +339,16 @@ def _named(instance: Path, name: str) -> bool:
         return True
 
 
+#: The names ``empty_tray_name`` gives (and ``atomic_write``'s unfinished ``.part`` of one).
+_OURS = re.compile(re.escape(EMPTY_TRAY_STEM) + r"-[0-9a-f]{12}\.png(\.part)?")
+
+
 def _take_away_old_photos(instance: Path, keep: str) -> None:
     """The empty tray's photos config.toml no longer names (the earlier ones, one a power cut left behind), and the
     photo waiting as ``empty-tray.png.new`` that earlier versions wrote. Only names this module gives are touched: a
     photo an owner named by hand stays. Tidying only; a photo that cannot be taken away is left for the next time."""
     for entry in instance.iterdir():
-        ours = entry.name == EMPTY_TRAY or entry.name == EMPTY_TRAY + ".new" or (
-            entry.name.startswith(EMPTY_TRAY_STEM + "-") and entry.name.endswith((".png", ".png.part")))
+        ours = entry.name in (EMPTY_TRAY, EMPTY_TRAY + ".new") or _OURS.fullmatch(entry.name)
         if ours and entry.name != keep and entry.is_file():
             try:
                 entry.unlink()

@@ -123,3 +123,14 @@ def test_updates_that_name_another_photo_are_refused(tmp_path):
     with pytest.raises(ValueError, match="must name the empty tray's photo"):
         store_with_empty_tray(tmp_path, photo, {"camera.empty_tray": EMPTY_TRAY, "camera.tray_region": OLD_REGION})
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("empty-tray")]
+
+
+def test_photos_an_owner_named_by_hand_stay_when_a_new_empty_tray_is_stored(tmp_path):
+    """Only the names ``store_with_empty_tray`` gives (and earlier versions' ``empty-tray.png``) are taken away."""
+    _old_pair(tmp_path, earlier_version=True)
+    mine = ["empty-tray-mine.png", "my-tray.png", "empty-tray-0123456789ab.png.bak"]
+    for name in mine:
+        (tmp_path / name).write_bytes(_photo(90, 4))
+    new = _photo(160, 2)
+    store_with_empty_tray(tmp_path, new, {"camera.empty_tray": empty_tray_name(new), "camera.tray_region": NEW_REGION})
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != CONFIG_NAME) == sorted(mine + [empty_tray_name(new)])
