@@ -116,7 +116,7 @@ def frame_problems(frame: np.ndarray, reader: "DiceReader | None" = None) -> tup
         notes.append("Focus cannot be judged on a featureless tray; read a die with `read` to check it.")
     elif sharp < MIN_SHARPNESS:
         problems.append(FrameProblem(BLUR, f"The image looks blurred (sharpness {sharp:.0f}, want at least {MIN_SHARPNESS:.0f}): clean the acrylic and check the focus."))
-    left = len(dice_left_on(frame, reader)) if reader is not None else 0
+    left = dice_left_on(frame, reader) if reader is not None else []
     if left:
         problems.append(not_empty(left))
     region = tray_region(grey)
@@ -137,9 +137,14 @@ def dice_left_on(frame: np.ndarray, reader: "DiceReader") -> list:
     return [die for die in reader.with_expected(1).read(frame).dice if max(die.box[2], die.box[3]) <= largest]
 
 
-def not_empty(n: int) -> FrameProblem:
-    """The tray meant to be empty holds ``n`` dice, in words (``calibrate`` prints it; the set-up page's refusal)."""
-    return FrameProblem(NOT_EMPTY, f"The tray is not empty: the reader sees {n} {'die' if n == 1 else 'dice'} on it; take every die off, then try again.")
+def not_empty(dice: list) -> FrameProblem:
+    """The tray meant to be empty holds ``dice``, in words with where each lies in the picture, so that what the
+    reader takes for a die can be found: a die, or a crumb or a reflection to wipe away (``calibrate`` prints it; the
+    set-up page's refusal)."""
+    n = len(dice)
+    where = "; ".join(f"{x + w // 2}, {y + h // 2}" for x, y, w, h in (die.box for die in dice))
+    return FrameProblem(NOT_EMPTY, f"The tray is not empty: the reader sees {n} {'die' if n == 1 else 'dice'} on it (at {where} px "
+                        "across and down the picture); take every die off, then try again.")
 
 
 def check_frame_quality(frame: np.ndarray, reader: "DiceReader | None" = None) -> tuple[list[str], dict]:

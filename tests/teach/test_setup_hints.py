@@ -6,6 +6,8 @@ Flask test client on the simulated table with the files camera.
 
 from __future__ import annotations
 
+import re
+
 import cv2
 import numpy as np
 import pytest
@@ -115,9 +117,15 @@ def test_calibrate_and_the_set_up_page_agree_whether_the_tray_is_empty(table, tm
         assert page.status_code == 200 and terminal == 0, said
         assert kept and (instance / kept).is_file()
     else:
-        words = f"The tray is not empty: the reader sees {dice} {'die' if dice == 1 else 'dice'} on it; take every die off, then try again."
-        assert page.status_code == 422 and page.json["error"] == NOT_EMPTY and page.json["message"] == words
+        words = page.json["message"]
+        assert page.status_code == 422 and page.json["error"] == NOT_EMPTY and page.json["params"]["n"] == dice
+        assert words.startswith(f"The tray is not empty: the reader sees {dice} {'die' if dice == 1 else 'dice'} on it (at ")
+        assert words.endswith(" px across and down the picture); take every die off, then try again.")
         assert terminal == 1 and f"fix: {words}" in said and "Nothing stored" in said
+        if tray == "one die left":  # where it lies, so it can be found (a crumb, a reflection, a die)
+            placed = render_table([5], np.random.default_rng(6))[1][0]
+            x, y = map(int, re.search(r"\(at (\d+), (\d+) px", words).groups())
+            assert abs(x - placed.cx) <= placed.side / 2 and abs(y - placed.cy) <= placed.side / 2
         assert kept == "" and not [p for p in instance.iterdir() if p.name.startswith("empty-tray")]
 
 

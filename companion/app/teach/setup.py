@@ -169,9 +169,9 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
     blocking = [p for p in problems if p.code in (DARK, BRIGHT)]
     if blocking:
         raise SetupRefused(blocking[0].message, blocking[0].code)
-    left = len(dice_left_on(frame, _loop(services).reader))
+    left = dice_left_on(frame, _loop(services).reader)
     if left:
-        raise SetupRefused(not_empty(left).message, "not_empty", n=left)
+        raise SetupRefused(not_empty(left).message, "not_empty", n=len(left))
     png = cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))[1].tobytes()
     updates: dict[str, Any] = {"camera.empty_tray": empty_tray_name(png)}
     region = services.settings.get("camera.tray_region")
