@@ -408,3 +408,30 @@ def test_a_pin_typed_while_the_page_still_looks_opens_the_set_up_page_once_that_
     held[0].fulfill(status=401, content_type="application/json", body=refused.text)
     expect(page.locator("#setup-body")).to_be_visible()
     expect(page.locator("#setup-locked")).to_be_hidden()
+
+
+def test_an_empty_tray_refused_for_a_die_rings_what_the_reader_takes_for_one_on_the_picture(own_server: Any, new_context: Any, console: Any) -> None:
+    """"The empty tray" refused for a die said only "take every die off": an owner looking at a tray with nothing on
+    it but a crumb or a reflection the reader takes for a die could not tell what to take away. Now the refusal
+    gives where each lies and the preview rings it, on every picture until the next try."""
+    console.allow("Failed to load resource: the server responded with a status of 422")  # the refusal, as the browser logs it
+    server, page = _set_up_with_a_preview(own_server, new_context, console)
+    server.set_dice([4])  # one die left on the tray
+    with page.expect_response(lambda r: r.url.endswith("/api/setup/empty-tray")) as answer:
+        page.click("#setup-empty")
+    refusal = answer.value.json()
+    assert answer.value.status == 422 and refusal["error"] == "not_empty" and refusal["params"]["n"] == 1
+    (x, y, w, h), = refusal["params"]["at"]
+    expect(page.locator("#toast")).to_have_text("The tray is not empty: take off every die, or wipe away what is ringed on the picture, then try again.")
+    canvas = page.locator("#setup-canvas")
+    expect(canvas).to_have_attribute("data-ringed", "1")
+    page.wait_for_timeout(1500)  # the next live picture is drawn: the ring stays on it
+    colour = page.evaluate("""async ([x, y, w, h]) => {
+        const check = await (await fetch("/api/setup/check", { credentials: "same-origin" })).json();
+        const canvas = document.getElementById("setup-canvas"), frame = canvas.width / check.frame[0];
+        const r = Math.max(w, h) * 0.75 * frame + 4, cx = (x + w / 2) * frame, cy = (y + h / 2) * frame;
+        const px = cx + r < canvas.width - 2 ? cx + r : cx - r;  // the side of the ring inside the picture
+        return Array.from(canvas.getContext("2d").getImageData(Math.round(px), Math.round(cy), 1, 1).data);
+    }""", [x, y, w, h])
+    assert colour[0] > 200 and colour[1] > 170 and colour[2] < 80, colour  # the ring's yellow
+    expect(canvas).to_have_attribute("data-ringed", "1")

@@ -171,7 +171,9 @@ def store_empty_tray(services: Any) -> dict[str, Any]:
         raise SetupRefused(blocking[0].message, blocking[0].code)
     left = dice_left_on(frame, _loop(services).reader)
     if left:
-        raise SetupRefused(not_empty(left).message, "not_empty", n=len(left))
+        # where each lies ([x, y, w, h] in the camera's pixels): the page rings it on the preview, so what the reader
+        # takes for a die on a tray the player sees empty (a crumb, a reflection) can be found
+        raise SetupRefused(not_empty(left).message, "not_empty", n=len(left), at=[[int(v) for v in die.box] for die in left])
     png = cv2.imencode(".png", cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))[1].tobytes()
     updates: dict[str, Any] = {"camera.empty_tray": empty_tray_name(png)}
     region = services.settings.get("camera.tray_region")

@@ -47,7 +47,7 @@ const EB = (() => {
   }
 
   class ApiError extends Error {
-    constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+    constructor(status, code, message, params) { super(message); this.status = status; this.code = code; this.params = params || {}; }
   }
 
   /** A player-readable sentence, in the page's language, for a failed request. */
@@ -82,7 +82,7 @@ const EB = (() => {
     let data = null;
     try { data = await response.json(); } catch (e) { data = null; }
     if (!response.ok) {
-      throw new ApiError(response.status, data && data.error, (data && data.message) || response.statusText);
+      throw new ApiError(response.status, data && data.error, (data && data.message) || response.statusText, data && data.params);
     }
     return data;
   }

@@ -12,6 +12,7 @@
   let region = null; // [x, y, w, h] in the camera's pixels
   let drawnNotKept = false; // a region dragged on the preview and not yet kept: the periodic check leaves it drawn
   let drag = null;
+  let diceLeft = null; // [[x, y, w, h], ...]: what the reader took for dice on the tray "The empty tray" was refused for
   let running = false;
   let top = 1;
   let counts = {};
@@ -49,10 +50,11 @@
     return errorText(e);
   }
 
-  async function request(method, url, body) {
+  async function request(method, url, body, refused) {
     try {
       return await api(method, url, body);
     } catch (e) {
+      if (refused) refused(e);
       if (e instanceof ApiError && e.status === 401) { stop("locked"); return null; }
       if (e instanceof ApiError && e.status === 409 && e.code === "game_in_progress") { stop("game"); return null; }
       toast(problemText(e));
@@ -82,6 +84,17 @@
       ctx.lineWidth = 3;
       ctx.strokeRect(box[0] * s, box[1] * s, box[2] * s, box[3] * s);
     }
+    if (diceLeft && frameSize) { // ringed until the next try: a die to take off, or a crumb or reflection to wipe away
+      const s = canvas.width / frameSize[0];
+      ctx.strokeStyle = "#ffd400";
+      ctx.lineWidth = 4;
+      for (const [x, y, w, h] of diceLeft) {
+        ctx.beginPath();
+        ctx.arc((x + w / 2) * s, (y + h / 2) * s, Math.max(w, h) * 0.75 * s + 4, 0, 2 * Math.PI);
+        ctx.stroke();
+      }
+    }
+    canvas.dataset.ringed = String(diceLeft ? diceLeft.length : 0);
   }
 
   let previewRound = 0; // a loop left asleep by a stop, when the set-up opens again within its second, ends there
@@ -240,7 +253,14 @@
     if (c) { drawnNotKept = false; showCheck(c); toast(t("cam_saved")); }
   });
   $("setup-region-whole").addEventListener("click", async () => { const c = await request("POST", "/api/setup/region", { region: [] }); if (c) { drawnNotKept = false; showCheck(c); toast(t("cam_saved")); } });
-  $("setup-empty").addEventListener("click", async () => { const c = await request("POST", "/api/setup/empty-tray"); if (c) { drawnNotKept = false; showCheck(c); toast(t("cam_saved")); } });
+  $("setup-empty").addEventListener("click", async () => {
+    diceLeft = null;
+    const c = await request("POST", "/api/setup/empty-tray", undefined, (e) => {
+      if (e instanceof ApiError && e.code === "not_empty" && Array.isArray(e.params.at)) diceLeft = e.params.at;
+    });
+    if (lastImage) draw(lastImage); // rings drawn, or taken away, at once, not at the next picture
+    if (c) { drawnNotKept = false; showCheck(c); toast(t("cam_saved")); }
+  });
   $("setup-size").addEventListener("click", async () => { const r = await request("POST", "/api/setup/die-size"); if (r) $("setup-size-out").textContent = tn("cam_size_done", "cam_size_done_plural", r.die_side_px, { n: r.die_side_px }); });
   async function lens(method) {
     const r = await request(method, "/api/setup/lens");
