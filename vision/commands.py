@@ -127,13 +127,11 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    from companion.core.settings import no_instance
+    from companion.core.settings import require_instance
     from vision.calibrate import calibrate
 
     if args.dice and args.lens:
         print("calibrate: --dice and --lens measure different things: run calibrate --lens first, then calibrate --dice.", file=sys.stderr)
         return 2
-    why = no_instance(args.instance)  # what is measured is stored there: never in a folder the table does not read
-    if why is not None:
-        raise ElephantsBluffError(why)
+    require_instance(args.instance)  # what is measured is stored there: never in a folder the table does not read
     return calibrate(args.instance, dry_run=args.dry_run, out=sys.stdout, dice=args.dice, lens=args.lens, light=args.light_tray)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -103,12 +102,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     from companion.app.services import build_services
-    from companion.app.settings import CONFIG_NAME, Settings, no_instance
+    from companion.app.settings import CONFIG_NAME, Settings
+    from companion.core.settings import require_instance
 
-    why = no_instance(args.instance)
-    if why is not None:
-        print(f"elephants-bluff: {why}", file=sys.stderr)
-        return 2
+    require_instance(args.instance)
     settings = Settings.load(args.instance / CONFIG_NAME)
     services = build_services(args.instance, settings, simulate=False, sweep=False)  # a running companion's pending photo stays
     try:

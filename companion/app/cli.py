@@ -75,32 +75,20 @@ def _run_bench(bench_args: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "bench", *bench_args], cwd=checkout)
 
 
-def _refused_without_instance(args: argparse.Namespace) -> int | None:
-    from companion.app.settings import no_instance
-
-    why = no_instance(args.instance)
-    if why is None:
-        return None
-    print(f"elephants-bluff: {why}", file=sys.stderr)
-    return 2
-
-
 def _doctor(args: argparse.Namespace) -> int:
     from companion.app.doctor import doctor
+    from companion.core.settings import require_instance
 
-    refused = _refused_without_instance(args)
-    if refused is not None:
-        return refused
+    require_instance(args.instance)
     return doctor(args.instance.resolve(), repair=args.repair)
 
 
 def _sessions(args: argparse.Namespace) -> int:
     """``elephants-bluff sessions list | revoke ID | revoke --all``, on the instance's ``auth.sqlite3``."""
     from companion.app.auth import AUTH_NAME, AuthStore
+    from companion.core.settings import require_instance
 
-    refused = _refused_without_instance(args)
-    if refused is not None:
-        return refused
+    require_instance(args.instance)
     path = args.instance / AUTH_NAME
     if not path.is_file():
         print(f"No device has been let in yet ({path} does not exist).")

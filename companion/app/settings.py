@@ -21,14 +21,13 @@ from companion.core.settings import (
     Settings,
     all_settings,
     int_between,
-    no_instance,
     one_of,
     register_settings,
     render_config,
     write_config,
 )
 
-__all__ = ["APP_SETTINGS", "CONFIG_NAME", "PIN_ENV", "Setting", "Settings", "all_settings", "init_config", "int_between", "no_instance", "one_of", "render_config"]
+__all__ = ["APP_SETTINGS", "CONFIG_NAME", "PIN_ENV", "Setting", "Settings", "all_settings", "init_config", "int_between", "one_of", "render_config"]
 
 PIN_ENV = "ELEPHANTS_BLUFF_PIN"
 

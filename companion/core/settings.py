@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from companion.core.errors import SettingsError
+from companion.core.errors import ElephantsBluffError, SettingsError
 from companion.core.files import atomic_write
 
 CONFIG_NAME = "config.toml"
@@ -207,14 +207,14 @@ def write_config(instance: Path, values: dict[str, Any]) -> Path:
     return path
 
 
-def no_instance(instance: Path) -> str | None:
-    """Why a command that looks at or changes a table's instance (``doctor``, ``check``, ``sessions``, ``calibrate``,
-    ``teach``, ``model``, ``dataset``) cannot use ``instance``, or None: run from the wrong folder, without
-    ``--instance``, it said "ok", "Ready" or "no device was ever let in" about a folder that is not the table's
-    (``doctor`` made an empty one), and ``teach`` or ``calibrate`` stored what they made in a new folder the table
-    never reads."""
+def require_instance(instance: Path) -> None:
+    """Refuse (``ElephantsBluffError``, which the command line says) a command that looks at or changes a table's
+    instance (``doctor``, ``check``, ``sessions``, ``calibrate``, ``teach``, ``model``, ``dataset``) where ``instance``
+    is not one: run from the wrong folder, without ``--instance``, it said "ok", "Ready" or "no device was ever let in"
+    about a folder that is not the table's (``doctor`` made an empty one), and ``teach`` or ``calibrate`` stored what
+    they made in a new folder the table never reads."""
     if instance.is_dir() and any((instance / name).is_file() for name in (CONFIG_NAME, "game-log.sqlite3", "auth.sqlite3")):
-        return None
+        return
     where = "does not exist" if not instance.exists() else "holds no settings, game log or sessions"
-    return (f"There is no companion's instance at {instance.resolve()} (it {where}): name the table's with --instance "
-            "(on the Pi: --instance /var/lib/elephants-bluff, as the service user).")
+    raise ElephantsBluffError(f"There is no companion's instance at {instance.resolve()} (it {where}): name the table's with "
+                              "--instance (on the Pi: --instance /var/lib/elephants-bluff, as the service user).")

@@ -47,11 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _settings(instance: Path):
     """The instance's settings; a folder that is not a table's instance (a mistyped ``--instance``) is refused, so
     nothing taught or rolled back lands where the table never reads it."""
-    from companion.app.settings import CONFIG_NAME, Settings, no_instance
+    from companion.app.settings import CONFIG_NAME, Settings
+    from companion.core.settings import require_instance
 
-    why = no_instance(instance)
-    if why is not None:
-        raise ElephantsBluffError(why)
+    require_instance(instance)
     return Settings.load(instance / CONFIG_NAME)
 
 
