@@ -4,6 +4,7 @@ whole photo with the region it was taken with, and the next store takes away wha
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -23,12 +24,12 @@ OLD_REGION, NEW_REGION, LAST_REGION = [0, 0, 64, 48], [4, 4, 56, 40], [8, 8, 48,
 
 #: Stores ``new.png`` with NEW_REGION, and the process dies (SIGKILL: nothing after it runs) right after the step named.
 STOPPED_DEAD = r"""
-import os, signal, sys
+import json, os, signal, sys
 from pathlib import Path
 import companion.app.settings  # every setting registered, as the command line has them
 import vision.calibrate as calibrate
 
-instance, png, stop_after, region = Path(sys.argv[1]), Path(sys.argv[2]).read_bytes(), sys.argv[3], eval(sys.argv[4])
+instance, png, stop_after, region = Path(sys.argv[1]), Path(sys.argv[2]).read_bytes(), sys.argv[3], json.loads(sys.argv[4])
 for step in ("atomic_write", "store", "_take_away_old_photos"):
     def stopping(*args, _real=getattr(calibrate, step), _step=step, **kwargs):
         out = _real(*args, **kwargs)
@@ -72,7 +73,7 @@ def test_a_store_stopped_dead_at_any_step_leaves_a_whole_photo_with_its_own_regi
     old = _old_pair(tmp_path, earlier_version)
     new = _photo(160, 2)
     (tmp_path.parent / f"{tmp_path.name}-new.png").write_bytes(new)
-    run = subprocess.run([sys.executable, "-c", STOPPED_DEAD, str(tmp_path), str(tmp_path.parent / f"{tmp_path.name}-new.png"), stop_after, repr(NEW_REGION)],
+    run = subprocess.run([sys.executable, "-c", STOPPED_DEAD, str(tmp_path), str(tmp_path.parent / f"{tmp_path.name}-new.png"), stop_after, json.dumps(NEW_REGION)],
                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True)
     assert run.returncode == -9, run.stderr  # stopped dead where it was told, not by an error of its own
 
